@@ -1,0 +1,128 @@
+# svpc - trace compression suite.  `make help` lists the targets.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR  = $(DESTDIR)$(PREFIX)/bin
+CC      ?= cc
+VERSION = 0.1.0
+
+# Warnings live here and only here.  CI builds with WERROR=1.
+WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+OPT      ?= -O2
+CFLAGS   ?=
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L -DSVPC_VERSION='"$(VERSION)"'
+ALL_CFLAGS = -std=c11 $(OPT) -g $(WARNINGS) $(CFLAGS)
+LDLIBS   = -llzma -lbz2 -lz -lpthread
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+BUILD ?= build
+LIB_SRC = common/st_error.c common/st_bytes.c formats/entry.c vpc/vpc.c \
+          svpc/stage2.c svpc/svpc_codec.c \
+          frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c
+CLI_UTIL = cli/cli_util.c
+PROGS   = svpc-compress svpc-decompress
+UNIT    = test_vpc test_rc test_codec test_container
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB      = $(BUILD)/libsvpc.a
+BINS     = $(PROGS:%=$(BUILD)/%)
+UNITBINS = $(UNIT:%=$(BUILD)/tests/%)
+
+.PHONY: all help check unit cli-test demo bench install uninstall clean deps testdata asan ubsan tsan
+
+## all: build the programs (default)
+all: $(BINS)
+
+## help: list the targets
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)$(AR) rcs $@ $^
+
+$(BUILD)/svpc-compress: $(BUILD)/cli/svpc_compress.o $(BUILD)/cli/cli_util.o $(LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/svpc-decompress: $(BUILD)/cli/svpc_decompress.o $(BUILD)/cli/cli_util.o $(LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+## deps: install missing build and test dependencies (Debian packages)
+deps:
+	$(Q)scripts/install-deps.sh
+
+## unit: build and run the C unit tests
+unit: $(UNITBINS)
+	$(Q)for t in $(UNITBINS); do $$t || exit 1; done
+
+## cli-test: run the bats tests of the programs
+cli-test: $(BINS)
+	$(Q)SVPC_BIN=$(abspath $(BUILD)) bats tests/cli
+
+## check: install missing dependencies, build, run every test (unit, CLI, sanitizers)
+check: deps
+	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)$(MAKE) --no-print-directory cli-test
+	$(Q)$(MAKE) --no-print-directory sanitize-check
+
+# The unit tests and a CLI round trip under ASan+UBSan, the threaded paths under TSan.
+SAN_FLAGS_asan = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_FLAGS_tsan = -fsanitize=thread
+.PHONY: sanitize-check
+sanitize-check:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 CFLAGS="$(SAN_FLAGS_asan)" LDFLAGS="$(SAN_FLAGS_asan)" all unit
+	$(Q)SVPC_BIN=$(abspath build-asan) SVPC_SANITIZED=1 bats tests/cli
+	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 CFLAGS="$(SAN_FLAGS_tsan)" LDFLAGS="$(SAN_FLAGS_tsan)" all
+	$(Q)SVPC_BIN=$(abspath build-tsan) scripts/threads-check.sh
+
+## asan: build with AddressSanitizer + UBSan into build-asan/
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 CFLAGS="$(SAN_FLAGS_asan)" LDFLAGS="$(SAN_FLAGS_asan)" all unit
+
+## tsan: build with ThreadSanitizer into build-tsan/
+tsan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 CFLAGS="$(SAN_FLAGS_tsan)" LDFLAGS="$(SAN_FLAGS_tsan)" all
+
+## demo: install dependencies, build, compress and restore a bundled real trace, print sizes and speeds
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)SVPC_BIN=$(abspath $(BUILD)) scripts/demo.sh
+
+## bench: compare against xz, zstd, bzip2, gzip on testdata/ and ../shared/corpus (not a test)
+bench: all
+	$(Q)SVPC_BIN=$(abspath $(BUILD)) scripts/bench.sh
+
+## install: install the programs under $(DESTDIR)$(PREFIX)
+install: all
+	install -d $(BINDIR)
+	install -m 755 $(BINS) $(BINDIR)
+
+## uninstall: remove the installed programs
+uninstall:
+	rm -f $(PROGS:%=$(BINDIR)/%)
+
+## clean: remove build outputs
+clean:
+	rm -rf build build-asan build-tsan build-fuzz

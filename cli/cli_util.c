@@ -1,0 +1,210 @@
+#define _POSIX_C_SOURCE 200809L
+#include "cli_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *cli_prog = "svpc";
+
+void cli_msg(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", cli_prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_status(st_error e)
+{
+    if (e == ST_OK)
+        return EXIT_OK;
+    if (e == ST_E_USAGE)
+        return EXIT_USAGE;
+    return EXIT_DATA;
+}
+
+int cli_report(st_error e, const st_diag *d, const char *file)
+{
+    int saved = errno;
+    char where[256] = "";
+    size_t n = 0;
+    if (d && d->frame != ST_DIAG_UNKNOWN)
+        n += (size_t)snprintf(where + n, sizeof where - n, "frame %llu", (unsigned long long)d->frame);
+    if (d && d->stream != ST_DIAG_UNKNOWN && n < sizeof where)
+        n += (size_t)snprintf(where + n, sizeof where - n, "%sstream %llu", n ? " of " : "",
+                              (unsigned long long)d->stream);
+    if (d && d->offset != ST_DIAG_UNKNOWN && n < sizeof where)
+        n += (size_t)snprintf(where + n, sizeof where - n, "%sbyte offset %llu", n ? " at " : "at ",
+                              (unsigned long long)d->offset);
+    const char *detail = (d && d->detail[0]) ? d->detail : NULL;
+    char io[128] = "";
+    if ((e == ST_E_READ || e == ST_E_WRITE || e == ST_E_SEEK) && saved)
+        snprintf(io, sizeof io, ": %s", strerror(saved));
+    fprintf(stderr, "%s: %s%s%s%s%s%s%s\n", cli_prog, file ? file : "", file ? ": " : "", where, n ? ": " : "",
+            st_error_name(e), detail ? ": " : "", detail ? detail : "");
+    if (io[0])
+        fprintf(stderr, "%s: %s%s%s\n", cli_prog, file ? file : "", file ? ": " : "", io + 2);
+    return cli_status(e);
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    if (*s == '-')
+        return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return 0;
+    unsigned shift = 0;
+    if (*end == 'k' || *end == 'K')
+        shift = 10, end++;
+    else if (*end == 'M')
+        shift = 20, end++;
+    else if (*end == 'G')
+        shift = 30, end++;
+    if (*end)
+        return 0;
+    if (shift && v > (UINT64_MAX >> shift))
+        return 0;
+    *out = (uint64_t)v << shift;
+    return 1;
+}
+
+unsigned cli_ncpu(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 64 ? 64 : (unsigned)n);
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- output ---- */
+
+static char out_tmp[4096];
+static char out_final[4096];
+static volatile sig_atomic_t out_tmp_live;
+
+static void on_signal(int sig)
+{
+    if (out_tmp_live)
+        unlink(out_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+int cli_in_open(const char *path, int *fd, const char **name)
+{
+    if (!path || strcmp(path, "-") == 0) {
+        *fd = 0;
+        *name = "(stdin)";
+        return EXIT_OK;
+    }
+    *name = path;
+    *fd = open(path, O_RDONLY);
+    if (*fd < 0) {
+        cli_msg("%s: cannot open: %s", path, strerror(errno));
+        return EXIT_DATA;
+    }
+    struct stat st;
+    if (fstat(*fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_msg("%s: is a directory", path);
+        close(*fd);
+        return EXIT_DATA;
+    }
+    return EXIT_OK;
+}
+
+int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
+{
+    /* a reader that goes away must give a write error, not kill us silently */
+    signal(SIGPIPE, SIG_IGN);
+    if (!path || strcmp(path, "-") == 0) {
+        if (binary && !force && isatty(1)) {
+            cli_msg("refusing to write binary data to a terminal (use -o FILE, a pipe, or -f)");
+            return EXIT_USAGE;
+        }
+        *fd = 1;
+        return EXIT_OK;
+    }
+    if (strlen(path) + 16 > sizeof out_tmp) {
+        cli_msg("%s: output path too long", path);
+        return EXIT_USAGE;
+    }
+    struct stat so, si;
+    if (stat(path, &so) == 0) {
+        if (in_fd >= 0 && fstat(in_fd, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            cli_msg("%s: output is the input file; refusing to overwrite it", path);
+            return EXIT_USAGE;
+        }
+        if (!force) {
+            cli_msg("%s: file exists; use -f to overwrite", path);
+            return EXIT_DATA;
+        }
+        if (!S_ISREG(so.st_mode)) {
+            /* a device or FIFO: write to it directly */
+            *fd = open(path, O_WRONLY);
+            if (*fd < 0) {
+                cli_msg("%s: cannot open: %s", path, strerror(errno));
+                return EXIT_DATA;
+            }
+            return EXIT_OK;
+        }
+    }
+    snprintf(out_final, sizeof out_final, "%s", path);
+    snprintf(out_tmp, sizeof out_tmp, "%s.tmpXXXXXX", path);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    *fd = mkstemp(out_tmp);
+    if (*fd < 0) {
+        cli_msg("%s: cannot create output: %s", path, strerror(errno));
+        return EXIT_DATA;
+    }
+    out_tmp_live = 1;
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(*fd, 0666 & ~um); /* mkstemp makes 0600; give the usual mode */
+    return EXIT_OK;
+}
+
+int cli_out_commit(void)
+{
+    if (!out_tmp_live)
+        return EXIT_OK;
+    if (rename(out_tmp, out_final) != 0) {
+        cli_msg("%s: cannot rename output into place: %s", out_final, strerror(errno));
+        cli_out_abort();
+        return EXIT_DATA;
+    }
+    out_tmp_live = 0;
+    return EXIT_OK;
+}
+
+void cli_out_abort(void)
+{
+    if (out_tmp_live) {
+        unlink(out_tmp);
+        out_tmp_live = 0;
+    }
+}

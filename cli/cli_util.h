@@ -1,0 +1,62 @@
+/*
+ * cli_util.h - what the command-line programs share: messages in one form,
+ * exit codes, safe output files, progress.  Only main() exits.
+ */
+#ifndef CLI_UTIL_H
+#define CLI_UTIL_H
+
+#include <stdint.h>
+
+#include "../common/st_error.h"
+
+#define EXIT_OK 0
+#define EXIT_DATA 1  /* bad data, I/O failure */
+#define EXIT_USAGE 2 /* bad usage */
+
+#ifndef SVPC_VERSION
+#define SVPC_VERSION "0.1.0"
+#endif
+
+extern const char *cli_prog;
+
+/* "prog: message" on stderr. */
+void cli_msg(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Report an st_error: "prog: FILE: frame F (stream S) at byte offset O: what: detail".
+ * Adds strerror(errno) to I/O errors.  Returns the exit status for e. */
+int cli_report(st_error e, const st_diag *d, const char *file);
+
+/* Exit status of an error code. */
+int cli_status(st_error e);
+
+/* Parse an unsigned decimal with optional k/M/G (binary) suffix.
+ * Returns 1 on success. */
+int cli_parse_size(const char *s, uint64_t *out);
+
+/* Number of online CPUs (>= 1). */
+unsigned cli_ncpu(void);
+
+/*
+ * Output.  With a path, data goes to a temporary file beside it which
+ * cli_out_commit() renames into place; cli_out_abort() (also run on SIGINT,
+ * SIGTERM, SIGHUP) removes it, so a failed run leaves no output file and
+ * never a half-written one under the final name.  Without a path: stdout,
+ * refused when it is a terminal unless force.
+ * The output may not be the input file (in_fd) itself.
+ * Returns an exit status (EXIT_OK on success) after printing the reason.
+ */
+int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd);
+int cli_out_commit(void);
+void cli_out_abort(void);
+
+/* Open the input: path or "-"/NULL for stdin.  Returns exit status. */
+int cli_in_open(const char *path, int *fd, const char **display_name);
+
+/* Monotonic seconds. */
+double cli_now(void);
+
+#endif

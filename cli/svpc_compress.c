@@ -1,0 +1,213 @@
+/* svpc-compress - raw memory trace entries in, a simtrace container out. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/st_error.h"
+#include "../formats/entry.h"
+#include "../frames/simtrace.h"
+#include "../svpc/svpc.h"
+#include "cli_util.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: svpc-compress [OPTION]... [FILE]\n"
+            "Compress raw memory trace entries from FILE (or standard input) into a\n"
+            "simtrace container on standard output (or -o FILE).\n"
+            "\n"
+            "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
+            "  -c, --stdout          write to standard output (the default)\n"
+            "  -t, --type=TYPE       entry layout: d64 (default), d32, m64, m32\n"
+            "  -s, --stage=NAME      second stage: lzma (default), bzip2, zlib, none\n"
+            "  -1 .. -9              second-stage level (default 6)\n"
+            "  -e, --encoder=NAME    cm (default), paper (SVPC as published), generic\n"
+            "  -T, --threads=N       worker threads (default: online CPUs); output is\n"
+            "                        identical for every N\n"
+            "      --frame-size=N    entries per frame (default %u; suffixes k M)\n"
+            "      --stream=NAME     stream name (default \"trace\")\n"
+            "      --timestamps      record wall-clock time per frame (output then\n"
+            "                        differs between runs)\n"
+            "  -f, --force           write to a terminal; overwrite an existing output\n"
+            "  -k, --keep            accepted for xz compatibility (input is never removed)\n"
+            "  -v, --verbose         progress and a summary on standard error\n"
+            "  -q, --quiet           no warnings\n"
+            "  -h, --help            this help\n"
+            "  -V, --version         version\n"
+            "\n"
+            "Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.\n"
+            "Input that ends with a partial entry: the whole entries are compressed into a\n"
+            "valid container, then the program reports the partial entry and exits 1.\n",
+            (unsigned)ST_DEFAULT_FRAME_ENTRIES);
+}
+
+enum { OPT_FRAME = 256, OPT_STREAM, OPT_TIMESTAMPS };
+
+static const struct option longopts[] = {
+    {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'c'},
+    {"type", required_argument, NULL, 't'},    {"stage", required_argument, NULL, 's'},
+    {"encoder", required_argument, NULL, 'e'}, {"threads", required_argument, NULL, 'T'},
+    {"frame-size", required_argument, NULL, OPT_FRAME}, {"stream", required_argument, NULL, OPT_STREAM},
+    {"timestamps", no_argument, NULL, OPT_TIMESTAMPS},
+    {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
+    {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
+static void progress(const st_writer *w, double t0, int final)
+{
+    st_write_stats s;
+    st_writer_stats(w, &s);
+    double dt = cli_now() - t0;
+    fprintf(stderr, "\r%s: %llu entries, %.1f MB in, %.2f MB out (%.1fx), %.1f MB/s%s", cli_prog,
+            (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
+            s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0,
+            final ? "\n" : "");
+}
+
+int main(int argc, char **argv)
+{
+    cli_prog = "svpc-compress";
+    const char *out_path = NULL, *stream = "trace";
+    st_entry_type type = ST_TYPE_D64;
+    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
+    int force = 0, verbose = 0, quiet = 0, c;
+    uint64_t v;
+    while ((c = getopt_long(argc, argv, "o:ct:s:e:T:fkvqhV123456789", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out_path = optarg; break;
+        case 'c': out_path = NULL; break;
+        case 't':
+            if (!st_entry_is_memory(type = st_entry_parse(optarg))) {
+                cli_msg("unknown entry type '%s' (use d64, d32, m64 or m32)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 's':
+            if (!svpc_stage_parse(optarg, &p.stage)) {
+                cli_msg("unknown second stage '%s' (use lzma, bzip2, zlib or none)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'e':
+            if (!svpc_encoder_parse(optarg, &p.encoder)) {
+                cli_msg("unknown encoder '%s' (use cm, paper or generic)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'T':
+            if (!cli_parse_size(optarg, &v) || v > ST_MAX_THREADS) {
+                cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", optarg, ST_MAX_THREADS);
+                return EXIT_USAGE;
+            }
+            wo.threads = v ? (unsigned)v : cli_ncpu();
+            break;
+        case OPT_FRAME:
+            if (!cli_parse_size(optarg, &v) || v < 1 || v > SVPC_MAX_FRAME_ENTRIES) {
+                cli_msg("invalid frame size '%s' (1 to %u entries)", optarg, (unsigned)SVPC_MAX_FRAME_ENTRIES);
+                return EXIT_USAGE;
+            }
+            wo.frame_entries = (uint32_t)v;
+            break;
+        case OPT_STREAM:
+            if (!*optarg || strlen(optarg) > 255) {
+                cli_msg("invalid stream name (1 to 255 bytes)");
+                return EXIT_USAGE;
+            }
+            stream = optarg;
+            break;
+        case OPT_TIMESTAMPS: wo.timestamps = 1; break;
+        case 'f': force = 1; break;
+        case 'k': break;
+        case 'v': verbose = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        case 'V': printf("svpc-compress (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
+        default:
+            if (c >= '1' && c <= '9') {
+                p.level = c - '0';
+                break;
+            }
+            fprintf(stderr, "Try 'svpc-compress --help' for more information.\n");
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        cli_msg("only one input file may be given (got %d)", argc - optind);
+        return EXIT_USAGE;
+    }
+    (void)quiet;
+    const char *in_name;
+    int in_fd, out_fd, rc;
+    if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
+        return rc;
+    if ((rc = cli_out_open(out_path, force, 1, in_fd, &out_fd)) != EXIT_OK)
+        return rc;
+
+    st_writer *w = NULL;
+    uint32_t sid = 0;
+    st_error e = st_writer_new(&w, out_fd, &wo);
+    if (e == ST_OK)
+        e = st_writer_add_stream(w, stream, type, &p, &sid);
+    size_t esz = st_entry_size(type);
+    size_t cap = (size_t)1 << 20; /* bytes per read; a multiple of every entry size is not needed */
+    uint8_t *buf = malloc(cap + esz);
+    size_t have = 0;
+    uint64_t in_off = 0;
+    double t0 = cli_now(), last = t0;
+    st_diag d;
+    st_diag_clear(&d);
+    const char *err_file = out_path ? out_path : "(stdout)";
+    if (!buf && e == ST_OK)
+        e = ST_E_NOMEM;
+    while (e == ST_OK) {
+        ssize_t k = read(in_fd, buf + have, cap - have);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            e = ST_E_READ;
+            err_file = in_name;
+            d.offset = in_off + have;
+            break;
+        }
+        if (k == 0)
+            break;
+        have += (size_t)k;
+        size_t whole = have / esz;
+        if (whole) {
+            e = st_writer_append(w, sid, buf, whole);
+            memmove(buf, buf + whole * esz, have - whole * esz);
+            in_off += whole * esz;
+            have -= whole * esz;
+        }
+        if (verbose && cli_now() - last > 1.0) {
+            last = cli_now();
+            progress(w, t0, 0);
+        }
+    }
+    if (e == ST_OK)
+        e = st_writer_finish(w);
+    if (e == ST_OK && verbose)
+        progress(w, t0, 1);
+    st_writer_free(w);
+    free(buf);
+    if (e != ST_OK) {
+        cli_out_abort();
+        return cli_report(e, &d, err_file);
+    }
+    if ((rc = cli_out_commit()) != EXIT_OK)
+        return rc;
+    if (have) {
+        cli_msg("%s: input ends with a partial entry: %zu trailing byte%s at byte offset %llu (entry size %zu); "
+                "the %llu whole entries were compressed",
+                in_name, have, have == 1 ? "" : "s", (unsigned long long)in_off, esz,
+                (unsigned long long)(in_off / esz));
+        return EXIT_DATA;
+    }
+    return EXIT_OK;
+}

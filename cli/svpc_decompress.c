@@ -1,0 +1,158 @@
+/* svpc-decompress - a single-stream simtrace container in, raw entries out. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/st_error.h"
+#include "../frames/simtrace.h"
+#include "cli_util.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: svpc-decompress [OPTION]... [FILE]\n"
+               "Decompress a simtrace container from FILE (or standard input) into raw\n"
+               "entries on standard output (or -o FILE).  The container must hold one\n"
+               "stream; simtrace-cat reads containers of many.\n"
+               "\n"
+               "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
+               "  -c, --stdout          write to standard output (the default)\n"
+               "  -t, --test            check the container completely; write nothing\n"
+               "  -T, --threads=N       decoder threads (default: online CPUs)\n"
+               "  -f, --force           write to a terminal; overwrite an existing output\n"
+               "  -k, --keep            accepted for xz compatibility (input is never removed)\n"
+               "  -v, --verbose         progress and a summary on standard error\n"
+               "  -q, --quiet           no warnings\n"
+               "  -h, --help            this help\n"
+               "  -V, --version         version\n"
+               "\n"
+               "Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.\n"
+               "A damaged or cut-off container: every entry of the frames before the\n"
+               "damage is written (never an entry of a bad frame), then the program\n"
+               "reports where the damage is and exits 1; with -o FILE no file is left.\n");
+}
+
+static const struct option longopts[] = {
+    {"output", required_argument, NULL, 'o'}, {"stdout", no_argument, NULL, 'c'},
+    {"test", no_argument, NULL, 't'},         {"threads", required_argument, NULL, 'T'},
+    {"force", no_argument, NULL, 'f'},        {"keep", no_argument, NULL, 'k'},
+    {"verbose", no_argument, NULL, 'v'},      {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
+    {"decompress", no_argument, NULL, 'd'},   {NULL, 0, NULL, 0}};
+
+typedef struct {
+    int fd;
+    uint32_t stream;
+    int have_stream;
+    uint64_t entries, bytes;
+    double t0, last;
+    int verbose;
+    const st_reader *r;
+} sink_state;
+
+static st_error write_out(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return ST_E_WRITE;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return ST_OK;
+}
+
+static st_error sink(void *arg, const st_stream_info *s, const uint8_t *entries, size_t n)
+{
+    sink_state *st = arg;
+    if (!st->have_stream) {
+        st->stream = s->id;
+        st->have_stream = 1;
+    }
+    if (s->id != st->stream)
+        return ST_E_BAD_STREAM;
+    size_t bytes = n * s->entry_size;
+    st->entries += n;
+    st->bytes += bytes;
+    if (st->verbose && cli_now() - st->last > 1.0) {
+        st->last = cli_now();
+        fprintf(stderr, "\r%s: %llu entries, %.1f MB out, %.1f MB/s", cli_prog, (unsigned long long)st->entries,
+                st->bytes / 1e6, st->bytes / 1e6 / (st->last - st->t0));
+    }
+    return st->fd >= 0 ? write_out(st->fd, entries, bytes) : ST_OK;
+}
+
+int main(int argc, char **argv)
+{
+    cli_prog = "svpc-decompress";
+    const char *out_path = NULL;
+    st_read_opts ro = {cli_ncpu(), 0};
+    int force = 0, verbose = 0, c;
+    uint64_t v;
+    while ((c = getopt_long(argc, argv, "o:ctT:fkvqhVd", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out_path = optarg; break;
+        case 'c': out_path = NULL; break;
+        case 't': ro.verify_only = 1; break;
+        case 'T':
+            if (!cli_parse_size(optarg, &v) || v > ST_MAX_THREADS) {
+                cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", optarg, ST_MAX_THREADS);
+                return EXIT_USAGE;
+            }
+            ro.threads = v ? (unsigned)v : cli_ncpu();
+            break;
+        case 'f': force = 1; break;
+        case 'k': case 'q': case 'd': break;
+        case 'v': verbose = 1; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        case 'V': printf("svpc-decompress (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
+        default: fprintf(stderr, "Try 'svpc-decompress --help' for more information.\n"); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        cli_msg("only one input file may be given (got %d)", argc - optind);
+        return EXIT_USAGE;
+    }
+    const char *in_name;
+    int in_fd, out_fd = -1, rc;
+    if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
+        return rc;
+    if (!ro.verify_only && (rc = cli_out_open(out_path, force, 1, in_fd, &out_fd)) != EXIT_OK)
+        return rc;
+    sink_state ss = {out_fd, 0, 0, 0, 0, cli_now(), cli_now(), verbose, NULL};
+    st_diag d;
+    st_diag_clear(&d);
+    st_reader *r = NULL;
+    st_error e = st_reader_new(&r, in_fd, &ro, &d);
+    if (e == ST_OK) {
+        ss.r = r;
+        e = st_reader_read_all(r, sink, &ss, &d);
+    }
+    if (e == ST_OK && st_reader_stream_count(r) > 1) {
+        e = ST_E_BAD_STREAM;
+        snprintf(d.detail, sizeof d.detail, "container holds %u streams; use simtrace-cat --stream NAME",
+                 st_reader_stream_count(r));
+    } else if (e == ST_E_BAD_STREAM && !d.detail[0]) {
+        snprintf(d.detail, sizeof d.detail, "container holds more than one stream; use simtrace-cat --stream NAME");
+    }
+    const char *err_file = in_name;
+    if (e == ST_E_WRITE) {
+        err_file = out_path ? out_path : "(stdout)";
+        st_diag_clear(&d);
+    }
+    st_reader_free(r);
+    if (verbose && e == ST_OK)
+        fprintf(stderr, "\r%s: %llu entries, %.1f MB out, %.1f MB/s\n", cli_prog, (unsigned long long)ss.entries,
+                ss.bytes / 1e6, ss.bytes / 1e6 / (cli_now() - ss.t0 + 1e-9));
+    if (e != ST_OK) {
+        cli_out_abort();
+        return cli_report(e, &d, err_file);
+    }
+    return cli_out_commit();
+}

@@ -1,0 +1,96 @@
+/*
+ * st_error.h - the one list of error codes of the svpc suite.
+ *
+ * Every layer (vpc, svpc, frames, formats, cli) returns an st_error.  The
+ * enum and its messages are generated from ST_ERROR_LIST below, so adding an
+ * error is one line here and nothing else.
+ *
+ * Contract:
+ *   - ST_OK is 0; every other value is a failure.
+ *   - st_error_name() never returns NULL; unknown values give "unknown error".
+ *   - st_error_is_data() is true for errors caused by the input's content
+ *     (corrupt, truncated or unsupported data).  The CLI maps those and I/O
+ *     errors to exit status 1, and usage errors to exit status 2.
+ *
+ * Errors travel up one way: a function that fails returns its st_error, and
+ * callers pass it on with RETURN_IF_ERROR.  Where the failing layer knows more
+ * (a byte offset, a frame number) it writes that into an st_diag the caller
+ * supplied, so only main() formats and prints, and only main() exits.
+ */
+#ifndef ST_ERROR_H
+#define ST_ERROR_H
+
+#include <stdint.h>
+
+/* X(name, class, message) -- class: 0 = internal/usage, 1 = bad data, 2 = I/O, 3 = resource */
+#define ST_ERROR_LIST(X)                                                              \
+    X(ST_OK,                 0, "no error")                                           \
+    X(ST_E_NOMEM,            3, "out of memory")                                      \
+    X(ST_E_MEMLIMIT,         3, "memory limit would be exceeded")                     \
+    X(ST_E_USAGE,            0, "invalid argument")                                   \
+    X(ST_E_READ,             2, "read error")                                         \
+    X(ST_E_WRITE,            2, "write error")                                        \
+    X(ST_E_SEEK,             2, "seek error")                                         \
+    X(ST_E_BAD_MAGIC,        1, "not a simtrace container (bad magic)")               \
+    X(ST_E_VERSION,          1, "unsupported container version")                     \
+    X(ST_E_TRUNCATED,        1, "unexpected end of input (truncated)")                \
+    X(ST_E_HEADER_CRC,       1, "header checksum mismatch")                           \
+    X(ST_E_PAYLOAD_CRC,      1, "payload checksum mismatch")                          \
+    X(ST_E_CORRUPT,          1, "corrupt data")                                       \
+    X(ST_E_BAD_FRAME,        1, "invalid frame header")                               \
+    X(ST_E_BAD_ATTR,         1, "invalid attribute")                                  \
+    X(ST_E_BAD_DIRECTORY,    1, "invalid directory")                                  \
+    X(ST_E_BAD_FOOTER,       1, "invalid footer")                                     \
+    X(ST_E_BAD_STREAM,       1, "invalid or unknown stream")                          \
+    X(ST_E_UNSUPPORTED,      1, "unsupported feature (encoder, type or flag)")        \
+    X(ST_E_TOO_LARGE,        1, "size exceeds the format's limits")                   \
+    X(ST_E_PARTIAL_ENTRY,    1, "input ends with a partial entry")                    \
+    X(ST_E_SECOND_STAGE,     1, "second-stage (lzma/bzip2/zlib) stream is corrupt")   \
+    X(ST_E_RANGE,            0, "range out of bounds")                                \
+    X(ST_E_THREAD,           3, "cannot start thread")                                \
+    X(ST_E_INTERNAL,         0, "internal error")
+
+#define ST_ERROR_ENUM_ITEM(name, cls, msg) name,
+typedef enum { ST_ERROR_LIST(ST_ERROR_ENUM_ITEM) ST_ERROR_COUNT } st_error;
+#undef ST_ERROR_ENUM_ITEM
+
+/* Human-readable message of an error code.  Never NULL. */
+const char *st_error_name(st_error e);
+
+/* 1 when the error describes bad input data (not I/O, not usage). */
+int st_error_is_data(st_error e);
+
+/* Propagate a failure to the caller unchanged. */
+#define RETURN_IF_ERROR(expr)                  \
+    do {                                       \
+        st_error st_err_tmp_ = (expr);         \
+        if (st_err_tmp_ != ST_OK)              \
+            return st_err_tmp_;                \
+    } while (0)
+
+/*
+ * Where a failure happened.  A layer that detects bad data fills in what it
+ * knows; fields it does not know stay at ST_DIAG_UNKNOWN.  detail is a short
+ * static or diag-owned string ("entry count 0", "offset past end of file").
+ */
+#define ST_DIAG_UNKNOWN UINT64_MAX
+typedef struct {
+    uint64_t offset;   /* byte offset in the input file                        */
+    uint64_t frame;    /* ordinal of the frame in the file (0-based)            */
+    uint64_t stream;   /* stream id                                             */
+    char detail[160];  /* what exactly is wrong                                 */
+} st_diag;
+
+/* Reset every field to "unknown". */
+void st_diag_clear(st_diag *d);
+
+/* Record a failure: sets detail with printf-style formatting and returns e, so
+ * callers can write `return st_diag_set(d, ST_E_CORRUPT, "...", ...)`.
+ * d may be NULL. */
+st_error st_diag_set(st_diag *d, st_error e, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif /* ST_ERROR_H */

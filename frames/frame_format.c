@@ -1,0 +1,206 @@
+#include "frame_format.h"
+
+#include <zlib.h>
+
+uint32_t st_crc32_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+    /* zlib's crc32 takes uInt lengths: feed large buffers in pieces */
+    while (n) {
+        uInt k = n > 0x40000000u ? 0x40000000u : (uInt)n;
+        crc = (uint32_t)crc32(crc, p, k);
+        p += k;
+        n -= k;
+    }
+    return crc;
+}
+
+uint32_t st_crc32(const uint8_t *p, size_t n) { return st_crc32_update(0, p, n); }
+
+void st_file_header_write(uint8_t out[ST_FILE_HEADER_SIZE])
+{
+    memset(out, 0, ST_FILE_HEADER_SIZE);
+    memcpy(out, ST_MAGIC, 8);
+    st_store16(out + 8, ST_VERSION_MAJOR);
+    st_store16(out + 10, ST_VERSION_MINOR);
+    st_store32(out + 12, ST_FILE_HEADER_SIZE);
+    st_store32(out + 60, st_crc32(out, 60));
+}
+
+st_error st_file_header_parse(const uint8_t in[ST_FILE_HEADER_SIZE], st_diag *d)
+{
+    if (memcmp(in, ST_MAGIC, 8) != 0)
+        return st_diag_set(d, ST_E_BAD_MAGIC, "file does not start with \"simtrace\"");
+    if (st_load32(in + 60) != st_crc32(in, 60))
+        return st_diag_set(d, ST_E_HEADER_CRC, "file header checksum mismatch");
+    if (st_load16(in + 8) != ST_VERSION_MAJOR)
+        return st_diag_set(d, ST_E_VERSION, "format version %u.%u, this reader supports %u.x", st_load16(in + 8),
+                           st_load16(in + 10), ST_VERSION_MAJOR);
+    if (st_load32(in + 12) != ST_FILE_HEADER_SIZE)
+        return st_diag_set(d, ST_E_CORRUPT, "file header size %u, expected %u", st_load32(in + 12),
+                           ST_FILE_HEADER_SIZE);
+    for (unsigned i = 16; i < 60; i++)
+        if (in[i])
+            return st_diag_set(d, ST_E_UNSUPPORTED, "reserved file header byte %u is set", i);
+    return ST_OK;
+}
+
+void st_frame_header_write(const st_frame_header *h, uint8_t out[ST_FRAME_HEADER_SIZE])
+{
+    memset(out, 0, ST_FRAME_HEADER_SIZE);
+    memcpy(out, ST_FRAME_MAGIC, 4);
+    out[4] = h->kind;
+    out[5] = h->flags;
+    st_store16(out + 6, h->encoder);
+    st_store32(out + 8, h->stream);
+    st_store32(out + 12, h->nattrs);
+    st_store64(out + 16, h->seq);
+    st_store64(out + 24, h->first_entry);
+    st_store64(out + 32, h->count);
+    st_store64(out + 40, h->first_cycle);
+    st_store64(out + 48, h->last_cycle);
+    st_store64(out + 56, h->first_time);
+    st_store64(out + 64, h->last_time);
+    st_store64(out + 72, h->payload_size);
+    st_store32(out + 80, h->payload_crc);
+    st_store32(out + 92, st_crc32(out, 92));
+}
+
+st_error st_frame_header_parse(const uint8_t in[ST_FRAME_HEADER_SIZE], st_frame_header *h, st_diag *d)
+{
+    if (memcmp(in, ST_FRAME_MAGIC, 4) != 0)
+        return st_diag_set(d, ST_E_BAD_FRAME, "no frame magic \"STFR\"");
+    if (st_load32(in + 92) != st_crc32(in, 92))
+        return st_diag_set(d, ST_E_HEADER_CRC, "frame header checksum mismatch");
+    h->kind = in[4];
+    h->flags = in[5];
+    h->encoder = st_load16(in + 6);
+    h->stream = st_load32(in + 8);
+    h->nattrs = st_load32(in + 12);
+    h->seq = st_load64(in + 16);
+    h->first_entry = st_load64(in + 24);
+    h->count = st_load64(in + 32);
+    h->first_cycle = st_load64(in + 40);
+    h->last_cycle = st_load64(in + 48);
+    h->first_time = st_load64(in + 56);
+    h->last_time = st_load64(in + 64);
+    h->payload_size = st_load64(in + 72);
+    h->payload_crc = st_load32(in + 80);
+    if (st_load32(in + 84) || st_load32(in + 88))
+        return st_diag_set(d, ST_E_UNSUPPORTED, "reserved frame header bytes are set");
+    if (h->kind < ST_KIND_DATA || h->kind > ST_KIND_DIRECTORY)
+        return st_diag_set(d, ST_E_UNSUPPORTED, "unknown frame kind %u", h->kind);
+    if (h->flags & ~ST_FF_KNOWN)
+        return st_diag_set(d, ST_E_UNSUPPORTED, "unknown frame flags 0x%02x", h->flags);
+    if (h->payload_size > ST_MAX_PAYLOAD)
+        return st_diag_set(d, ST_E_TOO_LARGE, "payload of %llu bytes exceeds the %llu-byte limit",
+                           (unsigned long long)h->payload_size, (unsigned long long)ST_MAX_PAYLOAD);
+    if (h->nattrs > ST_MAX_ATTRS)
+        return st_diag_set(d, ST_E_TOO_LARGE, "%u attributes, at most %u allowed", h->nattrs, ST_MAX_ATTRS);
+    if (h->kind == ST_KIND_DATA && h->first_entry > UINT64_MAX - h->count)
+        return st_diag_set(d, ST_E_CORRUPT, "first entry + entry count overflows 64 bits");
+    if (h->kind != ST_KIND_DATA && h->count != 0)
+        return st_diag_set(d, ST_E_CORRUPT, "non-data frame with entry count %llu", (unsigned long long)h->count);
+    if (h->kind == ST_KIND_DIRECTORY && h->stream != UINT32_MAX)
+        return st_diag_set(d, ST_E_CORRUPT, "directory frame with stream id %u", h->stream);
+    if (h->kind != ST_KIND_DIRECTORY && h->stream >= ST_MAX_STREAMS)
+        return st_diag_set(d, ST_E_TOO_LARGE, "stream id %u exceeds %u", h->stream, ST_MAX_STREAMS - 1);
+    return ST_OK;
+}
+
+void st_dir_entry_write(const st_dir_entry *e, uint8_t out[ST_DIR_ENTRY_SIZE])
+{
+    st_store64(out, e->offset);
+    st_store64(out + 8, e->size);
+    st_store32(out + 16, e->h.stream);
+    out[20] = e->h.kind;
+    out[21] = e->h.flags;
+    st_store16(out + 22, e->h.encoder);
+    st_store64(out + 24, e->h.seq);
+    st_store64(out + 32, e->h.first_entry);
+    st_store64(out + 40, e->h.count);
+    st_store64(out + 48, e->h.first_cycle);
+    st_store64(out + 56, e->h.last_cycle);
+    st_store64(out + 64, e->h.first_time);
+    st_store64(out + 72, e->h.last_time);
+}
+
+void st_dir_entry_parse(const uint8_t in[ST_DIR_ENTRY_SIZE], st_dir_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->offset = st_load64(in);
+    e->size = st_load64(in + 8);
+    e->h.stream = st_load32(in + 16);
+    e->h.kind = in[20];
+    e->h.flags = in[21];
+    e->h.encoder = st_load16(in + 22);
+    e->h.seq = st_load64(in + 24);
+    e->h.first_entry = st_load64(in + 32);
+    e->h.count = st_load64(in + 40);
+    e->h.first_cycle = st_load64(in + 48);
+    e->h.last_cycle = st_load64(in + 56);
+    e->h.first_time = st_load64(in + 64);
+    e->h.last_time = st_load64(in + 72);
+}
+
+void st_footer_write(const st_footer *f, uint8_t out[ST_FOOTER_SIZE])
+{
+    st_store64(out, f->dir_offset);
+    st_store64(out + 8, f->dir_size);
+    st_store64(out + 16, f->nframes);
+    memcpy(out + 24, ST_FOOTER_MAGIC, 4);
+    st_store32(out + 28, st_crc32(out, 28));
+}
+
+st_error st_footer_parse(const uint8_t in[ST_FOOTER_SIZE], st_footer *f, st_diag *d)
+{
+    if (memcmp(in + 24, ST_FOOTER_MAGIC, 4) != 0)
+        return st_diag_set(d, ST_E_BAD_FOOTER, "no footer magic \"STEN\" at the end of the file");
+    if (st_load32(in + 28) != st_crc32(in, 28))
+        return st_diag_set(d, ST_E_HEADER_CRC, "footer checksum mismatch");
+    f->dir_offset = st_load64(in);
+    f->dir_size = st_load64(in + 8);
+    f->nframes = st_load64(in + 16);
+    return ST_OK;
+}
+
+st_error st_attr_append(st_buf *b, uint32_t key, uint32_t flags, const void *val, size_t len)
+{
+    uint8_t h[ST_ATTR_HEADER_SIZE];
+    st_store32(h, key);
+    st_store32(h + 4, flags);
+    st_store64(h + 8, len);
+    RETURN_IF_ERROR(st_buf_append(b, h, sizeof h));
+    return st_buf_append(b, val, len);
+}
+
+int st_attr_next(const uint8_t *p, size_t len, size_t *pos, unsigned *index, uint32_t *key, uint32_t *flags,
+                 const uint8_t **val, uint64_t *vlen, st_diag *d)
+{
+    if (*pos == len)
+        return 0;
+    if (*index >= ST_MAX_ATTRS) {
+        st_diag_set(d, ST_E_BAD_ATTR, "more than %u attributes", ST_MAX_ATTRS);
+        return -1;
+    }
+    if (len - *pos < ST_ATTR_HEADER_SIZE) {
+        st_diag_set(d, ST_E_BAD_ATTR, "attribute %u: header runs past the payload", *index);
+        return -1;
+    }
+    const uint8_t *h = p + *pos;
+    *key = st_load32(h);
+    *flags = st_load32(h + 4);
+    *vlen = st_load64(h + 8);
+    if (*vlen > len - *pos - ST_ATTR_HEADER_SIZE) {
+        st_diag_set(d, ST_E_BAD_ATTR, "attribute %u: %llu-byte value runs past the payload", *index,
+                    (unsigned long long)*vlen);
+        return -1;
+    }
+    if (*flags & ~ST_ATTR_CRITICAL) {
+        st_diag_set(d, ST_E_BAD_ATTR, "attribute %u: unknown flags 0x%x", *index, *flags);
+        return -1;
+    }
+    *val = h + ST_ATTR_HEADER_SIZE;
+    *pos += ST_ATTR_HEADER_SIZE + (size_t)*vlen;
+    (*index)++;
+    return 1;
+}

@@ -1,0 +1,104 @@
+/*
+ * frame_format.h - on-disk structures of the simtrace container (internal
+ * to frames/).  The byte tables are in formats/SIMTRACE.md; the constants
+ * here are the only other place that knows them.
+ */
+#ifndef ST_FRAME_FORMAT_H
+#define ST_FRAME_FORMAT_H
+
+#include <stdint.h>
+
+#include "../common/st_bytes.h"
+#include "../common/st_error.h"
+
+#define ST_MAGIC "simtrace"
+#define ST_VERSION_MAJOR 1
+#define ST_VERSION_MINOR 0
+#define ST_FILE_HEADER_SIZE 64u
+#define ST_FRAME_HEADER_SIZE 96u
+#define ST_FRAME_MAGIC "STFR"
+#define ST_ATTR_HEADER_SIZE 16u
+#define ST_DIR_ENTRY_SIZE 80u
+#define ST_FOOTER_SIZE 32u
+#define ST_FOOTER_MAGIC "STEN"
+
+/* Frame kinds (SIMTRACE.md 4) */
+enum { ST_KIND_DATA = 1, ST_KIND_STREAM = 2, ST_KIND_DIRECTORY = 3 };
+
+/* Frame flags */
+#define ST_FF_TIME 0x01u   /* wall-clock fields are valid */
+#define ST_FF_KNOWN 0x01u  /* flags a reader understands */
+
+/* Attribute keys (SIMTRACE.md 5) */
+enum {
+    ST_ATTR_DATA = 1,        /* encoded entries */
+    ST_ATTR_NAME = 2,        /* stream name, UTF-8, 1..255 bytes, no NUL */
+    ST_ATTR_TYPE_GUID = 3,   /* 16 bytes */
+    ST_ATTR_TYPE_NAME = 4,   /* short type name */
+    ST_ATTR_ENTRY_SIZE = 5,  /* u32 */
+    ST_ATTR_DIRECTORY = 6,   /* array of directory entries */
+    ST_ATTR_ENCODER_NAME = 7 /* informational */
+};
+#define ST_ATTR_CRITICAL 0x1u
+
+/* Bounds every reader applies before allocating (SIMTRACE.md 8). */
+#define ST_MAX_PAYLOAD (UINT64_C(1) << 31)      /* one frame's payload */
+#define ST_MAX_ATTRS 64u
+#define ST_MAX_STREAMS 65536u
+#define ST_MAX_NAME 255u
+
+typedef struct {
+    uint8_t kind;
+    uint8_t flags;
+    uint16_t encoder;
+    uint32_t stream;
+    uint32_t nattrs;
+    uint64_t seq;
+    uint64_t first_entry;
+    uint64_t count;
+    uint64_t first_cycle, last_cycle;
+    uint64_t first_time, last_time;
+    uint64_t payload_size;
+    uint32_t payload_crc;
+} st_frame_header;
+
+/* Directory entry: the frame header's index fields plus its place. */
+typedef struct {
+    uint64_t offset; /* of the frame header */
+    uint64_t size;   /* header + payload */
+    st_frame_header h;
+} st_dir_entry;
+
+typedef struct {
+    uint64_t dir_offset;
+    uint64_t dir_size;
+    uint64_t nframes;
+} st_footer;
+
+uint32_t st_crc32(const uint8_t *p, size_t n);
+uint32_t st_crc32_update(uint32_t crc, const uint8_t *p, size_t n);
+
+void st_file_header_write(uint8_t out[ST_FILE_HEADER_SIZE]);
+st_error st_file_header_parse(const uint8_t in[ST_FILE_HEADER_SIZE], st_diag *d);
+
+void st_frame_header_write(const st_frame_header *h, uint8_t out[ST_FRAME_HEADER_SIZE]);
+/* Checks magic, header CRC, reserved fields, kind, flags and the bounds in
+ * SIMTRACE.md 8.  Does not check the payload CRC. */
+st_error st_frame_header_parse(const uint8_t in[ST_FRAME_HEADER_SIZE], st_frame_header *h, st_diag *d);
+
+void st_dir_entry_write(const st_dir_entry *e, uint8_t out[ST_DIR_ENTRY_SIZE]);
+void st_dir_entry_parse(const uint8_t in[ST_DIR_ENTRY_SIZE], st_dir_entry *e);
+
+void st_footer_write(const st_footer *f, uint8_t out[ST_FOOTER_SIZE]);
+st_error st_footer_parse(const uint8_t in[ST_FOOTER_SIZE], st_footer *f, st_diag *d);
+
+/* Append an attribute (key, flags, value) to a payload buffer. */
+st_error st_attr_append(st_buf *b, uint32_t key, uint32_t flags, const void *val, size_t len);
+
+/* Iterate attributes of a payload.  *pos starts at 0.  Returns 1 with the
+ * attribute, 0 at the end, or -1 (and fills d) when the list is malformed:
+ * a length past the payload, or more than ST_MAX_ATTRS. */
+int st_attr_next(const uint8_t *p, size_t len, size_t *pos, unsigned *index, uint32_t *key, uint32_t *flags,
+                 const uint8_t **val, uint64_t *vlen, st_diag *d);
+
+#endif

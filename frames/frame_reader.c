@@ -1,0 +1,349 @@
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frame_format.h"
+#include "pool.h"
+#include "simtrace.h"
+
+struct st_reader {
+    int fd;
+    st_read_opts o;
+    st_pool pool;
+    st_stream_info *s;
+    unsigned ns, cap;
+    uint64_t off;      /* bytes consumed */
+    uint64_t nframes;  /* frames of any kind read */
+    st_buf dir;        /* directory entries of the frames read, to check the directory */
+};
+
+/* Read exactly n bytes.  *got tells how many arrived before EOF. */
+static st_error read_full(int fd, uint8_t *p, size_t n, size_t *got)
+{
+    *got = 0;
+    while (*got < n) {
+        ssize_t k = read(fd, p + *got, n - *got);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return ST_E_READ;
+        }
+        if (k == 0)
+            break;
+        *got += (size_t)k;
+    }
+    return ST_OK;
+}
+
+static void diag_at(st_diag *d, uint64_t off, uint64_t frame, uint64_t stream)
+{
+    if (!d)
+        return;
+    d->offset = off;
+    d->frame = frame;
+    d->stream = stream;
+}
+
+st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o, st_diag *d)
+{
+    if (o->threads < 1 || o->threads > ST_MAX_THREADS)
+        return ST_E_USAGE;
+    st_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return ST_E_NOMEM;
+    r->fd = fd;
+    r->o = *o;
+    st_buf_init(&r->dir, 0);
+    uint8_t h[ST_FILE_HEADER_SIZE];
+    size_t got;
+    st_error e = read_full(fd, h, sizeof h, &got);
+    if (e == ST_OK && got < sizeof h) {
+        diag_at(d, got, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
+        e = got == 0 ? st_diag_set(d, ST_E_TRUNCATED, "empty input, no file header")
+            : (got >= 8 && memcmp(h, ST_MAGIC, 8) != 0)
+                ? st_diag_set(d, ST_E_BAD_MAGIC, "file does not start with \"simtrace\"")
+                : st_diag_set(d, ST_E_TRUNCATED, "file header cut off after %zu of %u bytes", got,
+                              ST_FILE_HEADER_SIZE);
+    }
+    if (e == ST_OK) {
+        diag_at(d, 0, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
+        e = st_file_header_parse(h, d);
+    }
+    r->off = sizeof h;
+    /* threads + 1 slots: the owner reads one frame ahead of the workers */
+    if (e == ST_OK)
+        e = st_pool_init(&r->pool, o->threads, o->threads + 1);
+    if (e != ST_OK) {
+        st_reader_free(r);
+        return e;
+    }
+    *out = r;
+    return ST_OK;
+}
+
+static st_stream_info *find_stream(st_reader *r, uint32_t id)
+{
+    for (unsigned i = 0; i < r->ns; i++)
+        if (r->s[i].id == id)
+            return &r->s[i];
+    return NULL;
+}
+
+/* A stream descriptor frame: register the stream. */
+static st_error add_stream(st_reader *r, const st_frame_header *h, const uint8_t *p, size_t len, st_diag *d)
+{
+    if (find_stream(r, h->stream))
+        return st_diag_set(d, ST_E_BAD_STREAM, "stream %u declared twice", h->stream);
+    if (h->encoder < SVPC_ENC_GENERIC || h->encoder > SVPC_ENC_CM)
+        return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: unknown encoder %u", h->stream, h->encoder);
+    st_stream_info si;
+    memset(&si, 0, sizeof si);
+    si.id = h->stream;
+    si.encoder = h->encoder;
+    size_t pos = 0;
+    unsigned idx = 0;
+    uint32_t key, flags;
+    const uint8_t *val;
+    uint64_t vlen;
+    int rr, have_guid = 0;
+    while ((rr = st_attr_next(p, len, &pos, &idx, &key, &flags, &val, &vlen, d)) == 1) {
+        switch (key) {
+        case ST_ATTR_NAME:
+            if (vlen == 0 || vlen > ST_MAX_NAME || memchr(val, 0, (size_t)vlen))
+                return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: invalid name", h->stream);
+            memcpy(si.name, val, (size_t)vlen);
+            si.name[vlen] = 0;
+            break;
+        case ST_ATTR_TYPE_GUID:
+            if (vlen != 16 || (si.type = st_entry_from_guid(val)) == ST_TYPE_NONE)
+                return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: unknown entry type", h->stream);
+            have_guid = 1;
+            break;
+        case ST_ATTR_ENTRY_SIZE:
+            if (vlen != 4)
+                return st_diag_set(d, ST_E_BAD_ATTR, "stream %u: entry size attribute of %llu bytes", h->stream,
+                                   (unsigned long long)vlen);
+            si.entry_size = st_load32(val);
+            break;
+        default:
+            if (flags & ST_ATTR_CRITICAL)
+                return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: unknown critical attribute %u", h->stream, key);
+        }
+    }
+    if (rr < 0)
+        return ST_E_BAD_ATTR;
+    if (idx != h->nattrs)
+        return st_diag_set(d, ST_E_BAD_ATTR, "header says %u attributes, payload holds %u", h->nattrs, idx);
+    if (!si.name[0] || !have_guid)
+        return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: descriptor lacks its name or type", h->stream);
+    if (si.entry_size != st_entry_size(si.type))
+        return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: entry size %u does not match type %s", h->stream,
+                           si.entry_size, st_entry_name(si.type));
+    if (h->encoder != SVPC_ENC_GENERIC && !st_entry_is_memory(si.type))
+        return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: encoder %u needs a memory entry type", h->stream,
+                           h->encoder);
+    if (r->ns == r->cap) {
+        unsigned nc = r->cap ? r->cap * 2 : 4;
+        st_stream_info *ns = realloc(r->s, nc * sizeof *ns);
+        if (!ns)
+            return ST_E_NOMEM;
+        r->s = ns;
+        r->cap = nc;
+    }
+    r->s[r->ns++] = si;
+    return ST_OK;
+}
+
+/* The directory frame: it must list exactly the frames read, then the footer
+ * must point at it and end the file. */
+static st_error check_directory(st_reader *r, const st_frame_header *h, uint64_t dir_off, const uint8_t *p,
+                                size_t len, st_diag *d)
+{
+    size_t pos = 0;
+    unsigned idx = 0;
+    uint32_t key, flags;
+    const uint8_t *val = NULL;
+    uint64_t vlen = 0;
+    if (h->nattrs != 1 || st_attr_next(p, len, &pos, &idx, &key, &flags, &val, &vlen, d) != 1 ||
+        key != ST_ATTR_DIRECTORY || pos != len)
+        return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory frame must hold exactly one directory attribute");
+    if (vlen != r->dir.len || memcmp(val, r->dir.data, r->dir.len) != 0)
+        return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory does not match the %llu frames in the file",
+                           (unsigned long long)r->nframes);
+    uint8_t fb[ST_FOOTER_SIZE + 1];
+    size_t got;
+    RETURN_IF_ERROR(read_full(r->fd, fb, sizeof fb, &got));
+    uint64_t foot_off = dir_off + ST_FRAME_HEADER_SIZE + len;
+    diag_at(d, foot_off, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
+    if (got < ST_FOOTER_SIZE)
+        return st_diag_set(d, ST_E_TRUNCATED, "footer cut off after %zu of %u bytes", got, ST_FOOTER_SIZE);
+    if (got > ST_FOOTER_SIZE)
+        return st_diag_set(d, ST_E_CORRUPT, "data after the footer");
+    st_footer f;
+    RETURN_IF_ERROR(st_footer_parse(fb, &f, d));
+    if (f.dir_offset != dir_off || f.dir_size != ST_FRAME_HEADER_SIZE + len || f.nframes != r->nframes)
+        return st_diag_set(d, ST_E_BAD_FOOTER, "footer does not point at the directory");
+    r->off = foot_off + ST_FOOTER_SIZE;
+    return ST_OK;
+}
+
+/* Hand finished decode jobs to the sink, in order. */
+static st_error deliver(st_reader *r, int all, st_sink sink, void *arg, st_diag *d)
+{
+    st_job *j;
+    while ((all || !st_pool_slot(&r->pool)) && (j = st_pool_head(&r->pool)) != NULL) {
+        st_error e = j->err;
+        if (e != ST_OK) {
+            if (d) {
+                *d = j->diag;
+                diag_at(d, j->offset, j->ordinal, j->h.stream);
+            }
+        } else if (!r->o.verify_only && sink) {
+            st_stream_info *si = find_stream(r, j->h.stream);
+            e = sink(arg, si, j->out.data, j->n);
+        }
+        st_pool_pop(&r->pool);
+        if (e != ST_OK)
+            return e;
+    }
+    return ST_OK;
+}
+
+st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
+{
+    for (;;) {
+        uint8_t hb[ST_FRAME_HEADER_SIZE];
+        size_t got;
+        uint64_t at = r->off;
+        st_error e = read_full(r->fd, hb, sizeof hb, &got);
+        if (e != ST_OK) {
+            deliver(r, 1, sink, arg, NULL);
+            diag_at(d, at, r->nframes, ST_DIAG_UNKNOWN);
+            return st_diag_set(d, e, "cannot read frame header");
+        }
+        if (got < sizeof hb) {
+            /* deliver what is complete before reporting the truncation */
+            RETURN_IF_ERROR(deliver(r, 1, sink, arg, d));
+            diag_at(d, at + got, r->nframes, ST_DIAG_UNKNOWN);
+            if (got == 0)
+                return st_diag_set(d, ST_E_TRUNCATED,
+                                   "file ends after frame %llu without directory and footer (not finished?)",
+                                   (unsigned long long)(r->nframes ? r->nframes - 1 : 0));
+            return st_diag_set(d, ST_E_TRUNCATED, "frame header cut off after %zu of %u bytes", got,
+                               ST_FRAME_HEADER_SIZE);
+        }
+        st_frame_header h;
+        diag_at(d, at, r->nframes, ST_DIAG_UNKNOWN);
+        e = st_frame_header_parse(hb, &h, d);
+        if (e != ST_OK) {
+            deliver(r, 1, sink, arg, NULL);
+            return e;
+        }
+        if (d)
+            d->stream = h.kind == ST_KIND_DIRECTORY ? ST_DIAG_UNKNOWN : h.stream;
+        st_stream_info *si = NULL;
+        size_t limit = ST_MAX_PAYLOAD;
+        if (h.kind == ST_KIND_DATA) {
+            si = find_stream(r, h.stream);
+            if (!si)
+                e = st_diag_set(d, ST_E_BAD_STREAM, "data frame of undeclared stream %u", h.stream);
+            else if (h.encoder != si->encoder && h.encoder != SVPC_ENC_GENERIC)
+                e = st_diag_set(d, ST_E_CORRUPT, "frame encoder %u differs from its stream's %u", h.encoder,
+                                si->encoder);
+            else if (h.seq != si->frames)
+                e = st_diag_set(d, ST_E_CORRUPT, "sequence number %llu, expected %llu", (unsigned long long)h.seq,
+                                (unsigned long long)si->frames);
+            else if (h.first_entry != si->entries)
+                e = st_diag_set(d, ST_E_CORRUPT, "first entry %llu, expected %llu",
+                                (unsigned long long)h.first_entry, (unsigned long long)si->entries);
+            else if (h.count == 0 || h.count > SVPC_MAX_FRAME_ENTRIES)
+                e = st_diag_set(d, ST_E_CORRUPT, "entry count %llu outside 1..%u", (unsigned long long)h.count,
+                                SVPC_MAX_FRAME_ENTRIES);
+            /* encoders never store more than the raw entries plus overhead */
+            limit = (size_t)h.count * (si ? si->entry_size : 1) + 4096;
+        } else if (h.kind == ST_KIND_STREAM) {
+            limit = 4096;
+        } else {
+            limit = 16 + (size_t)(r->nframes * ST_DIR_ENTRY_SIZE);
+        }
+        if (e == ST_OK && h.payload_size > limit)
+            e = st_diag_set(d, ST_E_TOO_LARGE, "payload of %llu bytes, at most %zu possible for this frame",
+                            (unsigned long long)h.payload_size, limit);
+        if (e != ST_OK) {
+            deliver(r, 1, sink, arg, NULL);
+            return e;
+        }
+        /* read the payload into a free job slot */
+        st_job *j = NULL;
+        if (h.kind == ST_KIND_DATA) {
+            RETURN_IF_ERROR(deliver(r, 0, sink, arg, d));
+            j = st_pool_slot(&r->pool);
+        }
+        st_buf tmp;
+        st_buf *pb = j ? &j->in : &tmp;
+        if (!j)
+            st_buf_init(&tmp, 0);
+        pb->len = 0;
+        e = st_buf_reserve(pb, h.payload_size ? (size_t)h.payload_size : 1);
+        if (e == ST_OK)
+            e = read_full(r->fd, pb->data, (size_t)h.payload_size, &got);
+        if (e == ST_OK && got < h.payload_size) {
+            diag_at(d, at + ST_FRAME_HEADER_SIZE + got, r->nframes, h.stream);
+            e = st_diag_set(d, ST_E_TRUNCATED, "payload cut off after %zu of %llu bytes", got,
+                            (unsigned long long)h.payload_size);
+        }
+        pb->len = (size_t)h.payload_size;
+        if (e == ST_OK && h.kind != ST_KIND_DATA && st_crc32(pb->data, pb->len) != h.payload_crc)
+            e = st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
+        if (e == ST_OK && h.kind == ST_KIND_STREAM)
+            e = add_stream(r, &h, pb->data, pb->len, d);
+        if (e == ST_OK && h.kind == ST_KIND_DIRECTORY) {
+            e = deliver(r, 1, sink, arg, d);
+            if (e == ST_OK)
+                e = check_directory(r, &h, at, pb->data, pb->len, d);
+            if (!j)
+                st_buf_free(&tmp);
+            return e;
+        }
+        if (!j)
+            st_buf_free(&tmp);
+        if (e != ST_OK) {
+            deliver(r, 1, sink, arg, NULL);
+            return e;
+        }
+        st_dir_entry de = {at, ST_FRAME_HEADER_SIZE + h.payload_size, h};
+        uint8_t deb[ST_DIR_ENTRY_SIZE];
+        st_dir_entry_write(&de, deb);
+        RETURN_IF_ERROR(st_buf_append(&r->dir, deb, sizeof deb));
+        r->off = at + ST_FRAME_HEADER_SIZE + h.payload_size;
+        r->nframes++;
+        if (j) {
+            j->op = JOB_DECODE;
+            j->type = si->type;
+            j->n = (size_t)h.count;
+            j->h = h;
+            j->offset = at;
+            j->ordinal = r->nframes - 1;
+            j->verify_only = r->o.verify_only;
+            si->frames++;
+            si->entries += h.count;
+            st_pool_submit(&r->pool);
+        }
+    }
+}
+
+unsigned st_reader_stream_count(const st_reader *r) { return r->ns; }
+const st_stream_info *st_reader_stream(const st_reader *r, unsigned i) { return i < r->ns ? &r->s[i] : NULL; }
+uint64_t st_reader_offset(const st_reader *r) { return r->off; }
+
+void st_reader_free(st_reader *r)
+{
+    if (!r)
+        return;
+    st_pool_destroy(&r->pool);
+    free(r->s);
+    st_buf_free(&r->dir);
+    free(r);
+}

@@ -1,0 +1,305 @@
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "frame_format.h"
+#include "pool.h"
+#include "simtrace.h"
+
+typedef struct {
+    char name[ST_MAX_NAME + 1];
+    st_entry_type type;
+    size_t esz;
+    svpc_params params;
+    st_buf fill;       /* entries of the frame being filled */
+    size_t fill_n;
+    uint64_t seq;      /* next data frame's sequence number */
+    uint64_t next_entry;
+    uint64_t t_first;  /* wall time of the fill's first entry */
+} w_stream;
+
+struct st_writer {
+    int fd;
+    st_write_opts o;
+    st_pool pool;
+    w_stream *s;
+    unsigned ns, cap;
+    uint64_t off;      /* bytes written */
+    st_buf dir;        /* directory entries, ST_DIR_ENTRY_SIZE each */
+    uint64_t nframes;  /* frames of any kind written */
+    st_write_stats st;
+    st_error failed;   /* sticky: after a failure nothing more is written */
+};
+
+static uint64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static st_error write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return ST_E_WRITE;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return ST_OK;
+}
+
+/* Write one finished frame and record it in the directory. */
+static st_error emit(st_writer *w, st_job *j)
+{
+    uint8_t hb[ST_FRAME_HEADER_SIZE], de[ST_DIR_ENTRY_SIZE];
+    st_frame_header_write(&j->h, hb);
+    RETURN_IF_ERROR(write_all(w->fd, hb, sizeof hb));
+    RETURN_IF_ERROR(write_all(w->fd, j->out.data, j->out.len));
+    st_dir_entry e = {w->off, ST_FRAME_HEADER_SIZE + j->out.len, j->h};
+    st_dir_entry_write(&e, de);
+    RETURN_IF_ERROR(st_buf_append(&w->dir, de, sizeof de));
+    w->off += e.size;
+    w->nframes++;
+    if (j->h.kind == ST_KIND_DATA)
+        w->st.frames++;
+    w->st.out_bytes = w->off;
+    return ST_OK;
+}
+
+/* Write finished frames from the head; wait for them only when `all` or
+ * when no slot is free. */
+static st_error drain(st_writer *w, int all)
+{
+    st_job *j;
+    while ((all || !st_pool_slot(&w->pool)) && (j = st_pool_head(&w->pool)) != NULL) {
+        st_error e = j->err;
+        if (e == ST_OK)
+            e = emit(w, j);
+        st_pool_pop(&w->pool);
+        if (e != ST_OK)
+            return e;
+    }
+    return ST_OK;
+}
+
+static st_error fail(st_writer *w, st_error e)
+{
+    if (w->failed == ST_OK)
+        w->failed = e;
+    return e;
+}
+
+static st_error get_slot(st_writer *w, st_job **out)
+{
+    st_error e = drain(w, 0);
+    if (e != ST_OK)
+        return fail(w, e);
+    *out = st_pool_slot(&w->pool);
+    return ST_OK;
+}
+
+st_error st_writer_new(st_writer **out, int fd, const st_write_opts *o)
+{
+    if (o->threads < 1 || o->threads > ST_MAX_THREADS || o->frame_entries < 1 ||
+        o->frame_entries > SVPC_MAX_FRAME_ENTRIES)
+        return ST_E_USAGE;
+    st_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return ST_E_NOMEM;
+    w->fd = fd;
+    w->o = *o;
+    st_buf_init(&w->dir, 0);
+    /* threads + 1 slots: every worker busy while the owner fills one more */
+    st_error e = st_pool_init(&w->pool, o->threads, o->threads + 1);
+    if (e == ST_OK) {
+        uint8_t h[ST_FILE_HEADER_SIZE];
+        st_file_header_write(h);
+        e = write_all(fd, h, sizeof h);
+        w->off = sizeof h;
+        w->st.out_bytes = w->off;
+    }
+    if (e != ST_OK) {
+        st_writer_free(w);
+        return e;
+    }
+    *out = w;
+    return ST_OK;
+}
+
+st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, const svpc_params *p, uint32_t *sid)
+{
+    if (w->failed)
+        return w->failed;
+    size_t nlen = strlen(name);
+    if (nlen == 0 || nlen > ST_MAX_NAME || !st_entry_size(t) || w->ns >= ST_MAX_STREAMS ||
+        (p->encoder != SVPC_ENC_GENERIC && !st_entry_is_memory(t)) || !svpc_encoder_name(p->encoder) ||
+        !svpc_stage_name(p->stage) || p->level < 1 || p->level > 9)
+        return ST_E_USAGE;
+    if (w->ns == w->cap) {
+        unsigned nc = w->cap ? w->cap * 2 : 4;
+        w_stream *ns = realloc(w->s, nc * sizeof *ns);
+        if (!ns)
+            return ST_E_NOMEM;
+        w->s = ns;
+        w->cap = nc;
+    }
+    w_stream *s = &w->s[w->ns];
+    memset(s, 0, sizeof *s);
+    memcpy(s->name, name, nlen + 1);
+    s->type = t;
+    s->esz = st_entry_size(t);
+    s->params = *p;
+    st_buf_init(&s->fill, 0);
+    *sid = w->ns++;
+
+    st_job *j;
+    RETURN_IF_ERROR(get_slot(w, &j));
+    j->op = JOB_READY;
+    j->out.len = 0;
+    uint8_t es[4];
+    st_store32(es, (uint32_t)s->esz);
+    const char *tn = st_entry_name(t), *en = svpc_encoder_name(p->encoder);
+    st_error e = st_attr_append(&j->out, ST_ATTR_NAME, ST_ATTR_CRITICAL, name, nlen);
+    if (e == ST_OK)
+        e = st_attr_append(&j->out, ST_ATTR_TYPE_GUID, ST_ATTR_CRITICAL, st_entry_guid(t), 16);
+    if (e == ST_OK)
+        e = st_attr_append(&j->out, ST_ATTR_TYPE_NAME, 0, tn, strlen(tn));
+    if (e == ST_OK)
+        e = st_attr_append(&j->out, ST_ATTR_ENTRY_SIZE, ST_ATTR_CRITICAL, es, 4);
+    if (e == ST_OK)
+        e = st_attr_append(&j->out, ST_ATTR_ENCODER_NAME, 0, en, strlen(en));
+    if (e != ST_OK)
+        return fail(w, e);
+    memset(&j->h, 0, sizeof j->h);
+    j->h.kind = ST_KIND_STREAM;
+    j->h.encoder = (uint16_t)p->encoder;
+    j->h.stream = *sid;
+    j->h.nattrs = 5;
+    j->h.payload_size = j->out.len;
+    j->h.payload_crc = st_crc32(j->out.data, j->out.len);
+    st_pool_submit(&w->pool);
+    return ST_OK;
+}
+
+/* Hand the stream's filled entries to a worker as one frame. */
+static st_error cut_frame(st_writer *w, uint32_t sid)
+{
+    w_stream *s = &w->s[sid];
+    st_job *j;
+    RETURN_IF_ERROR(get_slot(w, &j));
+    /* swap buffers: the job takes the entries, the stream gets a free buffer */
+    st_buf tmp = j->in;
+    j->in = s->fill;
+    s->fill = tmp;
+    s->fill.len = 0;
+    j->op = JOB_ENCODE;
+    j->type = s->type;
+    j->params = s->params;
+    j->n = s->fill_n;
+    memset(&j->h, 0, sizeof j->h);
+    j->h.encoder = (uint16_t)s->params.encoder;
+    j->h.stream = sid;
+    j->h.seq = s->seq++;
+    j->h.first_entry = s->next_entry;
+    if (w->o.timestamps) {
+        j->h.flags |= ST_FF_TIME;
+        j->h.first_time = s->t_first;
+        j->h.last_time = wall_ns();
+    }
+    s->next_entry += s->fill_n;
+    s->fill_n = 0;
+    st_pool_submit(&w->pool);
+    return ST_OK;
+}
+
+st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_t n)
+{
+    if (w->failed)
+        return w->failed;
+    if (sid >= w->ns)
+        return ST_E_USAGE;
+    w_stream *s = &w->s[sid];
+    const uint8_t *p = entries;
+    size_t fe = w->o.frame_entries;
+    while (n) {
+        if (s->fill_n == 0) {
+            st_error e = st_buf_reserve(&s->fill, fe * s->esz);
+            if (e != ST_OK)
+                return fail(w, e);
+            if (w->o.timestamps)
+                s->t_first = wall_ns();
+        }
+        size_t k = fe - s->fill_n < n ? fe - s->fill_n : n;
+        memcpy(s->fill.data + s->fill_n * s->esz, p, k * s->esz);
+        s->fill_n += k;
+        s->fill.len = s->fill_n * s->esz;
+        p += k * s->esz;
+        n -= k;
+        w->st.entries += k;
+        w->st.raw_bytes += k * s->esz;
+        if (s->fill_n == fe)
+            RETURN_IF_ERROR(cut_frame(w, sid));
+    }
+    return ST_OK;
+}
+
+st_error st_writer_finish(st_writer *w)
+{
+    if (w->failed)
+        return w->failed;
+    for (uint32_t i = 0; i < w->ns; i++)
+        if (w->s[i].fill_n)
+            RETURN_IF_ERROR(cut_frame(w, i));
+    st_error e = drain(w, 1);
+    if (e != ST_OK)
+        return fail(w, e);
+    /* the directory frame: one attribute holding every frame's entry */
+    st_buf pay;
+    st_buf_init(&pay, 0);
+    e = st_attr_append(&pay, ST_ATTR_DIRECTORY, ST_ATTR_CRITICAL, w->dir.data, w->dir.len);
+    if (e == ST_OK) {
+        st_frame_header h;
+        memset(&h, 0, sizeof h);
+        h.kind = ST_KIND_DIRECTORY;
+        h.stream = UINT32_MAX;
+        h.nattrs = 1;
+        h.payload_size = pay.len;
+        h.payload_crc = st_crc32(pay.data, pay.len);
+        uint8_t hb[ST_FRAME_HEADER_SIZE], fb[ST_FOOTER_SIZE];
+        st_frame_header_write(&h, hb);
+        st_footer f = {w->off, ST_FRAME_HEADER_SIZE + pay.len, w->nframes};
+        st_footer_write(&f, fb);
+        e = write_all(w->fd, hb, sizeof hb);
+        if (e == ST_OK)
+            e = write_all(w->fd, pay.data, pay.len);
+        if (e == ST_OK)
+            e = write_all(w->fd, fb, sizeof fb);
+        if (e == ST_OK)
+            w->off += f.dir_size + ST_FOOTER_SIZE;
+        w->st.out_bytes = w->off;
+    }
+    st_buf_free(&pay);
+    return e == ST_OK ? ST_OK : fail(w, e);
+}
+
+void st_writer_stats(const st_writer *w, st_write_stats *s) { *s = w->st; }
+
+void st_writer_free(st_writer *w)
+{
+    if (!w)
+        return;
+    st_pool_destroy(&w->pool);
+    for (unsigned i = 0; i < w->ns; i++)
+        st_buf_free(&w->s[i].fill);
+    free(w->s);
+    st_buf_free(&w->dir);
+    free(w);
+}

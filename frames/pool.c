@@ -1,0 +1,246 @@
+#include "pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the work ------------------------------------------------------------ */
+
+static void cycles_of(st_job *j)
+{
+    j->h.first_cycle = j->h.last_cycle = 0;
+    if (!st_entry_is_memory(j->type) || j->n == 0)
+        return;
+    size_t esz = st_entry_size(j->type);
+    j->h.first_cycle = st_load64(j->in.data) & ST_CYCLE_MASK;
+    j->h.last_cycle = st_load64(j->in.data + (j->n - 1) * esz) & ST_CYCLE_MASK;
+}
+
+static void run_encode(st_job *j, svpc_ctx *ctx)
+{
+    size_t esz = st_entry_size(j->type);
+    j->out.len = 0;
+    uint8_t ah[ST_ATTR_HEADER_SIZE] = {0};
+    j->err = st_buf_append(&j->out, ah, sizeof ah);
+    if (j->err == ST_OK)
+        j->err = svpc_encode(ctx, &j->params, j->type, j->in.data, j->n, &j->out);
+    /* A memory encoder can expand incompressible entries; never store more
+     * than the second stage alone would (SIMTRACE.md 6: readers rely on the
+     * bound raw size + 4 KiB). */
+    if (j->err == ST_OK && j->params.encoder != SVPC_ENC_GENERIC && j->out.len > j->n * esz + 1024) {
+        svpc_params g = j->params;
+        g.encoder = SVPC_ENC_GENERIC;
+        j->out.len = ST_ATTR_HEADER_SIZE;
+        j->err = svpc_encode(ctx, &g, j->type, j->in.data, j->n, &j->out);
+        j->h.encoder = SVPC_ENC_GENERIC;
+    }
+    if (j->err != ST_OK)
+        return;
+    st_store32(j->out.data, ST_ATTR_DATA);
+    st_store32(j->out.data + 4, ST_ATTR_CRITICAL);
+    st_store64(j->out.data + 8, j->out.len - ST_ATTR_HEADER_SIZE);
+    j->h.kind = ST_KIND_DATA;
+    j->h.nattrs = 1;
+    j->h.count = j->n;
+    j->h.payload_size = j->out.len;
+    j->h.payload_crc = st_crc32(j->out.data, j->out.len);
+    cycles_of(j);
+}
+
+static void run_decode(st_job *j, svpc_ctx *ctx)
+{
+    st_diag *d = &j->diag;
+    if (st_crc32(j->in.data, j->in.len) != j->h.payload_crc) {
+        j->err = st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
+        return;
+    }
+    size_t pos = 0;
+    unsigned idx = 0;
+    uint32_t key, flags;
+    const uint8_t *val, *data = NULL;
+    uint64_t vlen, dlen = 0;
+    int r;
+    while ((r = st_attr_next(j->in.data, j->in.len, &pos, &idx, &key, &flags, &val, &vlen, d)) == 1) {
+        if (key == ST_ATTR_DATA) {
+            if (data) {
+                j->err = st_diag_set(d, ST_E_BAD_ATTR, "two data attributes");
+                return;
+            }
+            data = val;
+            dlen = vlen;
+        } else if (flags & ST_ATTR_CRITICAL) {
+            j->err = st_diag_set(d, ST_E_UNSUPPORTED, "unknown critical attribute %u", key);
+            return;
+        }
+    }
+    if (r < 0) {
+        j->err = ST_E_BAD_ATTR;
+        return;
+    }
+    if (idx != j->h.nattrs) {
+        j->err = st_diag_set(d, ST_E_BAD_ATTR, "header says %u attributes, payload holds %u", j->h.nattrs, idx);
+        return;
+    }
+    if (!data) {
+        j->err = st_diag_set(d, ST_E_BAD_ATTR, "data frame without a data attribute");
+        return;
+    }
+    size_t esz = st_entry_size(j->type);
+    j->out.len = 0;
+    j->err = st_buf_reserve(&j->out, j->n * esz + 1);
+    if (j->err != ST_OK)
+        return;
+    j->err = svpc_decode(ctx, (svpc_encoder)j->h.encoder, j->type, data, (size_t)dlen, j->n, j->out.data, d);
+    if (j->err != ST_OK)
+        return;
+    j->out.len = j->n * esz;
+    if (st_entry_is_memory(j->type) && j->n) {
+        uint64_t fc = st_load64(j->out.data) & ST_CYCLE_MASK;
+        uint64_t lc = st_load64(j->out.data + (j->n - 1) * esz) & ST_CYCLE_MASK;
+        if (fc != j->h.first_cycle || lc != j->h.last_cycle)
+            j->err = st_diag_set(d, ST_E_CORRUPT, "decoded cycles %llu..%llu differ from the header's %llu..%llu",
+                                 (unsigned long long)fc, (unsigned long long)lc,
+                                 (unsigned long long)j->h.first_cycle, (unsigned long long)j->h.last_cycle);
+    }
+}
+
+void st_job_run(st_job *j, svpc_ctx *ctx)
+{
+    j->err = ST_OK;
+    st_diag_clear(&j->diag);
+    /* JOB_READY: the payload was built by the owner; nothing to do */
+    if (j->op == JOB_ENCODE)
+        run_encode(j, ctx);
+    else if (j->op == JOB_DECODE)
+        run_decode(j, ctx);
+}
+
+/* ---- the pool -------------------------------------------------------------- */
+
+static void *worker(void *arg)
+{
+    st_pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    unsigned me = p->started++;
+    for (;;) {
+        while (!p->stop && p->next == p->tail)
+            pthread_cond_wait(&p->cv_work, &p->mu);
+        if (p->stop)
+            break;
+        st_job *j = &p->slot[p->next % p->q];
+        p->next++;
+        j->state = 2;
+        pthread_mutex_unlock(&p->mu);
+        st_job_run(j, p->ctx[me]);
+        pthread_mutex_lock(&p->mu);
+        j->state = 3;
+        pthread_cond_broadcast(&p->cv_done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+st_error st_pool_init(st_pool *p, unsigned nthreads, unsigned q)
+{
+    memset(p, 0, sizeof *p);
+    p->nthreads = nthreads;
+    p->q = q;
+    p->slot = calloc(q, sizeof *p->slot);
+    p->ctx = calloc(nthreads, sizeof *p->ctx);
+    if (!p->slot || !p->ctx) {
+        free(p->slot);
+        free(p->ctx);
+        return ST_E_NOMEM;
+    }
+    for (unsigned i = 0; i < q; i++) {
+        st_buf_init(&p->slot[i].in, 0);
+        st_buf_init(&p->slot[i].out, 0);
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv_work, NULL);
+    pthread_cond_init(&p->cv_done, NULL);
+    p->nctx = nthreads;
+    for (unsigned i = 0; i < nthreads; i++)
+        RETURN_IF_ERROR(svpc_ctx_new(&p->ctx[i]));
+    if (nthreads > 1) {
+        p->th = calloc(nthreads, sizeof *p->th);
+        if (!p->th)
+            return ST_E_NOMEM;
+        for (unsigned i = 0; i < nthreads; i++)
+            if (pthread_create(&p->th[i], NULL, worker, p) != 0) {
+                p->nthreads = i; /* only these get joined */
+                return ST_E_THREAD;
+            }
+    }
+    return ST_OK;
+}
+
+st_job *st_pool_slot(st_pool *p)
+{
+    if (p->tail - p->head >= p->q)
+        return NULL;
+    return &p->slot[p->tail % p->q];
+}
+
+void st_pool_submit(st_pool *p)
+{
+    st_job *j = &p->slot[p->tail % p->q];
+    if (!p->th) {
+        st_job_run(j, p->ctx[0]);
+        j->state = 3;
+        p->tail++;
+        p->next = p->tail;
+        return;
+    }
+    pthread_mutex_lock(&p->mu);
+    j->state = 1;
+    p->tail++;
+    pthread_cond_signal(&p->cv_work);
+    pthread_mutex_unlock(&p->mu);
+}
+
+st_job *st_pool_head(st_pool *p)
+{
+    if (p->head == p->tail)
+        return NULL;
+    st_job *j = &p->slot[p->head % p->q];
+    pthread_mutex_lock(&p->mu);
+    while (j->state != 3)
+        pthread_cond_wait(&p->cv_done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    return j;
+}
+
+void st_pool_pop(st_pool *p)
+{
+    p->slot[p->head % p->q].state = 0;
+    p->head++;
+}
+
+unsigned st_pool_pending(const st_pool *p) { return (unsigned)(p->tail - p->head); }
+
+void st_pool_destroy(st_pool *p)
+{
+    if (!p->slot)
+        return;
+    if (p->th) {
+        pthread_mutex_lock(&p->mu);
+        p->stop = 1;
+        pthread_cond_broadcast(&p->cv_work);
+        pthread_mutex_unlock(&p->mu);
+        for (unsigned i = 0; i < p->nthreads; i++)
+            pthread_join(p->th[i], NULL);
+        free(p->th);
+    }
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv_work);
+    pthread_cond_destroy(&p->cv_done);
+    for (unsigned i = 0; i < p->q; i++) {
+        st_buf_free(&p->slot[i].in);
+        st_buf_free(&p->slot[i].out);
+    }
+    for (unsigned i = 0; i < p->nctx; i++)
+        svpc_ctx_free(p->ctx[i]);
+    free(p->ctx);
+    free(p->slot);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,134 @@
+/*
+ * simtrace.h - the simtrace container (public header of frames/).
+ *
+ * A container is a file header, then frames in any interleaving of streams,
+ * then a directory frame and a fixed-size footer (formats/SIMTRACE.md).  It
+ * is written in one forward pass, so the output may be a pipe, and read
+ * either sequentially (a pipe) or, later, through the directory.
+ *
+ * Frames are encoded and decoded by a pool of worker threads; frames are
+ * written and delivered in submission order, so the bytes and the output do
+ * not depend on the thread count.
+ *
+ * Errors: every function returns an st_error; where the cause lies in the
+ * input, the st_diag says where (byte offset, frame ordinal, stream).
+ */
+#ifndef SIMTRACE_H
+#define SIMTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/st_error.h"
+#include "../formats/entry.h"
+#include "../svpc/svpc.h"
+
+#define ST_DEFAULT_FRAME_ENTRIES (UINT32_C(1) << 20)
+#define ST_MAX_THREADS 64u
+
+/* ---- writing ---------------------------------------------------------------- */
+
+typedef struct {
+    unsigned threads;       /* worker threads, 1..ST_MAX_THREADS */
+    uint32_t frame_entries; /* entries per frame, 1..SVPC_MAX_FRAME_ENTRIES */
+    int timestamps;         /* 1: record wall-clock time per frame (output then
+                               differs run to run); 0: time fields unset */
+} st_write_opts;
+
+typedef struct {
+    uint64_t entries;   /* entries appended, all streams */
+    uint64_t raw_bytes; /* their size */
+    uint64_t out_bytes; /* container bytes written so far */
+    uint64_t frames;    /* data frames written */
+} st_write_stats;
+
+typedef struct st_writer st_writer;
+
+/*
+ * Start a container on file descriptor fd (any kind: pipe, file, socket) and
+ * write its file header.  name is used in messages only.
+ * Returns ST_OK, ST_E_USAGE (bad options), ST_E_NOMEM, ST_E_THREAD, ST_E_WRITE.
+ */
+st_error st_writer_new(st_writer **w, int fd, const st_write_opts *o);
+
+/*
+ * Declare a stream: writes its descriptor frame.  Stream ids are given in
+ * order from 0.  p->encoder must suit t (paper and cm need a memory type).
+ * Returns ST_OK, ST_E_USAGE (bad name, type or encoder; too many streams),
+ * ST_E_NOMEM, ST_E_WRITE.
+ */
+st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, const svpc_params *p,
+                              uint32_t *sid);
+
+/*
+ * Append n whole entries (n * entry size bytes) to stream sid.  Frames are
+ * cut every frame_entries entries and handed to the workers.
+ * Returns ST_OK, ST_E_USAGE (unknown sid), ST_E_NOMEM, ST_E_WRITE,
+ * ST_E_INTERNAL (an encoder failed).
+ */
+st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_t n);
+
+/*
+ * Flush the partial frames of all streams, wait for the workers, write the
+ * directory and the footer.  After an error the container is left without a
+ * directory: still readable sequentially up to its last complete frame.
+ */
+st_error st_writer_finish(st_writer *w);
+
+void st_writer_stats(const st_writer *w, st_write_stats *s);
+
+/* Free the writer (stops the workers).  Does not close fd.  NULL allowed. */
+void st_writer_free(st_writer *w);
+
+/* ---- reading ------------------------------------------------------------------ */
+
+typedef struct {
+    unsigned threads;  /* decoder threads, 1..ST_MAX_THREADS */
+    int verify_only;   /* 1: check everything, deliver no entries */
+} st_read_opts;
+
+typedef struct {
+    uint32_t id;
+    char name[256];
+    st_entry_type type;
+    uint32_t entry_size;
+    uint16_t encoder;
+    uint64_t entries; /* entries seen so far */
+    uint64_t frames;  /* data frames seen so far */
+} st_stream_info;
+
+/* Receives decoded entries in file order.  Returning non-ST_OK stops the read
+ * with that error. */
+typedef st_error (*st_sink)(void *arg, const st_stream_info *s, const uint8_t *entries, size_t n);
+
+typedef struct st_reader st_reader;
+
+/*
+ * Open a container on fd and check its file header.
+ * Returns ST_OK, ST_E_BAD_MAGIC, ST_E_VERSION, ST_E_HEADER_CRC,
+ * ST_E_TRUNCATED, ST_E_READ, ST_E_NOMEM, ST_E_THREAD.
+ */
+st_error st_reader_new(st_reader **r, int fd, const st_read_opts *o, st_diag *d);
+
+/*
+ * Read every frame in file order, decode data frames in parallel and hand
+ * the entries to sink in order.  Checks every checksum, the sequence numbers
+ * and entry indices of every stream, the directory against the frames seen,
+ * the footer, and that nothing follows it.
+ * Returns ST_OK or the first error: ST_E_TRUNCATED (file ends inside a frame,
+ * or after the last complete frame without directory and footer: all
+ * complete frames were delivered), any ST_E_* data error with d filled in,
+ * ST_E_READ, ST_E_NOMEM, or the sink's error.
+ */
+st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d);
+
+/* Streams declared so far (after st_reader_read_all: all of them). */
+unsigned st_reader_stream_count(const st_reader *r);
+const st_stream_info *st_reader_stream(const st_reader *r, unsigned i);
+
+/* Container bytes consumed so far. */
+uint64_t st_reader_offset(const st_reader *r);
+
+void st_reader_free(st_reader *r);
+
+#endif /* SIMTRACE_H */

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# install-deps.sh - install the Debian (bookworm) packages svpc needs to
+# build, test, fuzz and benchmark.
+#
+# Usage:
+#   scripts/install-deps.sh           install whatever is missing (silent if nothing is)
+#   scripts/install-deps.sh --check   list missing packages on stderr, exit 1 if any;
+#                                     installs nothing
+#
+# Runs `apt-get update` once, and only when something has to be installed.
+# Needs root for installing; uses sudo when not root and sudo is available.
+set -euo pipefail
+
+PKGS=(
+    build-essential     # cc, make
+    pkg-config
+    liblzma-dev         # LZMA second stage
+    libbz2-dev
+    zlib1g-dev
+    bats                # shell tests
+    xz-utils            # xz baseline / testdata
+    zstd                # reference corpus
+    bzip2
+    gzip
+    clang
+    libclang-rt-14-dev  # sanitizers, libFuzzer
+    valgrind            # memcheck, lackey traces
+    time                # GNU /usr/bin/time (peak memory)
+)
+
+usage() {
+    echo "usage: $0 [--check]" >&2
+    exit 2
+}
+
+check_only=0
+case $# in
+    0) ;;
+    1) [[ $1 == --check ]] || usage; check_only=1 ;;
+    *) usage ;;
+esac
+
+# Prints the packages among "$@" whose dpkg status is not "install ok installed".
+# One dpkg-query call for all of them (unknown packages print nothing there).
+missing_of() {
+    local -A ok=()
+    local name st p
+    while IFS=' ' read -r name st; do
+        [[ $st == "install ok installed" ]] && ok[${name%%:*}]=1
+    done < <(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null || true)
+    for p in "$@"; do
+        [[ -n ${ok[$p]:-} ]] || echo "$p"
+    done
+}
+
+mapfile -t missing < <(missing_of "${PKGS[@]}")
+
+((${#missing[@]} == 0)) && exit 0
+
+if ((check_only)); then
+    echo "install-deps.sh: missing packages: ${missing[*]}" >&2
+    exit 1
+fi
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null 2>&1; then
+        SUDO=(sudo)
+    else
+        echo "install-deps.sh: need root to install: ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+"${SUDO[@]}" apt-get update
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+
+# Verify.
+mapfile -t still < <(missing_of "${missing[@]}")
+if ((${#still[@]})); then
+    echo "install-deps.sh: failed to install: ${still[*]}" >&2
+    exit 1
+fi

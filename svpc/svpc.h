@@ -1,0 +1,114 @@
+/*
+ * svpc.h - the SVPC entry codec (public header of svpc/).
+ *
+ * Encodes one frame of raw entries into a self-contained payload, and back.
+ * A payload depends on nothing outside it: every frame starts from fresh
+ * predictor and model state, which is what makes frames independently
+ * decodable and the output identical for every thread count.
+ *
+ * Encoders (the id is stored in each frame header; see formats/SIMTRACE.md
+ * section 6 for the payload layouts):
+ *
+ *   SVPC_ENC_GENERIC (1)  second stage only; any entry type.
+ *   SVPC_ENC_PAPER   (2)  SVPC as published (Simutrace white paper, Sect. 3.3,
+ *                         Table 1): one byte per predictor id, unpredicted
+ *                         values verbatim, meta verbatim, each stream through
+ *                         the second stage.  Kept for comparison.
+ *   SVPC_ENC_CM      (3)  the default.  Same Table 1 predictors; the meta
+ *                         field is predicted too; the ids are coded by an
+ *                         adaptive binary range coder whose contexts are the
+ *                         ids seen last time at the same IP; unpredicted
+ *                         values are coded as differences from the closest
+ *                         reference (last value at the IP, or the previous
+ *                         value), byte-length modelled, bytes through the
+ *                         second stage.
+ *
+ * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
+ * contexts share nothing, so one per worker thread runs in parallel.
+ */
+#ifndef SVPC_H
+#define SVPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/st_bytes.h"
+#include "../common/st_error.h"
+#include "../formats/entry.h"
+
+typedef enum {
+    SVPC_STAGE_NONE = 0,
+    SVPC_STAGE_LZMA = 1,
+    SVPC_STAGE_BZIP2 = 2,
+    SVPC_STAGE_ZLIB = 3,
+} svpc_stage;
+
+typedef enum {
+    SVPC_ENC_GENERIC = 1,
+    SVPC_ENC_PAPER = 2,
+    SVPC_ENC_CM = 3,
+} svpc_encoder;
+
+typedef struct {
+    svpc_encoder encoder;
+    svpc_stage stage;
+    int level; /* second-stage level 1..9 */
+} svpc_params;
+
+/* Largest frame the codec accepts, in entries (and bytes for ST_TYPE_BYTES).
+ * Readers reject frames claiming more. */
+#define SVPC_MAX_FRAME_ENTRIES (UINT32_C(1) << 24)
+
+typedef struct svpc_ctx svpc_ctx;
+
+/* Create a codec context.  Predictor tables are allocated on first use of a
+ * memory encoder.  Returns ST_OK or ST_E_NOMEM. */
+st_error svpc_ctx_new(svpc_ctx **out);
+
+/* Free a context and all its tables.  NULL is allowed. */
+void svpc_ctx_free(svpc_ctx *ctx);
+
+/* Bytes of memory one context holds while coding with encoder enc
+ * (predictor tables and model; not counting frame buffers). */
+size_t svpc_ctx_memory(svpc_encoder enc);
+
+/* Names for the CLI: "lzma"..., "generic"/"paper"/"cm".  NULL if unknown. */
+const char *svpc_stage_name(svpc_stage s);
+int svpc_stage_parse(const char *name, svpc_stage *out);   /* 1 on success */
+const char *svpc_encoder_name(svpc_encoder e);
+int svpc_encoder_parse(const char *name, svpc_encoder *out); /* 1 on success */
+
+/*
+ * Encode n entries of type t (n * st_entry_size(t) bytes at raw) and append
+ * the payload to out.  n may be 0.
+ * Returns ST_OK; ST_E_USAGE (memory encoder with a non-memory type, n above
+ * SVPC_MAX_FRAME_ENTRIES, bad stage or level); ST_E_NOMEM; ST_E_INTERNAL
+ * (a second-stage library failed).  On failure out->len is unchanged.
+ */
+st_error svpc_encode(svpc_ctx *ctx, const svpc_params *p, st_entry_type t,
+                     const uint8_t *raw, size_t n, st_buf *out);
+
+/*
+ * Decode a payload made by svpc_encode(enc, t) that must hold exactly n
+ * entries, into raw (n * st_entry_size(t) bytes, caller-allocated).
+ * Never reads outside payload[0 .. len-1], never writes outside raw, and
+ * allocates at most a bound proportional to n.
+ * Returns ST_OK; ST_E_CORRUPT or ST_E_SECOND_STAGE (payload inconsistent:
+ * diag->detail says which part); ST_E_UNSUPPORTED (unknown encoder, stage or
+ * type); ST_E_NOMEM.  On failure raw's content is unspecified.
+ */
+st_error svpc_decode(svpc_ctx *ctx, svpc_encoder enc, st_entry_type t,
+                     const uint8_t *payload, size_t len, size_t n, uint8_t *raw,
+                     st_diag *diag);
+
+/* Per-stream byte accounting of the last svpc_encode() on ctx, for
+ * `svpc-compress --stats` and the benchmark: name and compressed size of
+ * each internal stream. Returns the number of streams (0 if none). */
+typedef struct {
+    const char *name;
+    uint64_t raw;
+    uint64_t stored;
+} svpc_stream_stat;
+unsigned svpc_last_stats(const svpc_ctx *ctx, svpc_stream_stat *out, unsigned max);
+
+#endif /* SVPC_H */

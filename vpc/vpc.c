@@ -1,0 +1,112 @@
+#include "vpc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int pred_cfg_ok(const vpc_pred_cfg *c)
+{
+    if (c->key2 > 1 || c->n < 1 || c->n > VPC_MAX_N || c->t_bits > VPC_MAX_TBITS || c->s_bits > VPC_MAX_TBITS)
+        return 0;
+    switch (c->kind) {
+    case VPC_LV:
+        return c->order == 0 && c->s_bits == 0;
+    case VPC_FCM:
+    case VPC_DFCM:
+    case VPC_DCFCM:
+        return c->order >= 1 && c->order <= VPC_MAX_ORDER;
+    default:
+        return 0;
+    }
+}
+
+st_error vpc_set_check(const vpc_pred_cfg *cfg, unsigned npreds)
+{
+    if (npreds < 1 || npreds > VPC_MAX_PREDS)
+        return ST_E_USAGE;
+    unsigned slots = 0;
+    for (unsigned p = 0; p < npreds; p++) {
+        if (!pred_cfg_ok(&cfg[p]))
+            return ST_E_USAGE;
+        slots += cfg[p].n;
+    }
+    return slots <= VPC_MAX_SLOTS ? ST_OK : ST_E_USAGE;
+}
+
+/* Sizes of one predictor's three tables. */
+static void pred_sizes(const vpc_pred_cfg *c, size_t *vt, size_t *hist, size_t *last)
+{
+    *vt = ((size_t)1 << c->t_bits) * c->n * sizeof(uint64_t);
+    *hist = *last = 0;
+    if (c->kind != VPC_LV)
+        *hist = ((size_t)1 << c->s_bits) * c->order * sizeof(uint32_t);
+    if (c->kind == VPC_DFCM || c->kind == VPC_DCFCM)
+        *last = ((size_t)1 << c->s_bits) * sizeof(uint64_t);
+}
+
+size_t vpc_set_memory(const vpc_pred_cfg *cfg, unsigned npreds)
+{
+    if (vpc_set_check(cfg, npreds) != ST_OK)
+        return 0;
+    size_t total = 0;
+    for (unsigned p = 0; p < npreds; p++) {
+        size_t a, b, c;
+        pred_sizes(&cfg[p], &a, &b, &c);
+        total += a + b + c;
+    }
+    return total;
+}
+
+st_error vpc_set_init(vpc_set *set, const vpc_pred_cfg *cfg, unsigned npreds)
+{
+    memset(set, 0, sizeof *set);
+    RETURN_IF_ERROR(vpc_set_check(cfg, npreds));
+    set->npreds = npreds;
+    for (unsigned p = 0; p < npreds; p++) {
+        vpc_pred *pr = &set->pred[p];
+        size_t a, b, c;
+        pr->cfg = cfg[p];
+        pred_sizes(&cfg[p], &a, &b, &c);
+        pr->vt = malloc(a);
+        pr->hist = b ? malloc(b) : NULL;
+        pr->last = c ? malloc(c) : NULL;
+        if (!pr->vt || (b && !pr->hist) || (c && !pr->last)) {
+            vpc_set_free(set);
+            return ST_E_NOMEM;
+        }
+        set->nslots += cfg[p].n;
+        set->bytes += a + b + c;
+    }
+    vpc_set_reset(set);
+    return ST_OK;
+}
+
+void vpc_set_reset(vpc_set *set)
+{
+    for (unsigned p = 0; p < set->npreds; p++) {
+        vpc_pred *pr = &set->pred[p];
+        size_t a, b, c;
+        pred_sizes(&pr->cfg, &a, &b, &c);
+        memset(pr->vt, 0, a);
+        if (b)
+            memset(pr->hist, 0, b);
+        if (c)
+            memset(pr->last, 0, c);
+        pr->cur_hline = pr->cur_vline = 0;
+    }
+    memset(set->usage, 0, sizeof set->usage);
+    memset(set->slot, 0, sizeof set->slot);
+}
+
+void vpc_set_free(vpc_set *set)
+{
+    for (unsigned p = 0; p < VPC_MAX_PREDS; p++) {
+        free(set->pred[p].vt);
+        free(set->pred[p].hist);
+        free(set->pred[p].last);
+        set->pred[p].vt = NULL;
+        set->pred[p].hist = NULL;
+        set->pred[p].last = NULL;
+    }
+    set->npreds = set->nslots = 0;
+    set->bytes = 0;
+}

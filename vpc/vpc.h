@@ -1,0 +1,261 @@
+/*
+ * vpc.h - value predictors for trace compression (public header of vpc/).
+ *
+ * The predictors follow Burtscher's VPC family (see README, "Method"):
+ *
+ *   LV[n]^t      last n distinct values, LRU order, 2^t lines keyed by IP
+ *   FCMr[n]^s_t  finite context method of order r: a history table of 2^s
+ *                lines (s = 0: one global line; else keyed by IP) holds the
+ *                last r values (as folded hashes); their hash selects one of
+ *                2^t value-table lines, which holds the n distinct values that
+ *                followed that context, LRU order
+ *   DFCMr[n]^s_t as FCM, but on strides (differences of consecutive values);
+ *                a prediction is the line's last value plus a stored stride
+ *   DCFCMr[n]^s_t a DFCM whose value-table index also mixes in the current
+ *                IP ("the cycle stride with the IP added" of the Simutrace
+ *                paper): used for the cycle counter, whose strides repeat per
+ *                instruction
+ *
+ * A predictor set (vpc_set) is the group of predictors of one trace field.
+ * Each prediction slot of each predictor has an id, numbered in
+ * configuration order; id == vpc_set.nslots means "no predictor was right".
+ * When several slots are right, the encoder picks by usage count (VPC's
+ * rule): the slot used most often so far wins, ties go to the lower id.
+ * Counts are halved when one reaches VPC_USAGE_MAX, so recent behaviour
+ * dominates.  Every table is zeroed at reset; nothing depends on memory
+ * contents, time or thread count.
+ *
+ * Table layouts (all arrays of plain integers, zero = empty):
+ *   value table:   (1 << t) lines x n uint64 values; slot 0 is the most
+ *                  recently used value of the line
+ *   history table: (1 << s) lines x r uint32 folded values, [0] most recent;
+ *                  DFCM lines additionally keep the last full value in
+ *                  `last[line]`
+ *
+ * Thread safety: a vpc_set is used by one thread at a time; distinct sets
+ * share nothing.
+ */
+#ifndef VPC_H
+#define VPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/st_error.h"
+
+#define VPC_MAX_N 8       /* values per line */
+#define VPC_MAX_ORDER 4   /* context order r */
+#define VPC_MAX_PREDS 6   /* predictors per set */
+#define VPC_MAX_SLOTS 15  /* prediction slots per set; id 15 is "miss" at most */
+#define VPC_MAX_TBITS 24  /* 2^24 lines at most per table */
+#define VPC_USAGE_MAX 0xFFFFu
+
+typedef enum { VPC_LV = 1, VPC_FCM = 2, VPC_DFCM = 3, VPC_DCFCM = 4 } vpc_kind;
+
+/* One predictor's configuration. */
+typedef struct {
+    uint8_t kind;   /* vpc_kind */
+    uint8_t order;  /* r: 1..VPC_MAX_ORDER for (D)(C)FCM; 0 for LV */
+    uint8_t n;      /* values per line: 1..VPC_MAX_N */
+    uint8_t s_bits; /* history lines 2^s (0 = global); for LV: the 2^t lines are keyed by IP */
+    uint8_t t_bits; /* value-table lines 2^t: 0..VPC_MAX_TBITS */
+    uint8_t key2;   /* 1: key lines by the second key (e.g. the data address) instead of the IP */
+} vpc_pred_cfg;
+
+typedef struct {
+    vpc_pred_cfg cfg;
+    uint64_t *vt;    /* value table: (1<<t_bits) * n */
+    uint32_t *hist;  /* history table: (1<<s_bits) * order (FCM kinds only) */
+    uint64_t *last;  /* last value per history line (DFCM kinds only) */
+    /* lines selected by the last vpc_set_predict(), reused by the update */
+    uint32_t cur_hline;
+    uint32_t cur_vline;
+} vpc_pred;
+
+typedef struct {
+    unsigned npreds;
+    unsigned nslots;              /* sum of n over predictors; <= VPC_MAX_SLOTS */
+    vpc_pred pred[VPC_MAX_PREDS];
+    uint32_t usage[VPC_MAX_SLOTS + 1];
+    uint64_t slot[VPC_MAX_SLOTS + 1]; /* predictions of the last vpc_set_predict(); one spare */
+    size_t bytes;                 /* bytes of table memory held */
+} vpc_set;
+
+/*
+ * Validate a configuration of npreds predictors.
+ * Returns ST_OK, or ST_E_USAGE if a field is out of range or the slots add up
+ * to more than VPC_MAX_SLOTS.
+ */
+st_error vpc_set_check(const vpc_pred_cfg *cfg, unsigned npreds);
+
+/* Table memory, in bytes, that vpc_set_init() would allocate (0 if invalid). */
+size_t vpc_set_memory(const vpc_pred_cfg *cfg, unsigned npreds);
+
+/*
+ * Allocate the tables of a predictor set and reset it.
+ * Returns ST_OK, ST_E_USAGE (invalid configuration; *set left empty) or
+ * ST_E_NOMEM (nothing leaked).
+ */
+st_error vpc_set_init(vpc_set *set, const vpc_pred_cfg *cfg, unsigned npreds);
+
+/* Zero every table and usage count: the state of a fresh set. */
+void vpc_set_reset(vpc_set *set);
+
+/* Free the tables.  Safe on a zeroed or already freed set. */
+void vpc_set_free(vpc_set *set);
+
+/* ---- hashing ---------------------------------------------------------- */
+
+/* Fold a 64-bit value into `bits` bits by XOR of its bits-wide chunks
+ * (the "fold" of select-fold-shift-xor).  bits in 1..32; 0 gives 0. */
+static inline uint32_t vpc_fold(uint64_t v, unsigned bits)
+{
+    if (bits == 0)
+        return 0;
+    uint32_t mask = (bits >= 32) ? 0xFFFFFFFFu : ((1u << bits) - 1u);
+    uint32_t h = 0;
+    while (v) {
+        h ^= (uint32_t)v & mask;
+        v = (bits >= 64) ? 0 : (v >> bits);
+    }
+    return h;
+}
+
+/* Line of a table of 2^bits lines for key k (IP).  Keys that differ in their
+ * low bits go to different lines; higher bits are folded in. */
+static inline uint32_t vpc_key_line(uint64_t k, unsigned bits)
+{
+    if (bits == 0)
+        return 0;
+    uint64_t x = k ^ (k >> 29) ^ (k >> 47);
+    return (uint32_t)(x ^ (x >> bits) ^ (x >> (2 * bits))) & ((1u << bits) - 1u);
+}
+
+/* Select-fold-shift-xor hash of an order-r context held as folded values
+ * h[0] (most recent) .. h[r-1]: each older value is shifted one more bit. */
+static inline uint32_t vpc_ctx_hash(const uint32_t *h, unsigned order, unsigned tbits)
+{
+    uint32_t x = 0;
+    for (unsigned i = 0; i < order; i++)
+        x ^= h[i] << i;
+    return tbits ? (x & ((1u << tbits) - 1u)) : 0;
+}
+
+/* ---- LRU line of distinct values ------------------------------------- */
+
+/* Move v to the front of an n-value line, keeping values distinct:
+ * if v is present it moves up; otherwise the oldest value drops out. */
+static inline void vpc_line_update(uint64_t *line, unsigned n, uint64_t v)
+{
+    unsigned k = 0;
+    while (k + 1 < n && line[k] != v)
+        k++;
+    /* k is v's position, or n-1 (the victim) when v is absent */
+    for (; k > 0; k--)
+        line[k] = line[k - 1];
+    line[0] = v;
+}
+
+/* ---- predict and update ------------------------------------------------ */
+
+/*
+ * Fill set->slot[0 .. nslots-1] with the predictions for the next value of
+ * this field; key1 is the IP, key2 the second key of predictors configured
+ * with key2 = 1 (both ignored by global predictors).  Also remembers the
+ * table lines used, for vpc_set_update().
+ */
+static inline void vpc_set_predict2(vpc_set *set, uint64_t key1, uint64_t key2)
+{
+    unsigned o = 0;
+    for (unsigned p = 0; p < set->npreds; p++) {
+        vpc_pred *pr = &set->pred[p];
+        const vpc_pred_cfg *c = &pr->cfg;
+        unsigned n = c->n;
+        uint64_t key = c->key2 ? key2 : key1;
+        if (c->kind == VPC_LV) {
+            uint32_t vl = vpc_key_line(key, c->t_bits);
+            pr->cur_vline = vl;
+            const uint64_t *line = pr->vt + (size_t)vl * n;
+            for (unsigned i = 0; i < n; i++)
+                set->slot[o++] = line[i];
+            continue;
+        }
+        uint32_t hl = vpc_key_line(key, c->s_bits);
+        const uint32_t *h = pr->hist + (size_t)hl * c->order;
+        uint32_t vl = vpc_ctx_hash(h, c->order, c->t_bits);
+        if (c->kind == VPC_DCFCM)
+            vl = (vl ^ vpc_key_line(key, c->t_bits)) & ((1u << c->t_bits) - 1u);
+        pr->cur_hline = hl;
+        pr->cur_vline = vl;
+        const uint64_t *line = pr->vt + (size_t)vl * n;
+        if (c->kind == VPC_FCM) {
+            for (unsigned i = 0; i < n; i++)
+                set->slot[o++] = line[i];
+        } else {
+            uint64_t last = pr->last[hl];
+            for (unsigned i = 0; i < n; i++)
+                set->slot[o++] = last + line[i];
+        }
+    }
+}
+
+/* Predict with the IP as the only key. */
+static inline void vpc_set_predict(vpc_set *set, uint64_t key) { vpc_set_predict2(set, key, key); }
+
+/* Update every predictor with the true value v (after vpc_set_predict()). */
+static inline void vpc_set_update(vpc_set *set, uint64_t v)
+{
+    for (unsigned p = 0; p < set->npreds; p++) {
+        vpc_pred *pr = &set->pred[p];
+        const vpc_pred_cfg *c = &pr->cfg;
+        unsigned n = c->n;
+        uint64_t *line = pr->vt + (size_t)pr->cur_vline * n;
+        if (c->kind == VPC_LV) {
+            vpc_line_update(line, n, v);
+            continue;
+        }
+        uint32_t *h = pr->hist + (size_t)pr->cur_hline * c->order;
+        uint64_t item = v;
+        if (c->kind != VPC_FCM) {
+            item = v - pr->last[pr->cur_hline];
+            pr->last[pr->cur_hline] = v;
+        }
+        vpc_line_update(line, n, item);
+        for (unsigned i = c->order - 1; i > 0; i--)
+            h[i] = h[i - 1];
+        h[0] = vpc_fold(item, c->t_bits);
+    }
+}
+
+/*
+ * Choose the id for true value v among the current predictions: `prefer`
+ * (an id, or >= nslots for none) wins if it is right; otherwise the right
+ * slot with the highest usage count, ties to the lower id.  Returns nslots
+ * when no slot is right.  Does not change usage counts.
+ */
+static inline unsigned vpc_set_choose(const vpc_set *set, uint64_t v, unsigned prefer)
+{
+    if (prefer < set->nslots && set->slot[prefer] == v)
+        return prefer;
+    unsigned best = set->nslots;
+    uint32_t best_use = 0;
+    for (unsigned i = 0; i < set->nslots; i++) {
+        if (set->slot[i] == v && (best == set->nslots || set->usage[i] > best_use)) {
+            best = i;
+            best_use = set->usage[i];
+        }
+    }
+    return best;
+}
+
+/* Count one use of id (ids >= nslots, the miss id, are not counted). */
+static inline void vpc_set_count(vpc_set *set, unsigned id)
+{
+    if (id >= set->nslots)
+        return;
+    if (++set->usage[id] >= VPC_USAGE_MAX)
+        for (unsigned i = 0; i < set->nslots; i++)
+            set->usage[i] >>= 1;
+}
+
+#endif /* VPC_H */
