@@ -100,6 +100,15 @@ st_error st_frame_header_parse(const uint8_t in[ST_FRAME_HEADER_SIZE], st_frame_
         return st_diag_set(d, ST_E_CORRUPT, "first entry + entry count overflows 64 bits");
     if (h->kind != ST_KIND_DATA && h->count != 0)
         return st_diag_set(d, ST_E_CORRUPT, "non-data frame with entry count %llu", (unsigned long long)h->count);
+    if (h->kind != ST_KIND_DATA && (h->seq || h->first_entry || h->first_cycle || h->last_cycle || h->first_time ||
+                                    h->last_time || h->flags))
+        return st_diag_set(d, ST_E_CORRUPT, "non-data frame with index fields set");
+    if (!(h->flags & ST_FF_TIME) && (h->first_time || h->last_time))
+        return st_diag_set(d, ST_E_CORRUPT, "time fields set without the time flag");
+    if (h->first_time > h->last_time)
+        return st_diag_set(d, ST_E_CORRUPT, "first time after last time");
+    if (h->kind == ST_KIND_DIRECTORY && h->encoder != 0)
+        return st_diag_set(d, ST_E_CORRUPT, "directory frame with encoder %u", h->encoder);
     if (h->kind == ST_KIND_DIRECTORY && h->stream != UINT32_MAX)
         return st_diag_set(d, ST_E_CORRUPT, "directory frame with stream id %u", h->stream);
     if (h->kind != ST_KIND_DIRECTORY && h->stream >= ST_MAX_STREAMS)

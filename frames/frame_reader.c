@@ -48,6 +48,7 @@ static void diag_at(st_diag *d, uint64_t off, uint64_t frame, uint64_t stream)
 
 st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o, st_diag *d)
 {
+    *out = NULL;
     if (o->threads < 1 || o->threads > ST_MAX_THREADS)
         return ST_E_USAGE;
     st_reader *r = calloc(1, sizeof *r);
@@ -108,8 +109,16 @@ static st_error add_stream(st_reader *r, const st_frame_header *h, const uint8_t
     const uint8_t *val;
     uint64_t vlen;
     int rr, have_guid = 0;
+    uint32_t seen = 0;
     while ((rr = st_attr_next(p, len, &pos, &idx, &key, &flags, &val, &vlen, d)) == 1) {
+        if (key < 32 && (seen & (1u << key)))
+            return st_diag_set(d, ST_E_BAD_ATTR, "stream %u: attribute %u given twice", h->stream, key);
+        if (key < 32)
+            seen |= 1u << key;
         switch (key) {
+        case ST_ATTR_TYPE_NAME:
+        case ST_ATTR_ENCODER_NAME:
+            break; /* informational: the GUID and the frame header are authoritative */
         case ST_ATTR_NAME:
             if (vlen == 0 || vlen > ST_MAX_NAME || memchr(val, 0, (size_t)vlen))
                 return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: invalid name", h->stream);
@@ -164,12 +173,26 @@ static st_error check_directory(st_reader *r, const st_frame_header *h, uint64_t
     size_t pos = 0;
     unsigned idx = 0;
     uint32_t key, flags;
-    const uint8_t *val = NULL;
-    uint64_t vlen = 0;
-    if (h->nattrs != 1 || st_attr_next(p, len, &pos, &idx, &key, &flags, &val, &vlen, d) != 1 ||
-        key != ST_ATTR_DIRECTORY || pos != len)
-        return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory frame must hold exactly one directory attribute");
-    if (vlen != r->dir.len || memcmp(val, r->dir.data, r->dir.len) != 0)
+    const uint8_t *val, *dir = NULL;
+    uint64_t vlen, dlen = 0;
+    int rr;
+    while ((rr = st_attr_next(p, len, &pos, &idx, &key, &flags, &val, &vlen, d)) == 1) {
+        if (key == ST_ATTR_DIRECTORY) {
+            if (dir)
+                return st_diag_set(d, ST_E_BAD_DIRECTORY, "two directory attributes");
+            dir = val;
+            dlen = vlen;
+        } else if (flags & ST_ATTR_CRITICAL) {
+            return st_diag_set(d, ST_E_UNSUPPORTED, "directory: unknown critical attribute %u", key);
+        }
+    }
+    if (rr < 0)
+        return ST_E_BAD_ATTR;
+    if (idx != h->nattrs)
+        return st_diag_set(d, ST_E_BAD_ATTR, "header says %u attributes, payload holds %u", h->nattrs, idx);
+    if (!dir)
+        return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory frame without a directory attribute");
+    if (dlen != r->dir.len || (dlen && memcmp(dir, r->dir.data, r->dir.len) != 0))
         return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory does not match the %llu frames in the file",
                            (unsigned long long)r->nframes);
     uint8_t fb[ST_FOOTER_SIZE + 1];
@@ -266,7 +289,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         } else if (h.kind == ST_KIND_STREAM) {
             limit = 4096;
         } else {
-            limit = 16 + (size_t)(r->nframes * ST_DIR_ENTRY_SIZE);
+            limit = 4096 + (size_t)(r->nframes * ST_DIR_ENTRY_SIZE);
         }
         if (e == ST_OK && h.payload_size > limit)
             e = st_diag_set(d, ST_E_TOO_LARGE, "payload of %llu bytes, at most %zu possible for this frame",

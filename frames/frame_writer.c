@@ -65,6 +65,9 @@ static st_error emit(st_writer *w, st_job *j)
     RETURN_IF_ERROR(write_all(w->fd, j->out.data, j->out.len));
     st_dir_entry e = {w->off, ST_FRAME_HEADER_SIZE + j->out.len, j->h};
     st_dir_entry_write(&e, de);
+    /* the directory is one frame payload: keep it within what readers accept */
+    if (w->dir.len + sizeof de + ST_ATTR_HEADER_SIZE > ST_MAX_PAYLOAD)
+        return ST_E_TOO_LARGE;
     RETURN_IF_ERROR(st_buf_append(&w->dir, de, sizeof de));
     w->off += e.size;
     w->nframes++;
@@ -108,6 +111,7 @@ static st_error get_slot(st_writer *w, st_job **out)
 
 st_error st_writer_new(st_writer **out, int fd, const st_write_opts *o)
 {
+    *out = NULL;
     if (o->threads < 1 || o->threads > ST_MAX_THREADS || o->frame_entries < 1 ||
         o->frame_entries > SVPC_MAX_FRAME_ENTRIES)
         return ST_E_USAGE;

@@ -23,9 +23,10 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
     j->err = st_buf_append(&j->out, ah, sizeof ah);
     if (j->err == ST_OK)
         j->err = svpc_encode(ctx, &j->params, j->type, j->in.data, j->n, &j->out);
-    /* A memory encoder can expand incompressible entries; never store more
-     * than the second stage alone would (SIMTRACE.md 6: readers rely on the
-     * bound raw size + 4 KiB). */
+    /* A memory encoder can expand incompressible entries.  Past raw size +
+     * 1 KiB, fall back to the generic encoder (at most raw + 24 bytes of
+     * stream-set overhead), so every payload stays within the raw size +
+     * 4 KiB that readers allow (SIMTRACE.md 8). */
     if (j->err == ST_OK && j->params.encoder != SVPC_ENC_GENERIC && j->out.len > j->n * esz + 1024) {
         svpc_params g = j->params;
         g.encoder = SVPC_ENC_GENERIC;
@@ -93,7 +94,9 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
     if (j->err != ST_OK)
         return;
     j->out.len = j->n * esz;
-    if (st_entry_is_memory(j->type) && j->n) {
+    if (!st_entry_is_memory(j->type) && (j->h.first_cycle || j->h.last_cycle)) {
+        j->err = st_diag_set(d, ST_E_CORRUPT, "cycle fields set in a frame of a non-memory stream");
+    } else if (st_entry_is_memory(j->type) && j->n) {
         uint64_t fc = st_load64(j->out.data) & ST_CYCLE_MASK;
         uint64_t lc = st_load64(j->out.data + (j->n - 1) * esz) & ST_CYCLE_MASK;
         if (fc != j->h.first_cycle || lc != j->h.last_cycle)

@@ -3,8 +3,10 @@
  *
  * A container is a file header, then frames in any interleaving of streams,
  * then a directory frame and a fixed-size footer (formats/SIMTRACE.md).  It
- * is written in one forward pass, so the output may be a pipe, and read
- * either sequentially (a pipe) or, later, through the directory.
+ * is written in one forward pass, so the output may be a pipe.  This reader
+ * reads it sequentially (works on pipes) and checks the directory against
+ * the frames; the footer and directory are laid out for random access by
+ * entry index, cycle and time (SIMTRACE.md 7).
  *
  * Frames are encoded and decoded by a pool of worker threads; frames are
  * written and delivered in submission order, so the bytes and the output do
@@ -47,7 +49,8 @@ typedef struct st_writer st_writer;
 /*
  * Start a container on file descriptor fd (any kind: pipe, file, socket) and
  * write its file header.  name is used in messages only.
- * Returns ST_OK, ST_E_USAGE (bad options), ST_E_NOMEM, ST_E_THREAD, ST_E_WRITE.
+ * Returns ST_OK, ST_E_USAGE (bad options), ST_E_NOMEM, ST_E_THREAD, ST_E_WRITE;
+ * on failure *w is NULL.
  */
 st_error st_writer_new(st_writer **w, int fd, const st_write_opts *o);
 
@@ -64,7 +67,8 @@ st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, c
  * Append n whole entries (n * entry size bytes) to stream sid.  Frames are
  * cut every frame_entries entries and handed to the workers.
  * Returns ST_OK, ST_E_USAGE (unknown sid), ST_E_NOMEM, ST_E_WRITE,
- * ST_E_INTERNAL (an encoder failed).
+ * ST_E_INTERNAL (an encoder failed), ST_E_TOO_LARGE (the directory would
+ * exceed the 2 GiB payload limit: about 26.8 million frames).
  */
 st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_t n);
 
@@ -106,7 +110,7 @@ typedef struct st_reader st_reader;
 /*
  * Open a container on fd and check its file header.
  * Returns ST_OK, ST_E_BAD_MAGIC, ST_E_VERSION, ST_E_HEADER_CRC,
- * ST_E_TRUNCATED, ST_E_READ, ST_E_NOMEM, ST_E_THREAD.
+ * ST_E_TRUNCATED, ST_E_READ, ST_E_NOMEM, ST_E_THREAD; on failure *r is NULL.
  */
 st_error st_reader_new(st_reader **r, int fd, const st_read_opts *o, st_diag *d);
 

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <lzma.h>
 #include <zlib.h>
+#include <string.h>
 
 #define SS_HEADER 8u
 #define SS_PER_STREAM 8u
@@ -105,13 +106,21 @@ static st_error stage_decompress(svpc_stage s, uint32_t dict, const uint8_t *in,
     case SVPC_STAGE_BZIP2: {
         if (n > UINT_MAX || out_len > UINT_MAX)
             return ST_E_SECOND_STAGE;
-        unsigned int dl = (unsigned int)out_len;
-        int r = BZ2_bzBuffToBuffDecompress((char *)out, &dl, (char *)(uintptr_t)in, (unsigned int)n, 0, 0);
+        /* the stream API, so that bytes after the bzip2 stream are caught */
+        bz_stream z;
+        memset(&z, 0, sizeof z);
+        if (BZ2_bzDecompressInit(&z, 0, 0) != BZ_OK)
+            return ST_E_NOMEM;
+        z.next_in = (char *)(uintptr_t)in;
+        z.avail_in = (unsigned int)n;
+        z.next_out = (char *)out;
+        z.avail_out = (unsigned int)out_len;
+        int r = BZ2_bzDecompress(&z);
+        int ok = r == BZ_STREAM_END && z.avail_in == 0 && z.avail_out == 0;
+        BZ2_bzDecompressEnd(&z);
         if (r == BZ_MEM_ERROR)
             return ST_E_NOMEM;
-        if (r != BZ_OK || dl != out_len)
-            return ST_E_SECOND_STAGE;
-        return ST_OK;
+        return ok ? ST_OK : ST_E_SECOND_STAGE;
     }
     case SVPC_STAGE_ZLIB: {
         uLongf dl = (uLongf)out_len;
@@ -194,6 +203,9 @@ st_error ss_unpack(const uint8_t *p, size_t len, unsigned k, const size_t *max_l
     if (st_load16(p + 2) != 0)
         return st_diag_set(diag, ST_E_CORRUPT, "reserved stream-set bits are set");
     uint32_t dict = st_load32(p + 4);
+    if (stage != SVPC_STAGE_LZMA && dict != 0)
+        return st_diag_set(diag, ST_E_CORRUPT, "dictionary size set for a %s stream set",
+                           svpc_stage_name((svpc_stage)stage));
     size_t table = SS_HEADER + (size_t)SS_PER_STREAM * k;
     if (len < table)
         return st_diag_set(diag, ST_E_CORRUPT, "payload shorter than its stream table");

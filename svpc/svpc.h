@@ -17,10 +17,13 @@
  *   SVPC_ENC_CM      (3)  the default.  Same Table 1 predictors; the meta
  *                         field is predicted too; the ids are coded by an
  *                         adaptive binary range coder whose contexts are the
- *                         ids seen last time at the same IP; unpredicted
- *                         values are coded as differences from the closest
- *                         reference (last value at the IP, or the previous
- *                         value), byte-length modelled, bytes through the
+ *                         ids seen last time at the same IP; data is also
+ *                         predicted from the last values at the same address;
+ *                         unpredicted ip, cycle, meta and address values are
+ *                         coded as differences from a reference (the last
+ *                         value at the IP, or the previous value) with a
+ *                         modelled byte length; unpredicted data values are
+ *                         stored verbatim; the miss bytes go through the
  *                         second stage.
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct

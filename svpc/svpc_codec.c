@@ -224,6 +224,9 @@ typedef struct {
     int bad;
 } rd;
 
+/* A miss of nb bytes must need all of them: its top byte is not 0. */
+static inline int canonical(uint64_t r, unsigned nb) { return nb == 0 || (r >> (8 * (nb - 1))) != 0; }
+
 static inline uint64_t get_le(rd *r, unsigned nbytes)
 {
     if (nbytes > r->len - r->pos) {
@@ -357,7 +360,10 @@ static st_error decode_paper(svpc_ctx *c, st_entry_type t, const uint8_t *payloa
                 break;
             }
             v[f] = id < s->nslots ? s->slot[id] : get_le(&miss[j], miss_width(f, t));
-            v[f] &= field_mask(f, t);
+            if (v[f] & ~field_mask(f, t)) {
+                err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s miss wider than the field", i, field_names[f]);
+                break;
+            }
             vpc_set_count(s, id);
             vpc_set_update(s, v[f]);
         }
@@ -388,9 +394,10 @@ static const unsigned cm_fields[4] = {F_CYCLE, F_META, F_ADDR, F_DATA};
 #define RC_MAX_PER_ENTRY 96 /* bound on range-coder bytes per entry, see decoder */
 
 /* Reference a miss is coded against: meta by XOR with the previous meta;
- * address and data by difference from the last value seen at this ip (or,
- * for an ip not seen yet, the previous value); ip and cycle from the previous
- * value. */
+ * address by difference from the last value in the ip's LV line (or, when
+ * that slot is 0, the previous address); ip and cycle by difference from the
+ * previous value.  Data misses are not coded here: they are stored verbatim,
+ * which the second stage compresses better (repeated values stay aligned). */
 static inline uint64_t cm_ref(const vpc_set *s, unsigned f, const uint64_t *prev)
 {
     if ((f == F_ADDR || f == F_DATA) && s->slot[EXT_LV_SLOT] != 0)
@@ -537,6 +544,10 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
         vpc_set_predict(s, 0);
         unsigned flag = rc_decode(&rc, &m->pr.ipflag[eip][hist_ip & 7]);
         unsigned id = flag ? eip : rc_decode_tree(&rc, m->pr.iptree[eip], 4);
+        if (!flag && id == eip) {
+            err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
+            break;
+        }
         if (id > s->nslots) {
             err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip predictor id %u out of range", i, id);
             break;
@@ -548,7 +559,12 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
                 break;
             }
             last_nb[F_IP] = nb;
-            v[F_IP] = zz_apply(get_le(&miss[F_IP], nb), prev[F_IP], mask[F_IP]);
+            uint64_t r = get_le(&miss[F_IP], nb);
+            if (!canonical(r, nb)) {
+                err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip miss longer than needed", i);
+                break;
+            }
+            v[F_IP] = zz_apply(r, prev[F_IP], mask[F_IP]);
         } else {
             v[F_IP] = s->slot[id] & mask[F_IP];
         }
@@ -572,6 +588,11 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
                 if (!match) {
                     fid = rc_decode_tree(&rc, m->pr.ftree[f][exp], 4);
                     mismatch_seen = 1;
+                    if (fid == exp) {
+                        err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s id coded as unexpected but equals the expected",
+                                          i, field_names[f]);
+                        break;
+                    }
                 }
             }
             hist_f[f] = (hist_f[f] << 1) | match;
@@ -590,6 +611,10 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
                 }
                 last_nb[f] = nb;
                 uint64_t r = get_le(&miss[f], nb), ref = cm_ref(s, f, prev);
+                if (!canonical(r, nb)) {
+                    err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s miss longer than needed", i, field_names[f]);
+                    break;
+                }
                 v[f] = f == F_META ? ((r ^ ref) & mask[f]) : zz_apply(r, ref, mask[f]);
             } else {
                 v[f] = s->slot[fid] & mask[f];
@@ -606,8 +631,9 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
         for (unsigned f = 0; f < F_COUNT; f++)
             prev[f] = v[f];
     }
-    if (err == ST_OK && rc.overrun)
-        err = st_diag_set(d, ST_E_CORRUPT, "id stream ends too early");
+    if (err == ST_OK && (rc.overrun || rc.pos != rc.len))
+        err = st_diag_set(d, ST_E_CORRUPT, "id stream %s", rc.overrun ? "is corrupt or ends too early"
+                                                                        : "has bytes left over");
     for (unsigned f = 0; f < F_COUNT && err == ST_OK; f++)
         if (miss[f].bad || miss[f].pos != miss[f].len)
             err = st_diag_set(d, ST_E_CORRUPT, "%s stream %s", cm_names[CS_MISS0 + f],

@@ -1,0 +1,156 @@
+/* Container: multi-stream write/read, byte-identical output for any thread
+ * count, frame boundaries, truncation and directory checks. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../frames/simtrace.h"
+#include "check.h"
+
+typedef struct {
+    uint8_t *buf[4];
+    size_t len[4];
+    unsigned calls;
+} collect;
+
+static st_error sink(void *arg, const st_stream_info *s, const uint8_t *e, size_t n)
+{
+    collect *c = arg;
+    if (s->id >= 4)
+        return ST_E_INTERNAL;
+    size_t b = n * s->entry_size;
+    c->buf[s->id] = realloc(c->buf[s->id], c->len[s->id] + b + 1);
+    memcpy(c->buf[s->id] + c->len[s->id], e, b);
+    c->len[s->id] += b;
+    c->calls++;
+    return ST_OK;
+}
+
+static void collect_free(collect *c)
+{
+    for (int i = 0; i < 4; i++)
+        free(c->buf[i]);
+    memset(c, 0, sizeof *c);
+}
+
+/* Write two streams (d64 and m32) interleaved into a temp file; return it. */
+static FILE *write_container(unsigned threads, uint32_t frame, size_t n, const uint8_t *a, const uint8_t *b)
+{
+    FILE *f = tmpfile();
+    st_write_opts o = {threads, frame, 0};
+    st_writer *w;
+    CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
+    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6}, g = {SVPC_ENC_GENERIC, SVPC_STAGE_ZLIB, 6};
+    uint32_t sa, sb;
+    CHECK(st_writer_add_stream(w, "cpu0.read", ST_TYPE_D64, &p, &sa) == ST_OK);
+    CHECK(st_writer_add_stream(w, "cpu0.write", ST_TYPE_M32, &g, &sb) == ST_OK);
+    CHECK(sa == 0 && sb == 1);
+    for (size_t i = 0; i < n; i += 37) {
+        size_t k = n - i < 37 ? n - i : 37;
+        CHECK(st_writer_append(w, sa, a + i * 32, k) == ST_OK);
+        CHECK(st_writer_append(w, sb, b + i * 16, k) == ST_OK);
+    }
+    CHECK(st_writer_append(w, 7, a, 1) == ST_E_USAGE);
+    CHECK(st_writer_finish(w) == ST_OK);
+    st_writer_free(w);
+    fflush(f);
+    return f;
+}
+
+static uint8_t *slurp(FILE *f, size_t *len)
+{
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc(*len + 1);
+    CHECK(fread(p, 1, *len, f) == *len);
+    return p;
+}
+
+static st_error read_back(const uint8_t *file, size_t len, unsigned threads, collect *c, st_diag *d)
+{
+    FILE *f = tmpfile();
+    fwrite(file, 1, len, f);
+    fflush(f);
+    lseek(fileno(f), 0, SEEK_SET);
+    st_read_opts ro = {threads, 0};
+    st_reader *r = NULL;
+    st_error e = st_reader_new(&r, fileno(f), &ro, d);
+    if (e == ST_OK)
+        e = st_reader_read_all(r, sink, c, d);
+    st_reader_free(r);
+    fclose(f);
+    return e;
+}
+
+int main(void)
+{
+    size_t n = 5000;
+    uint8_t *a = malloc(n * 32), *b = malloc(n * 16);
+    unsigned long long s = 42;
+    for (size_t i = 0; i < n * 32; i++)
+        a[i] = (uint8_t)(i % 32 < 6 ? i / 32 : (i % 32 < 16 ? 0x40 : check_rand(&s) % 3));
+    for (size_t i = 0; i < n * 16; i++)
+        b[i] = (uint8_t)check_rand(&s);
+
+    /* frame boundaries: 1 entry per frame, exactly n, n-1, n+1 */
+    const uint32_t frames[] = {1, 999, 1000, 4999, 5000, 5001};
+    for (unsigned fi = 0; fi < sizeof frames / sizeof *frames; fi++) {
+        FILE *f1 = write_container(1, frames[fi], n, a, b);
+        FILE *f3 = write_container(3, frames[fi], n, a, b);
+        size_t l1, l3;
+        uint8_t *c1 = slurp(f1, &l1), *c3 = slurp(f3, &l3);
+        CHECK(l1 == l3 && memcmp(c1, c3, l1) == 0);
+        for (unsigned t = 1; t <= 2; t++) {
+            collect c = {0};
+            st_diag d;
+            st_diag_clear(&d);
+            CHECK(read_back(c1, l1, t, &c, &d) == ST_OK);
+            CHECK(c.len[0] == n * 32 && memcmp(c.buf[0], a, n * 32) == 0);
+            CHECK(c.len[1] == n * 16 && memcmp(c.buf[1], b, n * 16) == 0);
+            collect_free(&c);
+        }
+        /* truncation at every 97th byte: an error; entries delivered are a prefix */
+        for (size_t cut = 0; cut < l1; cut += 97 + l1 / 40) {
+            collect c = {0};
+            st_diag d;
+            st_diag_clear(&d);
+            st_error e = read_back(c1, cut, 2, &c, &d);
+            CHECK(e != ST_OK);
+            CHECK(c.len[0] <= n * 32 && (c.len[0] == 0 || memcmp(c.buf[0], a, c.len[0]) == 0));
+            CHECK(c.len[1] <= n * 16 && (c.len[1] == 0 || memcmp(c.buf[1], b, c.len[1]) == 0));
+            collect_free(&c);
+        }
+        /* data after the footer */
+        uint8_t *x = malloc(l1 + 1);
+        memcpy(x, c1, l1);
+        x[l1] = 0;
+        collect c = {0};
+        st_diag d;
+        CHECK(read_back(x, l1 + 1, 1, &c, &d) != ST_OK);
+        collect_free(&c);
+        free(x);
+        free(c1);
+        free(c3);
+        fclose(f1);
+        fclose(f3);
+    }
+    /* writer rejects bad options and stream declarations */
+    st_writer *w;
+    st_write_opts bad = {0, 10, 0};
+    CHECK(st_writer_new(&w, 1, &bad) == ST_E_USAGE);
+    st_write_opts ok = {1, 10, 0};
+    FILE *f = tmpfile();
+    CHECK(st_writer_new(&w, fileno(f), &ok) == ST_OK);
+    svpc_params cm = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    uint32_t sid;
+    CHECK(st_writer_add_stream(w, "", ST_TYPE_D64, &cm, &sid) == ST_E_USAGE);
+    CHECK(st_writer_add_stream(w, "bytes", ST_TYPE_BYTES, &cm, &sid) == ST_E_USAGE);
+    st_writer_free(w);
+    fclose(f);
+    free(a);
+    free(b);
+    return check_done("test_container");
+}

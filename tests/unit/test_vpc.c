@@ -1,0 +1,199 @@
+/* Predictor unit tests on hand-computed sequences. */
+#include "../../vpc/vpc.h"
+#include "check.h"
+
+/* Feed v, return the id the set chose before learning v (miss = nslots). */
+static unsigned step(vpc_set *s, uint64_t key, uint64_t v)
+{
+    vpc_set_predict(s, key);
+    unsigned id = vpc_set_choose(s, v, VPC_MAX_SLOTS);
+    vpc_set_count(s, id);
+    vpc_set_update(s, v);
+    return id;
+}
+
+static void test_lv(void)
+{
+    vpc_pred_cfg c[] = {{VPC_LV, 0, 4, 0, 4, 0}};
+    vpc_set s;
+    CHECK(vpc_set_init(&s, c, 1) == ST_OK);
+    CHECK(s.nslots == 4);
+    /* constant: first a miss (tables start at 0), then slot 0 forever */
+    CHECK(step(&s, 7, 5) == 4);
+    for (int i = 0; i < 5; i++)
+        CHECK(step(&s, 7, 5) == 0);
+    /* alternating 1,2: after both are seen, each is in the line */
+    vpc_set_reset(&s);
+    CHECK(step(&s, 7, 1) == 4);
+    CHECK(step(&s, 7, 2) == 4);
+    /* line is now [2,1,0,0]: 1 is at slot 1, then [1,2] and 2 at slot 1 */
+    CHECK(step(&s, 7, 1) == 1);
+    CHECK(step(&s, 7, 2) == 1);
+    /* distinct values: repeating 2 must not push 1 out */
+    CHECK(step(&s, 7, 2) == 0);
+    CHECK(step(&s, 7, 1) == 1);
+    /* keyed by IP: another key has its own line */
+    CHECK(step(&s, 8, 1) == 4);
+    /* LRU order: line of key 7 is [1,2,0,0]; feed 3,4,5: 2 falls out after 3 new values */
+    step(&s, 7, 3);
+    step(&s, 7, 4);
+    step(&s, 7, 5); /* [5,4,3,1] */
+    CHECK(step(&s, 7, 2) == 4);
+    vpc_set_free(&s);
+}
+
+static void test_fcm(void)
+{
+    /* order-1 FCM, global: learns "after a comes b" */
+    vpc_pred_cfg c[] = {{VPC_FCM, 1, 2, 0, 10, 0}};
+    vpc_set s;
+    CHECK(vpc_set_init(&s, c, 1) == ST_OK);
+    uint64_t seq[] = {10, 20, 30, 10, 20, 30, 10, 20, 30};
+    unsigned hits = 0;
+    for (int i = 0; i < 9; i++) {
+        unsigned id = step(&s, 0, seq[i]);
+        if (i >= 4) /* from the second period + one value the context is known */
+            CHECK(id == 0);
+        hits += id == 0;
+    }
+    CHECK(hits >= 5);
+    /* repeating context with two successors: after a 1 comes 2 or 3 alternately;
+     * both stay in the line (n = 2), so no more misses after learning */
+    vpc_set_reset(&s);
+    uint64_t alt[] = {1, 2, 1, 3, 1, 2, 1, 3, 1, 2, 1, 3};
+    unsigned misses_late = 0;
+    for (int i = 0; i < 12; i++) {
+        unsigned id = step(&s, 0, alt[i]);
+        if (i >= 6)
+            misses_late += id == s.nslots;
+    }
+    CHECK(misses_late == 0);
+    vpc_set_free(&s);
+}
+
+static void test_dfcm_stride(void)
+{
+    /* DFCM1 predicts a constant stride it has never seen as a value */
+    vpc_pred_cfg c[] = {{VPC_DFCM, 1, 2, 0, 10, 0}};
+    vpc_set s;
+    CHECK(vpc_set_init(&s, c, 1) == ST_OK);
+    unsigned late_hits = 0;
+    for (uint64_t i = 0; i < 20; i++) {
+        unsigned id = step(&s, 0, 1000 + 8 * i);
+        if (i >= 3)
+            late_hits += id < s.nslots;
+    }
+    CHECK(late_hits == 17);
+    /* an FCM of the same order cannot predict new values of a stride */
+    vpc_pred_cfg f[] = {{VPC_FCM, 1, 2, 0, 10, 0}};
+    vpc_set g;
+    CHECK(vpc_set_init(&g, f, 1) == ST_OK);
+    unsigned fh = 0;
+    for (uint64_t i = 0; i < 20; i++)
+        fh += step(&g, 0, 1000 + 8 * i) < g.nslots;
+    CHECK(fh == 0);
+    vpc_set_free(&s);
+    vpc_set_free(&g);
+}
+
+static void test_dcfcm(void)
+{
+    /* cycle strides that depend on the IP: ip A always +1, ip B always +3 */
+    vpc_pred_cfg c[] = {{VPC_DCFCM, 1, 2, 0, 12, 0}};
+    vpc_set s;
+    CHECK(vpc_set_init(&s, c, 1) == ST_OK);
+    uint64_t cyc = 100;
+    unsigned late = 0;
+    for (int i = 0; i < 40; i++) {
+        uint64_t ip = (i & 1) ? 0x4000 : 0x5000;
+        cyc += (i & 1) ? 3 : 1;
+        unsigned id = step(&s, ip, cyc);
+        if (i >= 8)
+            late += id < s.nslots;
+    }
+    CHECK(late == 32);
+    vpc_set_free(&s);
+}
+
+static void test_aliasing(void)
+{
+    /* with a 1-line value table (t = 0) every context aliases: two
+     * interleaved streams with different successors destroy each other */
+    vpc_pred_cfg tiny[] = {{VPC_FCM, 1, 1, 0, 0, 0}};
+    vpc_pred_cfg big[] = {{VPC_FCM, 1, 1, 0, 12, 0}};
+    vpc_set a, b;
+    CHECK(vpc_set_init(&a, tiny, 1) == ST_OK);
+    CHECK(vpc_set_init(&b, big, 1) == ST_OK);
+    uint64_t seq[] = {1, 2, 3, 4};
+    unsigned ha = 0, hb = 0;
+    for (int i = 0; i < 80; i++) {
+        ha += step(&a, 0, seq[i % 4]) == 0;
+        hb += step(&b, 0, seq[i % 4]) == 0;
+    }
+    CHECK(ha == 0);
+    CHECK(hb >= 75);
+    vpc_set_free(&a);
+    vpc_set_free(&b);
+}
+
+static void test_choose(void)
+{
+    /* two predictors that both predict a constant: the most used id wins,
+     * a tie goes to the lower id, and a preferred correct id wins outright */
+    vpc_pred_cfg c[] = {{VPC_LV, 0, 1, 0, 2, 0}, {VPC_LV, 0, 1, 0, 2, 0}};
+    vpc_set s;
+    CHECK(vpc_set_init(&s, c, 2) == ST_OK);
+    step(&s, 0, 9);
+    CHECK(step(&s, 0, 9) == 0); /* tie -> lower id */
+    s.usage[1] = 100;
+    vpc_set_predict(&s, 0);
+    CHECK(vpc_set_choose(&s, 9, VPC_MAX_SLOTS) == 1); /* most used */
+    CHECK(vpc_set_choose(&s, 9, 0) == 0);             /* preferred and right */
+    CHECK(vpc_set_choose(&s, 8, 0) == 2);             /* nobody right: miss */
+    /* halving keeps counts bounded */
+    s.usage[0] = VPC_USAGE_MAX - 1;
+    vpc_set_count(&s, 0);
+    CHECK(s.usage[0] < VPC_USAGE_MAX && s.usage[1] == 50);
+    vpc_set_free(&s);
+}
+
+static void test_config_checks(void)
+{
+    vpc_pred_cfg bad_n[] = {{VPC_LV, 0, 0, 0, 4, 0}};
+    vpc_pred_cfg bad_order[] = {{VPC_FCM, 0, 2, 0, 4, 0}};
+    vpc_pred_cfg bad_t[] = {{VPC_FCM, 1, 2, 0, 30, 0}};
+    vpc_pred_cfg too_many[] = {{VPC_LV, 0, 8, 0, 4, 0}, {VPC_LV, 0, 8, 0, 4, 0}};
+    vpc_set s;
+    CHECK(vpc_set_init(&s, bad_n, 1) == ST_E_USAGE);
+    CHECK(vpc_set_init(&s, bad_order, 1) == ST_E_USAGE);
+    CHECK(vpc_set_init(&s, bad_t, 1) == ST_E_USAGE);
+    CHECK(vpc_set_init(&s, too_many, 2) == ST_E_USAGE);
+    CHECK(vpc_set_memory(too_many, 2) == 0);
+    vpc_set_free(&s); /* safe on a failed set */
+}
+
+static void test_hash(void)
+{
+    CHECK(vpc_fold(0, 16) == 0);
+    CHECK(vpc_fold(0x12345678ull, 16) == (0x1234u ^ 0x5678u));
+    CHECK(vpc_fold(UINT64_MAX, 16) == 0); /* four equal chunks cancel */
+    uint32_t h[3] = {1, 2, 4};
+    CHECK(vpc_ctx_hash(h, 3, 8) == (1u ^ 4u ^ 16u));
+    CHECK(vpc_key_line(123456, 0) == 0);
+    CHECK(vpc_key_line(5, 16) < (1u << 16));
+    /* neighbouring IPs get different lines */
+    CHECK(vpc_key_line(0x1000, 16) != vpc_key_line(0x1001, 16));
+}
+
+int main(void)
+{
+    test_lv();
+    test_fcm();
+    test_dfcm_stride();
+    test_dcfcm();
+    test_aliasing();
+    test_choose();
+    test_config_checks();
+    test_hash();
+    return check_done("test_vpc");
+}
