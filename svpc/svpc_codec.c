@@ -16,31 +16,102 @@
 enum { F_IP, F_CYCLE, F_META, F_ADDR, F_DATA, F_COUNT };
 static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address", "data"};
 
-/* Table 1 of the Simutrace white paper: FCMr[n]^s_t is {kind, r, n, s, t}. */
+/*
+ * Predictor configurations, one X-macro list per field:
+ * X(kind, order r, values n, history bits s, value-table bits t, keyed by
+ * address).  Each list generates the configuration table and the field's
+ * predict/update wrappers, which call the vpc inline workers with constant
+ * parameters (unrolled, one key-line computation per key): the hot loop
+ * pays for no configuration lookups.
+ *
+ * Table 1 of the Simutrace white paper: FCMr[n]^s_t.
+ */
 #define MEM_BITS 18
-static const vpc_pred_cfg cfg_ip[] = {{VPC_FCM, 1, 2, 0, 17, 0}, {VPC_FCM, 3, 2, 0, 19, 0}};
-static const vpc_pred_cfg cfg_cycle[] = {{VPC_DCFCM, 1, 2, 0, 17, 0}, {VPC_DCFCM, 3, 2, 0, 19, 0}};
-static const vpc_pred_cfg cfg_ext[] = {
-    {VPC_FCM, 1, 2, 16, 19, 0}, {VPC_DFCM, 1, 2, 16, 17, 0}, {VPC_DFCM, 3, 2, 16, 19, 0}, {VPC_LV, 0, 4, 0, 16, 0}};
+#define CFG_IP(X) X(VPC_FCM, 1, 2, 0, 17, 0) X(VPC_FCM, 3, 2, 0, 19, 0)
+#define CFG_CYCLE(X) X(VPC_DCFCM, 1, 2, 0, 17, 0) X(VPC_DCFCM, 3, 2, 0, 19, 0)
+#define CFG_EXT(X)                                                                                             \
+    X(VPC_FCM, 1, 2, 16, 19, 0) X(VPC_DFCM, 1, 2, 16, 17, 0) X(VPC_DFCM, 3, 2, 16, 19, 0) X(VPC_LV, 0, 4, 0, 16, 0)
 /* Not in the paper: the meta field (fullSize, tag) as the last 2 values seen
- * at the same IP. */
-static const vpc_pred_cfg cfg_meta[] = {{VPC_LV, 0, 2, 0, 16, 0}};
-/* Not in the paper: data also predicted from the last values seen at the
- * same address (memory contents), keyed by the entry's address. */
-static const vpc_pred_cfg cfg_data_cm[] = {{VPC_FCM, 1, 2, 16, 19, 0}, {VPC_DFCM, 1, 2, 16, 17, 0},
-                                           {VPC_DFCM, 3, 2, 16, 19, 0}, {VPC_LV, 0, 4, 0, 16, 0},
-                                           {VPC_LV, 0, 2, 0, MEM_BITS, 1}};
-#define EXT_LV_SLOT 6 /* first slot of the LV predictor in cfg_ext */
+ * at the same IP; and data also predicted from the last 2 values seen at the
+ * same address (memory contents). */
+#define CFG_META(X) X(VPC_LV, 0, 2, 0, 16, 0)
+#define CFG_DATA_CM(X) CFG_EXT(X) X(VPC_LV, 0, 2, 0, MEM_BITS, 1)
+#define EXT_LV_SLOT 6 /* first slot of the LV predictor in CFG_EXT */
+
+#define AS_CFG(k, r, n, s, t, k2) {k, r, n, s, t, k2},
+#define AS_NSLOTS(k, r, n, s, t, k2) +n
+#define AS_PREDICT(k, r, n, s, t, k2)                                                 \
+    vpc_pred_predict(&set->pred[p_], (k2) ? key2 : key1, set->slot + o_, k, r, n, s, t); \
+    o_ += n;                                                                          \
+    p_++;
+#define AS_UPDATE(k, r, n, s, t, k2) vpc_pred_update(&set->pred[p_++], v, k, r, n, t);
+#define DEFINE_FIELD(name, LIST)                                                               \
+    static const vpc_pred_cfg cfg_##name[] = {LIST(AS_CFG)};                                    \
+    enum { nslots_##name = 0 LIST(AS_NSLOTS) };                                                 \
+    static inline void predict_##name(vpc_set *set, uint64_t key1, uint64_t key2)              \
+    {                                                                                           \
+        unsigned o_ = 0, p_ = 0;                                                                \
+        (void)key1;                                                                             \
+        (void)key2;                                                                             \
+        LIST(AS_PREDICT)                                                                        \
+        (void)o_;                                                                               \
+    }                                                                                           \
+    static inline void update_##name(vpc_set *set, uint64_t v)                                  \
+    {                                                                                           \
+        unsigned p_ = 0;                                                                        \
+        LIST(AS_UPDATE)                                                                         \
+    }
+
+DEFINE_FIELD(ip, CFG_IP)
+DEFINE_FIELD(cycle, CFG_CYCLE)
+DEFINE_FIELD(ext, CFG_EXT)
+DEFINE_FIELD(meta, CFG_META)
+DEFINE_FIELD(data_cm, CFG_DATA_CM)
 
 typedef struct {
     const vpc_pred_cfg *cfg;
     unsigned n;
 } field_cfg_t;
-/* [encoder - SVPC_ENC_PAPER][field] */
+#define NPREDS(a) (unsigned)(sizeof(a) / sizeof(a)[0])
+/* [encoder == cm][field] */
 static const field_cfg_t field_cfg[2][F_COUNT] = {
-    {{cfg_ip, 2}, {cfg_cycle, 2}, {cfg_meta, 1}, {cfg_ext, 4}, {cfg_ext, 4}},
-    {{cfg_ip, 2}, {cfg_cycle, 2}, {cfg_meta, 1}, {cfg_ext, 4}, {cfg_data_cm, 5}},
+    {{cfg_ip, NPREDS(cfg_ip)}, {cfg_cycle, NPREDS(cfg_cycle)}, {cfg_meta, NPREDS(cfg_meta)},
+     {cfg_ext, NPREDS(cfg_ext)}, {cfg_ext, NPREDS(cfg_ext)}},
+    {{cfg_ip, NPREDS(cfg_ip)}, {cfg_cycle, NPREDS(cfg_cycle)}, {cfg_meta, NPREDS(cfg_meta)},
+     {cfg_ext, NPREDS(cfg_ext)}, {cfg_data_cm, NPREDS(cfg_data_cm)}},
 };
+
+/* Predict field f of an entry whose ip (and address) are known; with f and
+ * cm constant after inlining this is straight-line code. */
+static inline void field_predict(vpc_set *sets, unsigned f, int cm, uint64_t ip, uint64_t addr)
+{
+    switch (f) {
+    case F_IP: predict_ip(&sets[F_IP], 0, 0); break;
+    case F_CYCLE: predict_cycle(&sets[F_CYCLE], ip, ip); break;
+    case F_META: predict_meta(&sets[F_META], ip, ip); break;
+    case F_ADDR: predict_ext(&sets[F_ADDR], ip, ip); break;
+    default:
+        if (cm)
+            predict_data_cm(&sets[F_DATA], ip, addr);
+        else
+            predict_ext(&sets[F_DATA], ip, ip);
+    }
+}
+
+static inline void field_update(vpc_set *sets, unsigned f, int cm, uint64_t v)
+{
+    switch (f) {
+    case F_IP: update_ip(&sets[F_IP], v); break;
+    case F_CYCLE: update_cycle(&sets[F_CYCLE], v); break;
+    case F_META: update_meta(&sets[F_META], v); break;
+    case F_ADDR: update_ext(&sets[F_ADDR], v); break;
+    default:
+        if (cm)
+            update_data_cm(&sets[F_DATA], v);
+        else
+            update_ext(&sets[F_DATA], v);
+    }
+}
 
 /* ---- context model of the CM encoder ----------------------------------- */
 
@@ -306,10 +377,10 @@ static st_error encode_paper(svpc_ctx *c, const svpc_params *p, st_entry_type t,
         for (unsigned j = 0; j < nf; j++) {
             unsigned f = paper_fields[j];
             vpc_set *s = &c->set[f];
-            vpc_set_predict(s, f == F_IP ? 0 : e.ip);
+            field_predict(c->set, f, 0, e.ip, e.addr);
             unsigned id = vpc_set_choose(s, v[f], VPC_MAX_SLOTS);
             vpc_set_count(s, id);
-            vpc_set_update(s, v[f]);
+            field_update(c->set, f, 0, v[f]);
             *ids[j]++ = (uint8_t)id;
             if (id == s->nslots)
                 put_le(&miss[j], v[f], miss_width(f, t));
@@ -352,7 +423,7 @@ static st_error decode_paper(svpc_ctx *c, st_entry_type t, const uint8_t *payloa
         for (unsigned j = 0; j < nf; j++) {
             unsigned f = paper_fields[j];
             vpc_set *s = &c->set[f];
-            vpc_set_predict(s, f == F_IP ? 0 : v[F_IP]);
+            field_predict(c->set, f, 0, v[F_IP], v[F_ADDR]);
             unsigned id = so.data[PS_ID_IP + j][i];
             if (id > s->nslots) {
                 err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s predictor id %u out of range", i,
@@ -365,7 +436,7 @@ static st_error decode_paper(svpc_ctx *c, st_entry_type t, const uint8_t *payloa
                 break;
             }
             vpc_set_count(s, id);
-            vpc_set_update(s, v[f]);
+            field_update(c->set, f, 0, v[f]);
         }
         e.ip = v[F_IP];
         e.cycle = v[F_CYCLE];
@@ -442,7 +513,7 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
         uint32_t kl = vpc_key_line(prev[F_IP], KEY_BITS);
         unsigned eip = m->ipnext[kl];
         vpc_set *s = &c->set[F_IP];
-        vpc_set_predict(s, 0);
+        predict_ip(s, 0, 0);
         unsigned id = vpc_set_choose(s, v[F_IP], eip);
         unsigned flag = id == eip;
         rc_encode(&rc, &m->pr.ipflag[eip][hist_ip & 7], flag);
@@ -456,7 +527,7 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
             put_le(&mp[F_IP], r, nb);
         }
         vpc_set_count(s, id);
-        vpc_set_update(s, v[F_IP]);
+        update_ip(s, v[F_IP]);
         m->ipnext[kl] = (uint8_t)id;
         hist_ip = (hist_ip << 1) | flag;
 
@@ -466,7 +537,7 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
         for (unsigned j = 0; j < nf; j++) {
             unsigned f = cm_fields[j];
             s = &c->set[f];
-            vpc_set_predict2(s, e.ip, e.addr);
+            field_predict(c->set, f, 1, e.ip, e.addr);
             unsigned exp = (tup >> (4 * j)) & 15u;
             ids[j] = vpc_set_choose(s, v[f], exp);
             all &= ids[j] == exp;
@@ -499,7 +570,7 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
                 put_le(&mp[f], r, nb);
             }
             vpc_set_count(s, ids[j]);
-            vpc_set_update(s, v[f]);
+            field_update(c->set, f, 1, v[f]);
             newtup |= ids[j] << (4 * j);
         }
         m->tuple[tl] = (uint16_t)newtup;
@@ -541,7 +612,7 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
         uint32_t kl = vpc_key_line(prev[F_IP], KEY_BITS);
         unsigned eip = m->ipnext[kl];
         vpc_set *s = &c->set[F_IP];
-        vpc_set_predict(s, 0);
+        predict_ip(s, 0, 0);
         unsigned flag = rc_decode(&rc, &m->pr.ipflag[eip][hist_ip & 7]);
         unsigned id = flag ? eip : rc_decode_tree(&rc, m->pr.iptree[eip], 4);
         if (!flag && id == eip) {
@@ -569,7 +640,7 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
             v[F_IP] = s->slot[id] & mask[F_IP];
         }
         vpc_set_count(s, id);
-        vpc_set_update(s, v[F_IP]);
+        update_ip(s, v[F_IP]);
         m->ipnext[kl] = (uint8_t)id;
         hist_ip = (hist_ip << 1) | flag;
 
@@ -581,7 +652,7 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
         for (unsigned j = 0; j < nf; j++) {
             unsigned f = cm_fields[j];
             s = &c->set[f];
-            vpc_set_predict2(s, v[F_IP], v[F_ADDR]);
+            field_predict(c->set, f, 1, v[F_IP], v[F_ADDR]);
             unsigned exp = (tup >> (4 * j)) & 15u, match = 1, fid = exp;
             if (!all) {
                 match = (j + 1 < nf || mismatch_seen) ? rc_decode(&rc, &m->pr.fflag[f][exp][hist_f[f] & 3]) : 0;
@@ -620,7 +691,7 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
                 v[f] = s->slot[fid] & mask[f];
             }
             vpc_set_count(s, fid);
-            vpc_set_update(s, v[f]);
+            field_update(c->set, f, 1, v[f]);
             newtup |= fid << (4 * j);
         }
         if (err != ST_OK)

@@ -1,7 +1,28 @@
+#define _DEFAULT_SOURCE /* madvise */
 #include "vpc.h"
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+/* Tables of 2 MiB and more are aligned to 2 MiB and, where the system has
+ * transparent huge pages, asked to use them: the predictors touch these
+ * tables at random, and 4 KiB pages would cost a TLB miss on most lookups. */
+#define HUGE_PAGE ((size_t)2 << 20)
+static void *table_alloc(size_t n)
+{
+    if (n < HUGE_PAGE)
+        return malloc(n);
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, n) != 0)
+        return NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    madvise(p, n, MADV_HUGEPAGE); /* advice only: failure changes nothing */
+#endif
+    return p;
+}
 
 static int pred_cfg_ok(const vpc_pred_cfg *c)
 {
@@ -66,9 +87,9 @@ st_error vpc_set_init(vpc_set *set, const vpc_pred_cfg *cfg, unsigned npreds)
         size_t a, b, c;
         pr->cfg = cfg[p];
         pred_sizes(&cfg[p], &a, &b, &c);
-        pr->vt = malloc(a);
-        pr->hist = b ? malloc(b) : NULL;
-        pr->last = c ? malloc(c) : NULL;
+        pr->vt = table_alloc(a);
+        pr->hist = b ? table_alloc(b) : NULL;
+        pr->last = c ? table_alloc(c) : NULL;
         if (!pr->vt || (b && !pr->hist) || (c && !pr->last)) {
             vpc_set_free(set);
             return ST_E_NOMEM;

@@ -107,18 +107,17 @@ void vpc_set_free(vpc_set *set);
 /* ---- hashing ---------------------------------------------------------- */
 
 /* Fold a 64-bit value into `bits` bits by XOR of its bits-wide chunks
- * (the "fold" of select-fold-shift-xor).  bits in 1..32; 0 gives 0. */
+ * (the "fold" of select-fold-shift-xor).  bits in 1..32; 0 gives 0.
+ * A fixed number of steps, so a constant `bits` unrolls completely. */
 static inline uint32_t vpc_fold(uint64_t v, unsigned bits)
 {
     if (bits == 0)
         return 0;
-    uint32_t mask = (bits >= 32) ? 0xFFFFFFFFu : ((1u << bits) - 1u);
-    uint32_t h = 0;
-    while (v) {
-        h ^= (uint32_t)v & mask;
-        v = (bits >= 64) ? 0 : (v >> bits);
-    }
-    return h;
+    uint64_t mask = (UINT64_C(1) << bits) - 1u;
+    uint64_t h = 0;
+    for (unsigned sh = 0; sh < 64; sh += bits)
+        h ^= (v >> sh) & mask;
+    return (uint32_t)h;
 }
 
 /* Line of a table of 2^bits lines for key k (IP).  Keys that differ in their
@@ -156,7 +155,66 @@ static inline void vpc_line_update(uint64_t *line, unsigned n, uint64_t v)
     line[0] = v;
 }
 
-/* ---- predict and update ------------------------------------------------ */
+/* ---- one predictor: inline templates ----------------------------------
+ * The workers below take the configuration as arguments.  Called with
+ * constants (as the codec's per-field wrappers do, see svpc_codec.c), the
+ * compiler unrolls the loops and shares the key-line computation between
+ * predictors; called with the runtime configuration (vpc_set_predict2), they
+ * are the generic path.  Both give identical results. */
+
+/* Write the n predictions of predictor pr for key into out[0..n-1] and
+ * remember the lines used. */
+static inline void vpc_pred_predict(vpc_pred *pr, uint64_t key, uint64_t *out, unsigned kind, unsigned order,
+                                    unsigned n, unsigned s_bits, unsigned t_bits)
+{
+    if (kind == VPC_LV) {
+        uint32_t vl = vpc_key_line(key, t_bits);
+        pr->cur_vline = vl;
+        const uint64_t *line = pr->vt + (size_t)vl * n;
+        for (unsigned i = 0; i < n; i++)
+            out[i] = line[i];
+        return;
+    }
+    uint32_t hl = vpc_key_line(key, s_bits);
+    const uint32_t *h = pr->hist + (size_t)hl * order;
+    uint32_t vl = vpc_ctx_hash(h, order, t_bits);
+    if (kind == VPC_DCFCM)
+        vl = (vl ^ vpc_key_line(key, t_bits)) & ((1u << t_bits) - 1u);
+    pr->cur_hline = hl;
+    pr->cur_vline = vl;
+    const uint64_t *line = pr->vt + (size_t)vl * n;
+    if (kind == VPC_FCM) {
+        for (unsigned i = 0; i < n; i++)
+            out[i] = line[i];
+    } else {
+        uint64_t last = pr->last[hl];
+        for (unsigned i = 0; i < n; i++)
+            out[i] = last + line[i];
+    }
+}
+
+/* Update predictor pr with the true value v (after vpc_pred_predict). */
+static inline void vpc_pred_update(vpc_pred *pr, uint64_t v, unsigned kind, unsigned order, unsigned n,
+                                   unsigned t_bits)
+{
+    uint64_t *line = pr->vt + (size_t)pr->cur_vline * n;
+    if (kind == VPC_LV) {
+        vpc_line_update(line, n, v);
+        return;
+    }
+    uint32_t *h = pr->hist + (size_t)pr->cur_hline * order;
+    uint64_t item = v;
+    if (kind != VPC_FCM) {
+        item = v - pr->last[pr->cur_hline];
+        pr->last[pr->cur_hline] = v;
+    }
+    vpc_line_update(line, n, item);
+    for (unsigned i = order - 1; i > 0; i--)
+        h[i] = h[i - 1];
+    h[0] = vpc_fold(item, t_bits);
+}
+
+/* ---- a set: the generic path ----------------------------------------------- */
 
 /*
  * Fill set->slot[0 .. nslots-1] with the predictions for the next value of
@@ -170,32 +228,8 @@ static inline void vpc_set_predict2(vpc_set *set, uint64_t key1, uint64_t key2)
     for (unsigned p = 0; p < set->npreds; p++) {
         vpc_pred *pr = &set->pred[p];
         const vpc_pred_cfg *c = &pr->cfg;
-        unsigned n = c->n;
-        uint64_t key = c->key2 ? key2 : key1;
-        if (c->kind == VPC_LV) {
-            uint32_t vl = vpc_key_line(key, c->t_bits);
-            pr->cur_vline = vl;
-            const uint64_t *line = pr->vt + (size_t)vl * n;
-            for (unsigned i = 0; i < n; i++)
-                set->slot[o++] = line[i];
-            continue;
-        }
-        uint32_t hl = vpc_key_line(key, c->s_bits);
-        const uint32_t *h = pr->hist + (size_t)hl * c->order;
-        uint32_t vl = vpc_ctx_hash(h, c->order, c->t_bits);
-        if (c->kind == VPC_DCFCM)
-            vl = (vl ^ vpc_key_line(key, c->t_bits)) & ((1u << c->t_bits) - 1u);
-        pr->cur_hline = hl;
-        pr->cur_vline = vl;
-        const uint64_t *line = pr->vt + (size_t)vl * n;
-        if (c->kind == VPC_FCM) {
-            for (unsigned i = 0; i < n; i++)
-                set->slot[o++] = line[i];
-        } else {
-            uint64_t last = pr->last[hl];
-            for (unsigned i = 0; i < n; i++)
-                set->slot[o++] = last + line[i];
-        }
+        vpc_pred_predict(pr, c->key2 ? key2 : key1, set->slot + o, c->kind, c->order, c->n, c->s_bits, c->t_bits);
+        o += c->n;
     }
 }
 
@@ -208,22 +242,7 @@ static inline void vpc_set_update(vpc_set *set, uint64_t v)
     for (unsigned p = 0; p < set->npreds; p++) {
         vpc_pred *pr = &set->pred[p];
         const vpc_pred_cfg *c = &pr->cfg;
-        unsigned n = c->n;
-        uint64_t *line = pr->vt + (size_t)pr->cur_vline * n;
-        if (c->kind == VPC_LV) {
-            vpc_line_update(line, n, v);
-            continue;
-        }
-        uint32_t *h = pr->hist + (size_t)pr->cur_hline * c->order;
-        uint64_t item = v;
-        if (c->kind != VPC_FCM) {
-            item = v - pr->last[pr->cur_hline];
-            pr->last[pr->cur_hline] = v;
-        }
-        vpc_line_update(line, n, item);
-        for (unsigned i = c->order - 1; i > 0; i--)
-            h[i] = h[i - 1];
-        h[0] = vpc_fold(item, c->t_bits);
+        vpc_pred_update(pr, v, c->kind, c->order, c->n, c->t_bits);
     }
 }
 
