@@ -83,6 +83,16 @@ int cli_parse_size(const char *s, uint64_t *out)
     return 1;
 }
 
+void cli_bad_option(char **argv, int opt)
+{
+    extern int optind;
+    const char *arg = optind > 0 ? argv[optind - 1] : "?";
+    if (opt)
+        cli_msg("invalid option or missing argument: '-%c'", opt);
+    else
+        cli_msg("unrecognized option or missing argument: '%s'", arg);
+}
+
 unsigned cli_ncpu(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

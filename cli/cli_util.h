@@ -37,6 +37,10 @@ int cli_status(st_error e);
  * Returns 1 on success. */
 int cli_parse_size(const char *s, uint64_t *out);
 
+/* After getopt_long returned '?' (with opterr = 0): say which option was
+ * unknown or lacks its argument. */
+void cli_bad_option(char **argv, int optopt_value);
+
 /* Number of online CPUs (>= 1). */
 unsigned cli_ncpu(void);
 

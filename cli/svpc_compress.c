@@ -78,6 +78,7 @@ int main(int argc, char **argv)
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
     int force = 0, verbose = 0, quiet = 0, c;
     uint64_t v;
+    opterr = 0; /* our messages start with the program name, not argv[0] */
     while ((c = getopt_long(argc, argv, "o:ct:s:e:T:fkvqhV123456789", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out_path = optarg; break;
@@ -133,6 +134,7 @@ int main(int argc, char **argv)
                 p.level = c - '0';
                 break;
             }
+            cli_bad_option(argv, optopt);
             fprintf(stderr, "Try 'svpc-compress --help' for more information.\n");
             return EXIT_USAGE;
         }

@@ -95,6 +95,7 @@ int main(int argc, char **argv)
     st_read_opts ro = {cli_ncpu(), 0};
     int force = 0, verbose = 0, c;
     uint64_t v;
+    opterr = 0; /* our messages start with the program name, not argv[0] */
     while ((c = getopt_long(argc, argv, "o:ctT:fkvqhVd", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out_path = optarg; break;
@@ -112,7 +113,10 @@ int main(int argc, char **argv)
         case 'v': verbose = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         case 'V': printf("svpc-decompress (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
-        default: fprintf(stderr, "Try 'svpc-decompress --help' for more information.\n"); return EXIT_USAGE;
+        default:
+            cli_bad_option(argv, optopt);
+            fprintf(stderr, "Try 'svpc-decompress --help' for more information.\n");
+            return EXIT_USAGE;
         }
     }
     if (argc - optind > 1) {

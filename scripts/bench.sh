@@ -1,0 +1,333 @@
+#!/usr/bin/env bash
+# bench.sh - compare svpc with xz, zstd, bzip2 and gzip on real traces.
+#
+# Usage: SVPC_BIN=/abs/path/to/build scripts/bench.sh      (what `make bench` runs)
+#
+# Inputs: every testdata/good/*.d64.xz and, when present, the reference
+# corpus ../shared/corpus/*.zst beside the repository.  Each is unpacked to a
+# temporary directory, then compressed and decompressed by every tool in the
+# same run, so the speeds are comparable with each other (not with figures
+# from other runs: speeds on these shared machines vary by up to 2x).
+#
+# Not a test: it prints tables (and writes them to build/bench.txt).  It
+# exits non-zero only when svpc fails or does not restore a file exactly.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SVPC_BIN="${SVPC_BIN:-$ROOT/build}"
+COMPRESS="$SVPC_BIN/svpc-compress"
+DECOMPRESS="$SVPC_BIN/svpc-decompress"
+CORPUS="$ROOT/../shared/corpus"
+REPORT="$ROOT/build/bench.txt"
+RUNS=3 # svpc timings: median of this many runs
+
+die() {
+    echo "bench.sh: $*" >&2
+    exit 1
+}
+note() { echo "bench.sh: $*" >&2; }
+
+[[ -x $COMPRESS && -x $DECOMPRESS ]] || die "svpc binaries not found in $SVPC_BIN (run 'make all')"
+for t in xz zstd; do
+    command -v "$t" >/dev/null || die "$t is needed to unpack the inputs"
+done
+
+TMP="$(mktemp -d /tmp/svpc-bench.XXXXXX)"
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+# ---- the baselines: name, compress command, decompress command -------------
+# (all single-threaded; read stdin, write stdout)
+BASE_NAMES=()
+declare -A BASE_C BASE_D
+add_base() {
+    local name=$1 tool=$2
+    if command -v "$tool" >/dev/null; then
+        BASE_NAMES+=("$name")
+        BASE_C[$name]=$3
+        BASE_D[$name]=$4
+    else
+        note "$tool not installed: skipping the $name baseline"
+    fi
+}
+add_base "xz -9" xz "xz -9 -T1 -c" "xz -dc -T1"
+add_base "zstd -19" zstd "zstd -19 --long=27 -T1 -q -c" "zstd -d --long=27 -q -c"
+add_base "bzip2 -9" bzip2 "bzip2 -9 -c" "bzip2 -dc"
+add_base "gzip -9" gzip "gzip -9 -c -n" "gzip -dc"
+
+TIME_BIN=""
+if [[ -x /usr/bin/time ]] && /usr/bin/time -f %M true >/dev/null 2>&1; then
+    TIME_BIN=/usr/bin/time
+else
+    note "GNU time (/usr/bin/time) not installed: no peak memory figures"
+fi
+
+NCPU=$(nproc 2>/dev/null || echo 1)
+
+# ---- helpers ------------------------------------------------------------------
+
+now() { echo "$EPOCHREALTIME"; }
+fsize() { stat -c %s "$1"; }
+
+# elapsed CMD...: run CMD (its own redirections inside), print seconds.
+elapsed() {
+    local t0 t1
+    t0=$(now)
+    "$@"
+    t1=$(now)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'
+}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s <= 0) print "n/a"; else printf "%.1f", b / 1e6 / s }'; }
+# div A B [FMT]: A / B, "n/a" when either is not a number
+div() {
+    awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {
+        if (a !~ /^[0-9.e+-]+$/ || b !~ /^[0-9.e+-]+$/ || b + 0 == 0) print "n/a"; else printf f, a / b }'
+}
+# group N: 1234567 -> 1,234,567
+group() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
+
+svpc_c() { "$COMPRESS" "$@" <"$RAW" >"$TMP/out.svpc"; }
+svpc_d() { "$DECOMPRESS" "$@" <"$TMP/out.svpc" >/dev/null; }
+base_c() { sh -c "$1" <"$RAW" >"$TMP/out.base"; }
+base_d() { sh -c "$1" <"$TMP/out.base" >/dev/null; }
+
+# peak_kib CMD...: peak resident set of CMD in KiB (stdin/stdout as given)
+peak_kib() {
+    [[ -n $TIME_BIN ]] || { echo n/a; return; }
+    "$TIME_BIN" -f %M -o "$TMP/rss" "$@"
+    tail -n 1 "$TMP/rss"
+}
+
+# ---- collect the inputs ---------------------------------------------------------
+
+FILES=()      # short names, in order
+declare -A SRC REF_PAYLOAD REF_BPE REF_CMBS REF_DMBS
+shopt -s nullglob
+for f in "$ROOT"/testdata/good/*.d64.xz; do
+    n="$(basename "$f" .d64.xz)"
+    FILES+=("$n")
+    SRC[$n]=$f
+done
+if [[ -d $CORPUS ]]; then
+    for f in "$CORPUS"/*.zst; do
+        n="$(basename "$f" .zst)"
+        n="${n%.d64}"
+        FILES+=("$n")
+        SRC[$n]=$f
+    done
+else
+    note "reference corpus not found at $CORPUS: skipping it"
+fi
+shopt -u nullglob
+# reference figures of the original SVPC implementation (corpus README)
+REF_PAYLOAD[bios_post.write]=72739
+REF_BPE[bios_post.write]=0.34
+REF_CMBS[bios_post.write]=54
+REF_DMBS[bios_post.write]=141
+REF_PAYLOAD[bios_post.read]=118177
+REF_BPE[bios_post.read]=0.29
+REF_CMBS[bios_post.read]=70
+REF_DMBS[bios_post.read]=160
+
+((${#FILES[@]})) || die "no inputs: neither testdata/good/*.d64.xz nor $CORPUS/*.zst"
+
+declare -A V # V[file|metric]
+FAILED=0
+
+for n in "${FILES[@]}"; do
+    src=${SRC[$n]}
+    RAW="$TMP/$n.d64"
+    note "$n: unpacking $(basename "$src")"
+    case $src in
+    *.xz) xz -dc -- "$src" >"$RAW" ;;
+    *.zst) zstd -dc -q -- "$src" >"$RAW" ;;
+    esac
+    raw=$(fsize "$RAW")
+    V[$n|raw]=$raw
+    V[$n|entries]=$((raw / 32))
+    ((raw % 32 == 0)) || note "$n: $raw bytes is not a whole number of d64 entries"
+
+    # svpc: correctness first
+    note "$n: svpc (default settings)"
+    "$COMPRESS" <"$RAW" >"$TMP/out.svpc" || {
+        note "$n: svpc-compress failed"
+        FAILED=1
+        continue
+    }
+    if ! "$DECOMPRESS" <"$TMP/out.svpc" | cmp -s - "$RAW"; then
+        note "$n: svpc round trip FAILED"
+        FAILED=1
+        V[$n|verified]=FAILED
+    else
+        V[$n|verified]=yes
+    fi
+    V[$n|svpc]=$(fsize "$TMP/out.svpc")
+    "$COMPRESS" -e paper <"$RAW" >"$TMP/out.paper"
+    V[$n|paper]=$(fsize "$TMP/out.paper")
+
+    # svpc speeds: default threads, -T1, -T2 (the default is -T$NCPU)
+    for mode in default T1 T2; do
+        if [[ $mode == T2 && $NCPU -eq 2 ]]; then
+            V[$n|c_T2]=${V[$n|c_default]}
+            V[$n|d_T2]=${V[$n|d_default]}
+            continue
+        fi
+        args=()
+        [[ $mode == default ]] || args=("-${mode}")
+        note "$n: timing svpc ${args[*]:-(default threads)} x$RUNS"
+        cs=() ds=()
+        for ((i = 0; i < RUNS; i++)); do
+            cs+=("$(elapsed svpc_c "${args[@]}")")
+            ds+=("$(elapsed svpc_d "${args[@]}")")
+        done
+        V[$n|c_$mode]=$(mbps "$raw" "$(median "${cs[@]}")")
+        V[$n|d_$mode]=$(mbps "$raw" "$(median "${ds[@]}")")
+    done
+
+    # peak memory at default settings
+    V[$n|rss_c]=$(peak_kib "$COMPRESS" -f -o /dev/null <"$RAW")
+    "$COMPRESS" <"$RAW" >"$TMP/out.svpc"
+    V[$n|rss_d]=$(peak_kib "$DECOMPRESS" -f -o /dev/null <"$TMP/out.svpc")
+
+    # baselines, once each
+    for b in "${BASE_NAMES[@]}"; do
+        note "$n: $b"
+        V[$n|c_$b]=$(mbps "$raw" "$(elapsed base_c "${BASE_C[$b]}")")
+        V[$n|size_$b]=$(fsize "$TMP/out.base")
+        V[$n|d_$b]=$(mbps "$raw" "$(elapsed base_d "${BASE_D[$b]}")")
+    done
+    rm -f "$RAW" "$TMP"/out.*
+done
+
+# ---- report ---------------------------------------------------------------------
+
+W=30 # metric column
+C=17 # file columns: wide enough for the longest name
+for n in "${FILES[@]}"; do
+    ((${#n} + 2 <= C)) || C=$((${#n} + 2))
+done
+HAVE_REF=0
+for n in "${FILES[@]}"; do
+    [[ -n ${REF_PAYLOAD[$n]:-} ]] && HAVE_REF=1
+done
+row() { # row LABEL VALUE...
+    printf "%-${W}s" "$1"
+    shift
+    local v
+    for v in "$@"; do printf "%${C}s" "$v"; done
+    printf '\n'
+}
+rule() { printf '%*s\n' $((W + C * ${#FILES[@]})) '' | tr ' ' -; }
+metric() { # metric LABEL KEY [FORMATTER]
+    local label=$1 key=$2 fmt=${3:-} vals=() n v
+    for n in "${FILES[@]}"; do
+        v=${V[$n|$key]:-n/a}
+        [[ -n $fmt && $v != n/a ]] && v=$($fmt "$v")
+        vals+=("$v")
+    done
+    row "$label" "${vals[@]}"
+}
+computed() { # computed LABEL FUNC [ARG] (FUNC FILE [ARG] prints the value)
+    local label=$1 f=$2 arg=${3:-} vals=() n
+    for n in "${FILES[@]}"; do vals+=("$($f "$n" "$arg")"); done
+    row "$label" "${vals[@]}"
+}
+mib() { div "$1" 1024 "%.1f"; }
+ratio_of() { div "${V[$1|raw]}" "${V[$1|svpc]}" "%.0fx"; }
+bpe_of() { div "$((${V[$1|svpc]} * 8))" "${V[$1|entries]}" "%.3f"; }
+vs_xz() { div "${V[$1|svpc]}" "${V[$1|size_xz -9]:-}" "%.3f"; }
+vs_zstd() { div "${V[$1|svpc]}" "${V[$1|size_zstd -19]:-}" "%.3f"; }
+paper_vs() { div "${V[$1|paper]}" "${V[$1|svpc]}" "%.3f"; }
+xratio() { local r; r=$(div "${V[$1|raw]}" "${V[$1|size_$2]:-}" "%.0fx"); echo "$r"; }
+t1_vs_xz_c() { div "${V[$1|c_T1]}" "${V[$1|c_xz -9]:-}" "%.1fx"; }
+t1_vs_xz_d() { div "${V[$1|d_T1]}" "${V[$1|d_xz -9]:-}" "%.1fx"; }
+t2_vs_t1_c() { div "${V[$1|c_T2]}" "${V[$1|c_T1]}" "%.2fx"; }
+t2_vs_t1_d() { div "${V[$1|d_T2]}" "${V[$1|d_T1]}" "%.2fx"; }
+ref_pay() { [[ -n ${REF_PAYLOAD[$1]:-} ]] && group "${REF_PAYLOAD[$1]}" || echo -; }
+ref_ratio() { [[ -n ${REF_PAYLOAD[$1]:-} ]] && div "${V[$1|raw]}" "${REF_PAYLOAD[$1]}" "%.0fx" || echo -; }
+ref_factor() { [[ -n ${REF_PAYLOAD[$1]:-} ]] && div "${V[$1|svpc]}" "${REF_PAYLOAD[$1]}" "%.3f" || echo -; }
+ref_target() {
+    [[ -n ${REF_PAYLOAD[$1]:-} ]] || { echo -; return; }
+    awk -v a="${V[$1|svpc]}" -v b="${REF_PAYLOAD[$1]}" 'BEGIN { print (a / b <= 0.8) ? "met" : "MISSED" }'
+}
+ref_bpe() { echo "${REF_BPE[$1]:--}"; }
+ref_speed() { [[ -n ${REF_CMBS[$1]:-} ]] && echo "${REF_CMBS[$1]} / ${REF_DMBS[$1]}" || echo -; }
+
+report() {
+    echo "svpc benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -m), $NCPU CPUs"
+    echo "svpc: $("$COMPRESS" --version | head -n 1); default threads = $NCPU"
+    echo
+    rule
+    row "" "${FILES[@]}"
+    rule
+    metric "entries (d64)" entries group
+    metric "raw bytes" raw group
+    metric "svpc bytes (default)" svpc group
+    computed "svpc ratio" ratio_of
+    computed "svpc bits per entry" bpe_of
+    metric "svpc -e paper bytes" paper group
+    computed "  paper / default" paper_vs
+    local b
+    for b in "${BASE_NAMES[@]}"; do
+        metric "$b bytes" "size_$b" group
+    done
+    for b in "${BASE_NAMES[@]}"; do
+        computed "$b ratio" xratio "$b"
+    done
+    computed "svpc / xz -9 size" vs_xz
+    computed "svpc / zstd -19 size" vs_zstd
+    metric "round trip exact" verified
+    rule
+    echo "speed, MB/s of raw data (svpc: median of $RUNS; baselines: 1 run)"
+    metric "svpc compress (T$NCPU default)" c_default
+    metric "svpc compress -T1" c_T1
+    metric "svpc decompress (T$NCPU def.)" d_default
+    metric "svpc decompress -T1" d_T1
+    for b in "${BASE_NAMES[@]}"; do
+        metric "$b compress" "c_$b"
+        metric "$b decompress" "d_$b"
+    done
+    computed "svpc -T1 / xz -9 compress" t1_vs_xz_c
+    computed "svpc -T1 / xz -9 decompress" t1_vs_xz_d
+    computed "svpc -T2 / -T1 compress" t2_vs_t1_c
+    computed "svpc -T2 / -T1 decompress" t2_vs_t1_d
+    rule
+    echo "peak memory, MiB (default settings)"
+    metric "svpc-compress" rss_c mib
+    metric "svpc-decompress" rss_d mib
+    rule
+    if ((HAVE_REF)); then
+        echo "reference: original SVPC (Simutrace 3.2.2), corpus README"
+        computed "reference payload bytes" ref_pay
+        computed "reference ratio" ref_ratio
+        computed "reference bits per entry" ref_bpe
+        computed "reference MB/s (c / d)" ref_speed
+        computed "svpc / reference size" ref_factor
+        computed "target svpc/ref <= 0.8" ref_target
+        rule
+    fi
+    cat <<EOF
+Legend:
+  ratio = raw bytes / compressed bytes; bits per entry = 8 * compressed bytes / entries.
+  svpc bytes are the whole container (header, frames, directory, footer);
+  the reference figure is the original implementation's payload only, without
+  its container (4 KiB header + 128 KiB per directory).
+  svpc / xz, svpc / zstd, svpc / reference: size factors, below 1 means svpc is smaller.
+  svpc -T1 / xz -9: how many times faster svpc on one thread is than xz -9 (also one thread).
+  svpc -T2 / -T1: speed-up from a second thread (1.00x = none).
+  Speeds count raw bytes per second, reading from and writing to files or
+  /dev/null; only figures of the same run are comparable (shared machines
+  vary by up to 2x between runs).  zstd uses --long=27; xz and zstd run
+  with -T1.  Reference MB/s are the README's, from another run: not comparable.
+EOF
+}
+
+mkdir -p "$(dirname "$REPORT")"
+report | tee "$REPORT"
+echo "(written to ${REPORT#"$ROOT"/})"
+if ((FAILED)); then
+    echo "bench.sh: svpc failed on at least one input (see above)" >&2
+    exit 1
+fi

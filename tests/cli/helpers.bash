@@ -1,0 +1,346 @@
+# helpers.bash - shared setup and input generators for the svpc CLI tests.
+#
+# Loaded by every tests/cli/*.bats file with `load helpers`.
+#
+# Environment:
+#   SVPC_BIN         directory holding svpc-compress and svpc-decompress
+#                    (default: <repo>/build)
+#   SVPC_SANITIZED   1 when the binaries are built with ASan/UBSan: the tests
+#                    then use fewer/lighter cases where noted, so the suite
+#                    stays within about two minutes.
+#
+# Inputs: random bytes come from /dev/urandom; "real" trace data comes from
+# testdata/good/*.d64.xz when present, else from the reference corpus beside
+# the clone (<repo>/../shared/corpus), else from a small synthetic generator
+# written in Perl (perl-base is essential on Debian), so every test always
+# has an input.  Tests that need the corpus itself skip with a message when
+# it is absent.
+
+ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+SVPC_BIN="${SVPC_BIN:-$ROOT/build}"
+COMPRESS="$SVPC_BIN/svpc-compress"
+DECOMPRESS="$SVPC_BIN/svpc-decompress"
+CORPUS_DIR="$(cd "$ROOT/.." && pwd)/shared/corpus"
+SANITIZED="${SVPC_SANITIZED:-0}"
+
+# Entry sizes in bytes.
+declare -gA ESIZE=([d64]=32 [d32]=20 [m64]=24 [m32]=16)
+
+# Container layout constants (formats/SIMTRACE.md).
+FILE_HDR=64
+FRAME_HDR=96
+FOOTER=32
+
+# common_setup: check the binaries, make the per-test temporary directory the
+# working directory ($T).  Files that need more define their own setup()
+# calling this.
+common_setup() {
+    if [[ ! -x $COMPRESS || ! -x $DECOMPRESS ]]; then
+        echo "svpc binaries not found in SVPC_BIN=$SVPC_BIN (run 'make all')" >&2
+        return 1
+    fi
+    T="$BATS_TEST_TMPDIR"
+    cd "$T" || return 1
+}
+
+setup() { common_setup; }
+
+# ---- small utilities --------------------------------------------------------
+
+# fail MESSAGE: print to the test's output and fail.
+fail() {
+    printf '%s\n' "$*" >&2
+    return 1
+}
+
+# size FILE: byte count.
+size() { stat -c %s "$1"; }
+
+# sum FILE: content checksum.
+sum() { sha256sum <"$1" | cut -d' ' -f1; }
+
+# to FILE CMD...: run CMD with stdout to FILE.  Meant for `run to FILE CMD...`,
+# which then captures only CMD's standard error in $output.
+to() {
+    local f=$1
+    shift
+    "$@" >"$f"
+}
+
+# first_line: the first line of $output.
+first_line() { printf '%s\n' "$output" | head -n 1; }
+
+# expect_status N: check $status, showing $output when it differs.
+expect_status() {
+    if [[ $status -ne $1 ]]; then
+        printf 'expected exit status %s, got %s; output:\n%s\n' "$1" "$status" "$output" >&2
+        return 1
+    fi
+}
+
+# expect_output_has TEXT: $output contains TEXT.
+expect_output_has() {
+    if [[ $output != *"$1"* ]]; then
+        printf 'expected the message to contain "%s"; output:\n%s\n' "$1" "$output" >&2
+        return 1
+    fi
+}
+
+# expect_prefix PROG: the first line of $output starts with "PROG:".
+expect_prefix() {
+    local l
+    l="$(first_line)"
+    if [[ $l != "$1:"* ]]; then
+        printf 'expected the message to start with "%s:"; output:\n%s\n' "$1" "$output" >&2
+        return 1
+    fi
+}
+
+# same A B: files are byte-identical (cmp's message on failure).
+same() { cmp -- "$1" "$2"; }
+
+# is_prefix SHORT LONG: SHORT is a byte prefix of LONG.
+is_prefix() {
+    local n
+    n=$(size "$1")
+    [[ $n -le $(size "$2") ]] && cmp -n "$n" -- "$1" "$2"
+}
+
+# ---- input generators -------------------------------------------------------
+
+# rand_bytes N FILE: N random bytes.
+rand_bytes() { head -c "$1" /dev/urandom >"$2"; }
+
+# synth_d64 N FILE: N trace-like d64 entries (loops over strided addresses,
+# a few instruction pointers, rising cycles, small data values).  Fallback
+# when no real trace is at hand.
+synth_d64() {
+    perl -e '
+        use strict; use warnings;
+        my ($n, $seed) = @ARGV; srand($seed);
+        binmode STDOUT;
+        my ($cyc, $i, $buf) = (1000, 0, "");
+        my @ips = map { 0xf0000 + 0x40 * $_ } 0 .. 15;
+        while ($i < $n) {
+            my $base = 0x7000 + 0x1000 * int(rand(8));
+            my $len = 1 + int(rand(200));
+            for my $k (0 .. $len - 1) {
+                last if $i >= $n;
+                $cyc += 1 + int(rand(3));
+                my $full = rand() < 0.8 ? 1 : 0;
+                my $meta = $cyc | ($full << 48);
+                my $ip = $ips[($k % 4) + 4 * int($base / 0x1000 % 4)];
+                my $addr = $base + 8 * $k;
+                my $data = $full ? ($k * 3 + ($base >> 4)) : ((2 << 32) | ($k & 0xffff));
+                $buf .= pack("Q<4", $meta, $ip, $addr, $data);
+                $i++;
+            }
+            if (length($buf) > 65536) { print $buf; $buf = ""; }
+        }
+        print $buf;
+    ' "$1" "${2:-42}" >"$3"
+}
+
+# real_source: prints where real trace data comes from (for messages).
+real_source() {
+    local f
+    for f in "$ROOT"/testdata/good/*.d64.xz; do
+        [[ -f $f ]] && { echo "testdata/good"; return; }
+    done
+    for f in "$CORPUS_DIR"/*.d64.zst; do
+        [[ -f $f ]] && { echo "corpus $CORPUS_DIR"; return; }
+    done
+    echo "synthetic entries (no testdata, no corpus)"
+}
+
+# real_pool: path of a cached 4 MiB d64 pool of real trace data (made once
+# per bats run): the testdata/good traces (largest first), then the corpus,
+# repeated when they hold less; synthetic entries when there is neither.
+POOL_BYTES=4194304
+real_pool() {
+    local pool="$BATS_RUN_TMPDIR/real-pool.d64"
+    if [[ ! -s $pool ]]; then
+        local tmp="$pool.$$" f have=0 n
+        : >"$tmp"
+        local -a srcs=()
+        mapfile -t srcs < <(ls -S -- "$ROOT"/testdata/good/*.d64.xz 2>/dev/null; ls -- "$CORPUS_DIR"/*.d64.zst 2>/dev/null)
+        for f in "${srcs[@]}"; do
+            ((have < POOL_BYTES)) || break
+            case $f in
+            *.xz) { xz -dc -- "$f" 2>/dev/null || true; } | head -c $((POOL_BYTES - have)) >>"$tmp" ;;
+            *.zst) { zstd -dc -q -- "$f" 2>/dev/null || true; } | head -c $((POOL_BYTES - have)) >>"$tmp" ;;
+            esac
+            have=$(size "$tmp")
+            have=$((have / 32 * 32))
+            truncate -s "$have" "$tmp" # whole entries only
+        done
+        if ((have == 0)); then
+            synth_d64 $((POOL_BYTES / 32)) 7 "$tmp"
+        fi
+        while (($(size "$tmp") < POOL_BYTES)); do
+            head -c $((POOL_BYTES - $(size "$tmp"))) "$tmp" >"$tmp.more"
+            cat "$tmp.more" >>"$tmp"
+            rm -f "$tmp.more"
+        done
+        mv -f "$tmp" "$pool"
+    fi
+    echo "$pool"
+}
+
+# real_d64 N FILE [SKIP]: N entries of real trace data, starting SKIP entries
+# into the pool (default 0; wraps around when the pool is short).
+real_d64() {
+    local n=$1 out=$2 skip=${3:-0} pool total
+    pool="$(real_pool)"
+    total=$(($(size "$pool") / 32))
+    ((n <= total)) || fail "real_d64: at most $total entries"
+    skip=$((skip % (total - n + 1)))
+    tail -c +$((skip * 32 + 1)) "$pool" | head -c $((n * 32)) >"$out"
+}
+
+# convert_d64 TYPE < d64 > TYPE: repack d64 entries into another layout
+# (fields wider than the layout are truncated, as st_entry_store does).
+convert_d64() {
+    perl -e '
+        use strict; use warnings;
+        my $t = shift; binmode STDIN; binmode STDOUT;
+        local $/ = \32;
+        while (my $e = <STDIN>) {
+            last if length($e) < 32;
+            my ($m, $ip, $a, $d) = unpack("Q<4", $e);
+            if    ($t eq "d64") { print $e }
+            elsif ($t eq "d32") { print pack("Q<L<L<L<", $m, $ip & 0xffffffff, $a & 0xffffffff, $d & 0xffffffff) }
+            elsif ($t eq "m64") { print pack("Q<3", $m, $ip, $a) }
+            elsif ($t eq "m32") { print pack("Q<L<L<", $m, $ip & 0xffffffff, $a & 0xffffffff) }
+            else { die "bad type $t\n" }
+        }
+    ' "$1"
+}
+
+# real_of TYPE N FILE [SKIP]: N entries of real-trace-derived data of TYPE.
+real_of() {
+    local t=$1 n=$2 out=$3 skip=${4:-0}
+    real_d64 "$n" "$out.d64src" "$skip"
+    convert_d64 "$t" <"$out.d64src" >"$out"
+    rm -f "$out.d64src"
+}
+
+# ---- container inspection and damage ----------------------------------------
+
+# u64 FILE OFFSET: little-endian u64 at OFFSET.
+u64() { od -An -t u8 -j "$2" -N 8 -- "$1" | tr -d ' \n'; }
+
+# frames FILE: one line per frame: "OFFSET TOTALSIZE KIND" (kind 1 data,
+# 2 stream, 3 directory), walking the headers from the file header on.
+frames() {
+    perl -e '
+        use strict; use warnings;
+        open(my $fh, "<:raw", $ARGV[0]) or die "$ARGV[0]: $!\n";
+        local $/; my $b = <$fh>; my $n = length $b; my $o = 64;
+        while ($o + 96 <= $n - 32) {
+            die "no frame magic at $o\n" unless substr($b, $o, 4) eq "STFR";
+            my $kind = ord(substr($b, $o + 4, 1));
+            my $ps = unpack("Q<", substr($b, $o + 72, 8));
+            print "$o ", 96 + $ps, " $kind\n";
+            $o += 96 + $ps;
+            last if $kind == 3;
+        }
+    ' "$1"
+}
+
+# frame_field FILE INDEX FIELD: field (offset|size|kind) of the INDEX-th frame
+# (0-based, any kind).
+frame_field() {
+    local line
+    line="$(frames "$1" | sed -n "$(($2 + 1))p")"
+    [[ -n $line ]] || fail "no frame $2 in $1"
+    set -- $line "$3"
+    case $4 in
+    offset) echo "$1" ;;
+    size) echo "$2" ;;
+    kind) echo "$3" ;;
+    esac
+}
+
+# flip FILE BITINDEX: invert one bit (bit 0 = lowest bit of byte 0).
+flip() {
+    perl -e '
+        use strict; use warnings;
+        my ($f, $bit) = @ARGV;
+        open(my $fh, "+<:raw", $f) or die "$f: $!\n";
+        my $pos = int($bit / 8);
+        seek($fh, $pos, 0) or die; my $c; read($fh, $c, 1) == 1 or die "offset $pos past end of $f\n";
+        seek($fh, $pos, 0) or die; print $fh chr(ord($c) ^ (1 << ($bit % 8)));
+        close($fh) or die;
+    ' "$1" "$2"
+}
+
+# flip_byte FILE OFFSET [BIT]: invert bit BIT (default 0) of byte OFFSET.
+flip_byte() { flip "$1" $(($2 * 8 + ${3:-0})); }
+
+# cut FILE LEN OUT: the first LEN bytes of FILE into OUT.
+cut_to() { head -c "$2" -- "$1" >"$3"; }
+
+# leftovers DIR PREFIX: files in DIR whose name starts with PREFIX (output
+# files and their temporaries).
+leftovers() { find "$1" -maxdepth 1 -name "$2*" -printf '%f\n' | sort; }
+
+# damage_loop MODE SRC ORIG POSITIONS CMD...: for each position (comma
+# separated), make a damaged copy of the container SRC -- MODE "flip": bit
+# POSITION inverted; MODE "cut": only the first POSITION bytes -- run
+# `CMD... COPY` with stdout and stderr to files, and check the promise of
+# svpc-decompress: exit 0 with output equal to ORIG, or exit 1 with a
+# "svpc-decompress:" message and output that is a prefix of ORIG (whole
+# entries of intact frames only).  MODE "cut" requires exit 1.  One Perl
+# process drives the loop (one fork per run), which keeps it fast on slow
+# machines.  Prints one line per bad case and a summary; fails if any.
+damage_loop() {
+    perl -e '
+        use strict; use warnings;
+        my ($mode, $src, $orig, $list, @cmd) = @ARGV;
+        sub slurp { open(my $f, "<:raw", $_[0]) or die "$_[0]: $!\n"; local $/; my $d = <$f>; return defined $d ? $d : ""; }
+        my $c = slurp($src); my $o = slurp($orig);
+        my ($bad, $exact, $rejected) = (0, 0, 0);
+        for my $p (split /,/, $list) {
+            my $x = $c;
+            if ($mode eq "flip") { vec($x, $p, 1) ^= 1; } else { $x = substr($c, 0, $p); }
+            open(my $w, ">:raw", "dl.in") or die; print $w $x; close $w or die;
+            my $pid = fork(); die "fork: $!\n" unless defined $pid;
+            if (!$pid) {
+                open(STDOUT, ">", "dl.out") or die; open(STDERR, ">", "dl.err") or die;
+                exec(@cmd, "dl.in") or exit 127;
+            }
+            waitpid($pid, 0);
+            my ($rc, $sig) = ($? >> 8, $? & 127);
+            my $out = slurp("dl.out"); my $err = slurp("dl.err");
+            my $what = $mode eq "flip" ? sprintf("bit %d (byte %d)", $p, $p >> 3) : "cut at $p bytes";
+            my $why;
+            if ($sig) { $why = "killed by signal $sig"; }
+            elsif ($rc == 0) {
+                if ($mode eq "cut") { $why = "exit 0 for a cut-off container"; }
+                elsif ($out ne $o) { $why = "EXIT 0 WITH WRONG OUTPUT (" . length($out) . " bytes)"; }
+                else { $exact++; }
+            } elsif ($rc == 1) {
+                if ($err !~ /^svpc-decompress: /) { $why = "message does not start with svpc-decompress:"; }
+                elsif (length($out) > length($o) || $out ne substr($o, 0, length($out))) {
+                    $why = "exit 1 but the " . length($out) . "-byte output is not a prefix of the original";
+                } else { $rejected++; }
+            } else { $why = "exit status $rc (want 0 or 1)"; }
+            if (defined $why) { $bad++; $err =~ s/\n/ | /g; print STDERR "$what: $why; stderr: $err\n"; }
+        }
+        unlink("dl.in", "dl.out", "dl.err");
+        print STDERR "damage_loop $mode: $rejected rejected, $exact exact, $bad bad\n";
+        exit($bad ? 1 : 0);
+    ' "$@"
+}
+
+# spread TOTAL N [JITTER]: N positions spread evenly over 0..TOTAL-1, each
+# moved by (i * 5) mod JITTER (default 8: a different bit of each byte),
+# comma separated.
+spread() {
+    local total=$1 n=$2 j=${3:-8} i out=""
+    for ((i = 0; i < n; i++)); do
+        out+="$(((i * total / n + (i * 5) % j) % total)),"
+    done
+    echo "${out%,}"
+}

@@ -1,0 +1,307 @@
+#!/usr/bin/env bats
+# Byte-exact round trips: entry types, encoders, second stages, levels,
+# frame sizes, pipes and files, empty / tiny / partial inputs.
+
+load helpers
+
+# rt IN OUT ARGS...: svpc-compress ARGS < IN | svpc-decompress > OUT, both
+# through pipes.  Fails with both programs' messages unless both succeed
+# silently and OUT equals IN.
+rt() {
+    local in=$1 out=$2 rc=0
+    shift 2
+    "$COMPRESS" "$@" <"$in" 2>"$out.err1" | "$DECOMPRESS" >"$out" 2>"$out.err2" || rc=$?
+    if ((rc != 0)) || [[ -s $out.err1 || -s $out.err2 ]]; then
+        fail "svpc-compress $* < $in | svpc-decompress: exit $rc;" \
+            "compress said: $(cat "$out.err1"); decompress said: $(cat "$out.err2")"
+    fi
+    cmp -- "$in" "$out" || fail "round trip differs: svpc-compress $* < $in (source: $(real_source))"
+}
+
+# mixed TYPE FILE: 200 real-trace-derived entries then 100 random entries of
+# TYPE.  Compressed with --frame-size 200 this gives one all-real frame and
+# one short all-random frame.
+mixed() {
+    local t=$1 f=$2
+    real_of "$t" 200 "$f.real" 5000
+    rand_bytes $((100 * ESIZE[$t])) "$f.rand"
+    cat "$f.real" "$f.rand" >"$f"
+    rm -f "$f.real" "$f.rand"
+}
+
+# matrix TYPE: every encoder x every second stage on a mixed input.  Under
+# sanitizers (SVPC_SANITIZED=1, where each run costs several times more) a
+# pairwise-covering subset: every (type, encoder), (encoder, stage) and
+# (type, stage) pair still occurs across the four types.
+STAGES=(lzma bzip2 zlib none)
+ENCODERS=(cm paper generic)
+declare -gA TYPE_INDEX=([d64]=0 [d32]=1 [m64]=2 [m32]=3)
+matrix() {
+    local t=$1 e s i=${TYPE_INDEX[$1]} j
+    mixed "$t" in
+    [[ $(size in) -eq $((300 * ESIZE[$t])) ]] || fail "input generator made $(size in) bytes"
+    if [[ $SANITIZED == 1 ]]; then
+        for j in 0 1 2; do
+            rt in out -t "$t" -e "${ENCODERS[j]}" -s "${STAGES[(i + j) % 4]}" --frame-size 200
+        done
+        rt in out -t "$t" -e generic -s "${STAGES[(i + 3) % 4]}" --frame-size 200
+        return
+    fi
+    for e in "${ENCODERS[@]}"; do
+        for s in "${STAGES[@]}"; do
+            rt in out -t "$t" -e "$e" -s "$s" --frame-size 200
+        done
+    done
+}
+
+@test "d64: every encoder x second stage round-trips real and random entries (pipes)" {
+    matrix d64
+}
+
+@test "d32: every encoder x second stage round-trips real and random entries (pipes)" {
+    matrix d32
+}
+
+@test "m64: every encoder x second stage round-trips real and random entries (pipes)" {
+    matrix m64
+}
+
+@test "m32: every encoder x second stage round-trips real and random entries (pipes)" {
+    matrix m32
+}
+
+@test "random bytes alone, every type and encoder, default settings" {
+    local t e j=0
+    for t in d64 d32 m64 m32; do
+        rand_bytes $((257 * ESIZE[$t])) "r.$t"
+        if [[ $SANITIZED == 1 ]]; then
+            rt "r.$t" out -t "$t" -e "${ENCODERS[j++ % 3]}"
+            continue
+        fi
+        for e in "${ENCODERS[@]}"; do
+            rt "r.$t" out -t "$t" -e "$e"
+        done
+    done
+}
+
+@test "levels -1 and -9 with every second stage and encoder" {
+    real_d64 600 in 20000
+    local l s
+    if [[ $SANITIZED == 1 ]]; then
+        # one level per stage, both for lzma (the default)
+        rt in out -1
+        rt in out -9
+        rt in out -9 -s bzip2
+        rt in out -1 -s zlib
+        rt in out -9 -e paper
+        rt in out -1 -e generic -s none
+        return
+    fi
+    for l in 1 9; do
+        for s in "${STAGES[@]}"; do
+            rt in out "-$l" -s "$s"
+        done
+        rt in out "-$l" -e paper
+        rt in out "-$l" -e generic -s zlib
+    done
+    # long option forms and a level given twice (the last one counts)
+    rt in out --type=d64 --stage=bzip2 --encoder=paper -1 -9
+}
+
+@test "round trip through FILE argument, -o, and stdin agree byte for byte" {
+    real_d64 1000 in 1000
+    run to c.stdout "$COMPRESS" in
+    expect_status 0
+    [[ -z $output ]] || fail "unexpected message: $output"
+    run "$COMPRESS" -o c.file in
+    expect_status 0
+    [[ -z $output ]] || fail "unexpected message: $output"
+    "$COMPRESS" <in >c.pipe
+    same c.stdout c.file
+    same c.stdout c.pipe
+    [[ $(size c.file) -lt $(size in) ]] || fail "real trace data did not shrink: $(size c.file) >= $(size in)"
+
+    "$DECOMPRESS" c.file >d.stdout
+    run "$DECOMPRESS" -o d.file c.file
+    expect_status 0
+    [[ -z $output ]] || fail "unexpected message: $output"
+    "$DECOMPRESS" <c.file >d.pipe
+    same in d.stdout
+    same in d.file
+    same in d.pipe
+
+    # '-' for standard input, long options, '--' (the generic encoder: quick)
+    "$COMPRESS" -e generic - <in >g.dash
+    "$COMPRESS" --encoder=generic --output=g.long -- in
+    same g.dash g.long
+    "$DECOMPRESS" --output=d.long -- g.long
+    "$DECOMPRESS" - <g.dash >d.dash
+    same in d.long
+    same in d.dash
+}
+
+@test "-c after -o writes to standard output" {
+    real_d64 100 in
+    "$COMPRESS" -o never.svpc -c in >c
+    [[ ! -e never.svpc ]] || fail "-c did not override -o"
+    "$DECOMPRESS" -o never.raw -c c >d
+    [[ ! -e never.raw ]] || fail "-c did not override -o"
+    same in d
+}
+
+@test "frame size 1: one frame per entry" {
+    real_d64 40 in 300
+    run "$COMPRESS" --frame-size 1 -o c in
+    expect_status 0
+    # file header, stream descriptor, 40 data frames, directory, footer
+    [[ $(frames c | grep -c ' 1$') -eq 40 ]] || fail "expected 40 data frames, got: $(frames c | grep -c ' 1$')"
+    # the footer counts the frames before the directory: descriptor + 40
+    [[ $(u64 c $(($(size c) - 16))) -eq 41 ]] || fail "footer frame count $(u64 c $(($(size c) - 16))), expected 41"
+    "$DECOMPRESS" c >out
+    same in out
+    # random entries too, with the paper encoder and no second stage
+    rand_bytes $((25 * 32)) r
+    rt r out --frame-size 1 -e paper -s none
+}
+
+@test "frame size 7: many frames, last one partial" {
+    real_d64 351 in 40000
+    "$COMPRESS" --frame-size 7 in >c
+    [[ $(frames c | grep -c ' 1$') -eq 51 ]] || fail "expected 51 data frames (351 / 7), got $(frames c | grep -c ' 1$')"
+    "$DECOMPRESS" c >out
+    same in out
+    rand_bytes $((99 * 20)) r
+    rt r out --frame-size 7 -t d32 -s zlib
+}
+
+@test "frame size 1000 (and the k suffix) on a 5500-entry input" {
+    real_d64 5500 in 100000
+    rt in out --frame-size 1000
+    "$COMPRESS" --frame-size 1000 in >c
+    [[ $(frames c | grep -c ' 1$') -eq 6 ]] || fail "expected 6 data frames, got $(frames c | grep -c ' 1$')"
+    "$COMPRESS" --frame-size 1k in >c1k
+    [[ $(frames c1k | grep -c ' 1$') -eq 6 ]] || fail "--frame-size 1k: expected 6 data frames (1024 per frame)"
+    "$DECOMPRESS" c1k >out
+    same in out
+}
+
+@test "empty input gives a valid container that decompresses to 0 bytes" {
+    local t
+    : >empty
+    for t in d64 d32 m64 m32; do
+        run to "c.$t" "$COMPRESS" -t "$t" empty
+        expect_status 0
+        [[ -z $output ]] || fail "unexpected message: $output"
+        [[ $(head -c 8 "c.$t") == simtrace ]] || fail "no container magic"
+        [[ $(tail -c 8 "c.$t" | head -c 4) == STEN ]] || fail "no footer magic"
+        run to "out.$t" "$DECOMPRESS" "c.$t"
+        expect_status 0
+        [[ -z $output ]] || fail "unexpected message: $output"
+        [[ -f out.$t && $(size "out.$t") -eq 0 ]] || fail "expected 0 bytes, got $(size "out.$t")"
+    done
+    # through pipes and -o as well
+    "$COMPRESS" </dev/null | "$DECOMPRESS" >pipe.out
+    [[ $(size pipe.out) -eq 0 ]]
+    "$COMPRESS" -o c.o empty
+    "$DECOMPRESS" -o d.o c.o
+    [[ -f d.o && $(size d.o) -eq 0 ]] || fail "-o of an empty trace: expected an empty file"
+    run "$DECOMPRESS" -t c.o
+    expect_status 0
+}
+
+@test "one entry of every type" {
+    local t e
+    for t in d64 d32 m64 m32; do
+        real_of "$t" 1 "one.$t" 123
+        [[ $(size "one.$t") -eq ${ESIZE[$t]} ]]
+        for e in "${ENCODERS[@]}"; do
+            # under sanitizers: the generic encoder on d64 only
+            [[ $SANITIZED == 1 && $e == generic && $t != d64 ]] && continue
+            rt "one.$t" out -t "$t" -e "$e"
+        done
+        [[ $SANITIZED == 1 ]] && continue
+        rand_bytes "${ESIZE[$t]}" "r1.$t"
+        rt "r1.$t" out -t "$t"
+    done
+}
+
+@test "partial entry: 33 bytes of d64 exits 1, names it, and keeps the whole entry" {
+    real_d64 2 two
+    head -c 33 two >in33
+    run to c "$COMPRESS" in33
+    expect_status 1
+    expect_prefix svpc-compress
+    expect_output_has "partial entry"
+    expect_output_has "in33"
+    "$DECOMPRESS" c >out
+    head -c 32 two >want
+    same want out
+
+    # through a pipe, and with -o (the container of the whole entries is kept)
+    run to c2 "$COMPRESS" <in33
+    expect_status 1
+    expect_output_has "partial entry"
+    "$DECOMPRESS" c2 >out2
+    same want out2
+    run "$COMPRESS" -o c3 in33
+    expect_status 1
+    expect_output_has "partial entry"
+    "$DECOMPRESS" c3 >out3
+    same want out3
+}
+
+@test "partial entry for every type, and input shorter than one entry" {
+    local t n
+    for t in d64 d32 m64 m32; do
+        n=${ESIZE[$t]}
+        rand_bytes $((3 * n + n - 1)) "p.$t"
+        run to "c.$t" "$COMPRESS" -t "$t" "p.$t"
+        expect_status 1
+        expect_prefix svpc-compress
+        expect_output_has "partial entry"
+        "$DECOMPRESS" "c.$t" >"o.$t"
+        head -c $((3 * n)) "p.$t" >"w.$t"
+        same "w.$t" "o.$t"
+    done
+    rand_bytes 5 tiny
+    run to c "$COMPRESS" tiny
+    expect_status 1
+    expect_output_has "partial entry"
+    "$DECOMPRESS" c >out
+    [[ $(size out) -eq 0 ]] || fail "expected no entries, got $(size out) bytes"
+}
+
+@test "stream name, timestamps, verbose and -k do not change the round trip" {
+    real_d64 3000 in 7000
+    rt in out --stream=bios --timestamps --frame-size 1000
+    # -v: progress lines start with a carriage return
+    run to c "$COMPRESS" -v -k in
+    expect_status 0
+    expect_output_has "svpc-compress: 3000 entries"
+    run to out "$DECOMPRESS" -v -k c
+    expect_status 0
+    expect_output_has "svpc-decompress: 3000 entries"
+    same in out
+    # default output is deterministic (no timestamps)
+    "$COMPRESS" in >c2
+    same c c2
+    # -q is accepted
+    "$COMPRESS" -q in >c3
+    same c c3
+}
+
+@test "corpus: 1 MiB slices of each reference trace round-trip and shrink at least 20x" {
+    local f n=0
+    [[ -d $CORPUS_DIR ]] || skip "reference corpus not found at $CORPUS_DIR"
+    for f in "$CORPUS_DIR"/*.zst; do
+        [[ -f $f ]] || continue
+        { zstd -dc -- "$f" 2>/dev/null || true; } | head -c 1048576 >in
+        [[ $(size in) -eq 1048576 ]] || fail "$f: short slice"
+        "$COMPRESS" in >c
+        "$DECOMPRESS" c >out
+        same in out
+        (($(size c) * 20 <= $(size in))) || fail "$f: 1 MiB slice compressed to only $(size c) bytes"
+        n=$((n + 1))
+    done
+    ((n > 0)) || skip "no .zst traces in $CORPUS_DIR"
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bats
+# Thread counts never change the bytes: containers are identical for every
+# -T, and decompression gives the same entries for every -T.
+
+load helpers
+
+# same_for_threads IN ARGS...: compress IN with ARGS under -T1, -T2, -T4 and
+# the default; all containers identical; decompression with -T1 and -T4
+# identical and equal to IN.
+same_for_threads() {
+    local in=$1 t
+    shift
+    for t in 1 2 4; do
+        run "$COMPRESS" "-T$t" "$@" -o "c.T$t" "$in"
+        expect_status 0
+        [[ -z $output ]] || fail "-T$t: unexpected message: $output"
+    done
+    "$COMPRESS" "$@" -o c.default "$in"
+    same c.T1 c.T2
+    same c.T1 c.T4
+    same c.T1 c.default
+    for t in 1 4; do
+        run "$DECOMPRESS" "-T$t" -o "d.T$t" c.T1
+        expect_status 0
+        [[ -z $output ]] || fail "decompress -T$t: unexpected message: $output"
+    done
+    same d.T1 d.T4
+    same "$in" d.T1
+}
+
+@test "-T1, -T2, -T4: identical containers at the default frame size (1 MiB of real entries)" {
+    real_d64 32768 in 60000
+    same_for_threads in
+}
+
+@test "-T1, -T2, -T4: identical containers with --frame-size 1000 on ~2 MB (many frames in flight)" {
+    local n=65536
+    [[ $SANITIZED == 1 ]] && n=32768
+    real_d64 "$n" in 200000
+    same_for_threads in --frame-size 1000
+    [[ $(frames c.T1 | grep -c ' 1$') -eq $(((n + 999) / 1000)) ]] || fail "unexpected frame count"
+}
+
+@test "-T1, -T4: identical for random entries, paper encoder, zlib, --frame-size 1000" {
+    rand_bytes $((6000 * 24)) in
+    same_for_threads in -t m64 -e paper -s zlib --frame-size 1000
+}
+
+@test "-T1, -T4: identical for the generic encoder with bzip2 and tiny frames" {
+    real_of d32 700 in 4000
+    same_for_threads in -t d32 -e generic -s bzip2 --frame-size 7
+}
+
+@test "decompression through a pipe with -T4 equals -T1" {
+    real_d64 20000 in 300000
+    "$COMPRESS" --frame-size 1000 in >c
+    "$DECOMPRESS" -T4 <c >d4
+    "$DECOMPRESS" -T1 <c >d1
+    same d1 d4
+    same in d1
+}

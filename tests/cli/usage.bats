@@ -1,0 +1,296 @@
+#!/usr/bin/env bats
+# Command line: help, version, usage errors, terminals, input and output
+# files.
+
+load helpers
+
+# in_tty CMDLINE: run a shell command line with a terminal as its standard
+# output (util-linux script); sets $status and $output like `run`.
+in_tty() {
+    command -v script >/dev/null || skip "script (util-linux) not installed"
+    run script -qec "$1" /dev/null </dev/null
+}
+
+# small real input and its container, shared by several tests
+small_pair() {
+    real_d64 64 in 500
+    "$COMPRESS" -e generic in >c
+}
+
+@test "--help and -h print usage on stdout and exit 0" {
+    local p
+    for p in "$COMPRESS" "$DECOMPRESS"; do
+        run "$p" --help
+        expect_status 0
+        expect_output_has "Usage: $(basename "$p") [OPTION]... [FILE]"
+        expect_output_has "Exit status"
+        run "$p" -h
+        expect_status 0
+        expect_output_has "Usage:"
+    done
+    run "$COMPRESS" --help
+    expect_output_has "--frame-size"
+    expect_output_has "partial entry"
+    run "$DECOMPRESS" --help
+    expect_output_has "--test"
+}
+
+@test "--version and -V print the program name and version" {
+    local p
+    for p in "$COMPRESS" "$DECOMPRESS"; do
+        run "$p" --version
+        expect_status 0
+        [[ $output =~ ^$(basename "$p")\ \(svpc\)\ [0-9]+\.[0-9]+\.[0-9]+ ]] || fail "bad version line: $output"
+        run "$p" -V
+        expect_status 0
+        [[ $output == "$(basename "$p") (svpc) "* ]] || fail "bad version line: $output"
+    done
+}
+
+@test "svpc-compress: unknown option is a usage error (exit 2, 'svpc-compress:' message)" {
+    run "$COMPRESS" --no-such-option
+    expect_status 2
+    expect_prefix svpc-compress
+    expect_output_has "no-such-option"
+    run "$COMPRESS" -Z
+    expect_status 2
+    expect_prefix svpc-compress
+}
+
+@test "svpc-decompress: unknown option is a usage error (exit 2, 'svpc-decompress:' message)" {
+    run "$DECOMPRESS" --no-such-option
+    expect_status 2
+    expect_prefix svpc-decompress
+    expect_output_has "no-such-option"
+    run "$DECOMPRESS" -Z
+    expect_status 2
+    expect_prefix svpc-decompress
+}
+
+@test "bad -t, -s, -e are usage errors naming the value" {
+    run to out "$COMPRESS" -t d128
+    expect_status 2
+    expect_prefix svpc-compress
+    expect_output_has "d128"
+    run to out "$COMPRESS" -t bytes
+    expect_status 2
+    expect_prefix svpc-compress
+    run to out "$COMPRESS" --type=
+    expect_status 2
+    expect_prefix svpc-compress
+    run to out "$COMPRESS" -s lz4
+    expect_status 2
+    expect_prefix svpc-compress
+    expect_output_has "lz4"
+    run to out "$COMPRESS" --stage=XZ
+    expect_status 2
+    expect_prefix svpc-compress
+    run to out "$COMPRESS" -e huffman
+    expect_status 2
+    expect_prefix svpc-compress
+    expect_output_has "huffman"
+    [[ ! -s out ]] || fail "a usage error wrote output"
+}
+
+@test "bad -T and --frame-size are usage errors" {
+    local v
+    for v in abc -1 65 1x 99999999999999999999999; do
+        run to out "$COMPRESS" -T "$v"
+        expect_status 2
+        expect_prefix svpc-compress
+        expect_output_has "thread"
+        run to out "$DECOMPRESS" -T "$v"
+        expect_status 2
+        expect_prefix svpc-decompress
+        expect_output_has "thread"
+    done
+    for v in 0 abc -5 1T 99999999999; do
+        run to out "$COMPRESS" --frame-size "$v"
+        expect_status 2
+        expect_prefix svpc-compress
+        expect_output_has "frame size"
+    done
+    run to out "$COMPRESS" -T
+    expect_status 2
+    expect_prefix svpc-compress
+}
+
+@test "-T0 and -T64 are accepted (0 = all CPUs)" {
+    small_pair
+    "$COMPRESS" -e generic -T0 in >c0
+    "$COMPRESS" -e generic -T64 in >c64
+    same c c0
+    same c c64
+    "$DECOMPRESS" -T0 c >o0
+    "$DECOMPRESS" -T64 c >o64
+    same in o0
+    same in o64
+}
+
+@test "two input files are a usage error" {
+    small_pair
+    cp in in2
+    run to out "$COMPRESS" in in2
+    expect_status 2
+    expect_prefix svpc-compress
+    expect_output_has "one input file"
+    [[ ! -s out ]] || fail "wrote output"
+    run to out "$DECOMPRESS" c c
+    expect_status 2
+    expect_prefix svpc-decompress
+    expect_output_has "one input file"
+    [[ ! -s out ]] || fail "wrote output"
+}
+
+@test "bad stream name is a usage error" {
+    run to out "$COMPRESS" --stream=
+    expect_status 2
+    expect_prefix svpc-compress
+    run to out "$COMPRESS" --stream="$(printf 'x%.0s' {1..256})"
+    expect_status 2
+    expect_prefix svpc-compress
+}
+
+@test "missing input file: exit 1, the message names the file" {
+    run to out "$COMPRESS" no-such-file.d64
+    expect_status 1
+    expect_prefix svpc-compress
+    expect_output_has "no-such-file.d64"
+    [[ ! -s out ]] || fail "wrote output"
+    run to out "$DECOMPRESS" no-such-file.svpc
+    expect_status 1
+    expect_prefix svpc-decompress
+    expect_output_has "no-such-file.svpc"
+    [[ ! -s out ]] || fail "wrote output"
+    # with -o, no output file is created either
+    run "$COMPRESS" -o o1 no-such-file.d64
+    expect_status 1
+    [[ -z $(leftovers . o1) ]] || fail "left $(leftovers . o1)"
+    run "$DECOMPRESS" -o o2 no-such-file.svpc
+    expect_status 1
+    [[ -z $(leftovers . o2) ]] || fail "left $(leftovers . o2)"
+}
+
+@test "a directory as input: exit 1, the message names it" {
+    mkdir adir
+    run to out "$COMPRESS" adir
+    expect_status 1
+    expect_prefix svpc-compress
+    expect_output_has "adir"
+    run to out "$DECOMPRESS" adir
+    expect_status 1
+    expect_prefix svpc-decompress
+    expect_output_has "adir"
+}
+
+@test "-o to an existing file: exit 1 'exists' without -f, file untouched; -f overwrites" {
+    small_pair
+    echo precious >existing
+    local before
+    before=$(sum existing)
+    run "$COMPRESS" -e generic -o existing in
+    expect_status 1
+    expect_prefix svpc-compress
+    expect_output_has "exists"
+    expect_output_has "existing"
+    [[ $(sum existing) == "$before" ]] || fail "existing file was changed"
+    run "$DECOMPRESS" -o existing c
+    expect_status 1
+    expect_prefix svpc-decompress
+    expect_output_has "exists"
+    [[ $(sum existing) == "$before" ]] || fail "existing file was changed"
+
+    run "$COMPRESS" -e generic -f -o existing in
+    expect_status 0
+    same c existing
+    echo precious >existing2
+    run "$DECOMPRESS" --force --output=existing2 c
+    expect_status 0
+    same in existing2
+    [[ -z $(leftovers . 'existing*.tmp') ]] || fail "temporary files left: $(leftovers . 'existing*.tmp')"
+}
+
+@test "-o naming the input file is refused (exit 2) and the input is unchanged" {
+    small_pair
+    local si sc
+    si=$(sum in)
+    sc=$(sum c)
+    run "$COMPRESS" -o in in
+    expect_status 2
+    expect_prefix svpc-compress
+    expect_output_has "input"
+    [[ $(sum in) == "$si" ]] || fail "input changed"
+    run "$COMPRESS" -f -o in in
+    expect_status 2
+    expect_prefix svpc-compress
+    [[ $(sum in) == "$si" ]] || fail "input changed (with -f)"
+    ln -s in in.link
+    run "$COMPRESS" -f -o in.link in
+    expect_status 2
+    [[ $(sum in) == "$si" ]] || fail "input changed (output through a symlink)"
+    run "$DECOMPRESS" -f -o c c
+    expect_status 2
+    expect_prefix svpc-decompress
+    [[ $(sum c) == "$sc" ]] || fail "container changed"
+    [[ -z $(leftovers . 'in.tmp') && -z $(leftovers . 'c.tmp') ]] || fail "temporary files left"
+}
+
+@test "the input file is never modified or removed" {
+    real_d64 300 in 900
+    local si sc
+    si=$(sum in)
+    "$COMPRESS" in >c
+    "$COMPRESS" -k -o c2 in
+    "$COMPRESS" -f -o c2 in
+    [[ -f in && $(sum in) == "$si" ]] || fail "svpc-compress modified its input"
+    sc=$(sum c)
+    "$DECOMPRESS" c >d
+    "$DECOMPRESS" -o d2 c
+    "$DECOMPRESS" -t c
+    [[ -f c && $(sum c) == "$sc" ]] || fail "svpc-decompress modified its input"
+    # a failing run leaves its input alone too
+    head -c 40 in >part
+    local sp
+    sp=$(sum part)
+    run to c3 "$COMPRESS" part
+    expect_status 1
+    [[ $(sum part) == "$sp" ]] || fail "input changed"
+    head -c 100 c >cut
+    sp=$(sum cut)
+    run to d3 "$DECOMPRESS" cut
+    expect_status 1
+    [[ $(sum cut) == "$sp" ]] || fail "input changed"
+}
+
+@test "terminal on stdout: svpc-compress refuses (exit 2, 'terminal'); -f writes" {
+    small_pair
+    in_tty "$(printf '%q' "$COMPRESS") -e generic < in"
+    expect_status 2
+    expect_output_has "svpc-compress:"
+    expect_output_has "terminal"
+    in_tty "$(printf '%q' "$COMPRESS") -e generic -f < in"
+    expect_status 0
+    expect_output_has "simtrace"
+    # -o to a file is fine with a terminal on stdout
+    in_tty "$(printf '%q' "$COMPRESS") -e generic -o $(printf '%q' "$T/tty.svpc") < in"
+    expect_status 0
+    same c tty.svpc
+}
+
+@test "terminal on stdout: svpc-decompress refuses (exit 2, 'terminal'); -f and -t work" {
+    small_pair
+    in_tty "$(printf '%q' "$DECOMPRESS") < c"
+    expect_status 2
+    expect_output_has "svpc-decompress:"
+    expect_output_has "terminal"
+    in_tty "$(printf '%q' "$DECOMPRESS") -f < c"
+    expect_status 0
+    in_tty "$(printf '%q' "$DECOMPRESS") -t < c"
+    expect_status 0
+}
+
+@test "decompress reads '-' as standard input; -d and -q are accepted" {
+    small_pair
+    "$DECOMPRESS" -d -q - <c >out
+    same in out
+}
