@@ -9,6 +9,7 @@
 #define SS_HEADER 8u
 #define SS_PER_STREAM 8u
 #define LZMA_DICT_FLOOR 4096u
+#define SS_MIN_COMPRESS 64u
 
 static uint32_t pow2_at_least(size_t n)
 {
@@ -169,7 +170,10 @@ st_error ss_pack(svpc_stage stage, int level, const ss_in *in, unsigned k, st_bu
     for (unsigned i = 0; i < k; i++) {
         size_t before = out->len;
         int ok = 0;
-        if (in[i].compress && stage != SVPC_STAGE_NONE) {
+        /* tiny streams are stored: a second stage cannot gain on them, and
+         * setting one up (LZMA's match finder) costs more than a frame of a
+         * few entries takes to code */
+        if (in[i].compress && stage != SVPC_STAGE_NONE && in[i].len >= SS_MIN_COMPRESS) {
             err = stage_compress(stage, level, dict, in[i].data, in[i].len, out, &ok);
             if (err != ST_OK) {
                 out->len = start;

@@ -64,6 +64,33 @@ static void pred_sizes(const vpc_pred_cfg *c, size_t *vt, size_t *hist, size_t *
         *last = ((size_t)1 << c->s_bits) * sizeof(uint64_t);
 }
 
+/* Words of a dirty bitmap for a table of `bytes` bytes (at least 1). */
+static size_t bitmap_words(size_t bytes)
+{
+    size_t chunks = (bytes + ((size_t)1 << VPC_CHUNK_SHIFT) - 1) >> VPC_CHUNK_SHIFT;
+    return chunks / 64 + 1;
+}
+
+/* Zero the chunks of a table marked in its bitmap, and the bitmap. */
+static void clear_dirty(void *table, size_t bytes, uint64_t *bitmap)
+{
+    if (!table)
+        return;
+    size_t words = bitmap_words(bytes);
+    for (size_t w = 0; w < words; w++) {
+        uint64_t m = bitmap[w];
+        while (m) {
+            unsigned b = (unsigned)__builtin_ctzll(m);
+            m &= m - 1;
+            size_t off = ((w << 6) + b) << VPC_CHUNK_SHIFT;
+            size_t len = (size_t)1 << VPC_CHUNK_SHIFT;
+            if (off < bytes)
+                memset((uint8_t *)table + off, 0, bytes - off < len ? bytes - off : len);
+        }
+        bitmap[w] = 0;
+    }
+}
+
 size_t vpc_set_memory(const vpc_pred_cfg *cfg, unsigned npreds)
 {
     if (vpc_set_check(cfg, npreds) != ST_OK)
@@ -90,10 +117,20 @@ st_error vpc_set_init(vpc_set *set, const vpc_pred_cfg *cfg, unsigned npreds)
         pr->vt = table_alloc(a);
         pr->hist = b ? table_alloc(b) : NULL;
         pr->last = c ? table_alloc(c) : NULL;
-        if (!pr->vt || (b && !pr->hist) || (c && !pr->last)) {
+        pr->dirty_vt = calloc(bitmap_words(a), sizeof(uint64_t));
+        pr->dirty_hist = calloc(bitmap_words(b), sizeof(uint64_t));
+        pr->dirty_last = calloc(bitmap_words(c), sizeof(uint64_t));
+        if (!pr->vt || (b && !pr->hist) || (c && !pr->last) || !pr->dirty_vt || !pr->dirty_hist ||
+            !pr->dirty_last) {
             vpc_set_free(set);
             return ST_E_NOMEM;
         }
+        /* the whole table is unknown memory: the first reset clears it all */
+        memset(pr->vt, 0, a);
+        if (b)
+            memset(pr->hist, 0, b);
+        if (c)
+            memset(pr->last, 0, c);
         set->nslots += cfg[p].n;
         set->bytes += a + b + c;
     }
@@ -101,17 +138,16 @@ st_error vpc_set_init(vpc_set *set, const vpc_pred_cfg *cfg, unsigned npreds)
     return ST_OK;
 }
 
+
 void vpc_set_reset(vpc_set *set)
 {
     for (unsigned p = 0; p < set->npreds; p++) {
         vpc_pred *pr = &set->pred[p];
         size_t a, b, c;
         pred_sizes(&pr->cfg, &a, &b, &c);
-        memset(pr->vt, 0, a);
-        if (b)
-            memset(pr->hist, 0, b);
-        if (c)
-            memset(pr->last, 0, c);
+        clear_dirty(pr->vt, a, pr->dirty_vt);
+        clear_dirty(pr->hist, b, pr->dirty_hist);
+        clear_dirty(pr->last, c, pr->dirty_last);
         pr->cur_hline = pr->cur_vline = 0;
     }
     memset(set->usage, 0, sizeof set->usage);
@@ -121,12 +157,17 @@ void vpc_set_reset(vpc_set *set)
 void vpc_set_free(vpc_set *set)
 {
     for (unsigned p = 0; p < VPC_MAX_PREDS; p++) {
-        free(set->pred[p].vt);
-        free(set->pred[p].hist);
-        free(set->pred[p].last);
-        set->pred[p].vt = NULL;
-        set->pred[p].hist = NULL;
-        set->pred[p].last = NULL;
+        vpc_pred *pr = &set->pred[p];
+        free(pr->vt);
+        free(pr->hist);
+        free(pr->last);
+        free(pr->dirty_vt);
+        free(pr->dirty_hist);
+        free(pr->dirty_last);
+        pr->vt = NULL;
+        pr->hist = NULL;
+        pr->last = NULL;
+        pr->dirty_vt = pr->dirty_hist = pr->dirty_last = NULL;
     }
     set->npreds = set->nslots = 0;
     set->bytes = 0;

@@ -62,11 +62,17 @@ typedef struct {
     uint8_t key2;   /* 1: key lines by the second key (e.g. the data address) instead of the IP */
 } vpc_pred_cfg;
 
+/* Reset cost follows use, not table size: every write marks its 4 KiB chunk
+ * in a bitmap, and vpc_set_reset() clears only marked chunks.  A frame of a
+ * few entries then resets in microseconds instead of clearing 70 MB. */
+#define VPC_CHUNK_SHIFT 12
+
 typedef struct {
     vpc_pred_cfg cfg;
     uint64_t *vt;    /* value table: (1<<t_bits) * n */
     uint32_t *hist;  /* history table: (1<<s_bits) * order (FCM kinds only) */
     uint64_t *last;  /* last value per history line (DFCM kinds only) */
+    uint64_t *dirty_vt, *dirty_hist, *dirty_last; /* one bit per chunk written since reset */
     /* lines selected by the last vpc_set_predict(), reused by the update */
     uint32_t cur_hline;
     uint32_t cur_vline;
@@ -193,20 +199,29 @@ static inline void vpc_pred_predict(vpc_pred *pr, uint64_t key, uint64_t *out, u
     }
 }
 
+static inline void vpc_mark(uint64_t *bitmap, size_t byte_offset)
+{
+    size_t c = byte_offset >> VPC_CHUNK_SHIFT;
+    bitmap[c >> 6] |= UINT64_C(1) << (c & 63);
+}
+
 /* Update predictor pr with the true value v (after vpc_pred_predict). */
 static inline void vpc_pred_update(vpc_pred *pr, uint64_t v, unsigned kind, unsigned order, unsigned n,
                                    unsigned t_bits)
 {
     uint64_t *line = pr->vt + (size_t)pr->cur_vline * n;
+    vpc_mark(pr->dirty_vt, (size_t)pr->cur_vline * n * sizeof(uint64_t));
     if (kind == VPC_LV) {
         vpc_line_update(line, n, v);
         return;
     }
     uint32_t *h = pr->hist + (size_t)pr->cur_hline * order;
+    vpc_mark(pr->dirty_hist, (size_t)pr->cur_hline * order * sizeof(uint32_t));
     uint64_t item = v;
     if (kind != VPC_FCM) {
         item = v - pr->last[pr->cur_hline];
         pr->last[pr->cur_hline] = v;
+        vpc_mark(pr->dirty_last, (size_t)pr->cur_hline * sizeof(uint64_t));
     }
     vpc_line_update(line, n, item);
     for (unsigned i = order - 1; i > 0; i--)
