@@ -117,21 +117,27 @@ static inline void field_update(vpc_set *sets, unsigned f, int cm, uint64_t v)
 
 #define KEY_BITS 16
 typedef struct {
-    rc_prob ipflag[16][8];         /* [expected ip id][last 3 ip flags] */
+    rc_prob ipflag[16][32];        /* [expected ip id][flags at this key: 3 bits][last 2 ip flags] */
     rc_prob iptree[16][16];        /* [expected ip id] 4-bit id tree */
-    rc_prob allflag[32];           /* [ip flag][last 4 entry flags] */
-    rc_prob fflag[F_COUNT][16][4]; /* [field][expected id][last 2 field flags] */
+    rc_prob allflag[128];          /* [all-flags at this ip: 3][ip flag][last 3 entry flags] */
+    rc_prob fflag[F_COUNT][16][32]; /* [field][expected id][last field flag, ip flag, mismatch before,
+                                       last 2 field flags at this ip] */
     rc_prob ftree[F_COUNT][16][16];
     rc_prob nbtree[F_COUNT][9][16]; /* [field][previous miss length] */
+    rc_prob refsel[4];              /* address miss: reference choice [last 2 choices] */
 } cm_probs;
 
 typedef struct {
     cm_probs pr;
-    /* Packed expectation tables (the ids used last time):
-     * ipnext[line(previous ip)] = ip id (4 bits used);
-     * tuple[line(ip)] = cycle | meta << 4 | address << 8 | data << 12 */
+    /* Packed expectation tables (what happened last time at this key):
+     * ipnext[line(previous ip)]: bits 0..3 the ip id, bits 4..6 the last
+     *   three ip flags seen at this key (1 = the id was the expected one);
+     * tuple[line(ip)]: bits 0..15 the ids of cycle, meta, address, data
+     *   (4 bits each, in that order); bits 16..18 the last three "all as
+     *   expected" flags at this ip; bits 20..27 the last two match flags of
+     *   each field at this ip (2 bits per field, same order). */
     uint8_t ipnext[1u << KEY_BITS];
-    uint16_t tuple[1u << KEY_BITS];
+    uint32_t tuple[1u << KEY_BITS];
 } cm_model;
 
 static void cm_reset(cm_model *m)
@@ -502,7 +508,7 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
     rc_enc rc;
     rc_enc_init(&rc, &c->buf[CS_RC]);
     uint64_t prev[F_COUNT] = {0, 0, 0, 0, 0};
-    unsigned hist_ip = 0, hist_all = 0, hist_f[F_COUNT] = {0}, last_nb[F_COUNT] = {0};
+    unsigned hist_ip = 0, hist_all = 0, hist_f[F_COUNT] = {0}, last_nb[F_COUNT] = {0}, refhist = 0;
 
     for (size_t i = 0; i < n; i++) {
         st_entry e;
@@ -511,12 +517,12 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
 
         /* ip: expected id is the one used after the previous ip last time */
         uint32_t kl = vpc_key_line(prev[F_IP], KEY_BITS);
-        unsigned eip = m->ipnext[kl];
+        unsigned eip = m->ipnext[kl] & 15u, kh = (m->ipnext[kl] >> 4) & 7u;
         vpc_set *s = &c->set[F_IP];
         predict_ip(s, 0, 0);
         unsigned id = vpc_set_choose(s, v[F_IP], eip);
         unsigned flag = id == eip;
-        rc_encode(&rc, &m->pr.ipflag[eip][hist_ip & 7], flag);
+        rc_encode(&rc, &m->pr.ipflag[eip][(kh << 2) | (hist_ip & 3)], flag);
         if (!flag)
             rc_encode_tree(&rc, m->pr.iptree[eip], 4, id);
         if (id == s->nslots) {
@@ -528,7 +534,7 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
         }
         vpc_set_count(s, id);
         update_ip(s, v[F_IP]);
-        m->ipnext[kl] = (uint8_t)id;
+        m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
         hist_ip = (hist_ip << 1) | flag;
 
         /* the ip-keyed fields: expected ids are those used at this ip last time */
@@ -542,7 +548,8 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
             ids[j] = vpc_set_choose(s, v[f], exp);
             all &= ids[j] == exp;
         }
-        rc_encode(&rc, &m->pr.allflag[(hist_all & 15) | (flag << 4)], all);
+        unsigned ah = (tup >> 16) & 7u;
+        rc_encode(&rc, &m->pr.allflag[(ah << 4) | (flag << 3) | (hist_all & 7)], all);
         hist_all = (hist_all << 1) | all;
         unsigned newtup = 0, mismatch_seen = 0;
         for (unsigned j = 0; j < nf; j++) {
@@ -551,8 +558,10 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
             unsigned match = ids[j] == exp;
             if (!all) {
                 /* after all-but-one matched, the last one cannot match */
+                unsigned fh = (tup >> (20 + 2 * j)) & 3u;
                 if (j + 1 < nf || mismatch_seen)
-                    rc_encode(&rc, &m->pr.fflag[f][exp][hist_f[f] & 3], match);
+                    rc_encode(&rc, &m->pr.fflag[f][exp][fh | (mismatch_seen << 2) | (flag << 3) | ((hist_f[f] & 1) << 4)],
+                              match);
                 if (!match) {
                     rc_encode_tree(&rc, m->pr.ftree[f][exp], 4, ids[j]);
                     mismatch_seen = 1;
@@ -562,6 +571,17 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
             s = &c->set[f];
             if (ids[j] == s->nslots && f == F_DATA) {
                 put_le(&mp[f], v[f], miss_width(f, t));
+            } else if (ids[j] == s->nslots && f == F_ADDR) {
+                uint64_t r0 = zz_delta(v[f], cm_ref(s, f, prev), mask[f], bits[f]);
+                uint64_t r1 = zz_delta(v[f], prev[f], mask[f], bits[f]);
+                unsigned sel = r1 < r0;
+                rc_encode(&rc, &m->pr.refsel[refhist & 3], sel);
+                refhist = (refhist << 1) | sel;
+                uint64_t r = sel ? r1 : r0;
+                unsigned nb = nbytes_of(r);
+                rc_encode_tree(&rc, m->pr.nbtree[f][last_nb[f]], 4, nb);
+                last_nb[f] = nb;
+                put_le(&mp[f], r, nb);
             } else if (ids[j] == s->nslots) {
                 uint64_t r = cm_residual(f, v[f], cm_ref(s, f, prev), mask[f], bits[f]);
                 unsigned nb = nbytes_of(r);
@@ -572,8 +592,10 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
             vpc_set_count(s, ids[j]);
             field_update(c->set, f, 1, v[f]);
             newtup |= ids[j] << (4 * j);
+            newtup |= ((((tup >> (20 + 2 * j)) << 1) | match) & 3u) << (20 + 2 * j);
         }
-        m->tuple[tl] = (uint16_t)newtup;
+        newtup |= ((((tup >> 16) << 1) | all) & 7u) << 16;
+        m->tuple[tl] = newtup;
         for (unsigned f = 0; f < F_COUNT; f++)
             prev[f] = v[f];
     }
@@ -605,15 +627,15 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
     rc_dec rc;
     rc_dec_init(&rc, so.data[CS_RC], so.len[CS_RC]);
     uint64_t prev[F_COUNT] = {0, 0, 0, 0, 0};
-    unsigned hist_ip = 0, hist_all = 0, hist_f[F_COUNT] = {0}, last_nb[F_COUNT] = {0};
+    unsigned hist_ip = 0, hist_all = 0, hist_f[F_COUNT] = {0}, last_nb[F_COUNT] = {0}, refhist = 0;
 
     for (size_t i = 0; i < n; i++) {
         uint64_t v[F_COUNT] = {0, 0, 0, 0, 0};
         uint32_t kl = vpc_key_line(prev[F_IP], KEY_BITS);
-        unsigned eip = m->ipnext[kl];
+        unsigned eip = m->ipnext[kl] & 15u, kh = (m->ipnext[kl] >> 4) & 7u;
         vpc_set *s = &c->set[F_IP];
         predict_ip(s, 0, 0);
-        unsigned flag = rc_decode(&rc, &m->pr.ipflag[eip][hist_ip & 7]);
+        unsigned flag = rc_decode(&rc, &m->pr.ipflag[eip][(kh << 2) | (hist_ip & 3)]);
         unsigned id = flag ? eip : rc_decode_tree(&rc, m->pr.iptree[eip], 4);
         if (!flag && id == eip) {
             err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
@@ -641,12 +663,13 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
         }
         vpc_set_count(s, id);
         update_ip(s, v[F_IP]);
-        m->ipnext[kl] = (uint8_t)id;
+        m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
         hist_ip = (hist_ip << 1) | flag;
 
         uint32_t tl = vpc_key_line(v[F_IP], KEY_BITS);
         unsigned tup = m->tuple[tl];
-        unsigned all = rc_decode(&rc, &m->pr.allflag[(hist_all & 15) | (flag << 4)]);
+        unsigned ah = (tup >> 16) & 7u;
+        unsigned all = rc_decode(&rc, &m->pr.allflag[(ah << 4) | (flag << 3) | (hist_all & 7)]);
         hist_all = (hist_all << 1) | all;
         unsigned newtup = 0, mismatch_seen = 0;
         for (unsigned j = 0; j < nf; j++) {
@@ -655,7 +678,11 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
             field_predict(c->set, f, 1, v[F_IP], v[F_ADDR]);
             unsigned exp = (tup >> (4 * j)) & 15u, match = 1, fid = exp;
             if (!all) {
-                match = (j + 1 < nf || mismatch_seen) ? rc_decode(&rc, &m->pr.fflag[f][exp][hist_f[f] & 3]) : 0;
+                unsigned fh = (tup >> (20 + 2 * j)) & 3u;
+                match = (j + 1 < nf || mismatch_seen)
+                            ? rc_decode(&rc, &m->pr.fflag[f][exp][fh | (mismatch_seen << 2) | (flag << 3) |
+                                                                    ((hist_f[f] & 1) << 4)])
+                            : 0;
                 if (!match) {
                     fid = rc_decode_tree(&rc, m->pr.ftree[f][exp], 4);
                     mismatch_seen = 1;
@@ -675,13 +702,18 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
             if (fid == s->nslots && f == F_DATA) {
                 v[f] = get_le(&miss[f], miss_width(f, t)) & mask[f];
             } else if (fid == s->nslots) {
+                unsigned sel = 0;
+                if (f == F_ADDR) {
+                    sel = rc_decode(&rc, &m->pr.refsel[refhist & 3]);
+                    refhist = (refhist << 1) | sel;
+                }
                 unsigned nb = rc_decode_tree(&rc, m->pr.nbtree[f][last_nb[f]], 4);
                 if (nb > 8) {
                     err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s miss length %u", i, field_names[f], nb);
                     break;
                 }
                 last_nb[f] = nb;
-                uint64_t r = get_le(&miss[f], nb), ref = cm_ref(s, f, prev);
+                uint64_t r = get_le(&miss[f], nb), ref = sel ? prev[f] : cm_ref(s, f, prev);
                 if (!canonical(r, nb)) {
                     err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s miss longer than needed", i, field_names[f]);
                     break;
@@ -693,10 +725,12 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
             vpc_set_count(s, fid);
             field_update(c->set, f, 1, v[f]);
             newtup |= fid << (4 * j);
+            newtup |= ((((tup >> (20 + 2 * j)) << 1) | match) & 3u) << (20 + 2 * j);
         }
         if (err != ST_OK)
             break;
-        m->tuple[tl] = (uint16_t)newtup;
+        newtup |= ((((tup >> 16) << 1) | all) & 7u) << 16;
+        m->tuple[tl] = newtup;
         st_entry e = {v[F_CYCLE], v[F_META], v[F_IP], v[F_ADDR], v[F_DATA]};
         st_entry_store(t, raw + i * esz, &e);
         for (unsigned f = 0; f < F_COUNT; f++)
