@@ -73,9 +73,10 @@ st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o, st_diag *
         e = st_file_header_parse(h, d);
     }
     r->off = sizeof h;
-    /* threads + 1 slots: the owner reads one frame ahead of the workers */
+    /* one slot per worker: payloads are small, so reading the next one while
+     * a slot is delivered costs little; each slot holds a frame of output */
     if (e == ST_OK)
-        e = st_pool_init(&r->pool, o->threads, o->threads + 1);
+        e = st_pool_init(&r->pool, o->threads, o->threads);
     if (e != ST_OK) {
         st_reader_free(r);
         return e;

@@ -121,8 +121,9 @@ st_error st_writer_new(st_writer **out, int fd, const st_write_opts *o)
     w->fd = fd;
     w->o = *o;
     st_buf_init(&w->dir, 0);
-    /* threads + 1 slots: every worker busy while the owner fills one more */
-    st_error e = st_pool_init(&w->pool, o->threads, o->threads + 1);
+    /* one slot per worker: each stream's fill buffer is where the owner
+     * works meanwhile, so a further slot would only hold another frame */
+    st_error e = st_pool_init(&w->pool, o->threads, o->threads);
     if (e == ST_OK) {
         uint8_t h[ST_FILE_HEADER_SIZE];
         st_file_header_write(h);

@@ -26,12 +26,18 @@
 
 #include "../common/st_bytes.h"
 
+#if defined(__GNUC__)
+#define RC_INLINE static inline __attribute__((always_inline))
+#else
+#define RC_INLINE static inline
+#endif
+
 typedef uint32_t rc_prob;
 #define RC_PROB_INIT 0x80008000u
 
-static inline uint32_t rc_p0(rc_prob p) { return ((p & 0xFFFFu) + (p >> 16)) >> 1; }
+RC_INLINE uint32_t rc_p0(rc_prob p) { return ((p & 0xFFFFu) + (p >> 16)) >> 1; }
 
-static inline rc_prob rc_adapt(rc_prob p, unsigned bit)
+RC_INLINE rc_prob rc_adapt(rc_prob p, unsigned bit)
 {
     uint32_t f = p & 0xFFFFu, s = p >> 16;
     if (bit) {
@@ -92,7 +98,7 @@ static inline void rc_shift_low(rc_enc *e)
     e->low = (e->low & 0x00FFFFFFu) << 8;
 }
 
-static inline void rc_encode(rc_enc *e, rc_prob *p, unsigned bit)
+RC_INLINE void rc_encode(rc_enc *e, rc_prob *p, unsigned bit)
 {
     uint32_t bound = (e->range >> 16) * rc_p0(*p);
     if (!bit) {
@@ -159,7 +165,7 @@ static inline void rc_dec_init(rc_dec *d, const uint8_t *in, size_t len)
         d->code = (d->code << 8) | rc_get(d);
 }
 
-static inline unsigned rc_decode(rc_dec *d, rc_prob *p)
+RC_INLINE unsigned rc_decode(rc_dec *d, rc_prob *p)
 {
     uint32_t bound = (d->range >> 16) * rc_p0(*p);
     unsigned bit;

@@ -13,6 +13,14 @@
 #include "stage2.h"
 #include "svpc.h"
 
+/* Inline templates must really be inlined for their constant arguments to
+ * fold away; GCC and clang otherwise keep the larger ones out of line. */
+#if defined(__GNUC__)
+#define ST_INLINE static inline __attribute__((always_inline))
+#else
+#define ST_INLINE static inline
+#endif
+
 enum { F_IP, F_CYCLE, F_META, F_ADDR, F_DATA, F_COUNT };
 static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address", "data"};
 
@@ -48,7 +56,7 @@ static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address
 #define DEFINE_FIELD(name, LIST)                                                               \
     static const vpc_pred_cfg cfg_##name[] = {LIST(AS_CFG)};                                    \
     enum { nslots_##name = 0 LIST(AS_NSLOTS) };                                                 \
-    static inline void predict_##name(vpc_set *set, uint64_t key1, uint64_t key2)              \
+    ST_INLINE void predict_##name(vpc_set *set, uint64_t key1, uint64_t key2)                   \
     {                                                                                           \
         unsigned o_ = 0, p_ = 0;                                                                \
         (void)key1;                                                                             \
@@ -56,7 +64,7 @@ static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address
         LIST(AS_PREDICT)                                                                        \
         (void)o_;                                                                               \
     }                                                                                           \
-    static inline void update_##name(vpc_set *set, uint64_t v)                                  \
+    ST_INLINE void update_##name(vpc_set *set, uint64_t v)                                       \
     {                                                                                           \
         unsigned p_ = 0;                                                                        \
         LIST(AS_UPDATE)                                                                         \
@@ -83,7 +91,7 @@ static const field_cfg_t field_cfg[2][F_COUNT] = {
 
 /* Predict field f of an entry whose ip (and address) are known; with f and
  * cm constant after inlining this is straight-line code. */
-static inline void field_predict(vpc_set *sets, unsigned f, int cm, uint64_t ip, uint64_t addr)
+ST_INLINE void field_predict(vpc_set *sets, unsigned f, int cm, uint64_t ip, uint64_t addr)
 {
     switch (f) {
     case F_IP: predict_ip(&sets[F_IP], 0, 0); break;
@@ -98,7 +106,7 @@ static inline void field_predict(vpc_set *sets, unsigned f, int cm, uint64_t ip,
     }
 }
 
-static inline void field_update(vpc_set *sets, unsigned f, int cm, uint64_t v)
+ST_INLINE void field_update(vpc_set *sets, unsigned f, int cm, uint64_t v)
 {
     switch (f) {
     case F_IP: update_ip(&sets[F_IP], v); break;
@@ -362,7 +370,7 @@ static inline unsigned miss_width(unsigned f, st_entry_type t)
     return (f == F_CYCLE || st_entry_is_wide(t)) ? 8 : 4;
 }
 
-static st_error encode_paper(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
+ST_INLINE st_error encode_paper_T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
                              st_buf *out)
 {
     size_t esz = st_entry_size(t);
@@ -401,7 +409,7 @@ static st_error encode_paper(svpc_ctx *c, const svpc_params *p, st_entry_type t,
     return pack_streams(c, p, paper_names, NULL, PS_COUNT, out);
 }
 
-static st_error decode_paper(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
+ST_INLINE st_error decode_paper_T(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
                              uint8_t *raw, st_diag *d)
 {
     size_t esz = st_entry_size(t);
@@ -489,7 +497,7 @@ static inline uint64_t cm_residual(unsigned f, uint64_t v, uint64_t ref, uint64_
 
 static inline unsigned nbytes_of(uint64_t r) { return r ? (unsigned)((64 - __builtin_clzll(r) + 7) >> 3) : 0; }
 
-static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
+ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
                           st_buf *out)
 {
     size_t esz = st_entry_size(t);
@@ -605,7 +613,7 @@ static st_error encode_cm(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
     return pack_streams(c, p, cm_names, cm_compress, CS_COUNT, out);
 }
 
-static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
+ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
                           uint8_t *raw, st_diag *d)
 {
     size_t esz = st_entry_size(t);
@@ -747,6 +755,51 @@ static st_error decode_cm(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
     return err;
 }
 
+/* ---- per-type instances of the workers -------------------------------------
+ * Thin wrappers pick the entry layout outside the per-entry loop, so entry
+ * loads and stores compile to fixed-offset moves. */
+typedef st_error (*enc_fn)(svpc_ctx *, const svpc_params *, st_entry_type, const uint8_t *, size_t, st_buf *);
+typedef st_error (*dec_fn)(svpc_ctx *, st_entry_type, const uint8_t *, size_t, size_t, uint8_t *, st_diag *);
+#define DEFINE_TYPED(T)                                                                                        \
+    static st_error enc_paper_##T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,   \
+                                  size_t n, st_buf *out)                                                    \
+    {                                                                                                       \
+        (void)t;                                                                                            \
+        return encode_paper_T(c, p, T, raw, n, out);                                                        \
+    }                                                                                                       \
+    static st_error enc_cm_##T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,      \
+                               size_t n, st_buf *out)                                                       \
+    {                                                                                                       \
+        (void)t;                                                                                            \
+        return encode_cm_T(c, p, T, raw, n, out);                                                           \
+    }                                                                                                       \
+    static st_error dec_paper_##T(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n,    \
+                                  uint8_t *raw, st_diag *d)                                                 \
+    {                                                                                                       \
+        (void)t;                                                                                            \
+        return decode_paper_T(c, T, pl, len, n, raw, d);                                                    \
+    }                                                                                                       \
+    static st_error dec_cm_##T(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n,       \
+                               uint8_t *raw, st_diag *d)                                                    \
+    {                                                                                                       \
+        (void)t;                                                                                            \
+        return decode_cm_T(c, T, pl, len, n, raw, d);                                                       \
+    }
+DEFINE_TYPED(ST_TYPE_D64)
+DEFINE_TYPED(ST_TYPE_D32)
+DEFINE_TYPED(ST_TYPE_M64)
+DEFINE_TYPED(ST_TYPE_M32)
+
+/* [type - 1][0 paper, 1 cm] */
+static const enc_fn enc_table[4][2] = {{enc_paper_ST_TYPE_D64, enc_cm_ST_TYPE_D64},
+                                       {enc_paper_ST_TYPE_D32, enc_cm_ST_TYPE_D32},
+                                       {enc_paper_ST_TYPE_M64, enc_cm_ST_TYPE_M64},
+                                       {enc_paper_ST_TYPE_M32, enc_cm_ST_TYPE_M32}};
+static const dec_fn dec_table[4][2] = {{dec_paper_ST_TYPE_D64, dec_cm_ST_TYPE_D64},
+                                       {dec_paper_ST_TYPE_D32, dec_cm_ST_TYPE_D32},
+                                       {dec_paper_ST_TYPE_M64, dec_cm_ST_TYPE_M64},
+                                       {dec_paper_ST_TYPE_M32, dec_cm_ST_TYPE_M32}};
+
 /* ---- generic encoder: the raw bytes through the second stage ---------------- */
 
 static const char *const generic_names[1] = {"raw"};
@@ -774,7 +827,7 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
             return ST_E_USAGE;
         e = ctx_ready(c, p->encoder);
         if (e == ST_OK)
-            e = p->encoder == SVPC_ENC_PAPER ? encode_paper(c, p, t, raw, n, out) : encode_cm(c, p, t, raw, n, out);
+            e = enc_table[t - ST_TYPE_D64][p->encoder == SVPC_ENC_CM](c, p, t, raw, n, out);
         break;
     default:
         return ST_E_USAGE;
@@ -809,8 +862,7 @@ st_error svpc_decode(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8
         if (!st_entry_is_memory(t))
             return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s needs a memory entry type", svpc_encoder_name(enc));
         RETURN_IF_ERROR(ctx_ready(c, enc));
-        return enc == SVPC_ENC_PAPER ? decode_paper(c, t, payload, len, n, raw, d)
-                                     : decode_cm(c, t, payload, len, n, raw, d);
+        return dec_table[t - ST_TYPE_D64][enc == SVPC_ENC_CM](c, t, payload, len, n, raw, d);
     default:
         return st_diag_set(d, ST_E_UNSUPPORTED, "unknown encoder %d", (int)enc);
     }

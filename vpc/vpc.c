@@ -7,21 +7,39 @@
 #include <sys/mman.h>
 #endif
 
-/* Tables of 2 MiB and more are aligned to 2 MiB and, where the system has
- * transparent huge pages, asked to use them: the predictors touch these
- * tables at random, and 4 KiB pages would cost a TLB miss on most lookups. */
-#define HUGE_PAGE ((size_t)2 << 20)
+/* Tables are zeroed memory.  Large ones come straight from mmap: the kernel
+ * supplies zero pages on first touch, so a table costs time and resident
+ * memory only where a trace uses it.  They are also asked to use
+ * transparent huge pages: the predictors touch them at random, and 4 KiB
+ * pages would cost a TLB miss on most lookups. */
+#define BIG_TABLE ((size_t)1 << 20)
 static void *table_alloc(size_t n)
 {
-    if (n < HUGE_PAGE)
-        return malloc(n);
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, n) != 0)
-        return NULL;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    madvise(p, n, MADV_HUGEPAGE); /* advice only: failure changes nothing */
+#if defined(__linux__)
+    if (n >= BIG_TABLE) {
+        void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+#if defined(MADV_HUGEPAGE)
+        madvise(p, n, MADV_HUGEPAGE); /* advice only: failure changes nothing */
 #endif
-    return p;
+        return p;
+    }
+#endif
+    return calloc(1, n ? n : 1);
+}
+
+static void table_free(void *p, size_t n)
+{
+    if (!p)
+        return;
+#if defined(__linux__)
+    if (n >= BIG_TABLE) {
+        munmap(p, n);
+        return;
+    }
+#endif
+    free(p);
 }
 
 static int pred_cfg_ok(const vpc_pred_cfg *c)
@@ -64,30 +82,22 @@ static void pred_sizes(const vpc_pred_cfg *c, size_t *vt, size_t *hist, size_t *
         *last = ((size_t)1 << c->s_bits) * sizeof(uint64_t);
 }
 
-/* Words of a dirty bitmap for a table of `bytes` bytes (at least 1). */
-static size_t bitmap_words(size_t bytes)
-{
-    size_t chunks = (bytes + ((size_t)1 << VPC_CHUNK_SHIFT) - 1) >> VPC_CHUNK_SHIFT;
-    return chunks / 64 + 1;
-}
+/* Entries of the dirty map of a table of `bytes` bytes (at least 1). */
+static size_t map_len(size_t bytes) { return ((bytes + ((size_t)1 << VPC_CHUNK_SHIFT) - 1) >> VPC_CHUNK_SHIFT) + 1; }
 
-/* Zero the chunks of a table marked in its bitmap, and the bitmap. */
-static void clear_dirty(void *table, size_t bytes, uint64_t *bitmap)
+/* Zero the chunks of a table marked in its dirty map, and the map. */
+static void clear_dirty(void *table, size_t bytes, uint8_t *map)
 {
     if (!table)
         return;
-    size_t words = bitmap_words(bytes);
-    for (size_t w = 0; w < words; w++) {
-        uint64_t m = bitmap[w];
-        while (m) {
-            unsigned b = (unsigned)__builtin_ctzll(m);
-            m &= m - 1;
-            size_t off = ((w << 6) + b) << VPC_CHUNK_SHIFT;
-            size_t len = (size_t)1 << VPC_CHUNK_SHIFT;
-            if (off < bytes)
-                memset((uint8_t *)table + off, 0, bytes - off < len ? bytes - off : len);
-        }
-        bitmap[w] = 0;
+    size_t chunks = map_len(bytes);
+    for (size_t c = 0; c < chunks; c++) {
+        if (!map[c])
+            continue;
+        map[c] = 0;
+        size_t off = c << VPC_CHUNK_SHIFT, len = (size_t)1 << VPC_CHUNK_SHIFT;
+        if (off < bytes)
+            memset((uint8_t *)table + off, 0, bytes - off < len ? bytes - off : len);
     }
 }
 
@@ -117,20 +127,14 @@ st_error vpc_set_init(vpc_set *set, const vpc_pred_cfg *cfg, unsigned npreds)
         pr->vt = table_alloc(a);
         pr->hist = b ? table_alloc(b) : NULL;
         pr->last = c ? table_alloc(c) : NULL;
-        pr->dirty_vt = calloc(bitmap_words(a), sizeof(uint64_t));
-        pr->dirty_hist = calloc(bitmap_words(b), sizeof(uint64_t));
-        pr->dirty_last = calloc(bitmap_words(c), sizeof(uint64_t));
+        pr->dirty_vt = calloc(map_len(a), 1);
+        pr->dirty_hist = calloc(map_len(b), 1);
+        pr->dirty_last = calloc(map_len(c), 1);
         if (!pr->vt || (b && !pr->hist) || (c && !pr->last) || !pr->dirty_vt || !pr->dirty_hist ||
             !pr->dirty_last) {
             vpc_set_free(set);
             return ST_E_NOMEM;
         }
-        /* the whole table is unknown memory: the first reset clears it all */
-        memset(pr->vt, 0, a);
-        if (b)
-            memset(pr->hist, 0, b);
-        if (c)
-            memset(pr->last, 0, c);
         set->nslots += cfg[p].n;
         set->bytes += a + b + c;
     }
@@ -158,9 +162,12 @@ void vpc_set_free(vpc_set *set)
 {
     for (unsigned p = 0; p < VPC_MAX_PREDS; p++) {
         vpc_pred *pr = &set->pred[p];
-        free(pr->vt);
-        free(pr->hist);
-        free(pr->last);
+        size_t a = 0, b = 0, c = 0;
+        if (pr->vt)
+            pred_sizes(&pr->cfg, &a, &b, &c);
+        table_free(pr->vt, a);
+        table_free(pr->hist, b);
+        table_free(pr->last, c);
         free(pr->dirty_vt);
         free(pr->dirty_hist);
         free(pr->dirty_last);

@@ -43,6 +43,14 @@
 
 #include "../common/st_error.h"
 
+/* The inline templates below must be inlined to specialize on their
+ * constant arguments; compilers otherwise stop inlining in large loops. */
+#if defined(__GNUC__)
+#define VPC_INLINE static inline __attribute__((always_inline))
+#else
+#define VPC_INLINE static inline
+#endif
+
 #define VPC_MAX_N 8       /* values per line */
 #define VPC_MAX_ORDER 4   /* context order r */
 #define VPC_MAX_PREDS 6   /* predictors per set */
@@ -63,8 +71,9 @@ typedef struct {
 } vpc_pred_cfg;
 
 /* Reset cost follows use, not table size: every write marks its 4 KiB chunk
- * in a bitmap, and vpc_set_reset() clears only marked chunks.  A frame of a
- * few entries then resets in microseconds instead of clearing 70 MB. */
+ * in a byte map (a plain store, no read-modify-write), and vpc_set_reset()
+ * clears only marked chunks.  A frame of a few entries then resets in
+ * microseconds instead of clearing 70 MB. */
 #define VPC_CHUNK_SHIFT 12
 
 typedef struct {
@@ -72,7 +81,7 @@ typedef struct {
     uint64_t *vt;    /* value table: (1<<t_bits) * n */
     uint32_t *hist;  /* history table: (1<<s_bits) * order (FCM kinds only) */
     uint64_t *last;  /* last value per history line (DFCM kinds only) */
-    uint64_t *dirty_vt, *dirty_hist, *dirty_last; /* one bit per chunk written since reset */
+    uint8_t *dirty_vt, *dirty_hist, *dirty_last; /* 1 per chunk written since reset */
     /* lines selected by the last vpc_set_predict(), reused by the update */
     uint32_t cur_hline;
     uint32_t cur_vline;
@@ -114,21 +123,21 @@ void vpc_set_free(vpc_set *set);
 
 /* Fold a 64-bit value into `bits` bits by XOR of its bits-wide chunks
  * (the "fold" of select-fold-shift-xor).  bits in 1..32; 0 gives 0.
- * A fixed number of steps, so a constant `bits` unrolls completely. */
-static inline uint32_t vpc_fold(uint64_t v, unsigned bits)
+ * XOR-ing the shifted words and masking once equals XOR-ing the masked
+ * chunks; with a constant `bits` >= 16 it is three shift/xor pairs. */
+VPC_INLINE uint32_t vpc_fold(uint64_t v, unsigned bits)
 {
     if (bits == 0)
         return 0;
-    uint64_t mask = (UINT64_C(1) << bits) - 1u;
-    uint64_t h = 0;
-    for (unsigned sh = 0; sh < 64; sh += bits)
-        h ^= (v >> sh) & mask;
-    return (uint32_t)h;
+    uint64_t h = v;
+    for (unsigned sh = bits; sh < 64; sh += bits)
+        h ^= v >> sh;
+    return (uint32_t)(h & ((UINT64_C(1) << bits) - 1u));
 }
 
 /* Line of a table of 2^bits lines for key k (IP).  Keys that differ in their
  * low bits go to different lines; higher bits are folded in. */
-static inline uint32_t vpc_key_line(uint64_t k, unsigned bits)
+VPC_INLINE uint32_t vpc_key_line(uint64_t k, unsigned bits)
 {
     if (bits == 0)
         return 0;
@@ -138,7 +147,7 @@ static inline uint32_t vpc_key_line(uint64_t k, unsigned bits)
 
 /* Select-fold-shift-xor hash of an order-r context held as folded values
  * h[0] (most recent) .. h[r-1]: each older value is shifted one more bit. */
-static inline uint32_t vpc_ctx_hash(const uint32_t *h, unsigned order, unsigned tbits)
+VPC_INLINE uint32_t vpc_ctx_hash(const uint32_t *h, unsigned order, unsigned tbits)
 {
     uint32_t x = 0;
     for (unsigned i = 0; i < order; i++)
@@ -150,7 +159,7 @@ static inline uint32_t vpc_ctx_hash(const uint32_t *h, unsigned order, unsigned 
 
 /* Move v to the front of an n-value line, keeping values distinct:
  * if v is present it moves up; otherwise the oldest value drops out. */
-static inline void vpc_line_update(uint64_t *line, unsigned n, uint64_t v)
+VPC_INLINE void vpc_line_update(uint64_t *line, unsigned n, uint64_t v)
 {
     unsigned k = 0;
     while (k + 1 < n && line[k] != v)
@@ -170,7 +179,7 @@ static inline void vpc_line_update(uint64_t *line, unsigned n, uint64_t v)
 
 /* Write the n predictions of predictor pr for key into out[0..n-1] and
  * remember the lines used. */
-static inline void vpc_pred_predict(vpc_pred *pr, uint64_t key, uint64_t *out, unsigned kind, unsigned order,
+VPC_INLINE void vpc_pred_predict(vpc_pred *pr, uint64_t key, uint64_t *out, unsigned kind, unsigned order,
                                     unsigned n, unsigned s_bits, unsigned t_bits)
 {
     if (kind == VPC_LV) {
@@ -199,14 +208,10 @@ static inline void vpc_pred_predict(vpc_pred *pr, uint64_t key, uint64_t *out, u
     }
 }
 
-static inline void vpc_mark(uint64_t *bitmap, size_t byte_offset)
-{
-    size_t c = byte_offset >> VPC_CHUNK_SHIFT;
-    bitmap[c >> 6] |= UINT64_C(1) << (c & 63);
-}
+VPC_INLINE void vpc_mark(uint8_t *map, size_t byte_offset) { map[byte_offset >> VPC_CHUNK_SHIFT] = 1; }
 
 /* Update predictor pr with the true value v (after vpc_pred_predict). */
-static inline void vpc_pred_update(vpc_pred *pr, uint64_t v, unsigned kind, unsigned order, unsigned n,
+VPC_INLINE void vpc_pred_update(vpc_pred *pr, uint64_t v, unsigned kind, unsigned order, unsigned n,
                                    unsigned t_bits)
 {
     uint64_t *line = pr->vt + (size_t)pr->cur_vline * n;
