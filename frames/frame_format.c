@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include "../svpc/svpc.h"
+
 uint32_t st_crc32_update(uint32_t crc, const uint8_t *p, size_t n)
 {
     /* zlib's crc32 takes uInt lengths: feed large buffers in pieces */
@@ -212,4 +214,67 @@ int st_attr_next(const uint8_t *p, size_t len, size_t *pos, unsigned *index, uin
     *pos += ST_ATTR_HEADER_SIZE + (size_t)*vlen;
     (*index)++;
     return 1;
+}
+
+st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t len, st_stream_info *out,
+                              st_diag *d)
+{
+    if (h->encoder < SVPC_ENC_GENERIC || h->encoder > SVPC_ENC_CM)
+        return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: unknown encoder %u", h->stream, h->encoder);
+    st_stream_info si;
+    memset(&si, 0, sizeof si);
+    si.id = h->stream;
+    si.encoder = h->encoder;
+    size_t pos = 0;
+    unsigned idx = 0;
+    uint32_t key, flags;
+    const uint8_t *val;
+    uint64_t vlen;
+    int rr, have_guid = 0;
+    uint32_t seen = 0;
+    while ((rr = st_attr_next(p, len, &pos, &idx, &key, &flags, &val, &vlen, d)) == 1) {
+        if (key < 32 && (seen & (1u << key)))
+            return st_diag_set(d, ST_E_BAD_ATTR, "stream %u: attribute %u given twice", h->stream, key);
+        if (key < 32)
+            seen |= 1u << key;
+        switch (key) {
+        case ST_ATTR_TYPE_NAME:
+        case ST_ATTR_ENCODER_NAME:
+            break; /* informational: the GUID and the frame header are authoritative */
+        case ST_ATTR_NAME:
+            if (vlen == 0 || vlen > ST_MAX_NAME || memchr(val, 0, (size_t)vlen))
+                return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: invalid name", h->stream);
+            memcpy(si.name, val, (size_t)vlen);
+            si.name[vlen] = 0;
+            break;
+        case ST_ATTR_TYPE_GUID:
+            if (vlen != 16 || (si.type = st_entry_from_guid(val)) == ST_TYPE_NONE)
+                return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: unknown entry type", h->stream);
+            have_guid = 1;
+            break;
+        case ST_ATTR_ENTRY_SIZE:
+            if (vlen != 4)
+                return st_diag_set(d, ST_E_BAD_ATTR, "stream %u: entry size attribute of %llu bytes", h->stream,
+                                   (unsigned long long)vlen);
+            si.entry_size = st_load32(val);
+            break;
+        default:
+            if (flags & ST_ATTR_CRITICAL)
+                return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: unknown critical attribute %u", h->stream, key);
+        }
+    }
+    if (rr < 0)
+        return ST_E_BAD_ATTR;
+    if (idx != h->nattrs)
+        return st_diag_set(d, ST_E_BAD_ATTR, "header says %u attributes, payload holds %u", h->nattrs, idx);
+    if (!si.name[0] || !have_guid)
+        return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: descriptor lacks its name or type", h->stream);
+    if (si.entry_size != st_entry_size(si.type))
+        return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: entry size %u does not match type %s", h->stream,
+                           si.entry_size, st_entry_name(si.type));
+    if (h->encoder != SVPC_ENC_GENERIC && !st_entry_is_memory(si.type))
+        return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: encoder %u needs a memory entry type", h->stream,
+                           h->encoder);
+    *out = si;
+    return ST_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "../common/st_bytes.h"
 #include "../common/st_error.h"
+#include "simtrace.h"
 
 #define ST_MAGIC "simtrace"
 #define ST_VERSION_MAJOR 1
@@ -91,6 +92,11 @@ void st_dir_entry_parse(const uint8_t in[ST_DIR_ENTRY_SIZE], st_dir_entry *e);
 
 void st_footer_write(const st_footer *f, uint8_t out[ST_FOOTER_SIZE]);
 st_error st_footer_parse(const uint8_t in[ST_FOOTER_SIZE], st_footer *f, st_diag *d);
+
+/* Parse and check a stream descriptor frame (header h, payload p) into *out:
+ * name, type, entry size, encoder (SIMTRACE.md 4.2). */
+st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t len, st_stream_info *out,
+                              st_diag *d);
 
 /* Append an attribute (key, flags, value) to a payload buffer. */
 st_error st_attr_append(st_buf *b, uint32_t key, uint32_t flags, const void *val, size_t len);

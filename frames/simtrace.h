@@ -135,4 +135,57 @@ uint64_t st_reader_offset(const st_reader *r);
 
 void st_reader_free(st_reader *r);
 
+/* ---- random access: a seekable file through its footer and directory ---- */
+
+/* One frame as the directory describes it. */
+typedef struct {
+    uint64_t offset;      /* file offset of the frame header */
+    uint64_t size;        /* header + payload bytes */
+    uint32_t stream;      /* stream id; UINT32_MAX never appears here */
+    uint8_t kind;         /* 1 data, 2 stream descriptor */
+    uint8_t flags;        /* bit 0: time fields valid */
+    uint16_t encoder;
+    uint64_t seq;         /* per-stream sequence number of a data frame */
+    uint64_t first_entry; /* index of its first entry within the stream */
+    uint64_t count;       /* entries */
+    uint64_t first_cycle, last_cycle;
+    uint64_t first_time, last_time;
+} st_frame_ref;
+
+typedef struct st_index st_index;
+
+/*
+ * Open a container on a seekable fd through its footer and directory,
+ * reading nothing else but the stream descriptors: the cost does not
+ * depend on the number of entries.  Checks the footer, the directory frame
+ * and every directory entry: frames lie end to end between the file header
+ * and the directory, each stream's descriptor precedes its data frames,
+ * sequence numbers count 0, 1, 2, ... and first entries add up.
+ * Returns ST_OK; ST_E_SEEK (fd not seekable); ST_E_BAD_MAGIC, ST_E_VERSION,
+ * ST_E_BAD_FOOTER (no footer: a cut-off file, read it sequentially),
+ * ST_E_BAD_DIRECTORY, ST_E_HEADER_CRC, ST_E_PAYLOAD_CRC, ST_E_TOO_LARGE,
+ * ST_E_BAD_STREAM, ST_E_UNSUPPORTED (d says where); ST_E_READ; ST_E_NOMEM.
+ * On failure *ix is NULL.
+ */
+st_error st_index_open(st_index **ix, int fd, st_diag *d);
+
+unsigned st_index_stream_count(const st_index *ix);
+/* Stream i in declaration order, with its total entries and frames; NULL if
+ * i is out of range. */
+const st_stream_info *st_index_stream(const st_index *ix, unsigned i);
+/* Frames (data and descriptors) in file order. */
+uint64_t st_index_frame_count(const st_index *ix);
+/* Frame k in file order; NULL if k is out of range. */
+const st_frame_ref *st_index_frame(const st_index *ix, uint64_t k);
+
+/*
+ * Read and decode data frame k into out (replacing its content): exactly
+ * count x entry-size bytes.  The frame header on disk must equal its
+ * directory entry.  Returns ST_OK; ST_E_RANGE (k out of range or not a data
+ * frame); any data error with d filled in; ST_E_READ; ST_E_NOMEM.
+ */
+st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d);
+
+void st_index_free(st_index *ix);
+
 #endif /* SIMTRACE_H */

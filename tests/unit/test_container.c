@@ -123,6 +123,62 @@ int main(void)
             CHECK(c.len[1] <= n * 16 && (c.len[1] == 0 || memcmp(c.buf[1], b, c.len[1]) == 0));
             collect_free(&c);
         }
+        /* random access: the index finds every frame; each decodes to its slice */
+        {
+            st_index *ix = NULL;
+            st_diag d;
+            st_diag_clear(&d);
+            CHECK(st_index_open(&ix, fileno(f1), &d) == ST_OK);
+            if (ix) {
+                CHECK(st_index_stream_count(ix) == 2);
+                const st_stream_info *s0 = st_index_stream(ix, 0), *s1 = st_index_stream(ix, 1);
+                CHECK(s0 && strcmp(s0->name, "cpu0.read") == 0 && s0->type == ST_TYPE_D64 && s0->entries == n);
+                CHECK(s1 && strcmp(s1->name, "cpu0.write") == 0 && s1->type == ST_TYPE_M32 && s1->entries == n);
+                CHECK(s0 && s0->frames == (n + frames[fi] - 1) / frames[fi]);
+                CHECK(st_index_stream(ix, 2) == NULL);
+                CHECK(st_index_frame(ix, st_index_frame_count(ix)) == NULL); /* one past the end */
+                st_buf out;
+                st_buf_init(&out, 0);
+                unsigned bad = 0, seen = 0;
+                /* last frame first, then every frame: order must not matter */
+                for (uint64_t k = st_index_frame_count(ix); k-- > 0;) {
+                    const st_frame_ref *r = st_index_frame(ix, k);
+                    if (r->kind != 1)
+                        continue;
+                    const uint8_t *src = r->stream == 0 ? a : b;
+                    size_t esz = r->stream == 0 ? 32 : 16;
+                    if (st_index_decode_frame(ix, k, &out, &d) != ST_OK || out.len != r->count * esz ||
+                        memcmp(out.data, src + r->first_entry * esz, out.len) != 0)
+                        bad++;
+                    seen++;
+                }
+                CHECK(bad == 0);
+                CHECK(seen == 2 * ((n + frames[fi] - 1) / frames[fi]));
+                CHECK(st_index_decode_frame(ix, 0, &out, &d) == ST_E_RANGE); /* a descriptor */
+                CHECK(st_index_decode_frame(ix, 1u << 30, &out, &d) == ST_E_RANGE);
+                st_buf_free(&out);
+                st_index_free(ix);
+            }
+            /* damage after the frames (directory, footer) or a cut: open fails */
+            for (size_t cut = l1 - 1; cut + 200 > l1 && cut > 0; cut -= 13) {
+                FILE *g = tmpfile();
+                fwrite(c1, 1, cut, g);
+                fflush(g);
+                ix = NULL;
+                CHECK(st_index_open(&ix, fileno(g), &d) != ST_OK && ix == NULL);
+                fclose(g);
+            }
+            for (size_t pos = l1 - 100; pos < l1; pos += 7) {
+                FILE *g = tmpfile();
+                fwrite(c1, 1, l1, g);
+                fflush(g);
+                uint8_t byte = c1[pos] ^ 0x10;
+                CHECK(pwrite(fileno(g), &byte, 1, (off_t)pos) == 1);
+                ix = NULL;
+                CHECK(st_index_open(&ix, fileno(g), &d) != ST_OK && ix == NULL);
+                fclose(g);
+            }
+        }
         /* data after the footer */
         uint8_t *x = malloc(l1 + 1);
         memcpy(x, c1, l1);

@@ -1,0 +1,329 @@
+/* frame_index.c - random access to a container through footer and directory. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "frame_format.h"
+#include "pool.h"
+#include "simtrace.h"
+
+struct st_index {
+    int fd;
+    uint64_t file_size;
+    st_frame_ref *f;
+    uint64_t nf;
+    st_stream_info *s;
+    unsigned ns;
+    svpc_ctx *ctx; /* created on the first decode */
+};
+
+static st_error pread_full(int fd, uint8_t *p, size_t n, uint64_t off)
+{
+    while (n) {
+        ssize_t k = pread(fd, p, n, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return ST_E_READ;
+        if (k == 0)
+            return ST_E_TRUNCATED;
+        p += k;
+        n -= (size_t)k;
+        off += (uint64_t)k;
+    }
+    return ST_OK;
+}
+
+static void at(st_diag *d, uint64_t off, uint64_t frame)
+{
+    if (d) {
+        d->offset = off;
+        d->frame = frame;
+    }
+}
+
+const st_frame_ref *st_index_frame(const st_index *ix, uint64_t k) { return k < ix->nf ? &ix->f[k] : NULL; }
+unsigned st_index_stream_count(const st_index *ix) { return ix->ns; }
+uint64_t st_index_frame_count(const st_index *ix) { return ix->nf; }
+const st_stream_info *st_index_stream(const st_index *ix, unsigned i) { return i < ix->ns ? &ix->s[i] : NULL; }
+
+static st_stream_info *stream_of(st_index *ix, uint32_t id)
+{
+    for (unsigned i = 0; i < ix->ns; i++)
+        if (ix->s[i].id == id)
+            return &ix->s[i];
+    return NULL;
+}
+
+/* 1 when a frame header says what its directory entry says. */
+static int header_matches(const st_frame_header *h, const st_frame_ref *r)
+{
+    return r->size == ST_FRAME_HEADER_SIZE + h->payload_size && r->stream == h->stream && r->kind == h->kind &&
+           r->flags == h->flags && r->encoder == h->encoder && r->seq == h->seq &&
+           r->first_entry == h->first_entry && r->count == h->count && r->first_cycle == h->first_cycle &&
+           r->last_cycle == h->last_cycle && r->first_time == h->first_time && r->last_time == h->last_time;
+}
+
+/* Read frame k's header and payload; the header must equal the directory's
+ * copy and its payload be at most limit bytes (checked before allocating).
+ * The payload CRC is checked here when check_crc (data frames get it checked
+ * by the decoder). */
+static st_error load_frame(st_index *ix, uint64_t k, st_frame_header *h, st_buf *pay, int check_crc, uint64_t limit,
+                           st_diag *d)
+{
+    const st_frame_ref *r = st_index_frame(ix, k);
+    if (!r)
+        return ST_E_RANGE;
+    uint8_t hb[ST_FRAME_HEADER_SIZE];
+    at(d, r->offset, k);
+    st_error e = pread_full(ix->fd, hb, sizeof hb, r->offset);
+    if (e == ST_E_TRUNCATED)
+        return st_diag_set(d, e, "frame header past the end of the file");
+    RETURN_IF_ERROR(e);
+    RETURN_IF_ERROR(st_frame_header_parse(hb, h, d));
+    if (!header_matches(h, r))
+        return st_diag_set(d, ST_E_BAD_DIRECTORY, "frame header differs from its directory entry");
+    if (h->payload_size > limit)
+        return st_diag_set(d, ST_E_TOO_LARGE, "payload of %llu bytes, at most %llu possible for this frame",
+                           (unsigned long long)h->payload_size, (unsigned long long)limit);
+    pay->len = 0;
+    RETURN_IF_ERROR(st_buf_reserve(pay, h->payload_size + 1));
+    e = pread_full(ix->fd, pay->data, (size_t)h->payload_size, r->offset + ST_FRAME_HEADER_SIZE);
+    if (e == ST_E_TRUNCATED)
+        return st_diag_set(d, e, "payload past the end of the file");
+    RETURN_IF_ERROR(e);
+    pay->len = (size_t)h->payload_size;
+    if (check_crc && st_crc32(pay->data, pay->len) != h->payload_crc)
+        return st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
+    return ST_OK;
+}
+
+/* Check every directory entry and build the stream table. */
+static st_error check_entries(st_index *ix, uint64_t dir_off, st_diag *d)
+{
+    uint64_t expect = ST_FILE_HEADER_SIZE;
+    for (uint64_t k = 0; k < ix->nf; k++) {
+        st_frame_ref *r = &ix->f[k];
+        at(d, r->offset, k);
+        if (r->offset != expect)
+            return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: frame at offset %llu, expected %llu",
+                               (unsigned long long)k, (unsigned long long)r->offset, (unsigned long long)expect);
+        if (r->size < ST_FRAME_HEADER_SIZE || r->size > dir_off - r->offset)
+            return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: size %llu runs past the directory",
+                               (unsigned long long)k, (unsigned long long)r->size);
+        expect = r->offset + r->size;
+        if (r->kind == ST_KIND_STREAM) {
+            if (stream_of(ix, r->stream))
+                return st_diag_set(d, ST_E_BAD_STREAM, "stream %u declared twice", r->stream);
+            if (r->seq || r->first_entry || r->count || r->first_cycle || r->last_cycle || r->first_time ||
+                r->last_time || r->flags || r->stream >= ST_MAX_STREAMS)
+                return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: invalid descriptor fields",
+                                   (unsigned long long)k);
+            st_stream_info *ns = realloc(ix->s, (ix->ns + 1) * sizeof *ns);
+            if (!ns)
+                return ST_E_NOMEM;
+            ix->s = ns;
+            memset(&ix->s[ix->ns], 0, sizeof *ix->s);
+            ix->s[ix->ns].id = r->stream;
+            ix->s[ix->ns].encoder = r->encoder;
+            ix->ns++;
+        } else if (r->kind == ST_KIND_DATA) {
+            st_stream_info *si = stream_of(ix, r->stream);
+            if (!si)
+                return st_diag_set(d, ST_E_BAD_STREAM, "data frame of undeclared stream %u", r->stream);
+            if (r->seq != si->frames || r->first_entry != si->entries || r->count == 0 ||
+                r->count > SVPC_MAX_FRAME_ENTRIES)
+                return st_diag_set(d, ST_E_BAD_DIRECTORY,
+                                   "directory entry %llu: sequence %llu / first entry %llu / count %llu out of order",
+                                   (unsigned long long)k, (unsigned long long)r->seq,
+                                   (unsigned long long)r->first_entry, (unsigned long long)r->count);
+            if (r->encoder != si->encoder && r->encoder != SVPC_ENC_GENERIC)
+                return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: encoder %u differs from stream's",
+                                   (unsigned long long)k, r->encoder);
+            if (!(r->flags & ST_FF_TIME) && (r->first_time || r->last_time))
+                return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: time without time flag",
+                                   (unsigned long long)k);
+            if ((r->flags & ~ST_FF_KNOWN) || r->first_time > r->last_time)
+                return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: invalid flags or times",
+                                   (unsigned long long)k);
+            si->frames++;
+            si->entries += r->count;
+        } else {
+            return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: kind %u", (unsigned long long)k,
+                               r->kind);
+        }
+    }
+    if (expect != dir_off)
+        return st_diag_set(d, ST_E_BAD_DIRECTORY, "frames end at %llu, directory starts at %llu",
+                           (unsigned long long)expect, (unsigned long long)dir_off);
+    /* the descriptors themselves: name, type, entry size */
+    st_buf pay;
+    st_buf_init(&pay, 0);
+    st_error e = ST_OK;
+    for (uint64_t k = 0; k < ix->nf && e == ST_OK; k++) {
+        if (ix->f[k].kind != ST_KIND_STREAM)
+            continue;
+        st_frame_header h;
+        e = load_frame(ix, k, &h, &pay, 1, 4096, d);
+        st_stream_info si;
+        if (e == ST_OK)
+            e = st_stream_desc_parse(&h, pay.data, pay.len, &si, d);
+        if (e == ST_OK) {
+            st_stream_info *t = stream_of(ix, h.stream);
+            si.entries = t->entries;
+            si.frames = t->frames;
+            *t = si;
+        }
+    }
+    st_buf_free(&pay);
+    return e;
+}
+
+st_error st_index_open(st_index **out, int fd, st_diag *d)
+{
+    *out = NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return st_diag_set(d, ST_E_SEEK, "not a regular file: random access needs one");
+    uint64_t size = (uint64_t)st.st_size;
+    uint8_t hb[ST_FILE_HEADER_SIZE];
+    at(d, 0, ST_DIAG_UNKNOWN);
+    if (size < ST_FILE_HEADER_SIZE + ST_FOOTER_SIZE)
+        return st_diag_set(d, ST_E_TRUNCATED, "file of %llu bytes is too short for a container",
+                           (unsigned long long)size);
+    RETURN_IF_ERROR(pread_full(fd, hb, sizeof hb, 0));
+    RETURN_IF_ERROR(st_file_header_parse(hb, d));
+    uint8_t fb[ST_FOOTER_SIZE];
+    at(d, size - ST_FOOTER_SIZE, ST_DIAG_UNKNOWN);
+    RETURN_IF_ERROR(pread_full(fd, fb, sizeof fb, size - ST_FOOTER_SIZE));
+    st_footer f;
+    RETURN_IF_ERROR(st_footer_parse(fb, &f, d));
+    /* the directory lies between the file header and the footer, and ends
+     * where the footer starts: anything else points outside or into itself */
+    uint64_t room = size - ST_FOOTER_SIZE - ST_FILE_HEADER_SIZE;
+    if (f.dir_offset < ST_FILE_HEADER_SIZE || f.dir_size < ST_FRAME_HEADER_SIZE ||
+        f.dir_size > size - ST_FOOTER_SIZE || f.dir_offset != size - ST_FOOTER_SIZE - f.dir_size)
+        return st_diag_set(d, ST_E_BAD_FOOTER, "directory at %llu (%llu bytes) does not end at the footer",
+                           (unsigned long long)f.dir_offset, (unsigned long long)f.dir_size);
+    /* every frame takes at least a header: a count above that is a lie */
+    if (f.nframes > room / ST_FRAME_HEADER_SIZE)
+        return st_diag_set(d, ST_E_BAD_FOOTER, "footer claims %llu frames; the file has room for %llu",
+                           (unsigned long long)f.nframes, (unsigned long long)(room / ST_FRAME_HEADER_SIZE));
+    st_index *ix = calloc(1, sizeof *ix);
+    if (!ix)
+        return ST_E_NOMEM;
+    ix->fd = fd;
+    ix->file_size = size;
+    st_buf dir;
+    st_buf_init(&dir, 0);
+    uint8_t dh[ST_FRAME_HEADER_SIZE];
+    st_frame_header h;
+    at(d, f.dir_offset, ST_DIAG_UNKNOWN);
+    st_error e = pread_full(fd, dh, sizeof dh, f.dir_offset);
+    if (e == ST_OK)
+        e = st_frame_header_parse(dh, &h, d);
+    if (e == ST_OK && (h.kind != ST_KIND_DIRECTORY || h.payload_size != f.dir_size - ST_FRAME_HEADER_SIZE))
+        e = st_diag_set(d, ST_E_BAD_DIRECTORY, "footer does not point at a directory frame");
+    if (e == ST_OK)
+        e = st_buf_reserve(&dir, (size_t)h.payload_size + 1);
+    if (e == ST_OK)
+        e = pread_full(fd, dir.data, (size_t)h.payload_size, f.dir_offset + ST_FRAME_HEADER_SIZE);
+    if (e == ST_OK && st_crc32(dir.data, (size_t)h.payload_size) != h.payload_crc)
+        e = st_diag_set(d, ST_E_PAYLOAD_CRC, "directory checksum mismatch");
+    /* the one DIRECTORY attribute; unknown non-critical ones are skipped */
+    const uint8_t *val, *entries = NULL;
+    uint64_t vlen, elen = 0;
+    size_t pos = 0;
+    unsigned idx = 0;
+    uint32_t key, flags;
+    int rr = 0;
+    while (e == ST_OK && (rr = st_attr_next(dir.data, (size_t)h.payload_size, &pos, &idx, &key, &flags, &val,
+                                            &vlen, d)) == 1) {
+        if (key == ST_ATTR_DIRECTORY && !entries) {
+            entries = val;
+            elen = vlen;
+        } else if (key == ST_ATTR_DIRECTORY || (flags & ST_ATTR_CRITICAL)) {
+            e = st_diag_set(d, ST_E_BAD_DIRECTORY, "unexpected attribute %u in the directory", key);
+        }
+    }
+    if (e == ST_OK && rr < 0)
+        e = ST_E_BAD_ATTR;
+    if (e == ST_OK && (!entries || idx != h.nattrs || elen != f.nframes * ST_DIR_ENTRY_SIZE))
+        e = st_diag_set(d, ST_E_BAD_DIRECTORY, "directory holds %llu bytes of entries for %llu frames",
+                        (unsigned long long)elen, (unsigned long long)f.nframes);
+    if (e == ST_OK && f.nframes && !(ix->f = calloc((size_t)f.nframes, sizeof *ix->f)))
+        e = ST_E_NOMEM;
+    if (e == ST_OK) {
+        ix->nf = f.nframes;
+        for (uint64_t k = 0; k < f.nframes; k++) {
+            st_dir_entry de;
+            st_dir_entry_parse(entries + k * ST_DIR_ENTRY_SIZE, &de);
+            st_frame_ref *r = &ix->f[k];
+            r->offset = de.offset;
+            r->size = de.size;
+            r->stream = de.h.stream;
+            r->kind = de.h.kind;
+            r->flags = de.h.flags;
+            r->encoder = de.h.encoder;
+            r->seq = de.h.seq;
+            r->first_entry = de.h.first_entry;
+            r->count = de.h.count;
+            r->first_cycle = de.h.first_cycle;
+            r->last_cycle = de.h.last_cycle;
+            r->first_time = de.h.first_time;
+            r->last_time = de.h.last_time;
+        }
+        e = check_entries(ix, f.dir_offset, d);
+    }
+    st_buf_free(&dir);
+    if (e != ST_OK) {
+        st_index_free(ix);
+        return e;
+    }
+    *out = ix;
+    return ST_OK;
+}
+
+st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d)
+{
+    const st_frame_ref *r = st_index_frame(ix, k);
+    if (!r || r->kind != ST_KIND_DATA)
+        return ST_E_RANGE;
+    if (!ix->ctx)
+        RETURN_IF_ERROR(svpc_ctx_new(&ix->ctx));
+    const st_stream_info *si = stream_of(ix, r->stream);
+    st_job j;
+    memset(&j, 0, sizeof j);
+    st_buf_init(&j.in, 0);
+    j.out = *out;
+    /* encoders never store more than the raw entries plus 4 KiB */
+    st_error e = load_frame(ix, k, &j.h, &j.in, 0, r->count * si->entry_size + 4096, d);
+    j.op = JOB_DECODE;
+    j.type = si->type;
+    j.n = (size_t)r->count;
+    if (e == ST_OK) {
+        st_job_run(&j, ix->ctx);
+        e = j.err;
+        if (e != ST_OK && d) {
+            *d = j.diag;
+            at(d, r->offset, k);
+            d->stream = r->stream;
+        }
+    }
+    *out = j.out;
+    st_buf_free(&j.in);
+    return e;
+}
+
+void st_index_free(st_index *ix)
+{
+    if (!ix)
+        return;
+    svpc_ctx_free(ix->ctx);
+    free(ix->f);
+    free(ix->s);
+    free(ix);
+}
