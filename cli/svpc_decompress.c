@@ -127,11 +127,26 @@ int main(int argc, char **argv)
     int in_fd, out_fd = -1, rc;
     if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
         return rc;
+    /* a regular file: look at the directory first, so that a container this
+     * program cannot write out is refused before any output exists.  A file
+     * whose directory is damaged is read sequentially below, which reports
+     * the damage after the intact frames. */
+    st_index *ix = NULL;
+    st_diag d;
+    st_diag_clear(&d);
+    if (in_fd != 0 && st_index_open(&ix, in_fd, &d) == ST_OK) {
+        unsigned ns = st_index_stream_count(ix);
+        st_index_free(ix);
+        if (ns > 1) {
+            cli_msg("%s: container holds %u streams; svpc-decompress writes one (use simtrace-cat --stream NAME)",
+                    in_name, ns);
+            return EXIT_DATA;
+        }
+    }
+    st_diag_clear(&d);
     if (!ro.verify_only && (rc = cli_out_open(out_path, force, 1, in_fd, &out_fd)) != EXIT_OK)
         return rc;
     sink_state ss = {out_fd, 0, 0, 0, 0, cli_now(), cli_now(), verbose, NULL};
-    st_diag d;
-    st_diag_clear(&d);
     st_reader *r = NULL;
     st_error e = st_reader_new(&r, in_fd, &ro, &d);
     if (e == ST_OK) {

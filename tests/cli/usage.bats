@@ -294,3 +294,14 @@ small_pair() {
     "$DECOMPRESS" -d -q - <c >out
     same in out
 }
+
+@test "svpc-decompress refuses a container of two streams, before writing (file) or at the second stream (pipe)" {
+    local f="$BATS_TEST_DIRNAME/../../testdata/good/two_streams.sim"
+    run "$SVPC_BIN/svpc-decompress" -o "$BATS_TEST_TMPDIR/out" "$f"
+    [ "$status" -eq 1 ]
+    [[ "$output" == "svpc-decompress: "*"2 streams"* ]]
+    [ ! -e "$BATS_TEST_TMPDIR/out" ]
+    run sh -c "'$SVPC_BIN/svpc-decompress' < '$f' > /dev/null"
+    [ "$status" -eq 1 ]
+    [[ "$output" == "svpc-decompress: (stdin): "*"more than one stream"* ]]
+}
