@@ -36,7 +36,7 @@ LIB      = $(BUILD)/libsvpc.a
 BINS     = $(PROGS:%=$(BUILD)/%)
 UNITBINS = $(UNIT:%=$(BUILD)/tests/%)
 
-.PHONY: all help check unit cli-test demo bench install uninstall clean deps testdata asan ubsan tsan
+.PHONY: all help check unit cli-test demo bench install uninstall clean deps testdata asan ubsan tsan fuzz fuzz-build fuzz-check
 
 ## all: build the programs (default)
 all: $(BINS)
@@ -86,6 +86,7 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory all unit
 	$(Q)$(MAKE) --no-print-directory cli-test
 	$(Q)$(MAKE) --no-print-directory sanitize-check
+	$(Q)$(MAKE) --no-print-directory fuzz-check
 
 # The unit tests and a CLI round trip under ASan+UBSan, the threaded paths under TSan.
 SAN_FLAGS_asan = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -104,6 +105,47 @@ asan:
 ## tsan: build with ThreadSanitizer into build-tsan/
 tsan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 CFLAGS="$(SAN_FLAGS_tsan)" LDFLAGS="$(SAN_FLAGS_tsan)" all
+
+# libFuzzer harnesses (clang), one per decoding entry point; checksums are
+# bypassed in this build (-DST_FUZZING) so the fuzzer reaches the parsers.
+FUZZERS = fuzz_container fuzz_index fuzz_codec fuzz_roundtrip
+FUZZ_CC = clang
+FUZZ_FLAGS = -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DST_FUZZING \
+             -D_GNU_SOURCE -DSVPC_VERSION='"$(VERSION)"'
+FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build-fuzz/lib/%.o)
+.SECONDARY: $(FUZZ_LIB_OBJ)
+FUZZ_SECONDS ?= 600
+FUZZ_CHECK_SECONDS ?= 10
+
+## fuzz-build: build the libFuzzer harnesses into build-fuzz/
+fuzz-build: $(FUZZERS:%=build-fuzz/%)
+
+build-fuzz/lib/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(subst fuzzer,fuzzer-no-link,$(FUZZ_FLAGS)) -c -o $@ $<
+
+build-fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB_OBJ) $(LDLIBS)
+
+build-fuzz/seeds: $(BINS)
+	$(Q)rm -rf $@ && SVPC_BIN=$(abspath $(BUILD)) tests/fuzz/make-seeds.sh $@
+
+## fuzz: run every harness for FUZZ_SECONDS (default 600) each; findings go to build-fuzz/
+fuzz: fuzz-build build-fuzz/seeds
+	$(Q)for f in $(FUZZERS); do c=build-fuzz/corpus-$${f#fuzz_}; mkdir -p $$c; \
+	  echo "  RUN     $$f for $(FUZZ_SECONDS) s"; \
+	  build-fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -artifact_prefix=build-fuzz/$$f- \
+	    $$c build-fuzz/seeds/$${f#fuzz_} 2>&1 | tail -n 2 || exit 1; done
+
+## fuzz-check: every harness for FUZZ_CHECK_SECONDS (default 10) each, as make check does
+fuzz-check: fuzz-build build-fuzz/seeds
+	$(Q)for f in $(FUZZERS); do \
+	  build-fuzz/$$f -max_total_time=$(FUZZ_CHECK_SECONDS) -rss_limit_mb=2048 -artifact_prefix=build-fuzz/$$f- \
+	    build-fuzz/seeds/$${f#fuzz_} > build-fuzz/$$f.log 2>&1 \
+	    || { tail -n 30 build-fuzz/$$f.log; echo "fuzz-check: $$f FAILED"; exit 1; }; \
+	  echo "fuzz-check: $$f: $$(grep -o 'Done [0-9]* runs' build-fuzz/$$f.log)"; done
 
 ## demo: install dependencies, build, compress and restore a bundled real trace, print sizes and speeds
 demo: deps

@@ -32,7 +32,7 @@ st_error st_file_header_parse(const uint8_t in[ST_FILE_HEADER_SIZE], st_diag *d)
 {
     if (memcmp(in, ST_MAGIC, 8) != 0)
         return st_diag_set(d, ST_E_BAD_MAGIC, "file does not start with \"simtrace\"");
-    if (st_load32(in + 60) != st_crc32(in, 60))
+    if (!st_crc_ok(st_load32(in + 60), in, 60))
         return st_diag_set(d, ST_E_HEADER_CRC, "file header checksum mismatch");
     if (st_load16(in + 8) != ST_VERSION_MAJOR)
         return st_diag_set(d, ST_E_VERSION, "format version %u.%u, this reader supports %u.x", st_load16(in + 8),
@@ -71,7 +71,7 @@ st_error st_frame_header_parse(const uint8_t in[ST_FRAME_HEADER_SIZE], st_frame_
 {
     if (memcmp(in, ST_FRAME_MAGIC, 4) != 0)
         return st_diag_set(d, ST_E_BAD_FRAME, "no frame magic \"STFR\"");
-    if (st_load32(in + 92) != st_crc32(in, 92))
+    if (!st_crc_ok(st_load32(in + 92), in, 92))
         return st_diag_set(d, ST_E_HEADER_CRC, "frame header checksum mismatch");
     h->kind = in[4];
     h->flags = in[5];
@@ -166,7 +166,7 @@ st_error st_footer_parse(const uint8_t in[ST_FOOTER_SIZE], st_footer *f, st_diag
 {
     if (memcmp(in + 24, ST_FOOTER_MAGIC, 4) != 0)
         return st_diag_set(d, ST_E_BAD_FOOTER, "no footer magic \"STEN\" at the end of the file");
-    if (st_load32(in + 28) != st_crc32(in, 28))
+    if (!st_crc_ok(st_load32(in + 28), in, 28))
         return st_diag_set(d, ST_E_HEADER_CRC, "footer checksum mismatch");
     f->dir_offset = st_load64(in);
     f->dir_size = st_load64(in + 8);

@@ -96,7 +96,7 @@ static st_error load_frame(st_index *ix, uint64_t k, st_frame_header *h, st_buf 
         return st_diag_set(d, e, "payload past the end of the file");
     RETURN_IF_ERROR(e);
     pay->len = (size_t)h->payload_size;
-    if (check_crc && st_crc32(pay->data, pay->len) != h->payload_crc)
+    if (check_crc && !st_crc_ok(h->payload_crc, pay->data, pay->len))
         return st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
     return ST_OK;
 }
@@ -231,7 +231,7 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
         e = st_buf_reserve(&dir, (size_t)h.payload_size + 1);
     if (e == ST_OK)
         e = pread_full(fd, dir.data, (size_t)h.payload_size, f.dir_offset + ST_FRAME_HEADER_SIZE);
-    if (e == ST_OK && st_crc32(dir.data, (size_t)h.payload_size) != h.payload_crc)
+    if (e == ST_OK && !st_crc_ok(h.payload_crc, dir.data, (size_t)h.payload_size))
         e = st_diag_set(d, ST_E_PAYLOAD_CRC, "directory checksum mismatch");
     /* the one DIRECTORY attribute; unknown non-critical ones are skipped */
     const uint8_t *val, *entries = NULL;

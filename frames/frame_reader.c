@@ -265,7 +265,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
                             (unsigned long long)h.payload_size);
         }
         pb->len = (size_t)h.payload_size;
-        if (e == ST_OK && h.kind != ST_KIND_DATA && st_crc32(pb->data, pb->len) != h.payload_crc)
+        if (e == ST_OK && h.kind != ST_KIND_DATA && !st_crc_ok(h.payload_crc, pb->data, pb->len))
             e = st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
         if (e == ST_OK && h.kind == ST_KIND_STREAM)
             e = add_stream(r, &h, pb->data, pb->len, d);

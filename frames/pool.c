@@ -50,7 +50,7 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
 static void run_decode(st_job *j, svpc_ctx *ctx)
 {
     st_diag *d = &j->diag;
-    if (st_crc32(j->in.data, j->in.len) != j->h.payload_crc) {
+    if (!st_crc_ok(j->h.payload_crc, j->in.data, j->in.len)) {
         j->err = st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
         return;
     }

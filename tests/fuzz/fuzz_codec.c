@@ -1,0 +1,22 @@
+/* The entry decoders on arbitrary payloads: byte 0 picks encoder and type,
+ * bytes 1..2 the entry count, the rest is the payload. */
+#include <stdlib.h>
+
+#include "../../svpc/svpc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static svpc_ctx *ctx;
+    if (!ctx && svpc_ctx_new(&ctx) != ST_OK)
+        abort();
+    if (size < 3)
+        return 0;
+    svpc_encoder enc = (svpc_encoder)(1 + data[0] % 3);
+    st_entry_type t = (st_entry_type)(1 + (data[0] >> 2) % 4);
+    size_t n = (size_t)(data[1] | (data[2] << 8)) % 4096;
+    uint8_t *raw = malloc(n * st_entry_size(t) + 1);
+    st_diag d;
+    svpc_decode(ctx, enc, t, data + 3, size - 3, n, raw, &d);
+    free(raw);
+    return 0;
+}

@@ -1,0 +1,29 @@
+/* Round trip: the input as raw entries -> encode -> decode must be equal.
+ * Byte 0 picks encoder, type and second stage. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../svpc/svpc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static svpc_ctx *ctx;
+    if (!ctx && svpc_ctx_new(&ctx) != ST_OK)
+        abort();
+    if (size < 1)
+        return 0;
+    svpc_params p = {(svpc_encoder)(1 + data[0] % 3), (svpc_stage)((data[0] >> 4) % 4), 1 + (data[0] >> 6)};
+    st_entry_type t = (st_entry_type)(1 + (data[0] >> 2) % 4);
+    size_t esz = st_entry_size(t), n = (size - 1) / esz;
+    st_buf out;
+    st_buf_init(&out, 0);
+    if (svpc_encode(ctx, &p, t, data + 1, n, &out) != ST_OK)
+        abort();
+    uint8_t *raw = malloc(n * esz + 1);
+    st_diag d;
+    if (svpc_decode(ctx, p.encoder, t, out.data, out.len, n, raw, &d) != ST_OK || memcmp(raw, data + 1, n * esz))
+        abort();
+    free(raw);
+    st_buf_free(&out);
+    return 0;
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make-seeds.sh OUTDIR - seed corpora for the fuzz harnesses, made with the
+# normal build ($SVPC_BIN) from bundled real traces: small containers of
+# every encoder and several frame sizes, and raw entries.
+set -euo pipefail
+out=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"/{container,index,codec,roundtrip}
+raw=$(mktemp)
+trap 'rm -f "$raw"' EXIT
+src=$(ls "$root"/testdata/good/*.d64.xz 2>/dev/null | head -n 1 || true)
+if [ -n "$src" ]; then
+    { xz -dc "$src" || true; } | head -c 64000 > "$raw" # xz ends by SIGPIPE
+else
+    # no bundled trace: a small synthetic loop (4 instructions, two arrays)
+    perl -e 'for $i (0..1999) { $k=$i%4; print pack("QQQQ", 100+$i+($k==0), 0x401000+4*$k, 0x7ff000+8*int($i/4)+($k<<16), (4<<32)|int($i/4)); }' > "$raw"
+fi
+i=0
+for e in cm paper generic; do
+    for fs in 1 50 2000; do
+        for t in d64 m32; do
+            if [ "$t" = d64 ]; then bytes=32000; else bytes=16000; fi
+            head -c "$bytes" "$raw" | "$SVPC_BIN/svpc-compress" -e "$e" -t "$t" --frame-size "$fs" -T1 \
+                > "$out/container/s$i.sim" 2>/dev/null || true
+            cp "$out/container/s$i.sim" "$out/index/s$i.sim"
+            i=$((i + 1))
+        done
+    done
+done
+cp "$root"/testdata/good/*.sim "$out/container/" 2>/dev/null || true
+for sel in 0 1 2 5 18 35 66; do
+    { printf "\\x$(printf %02x $sel)"; head -c 6400 "$raw"; } > "$out/roundtrip/r$sel"
+    { printf "\\x$(printf %02x $sel)\\x10\\x00"; head -c 300 "$raw"; } > "$out/codec/c$sel"
+done
