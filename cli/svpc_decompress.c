@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../common/st_error.h"
+#include "../common/st_io.h"
 #include "../frames/simtrace.h"
 #include "cli_util.h"
 
@@ -53,21 +54,6 @@ typedef struct {
     const st_reader *r;
 } sink_state;
 
-static st_error write_out(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return ST_E_WRITE;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return ST_OK;
-}
-
 static st_error sink(void *arg, const st_stream_info *s, const uint8_t *entries, size_t n)
 {
     sink_state *st = arg;
@@ -85,7 +71,7 @@ static st_error sink(void *arg, const st_stream_info *s, const uint8_t *entries,
         fprintf(stderr, "\r%s: %llu entries, %.1f MB out, %.1f MB/s", cli_prog, (unsigned long long)st->entries,
                 st->bytes / 1e6, st->bytes / 1e6 / (st->last - st->t0));
     }
-    return st->fd >= 0 ? write_out(st->fd, entries, bytes) : ST_OK;
+    return st->fd >= 0 ? st_write_all(st->fd, entries, bytes) : ST_OK;
 }
 
 int main(int argc, char **argv)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/st_io.h"
 #include "frame_format.h"
 #include "pool.h"
 #include "simtrace.h"
@@ -18,24 +19,6 @@ struct st_reader {
     uint64_t nframes;  /* frames of any kind read */
     st_buf dir;        /* directory entries of the frames read, to check the directory */
 };
-
-/* Read exactly n bytes.  *got tells how many arrived before EOF. */
-static st_error read_full(int fd, uint8_t *p, size_t n, size_t *got)
-{
-    *got = 0;
-    while (*got < n) {
-        ssize_t k = read(fd, p + *got, n - *got);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return ST_E_READ;
-        }
-        if (k == 0)
-            break;
-        *got += (size_t)k;
-    }
-    return ST_OK;
-}
 
 static void diag_at(st_diag *d, uint64_t off, uint64_t frame, uint64_t stream)
 {
@@ -59,7 +42,7 @@ st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o, st_diag *
     st_buf_init(&r->dir, 0);
     uint8_t h[ST_FILE_HEADER_SIZE];
     size_t got;
-    st_error e = read_full(fd, h, sizeof h, &got);
+    st_error e = st_read_full(fd, h, sizeof h, &got);
     if (e == ST_OK && got < sizeof h) {
         diag_at(d, got, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
         e = got == 0 ? st_diag_set(d, ST_E_TRUNCATED, "empty input, no file header")
@@ -144,7 +127,7 @@ static st_error check_directory(st_reader *r, const st_frame_header *h, uint64_t
                            (unsigned long long)r->nframes);
     uint8_t fb[ST_FOOTER_SIZE + 1];
     size_t got;
-    RETURN_IF_ERROR(read_full(r->fd, fb, sizeof fb, &got));
+    RETURN_IF_ERROR(st_read_full(r->fd, fb, sizeof fb, &got));
     uint64_t foot_off = dir_off + ST_FRAME_HEADER_SIZE + len;
     diag_at(d, foot_off, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
     if (got < ST_FOOTER_SIZE)
@@ -187,7 +170,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         uint8_t hb[ST_FRAME_HEADER_SIZE];
         size_t got;
         uint64_t at = r->off;
-        st_error e = read_full(r->fd, hb, sizeof hb, &got);
+        st_error e = st_read_full(r->fd, hb, sizeof hb, &got);
         if (e != ST_OK) {
             deliver(r, 1, sink, arg, NULL);
             diag_at(d, at, r->nframes, ST_DIAG_UNKNOWN);
@@ -258,7 +241,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         pb->len = 0;
         e = st_buf_reserve(pb, h.payload_size ? (size_t)h.payload_size : 1);
         if (e == ST_OK)
-            e = read_full(r->fd, pb->data, (size_t)h.payload_size, &got);
+            e = st_read_full(r->fd, pb->data, (size_t)h.payload_size, &got);
         if (e == ST_OK && got < h.payload_size) {
             diag_at(d, at + ST_FRAME_HEADER_SIZE + got, r->nframes, h.stream);
             e = st_diag_set(d, ST_E_TRUNCATED, "payload cut off after %zu of %llu bytes", got,

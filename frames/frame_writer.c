@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/st_io.h"
 #include "frame_format.h"
 #include "pool.h"
 #include "simtrace.h"
@@ -41,28 +42,13 @@ static uint64_t wall_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static st_error write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return ST_E_WRITE;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return ST_OK;
-}
-
 /* Write one finished frame and record it in the directory. */
 static st_error emit(st_writer *w, st_job *j)
 {
     uint8_t hb[ST_FRAME_HEADER_SIZE], de[ST_DIR_ENTRY_SIZE];
     st_frame_header_write(&j->h, hb);
-    RETURN_IF_ERROR(write_all(w->fd, hb, sizeof hb));
-    RETURN_IF_ERROR(write_all(w->fd, j->out.data, j->out.len));
+    RETURN_IF_ERROR(st_write_all(w->fd, hb, sizeof hb));
+    RETURN_IF_ERROR(st_write_all(w->fd, j->out.data, j->out.len));
     st_dir_entry e = {w->off, ST_FRAME_HEADER_SIZE + j->out.len, j->h};
     st_dir_entry_write(&e, de);
     /* the directory is one frame payload: keep it within what readers accept */
@@ -127,7 +113,7 @@ st_error st_writer_new(st_writer **out, int fd, const st_write_opts *o)
     if (e == ST_OK) {
         uint8_t h[ST_FILE_HEADER_SIZE];
         st_file_header_write(h);
-        e = write_all(fd, h, sizeof h);
+        e = st_write_all(fd, h, sizeof h);
         w->off = sizeof h;
         w->st.out_bytes = w->off;
     }
@@ -282,11 +268,11 @@ st_error st_writer_finish(st_writer *w)
         st_frame_header_write(&h, hb);
         st_footer f = {w->off, ST_FRAME_HEADER_SIZE + pay.len, w->nframes};
         st_footer_write(&f, fb);
-        e = write_all(w->fd, hb, sizeof hb);
+        e = st_write_all(w->fd, hb, sizeof hb);
         if (e == ST_OK)
-            e = write_all(w->fd, pay.data, pay.len);
+            e = st_write_all(w->fd, pay.data, pay.len);
         if (e == ST_OK)
-            e = write_all(w->fd, fb, sizeof fb);
+            e = st_write_all(w->fd, fb, sizeof fb);
         if (e == ST_OK)
             w->off += f.dir_size + ST_FOOTER_SIZE;
         w->st.out_bytes = w->off;

@@ -1,0 +1,37 @@
+#define _POSIX_C_SOURCE 200809L
+#include "st_io.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+st_error st_write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return ST_E_WRITE;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return ST_OK;
+}
+
+st_error st_read_full(int fd, uint8_t *p, size_t n, size_t *got)
+{
+    *got = 0;
+    while (*got < n) {
+        ssize_t k = read(fd, p + *got, n - *got);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return ST_E_READ;
+        }
+        if (k == 0)
+            break;
+        *got += (size_t)k;
+    }
+    return ST_OK;
+}
