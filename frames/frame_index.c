@@ -227,6 +227,10 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
         e = st_frame_header_parse(dh, &h, d);
     if (e == ST_OK && (h.kind != ST_KIND_DIRECTORY || h.payload_size != f.dir_size - ST_FRAME_HEADER_SIZE))
         e = st_diag_set(d, ST_E_BAD_DIRECTORY, "footer does not point at a directory frame");
+    /* the same bound as the sequential reader, before allocating */
+    if (e == ST_OK && h.payload_size > 4096 + f.nframes * ST_DIR_ENTRY_SIZE)
+        e = st_diag_set(d, ST_E_TOO_LARGE, "directory of %llu bytes for %llu frames",
+                        (unsigned long long)h.payload_size, (unsigned long long)f.nframes);
     if (e == ST_OK)
         e = st_buf_reserve(&dir, (size_t)h.payload_size + 1);
     if (e == ST_OK)

@@ -46,14 +46,15 @@ static uint64_t wall_ns(void)
 static st_error emit(st_writer *w, st_job *j)
 {
     uint8_t hb[ST_FRAME_HEADER_SIZE], de[ST_DIR_ENTRY_SIZE];
+    /* the directory is one frame payload: keep it within what readers
+     * accept, and refuse before the frame is written, not after */
+    if (w->dir.len + sizeof de + ST_ATTR_HEADER_SIZE > ST_MAX_PAYLOAD)
+        return ST_E_TOO_LARGE;
     st_frame_header_write(&j->h, hb);
     RETURN_IF_ERROR(st_write_all(w->fd, hb, sizeof hb));
     RETURN_IF_ERROR(st_write_all(w->fd, j->out.data, j->out.len));
     st_dir_entry e = {w->off, ST_FRAME_HEADER_SIZE + j->out.len, j->h};
     st_dir_entry_write(&e, de);
-    /* the directory is one frame payload: keep it within what readers accept */
-    if (w->dir.len + sizeof de + ST_ATTR_HEADER_SIZE > ST_MAX_PAYLOAD)
-        return ST_E_TOO_LARGE;
     RETURN_IF_ERROR(st_buf_append(&w->dir, de, sizeof de));
     w->off += e.size;
     w->nframes++;
@@ -202,8 +203,10 @@ static st_error cut_frame(st_writer *w, uint32_t sid)
     j->h.first_entry = s->next_entry;
     if (w->o.timestamps) {
         j->h.flags |= ST_FF_TIME;
+        /* the wall clock may step back; a frame's span may not */
+        uint64_t now = wall_ns();
         j->h.first_time = s->t_first;
-        j->h.last_time = wall_ns();
+        j->h.last_time = now > s->t_first ? now : s->t_first;
     }
     s->next_entry += s->fill_n;
     s->fill_n = 0;

@@ -24,8 +24,8 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
     if (j->err == ST_OK)
         j->err = svpc_encode(ctx, &j->params, j->type, j->in.data, j->n, &j->out);
     /* A memory encoder can expand incompressible entries.  Past raw size +
-     * 1 KiB, fall back to the generic encoder (at most raw + 24 bytes of
-     * stream-set overhead), so every payload stays within the raw size +
+     * 1 KiB, fall back to the generic encoder (at most raw + 16 bytes of
+     * stream set, + 16 of attribute header), so every payload stays within the raw size +
      * 4 KiB that readers allow (SIMTRACE.md 8). */
     if (j->err == ST_OK && j->params.encoder != SVPC_ENC_GENERIC && j->out.len > j->n * esz + 1024) {
         svpc_params g = j->params;

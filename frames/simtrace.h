@@ -48,7 +48,7 @@ typedef struct st_writer st_writer;
 
 /*
  * Start a container on file descriptor fd (any kind: pipe, file, socket) and
- * write its file header.  name is used in messages only.
+ * write its file header.
  * Returns ST_OK, ST_E_USAGE (bad options), ST_E_NOMEM, ST_E_THREAD, ST_E_WRITE;
  * on failure *w is NULL.
  */

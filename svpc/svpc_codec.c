@@ -485,7 +485,7 @@ static const unsigned cm_fields[4] = {F_CYCLE, F_META, F_ADDR, F_DATA};
  * which the second stage compresses better (repeated values stay aligned). */
 static inline uint64_t cm_ref(const vpc_set *s, unsigned f, const uint64_t *prev)
 {
-    if ((f == F_ADDR || f == F_DATA) && s->slot[EXT_LV_SLOT] != 0)
+    if (f == F_ADDR && s->slot[EXT_LV_SLOT] != 0)
         return s->slot[EXT_LV_SLOT];
     return prev[f];
 }
