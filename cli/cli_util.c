@@ -47,13 +47,11 @@ int cli_report(st_error e, const st_diag *d, const char *file)
         n += (size_t)snprintf(where + n, sizeof where - n, "%sbyte offset %llu", n ? " at " : "at ",
                               (unsigned long long)d->offset);
     const char *detail = (d && d->detail[0]) ? d->detail : NULL;
-    char io[128] = "";
-    if ((e == ST_E_READ || e == ST_E_WRITE || e == ST_E_SEEK) && saved)
-        snprintf(io, sizeof io, ": %s", strerror(saved));
+    /* for I/O errors the system's reason is the detail that matters */
+    if ((e == ST_E_READ || e == ST_E_WRITE || e == ST_E_SEEK) && saved && !detail)
+        detail = strerror(saved);
     fprintf(stderr, "%s: %s%s%s%s%s%s%s\n", cli_prog, file ? file : "", file ? ": " : "", where, n ? ": " : "",
             st_error_name(e), detail ? ": " : "", detail ? detail : "");
-    if (io[0])
-        fprintf(stderr, "%s: %s%s%s\n", cli_prog, file ? file : "", file ? ": " : "", io + 2);
     return cli_status(e);
 }
 
