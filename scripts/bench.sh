@@ -324,8 +324,39 @@ Legend:
 EOF
 }
 
+# Thread scaling: frames are the unit of parallel work, and the traces above
+# are one to four frames of unequal work.  Here: ten default-size frames
+# (2^20 entries each) of real entries, the testdata lackey traces repeated.
+scaling() {
+    local big="$TMP/scaling.d64" want=$((10 * 1048576 * 32)) f
+    local srcs=("$ROOT"/testdata/good/lackey_*.d64.xz)
+    [[ -e ${srcs[0]} ]] || { echo "thread scaling: skipped (no lackey traces in testdata/good)"; return; }
+    : >"$big"
+    while (($(fsize "$big") < want)); do
+        for f in "${srcs[@]}"; do xz -dc "$f" >>"$big"; done
+    done
+    truncate -s "$want" "$big"
+    note "scaling: ${want} bytes, -T1 and -T2 x5"
+    local RAW="$big" c1=() c2=() d1=() d2=() i
+    for ((i = 0; i < 5; i++)); do
+        c1+=("$(elapsed svpc_c -T1)")
+        d1+=("$(elapsed svpc_d -T1)")
+        c2+=("$(elapsed svpc_c -T2)")
+        d2+=("$(elapsed svpc_d -T2)")
+    done
+    local mc1 mc2 md1 md2
+    mc1=$(median "${c1[@]}") mc2=$(median "${c2[@]}") md1=$(median "${d1[@]}") md2=$(median "${d2[@]}")
+    echo "thread scaling: $((want / 1000000)) MB of lackey entries in 10 frames, median of 5 runs each"
+    printf '  compress    -T1 %6.2f s (%s MB/s)   -T2 %6.2f s (%s MB/s)   -T2 / -T1 %s\n' "$mc1" \
+        "$(mbps "$want" "$mc1")" "$mc2" "$(mbps "$want" "$mc2")" "$(div "$mc1" "$mc2" "%.2fx")"
+    printf '  decompress  -T1 %6.2f s (%s MB/s)   -T2 %6.2f s (%s MB/s)   -T2 / -T1 %s\n' "$md1" \
+        "$(mbps "$want" "$md1")" "$md2" "$(mbps "$want" "$md2")" "$(div "$md1" "$md2" "%.2fx")"
+    rm -f "$big"
+}
+
 mkdir -p "$(dirname "$REPORT")"
 report | tee "$REPORT"
+scaling | tee -a "$REPORT"
 echo "(written to ${REPORT#"$ROOT"/})"
 if ((FAILED)); then
     echo "bench.sh: svpc failed on at least one input (see above)" >&2
