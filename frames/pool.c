@@ -152,6 +152,8 @@ st_error st_pool_init(st_pool *p, unsigned nthreads, unsigned q)
     if (!p->slot || !p->ctx) {
         free(p->slot);
         free(p->ctx);
+        p->slot = NULL; /* st_pool_destroy() then has nothing to undo */
+        p->ctx = NULL;
         return ST_E_NOMEM;
     }
     for (unsigned i = 0; i < q; i++) {

@@ -208,25 +208,32 @@ VPC_INLINE void vpc_pred_predict(vpc_pred *pr, uint64_t key, uint64_t *out, unsi
     }
 }
 
-VPC_INLINE void vpc_mark(uint8_t *map, size_t byte_offset) { map[byte_offset >> VPC_CHUNK_SHIFT] = 1; }
+/* Mark the chunks of a line of len bytes at byte_offset.  A line may
+ * straddle two chunks (12-byte history lines of order 3 do), so both ends
+ * are marked; len is at most a chunk. */
+VPC_INLINE void vpc_mark(uint8_t *map, size_t byte_offset, size_t len)
+{
+    map[byte_offset >> VPC_CHUNK_SHIFT] = 1;
+    map[(byte_offset + len - 1) >> VPC_CHUNK_SHIFT] = 1;
+}
 
 /* Update predictor pr with the true value v (after vpc_pred_predict). */
 VPC_INLINE void vpc_pred_update(vpc_pred *pr, uint64_t v, unsigned kind, unsigned order, unsigned n,
                                    unsigned t_bits)
 {
     uint64_t *line = pr->vt + (size_t)pr->cur_vline * n;
-    vpc_mark(pr->dirty_vt, (size_t)pr->cur_vline * n * sizeof(uint64_t));
+    vpc_mark(pr->dirty_vt, (size_t)pr->cur_vline * n * sizeof(uint64_t), n * sizeof(uint64_t));
     if (kind == VPC_LV) {
         vpc_line_update(line, n, v);
         return;
     }
     uint32_t *h = pr->hist + (size_t)pr->cur_hline * order;
-    vpc_mark(pr->dirty_hist, (size_t)pr->cur_hline * order * sizeof(uint32_t));
+    vpc_mark(pr->dirty_hist, (size_t)pr->cur_hline * order * sizeof(uint32_t), order * sizeof(uint32_t));
     uint64_t item = v;
     if (kind != VPC_FCM) {
         item = v - pr->last[pr->cur_hline];
         pr->last[pr->cur_hline] = v;
-        vpc_mark(pr->dirty_last, (size_t)pr->cur_hline * sizeof(uint64_t));
+        vpc_mark(pr->dirty_last, (size_t)pr->cur_hline * sizeof(uint64_t), sizeof(uint64_t));
     }
     vpc_line_update(line, n, item);
     for (unsigned i = order - 1; i > 0; i--)

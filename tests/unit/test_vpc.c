@@ -185,8 +185,70 @@ static void test_hash(void)
     CHECK(vpc_key_line(0x1000, 16) != vpc_key_line(0x1001, 16));
 }
 
+/* 1 when every byte of every table of the set is zero. */
+static int all_zero(const vpc_set *s)
+{
+    for (unsigned p = 0; p < s->npreds; p++) {
+        const vpc_pred *pr = &s->pred[p];
+        const vpc_pred_cfg *c = &pr->cfg;
+        size_t vt = ((size_t)1 << c->t_bits) * c->n, hl = (size_t)1 << c->s_bits;
+        for (size_t i = 0; i < vt; i++)
+            if (pr->vt[i])
+                return 0;
+        if (c->kind != VPC_LV)
+            for (size_t i = 0; i < hl * c->order; i++)
+                if (pr->hist[i])
+                    return 0;
+        if (c->kind == VPC_DFCM || c->kind == VPC_DCFCM)
+            for (size_t i = 0; i < hl; i++)
+                if (pr->last[i])
+                    return 0;
+    }
+    return 1;
+}
+
+/* A reset must restore the state of a fresh set exactly, whatever lines
+ * were written: lines that straddle the chunks of the dirty map included
+ * (12-byte order-3 history lines cross 4 KiB boundaries). */
+static void test_reset_clears_everything(void)
+{
+    vpc_pred_cfg c[] = {{VPC_FCM, 1, 2, 12, 14, 0}, {VPC_DFCM, 3, 2, 12, 14, 0}, {VPC_DCFCM, 3, 2, 12, 13, 0},
+                        {VPC_LV, 0, 4, 0, 12, 0}, {VPC_DFCM, 2, 1, 12, 12, 0}};
+    vpc_set s;
+    CHECK(vpc_set_init(&s, c, 5) == ST_OK);
+    CHECK(all_zero(&s));
+    unsigned long long r = 7;
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 20000; i++) {
+            uint64_t key = check_rand(&r) | 1, v = check_rand(&r) | 1;
+            vpc_set_predict(&s, key);
+            vpc_set_update(&s, v);
+        }
+        CHECK(!all_zero(&s));
+        vpc_set_reset(&s);
+        CHECK(all_zero(&s));
+    }
+    /* every history line of an order-3 table, one by one */
+    vpc_pred_cfg o3[] = {{VPC_DFCM, 3, 2, 10, 10, 0}};
+    vpc_set t;
+    CHECK(vpc_set_init(&t, o3, 1) == ST_OK);
+    unsigned bad = 0;
+    for (uint32_t line = 0; line < (1u << 10); line++) {
+        t.pred[0].cur_hline = line;
+        t.pred[0].cur_vline = line;
+        vpc_pred_update(&t.pred[0], 0x12345678u + line, VPC_DFCM, 3, 2, 10);
+        vpc_pred_update(&t.pred[0], 0x9abcdefu + line, VPC_DFCM, 3, 2, 10);
+        vpc_set_reset(&t);
+        bad += !all_zero(&t);
+    }
+    CHECK(bad == 0);
+    vpc_set_free(&s);
+    vpc_set_free(&t);
+}
+
 int main(void)
 {
+    test_reset_clears_everything();
     test_lv();
     test_fcm();
     test_dfcm_stride();
