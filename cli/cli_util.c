@@ -109,6 +109,7 @@ double cli_now(void)
 static char out_tmp[4096];
 static char out_final[4096];
 static volatile sig_atomic_t out_tmp_live;
+static int out_tmp_fd = -1;
 
 static void on_signal(int sig)
 {
@@ -184,12 +185,22 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    /* no signal between creating the file and recording it for removal */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
     *fd = mkstemp(out_tmp);
+    if (*fd >= 0)
+        out_tmp_live = 1;
+    sigprocmask(SIG_SETMASK, &old, NULL);
     if (*fd < 0) {
         cli_msg("%s: cannot create output: %s", path, strerror(errno));
         return EXIT_DATA;
     }
-    out_tmp_live = 1;
+    out_tmp_fd = *fd;
     mode_t um = umask(0);
     umask(um);
     fchmod(*fd, 0666 & ~um); /* mkstemp makes 0600; give the usual mode */
@@ -200,6 +211,14 @@ int cli_out_commit(void)
 {
     if (!out_tmp_live)
         return EXIT_OK;
+    /* errors that only show at close (NFS, quotas) must fail the run */
+    if (close(out_tmp_fd) != 0) {
+        out_tmp_fd = -1;
+        cli_msg("%s: write error: %s", out_final, strerror(errno));
+        cli_out_abort();
+        return EXIT_DATA;
+    }
+    out_tmp_fd = -1;
     if (rename(out_tmp, out_final) != 0) {
         cli_msg("%s: cannot rename output into place: %s", out_final, strerror(errno));
         cli_out_abort();

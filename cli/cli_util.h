@@ -46,7 +46,8 @@ unsigned cli_ncpu(void);
 
 /*
  * Output.  With a path, data goes to a temporary file beside it which
- * cli_out_commit() renames into place; cli_out_abort() (also run on SIGINT,
+ * cli_out_commit() closes (a failing close fails the run) and renames into
+ * place; cli_out_abort() (also run on SIGINT,
  * SIGTERM, SIGHUP) removes it, so a failed run leaves no output file and
  * never a half-written one under the final name.  Without a path: stdout,
  * refused when it is a terminal unless force.

@@ -708,7 +708,11 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
                 break;
             }
             if (fid == s->nslots && f == F_DATA) {
-                v[f] = get_le(&miss[f], miss_width(f, t)) & mask[f];
+                v[f] = get_le(&miss[f], miss_width(f, t));
+                if (v[f] & ~mask[f]) {
+                    err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: data miss wider than the field", i);
+                    break;
+                }
             } else if (fid == s->nslots) {
                 unsigned sel = 0;
                 if (f == F_ADDR) {
@@ -726,7 +730,11 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
                     err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s miss longer than needed", i, field_names[f]);
                     break;
                 }
-                v[f] = f == F_META ? ((r ^ ref) & mask[f]) : zz_apply(r, ref, mask[f]);
+                if (f == F_META && ((r ^ ref) & ~mask[f])) {
+                    err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: meta miss wider than the field", i);
+                    break;
+                }
+                v[f] = f == F_META ? (r ^ ref) : zz_apply(r, ref, mask[f]);
             } else {
                 v[f] = s->slot[fid] & mask[f];
             }
