@@ -497,6 +497,28 @@ static inline uint64_t cm_residual(unsigned f, uint64_t v, uint64_t ref, uint64_
 
 static inline unsigned nbytes_of(uint64_t r) { return r ? (unsigned)((64 - __builtin_clzll(r) + 7) >> 3) : 0; }
 
+/* A miss residual: its byte length through the field's length tree (context:
+ * the field's previous length), its bytes into the field's miss stream. */
+ST_INLINE void cm_put_miss(rc_enc *rc, rc_prob tree[9][16], unsigned *last_nb, uint8_t **mp, uint64_t r)
+{
+    unsigned nb = nbytes_of(r);
+    rc_encode_tree(rc, tree[*last_nb], 4, nb);
+    *last_nb = nb;
+    put_le(mp, r, nb);
+}
+
+/* The decoder's side of cm_put_miss().  Returns NULL, or what is wrong: a
+ * length above 8, or a length longer than the residual needs. */
+ST_INLINE const char *cm_get_miss(rc_dec *rc, rc_prob tree[9][16], unsigned *last_nb, rd *ms, uint64_t *r)
+{
+    unsigned nb = rc_decode_tree(rc, tree[*last_nb], 4);
+    if (nb > 8)
+        return "miss length above 8 bytes";
+    *last_nb = nb;
+    *r = get_le(ms, nb);
+    return canonical(*r, nb) ? NULL : "miss longer than needed";
+}
+
 ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
                           st_buf *out)
 {
@@ -533,13 +555,9 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
         rc_encode(&rc, &m->pr.ipflag[eip][(kh << 2) | (hist_ip & 3)], flag);
         if (!flag)
             rc_encode_tree(&rc, m->pr.iptree[eip], 4, id);
-        if (id == s->nslots) {
-            uint64_t r = zz_delta(v[F_IP], prev[F_IP], mask[F_IP], bits[F_IP]);
-            unsigned nb = nbytes_of(r);
-            rc_encode_tree(&rc, m->pr.nbtree[F_IP][last_nb[F_IP]], 4, nb);
-            last_nb[F_IP] = nb;
-            put_le(&mp[F_IP], r, nb);
-        }
+        if (id == s->nslots)
+            cm_put_miss(&rc, m->pr.nbtree[F_IP], &last_nb[F_IP], &mp[F_IP],
+                        zz_delta(v[F_IP], prev[F_IP], mask[F_IP], bits[F_IP]));
         vpc_set_count(s, id);
         update_ip(s, v[F_IP]);
         m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
@@ -579,23 +597,17 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
             s = &c->set[f];
             if (ids[j] == s->nslots && f == F_DATA) {
                 put_le(&mp[f], v[f], miss_width(f, t));
-            } else if (ids[j] == s->nslots && f == F_ADDR) {
-                uint64_t r0 = zz_delta(v[f], cm_ref(s, f, prev), mask[f], bits[f]);
-                uint64_t r1 = zz_delta(v[f], prev[f], mask[f], bits[f]);
-                unsigned sel = r1 < r0;
-                rc_encode(&rc, &m->pr.refsel[refhist & 3], sel);
-                refhist = (refhist << 1) | sel;
-                uint64_t r = sel ? r1 : r0;
-                unsigned nb = nbytes_of(r);
-                rc_encode_tree(&rc, m->pr.nbtree[f][last_nb[f]], 4, nb);
-                last_nb[f] = nb;
-                put_le(&mp[f], r, nb);
             } else if (ids[j] == s->nslots) {
                 uint64_t r = cm_residual(f, v[f], cm_ref(s, f, prev), mask[f], bits[f]);
-                unsigned nb = nbytes_of(r);
-                rc_encode_tree(&rc, m->pr.nbtree[f][last_nb[f]], 4, nb);
-                last_nb[f] = nb;
-                put_le(&mp[f], r, nb);
+                if (f == F_ADDR) {
+                    /* or against the previous address, if that is shorter */
+                    uint64_t r1 = zz_delta(v[f], prev[f], mask[f], bits[f]);
+                    unsigned sel = r1 < r;
+                    rc_encode(&rc, &m->pr.refsel[refhist & 3], sel);
+                    refhist = (refhist << 1) | sel;
+                    r = sel ? r1 : r;
+                }
+                cm_put_miss(&rc, m->pr.nbtree[f], &last_nb[f], &mp[f], r);
             }
             vpc_set_count(s, ids[j]);
             field_update(c->set, f, 1, v[f]);
@@ -654,15 +666,10 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
             break;
         }
         if (id == s->nslots) {
-            unsigned nb = rc_decode_tree(&rc, m->pr.nbtree[F_IP][last_nb[F_IP]], 4);
-            if (nb > 8) {
-                err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip miss length %u", i, nb);
-                break;
-            }
-            last_nb[F_IP] = nb;
-            uint64_t r = get_le(&miss[F_IP], nb);
-            if (!canonical(r, nb)) {
-                err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip miss longer than needed", i);
+            uint64_t r;
+            const char *bad = cm_get_miss(&rc, m->pr.nbtree[F_IP], &last_nb[F_IP], &miss[F_IP], &r);
+            if (bad) {
+                err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip %s", i, bad);
                 break;
             }
             v[F_IP] = zz_apply(r, prev[F_IP], mask[F_IP]);
@@ -719,15 +726,10 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
                     sel = rc_decode(&rc, &m->pr.refsel[refhist & 3]);
                     refhist = (refhist << 1) | sel;
                 }
-                unsigned nb = rc_decode_tree(&rc, m->pr.nbtree[f][last_nb[f]], 4);
-                if (nb > 8) {
-                    err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s miss length %u", i, field_names[f], nb);
-                    break;
-                }
-                last_nb[f] = nb;
-                uint64_t r = get_le(&miss[f], nb), ref = sel ? prev[f] : cm_ref(s, f, prev);
-                if (!canonical(r, nb)) {
-                    err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s miss longer than needed", i, field_names[f]);
+                uint64_t r, ref = sel ? prev[f] : cm_ref(s, f, prev);
+                const char *bad = cm_get_miss(&rc, m->pr.nbtree[f], &last_nb[f], &miss[f], &r);
+                if (bad) {
+                    err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
                     break;
                 }
                 if (f == F_META && ((r ^ ref) & ~mask[f])) {
