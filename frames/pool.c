@@ -5,14 +5,15 @@
 
 /* ---- the work ------------------------------------------------------------ */
 
-static void cycles_of(st_job *j)
+/* First and last cycle of n raw entries of type t: what a data frame's
+ * header records.  0 and 0 for an empty frame or a non-memory type. */
+static void cycles_of(st_entry_type t, const uint8_t *raw, size_t n, uint64_t *first, uint64_t *last)
 {
-    j->h.first_cycle = j->h.last_cycle = 0;
-    if (!st_entry_is_memory(j->type) || j->n == 0)
+    *first = *last = 0;
+    if (!st_entry_is_memory(t) || n == 0)
         return;
-    size_t esz = st_entry_size(j->type);
-    j->h.first_cycle = st_load64(j->in.data) & ST_CYCLE_MASK;
-    j->h.last_cycle = st_load64(j->in.data + (j->n - 1) * esz) & ST_CYCLE_MASK;
+    *first = st_load64(raw) & ST_CYCLE_MASK;
+    *last = st_load64(raw + (n - 1) * st_entry_size(t)) & ST_CYCLE_MASK;
 }
 
 static void run_encode(st_job *j, svpc_ctx *ctx)
@@ -44,7 +45,7 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
     j->h.count = j->n;
     j->h.payload_size = j->out.len;
     j->h.payload_crc = st_crc32(j->out.data, j->out.len);
-    cycles_of(j);
+    cycles_of(j->type, j->in.data, j->n, &j->h.first_cycle, &j->h.last_cycle);
 }
 
 static void run_decode(st_job *j, svpc_ctx *ctx)
@@ -94,16 +95,14 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
     if (j->err != ST_OK)
         return;
     j->out.len = j->n * esz;
-    if (!st_entry_is_memory(j->type) && (j->h.first_cycle || j->h.last_cycle)) {
-        j->err = st_diag_set(d, ST_E_CORRUPT, "cycle fields set in a frame of a non-memory stream");
-    } else if (st_entry_is_memory(j->type) && j->n) {
-        uint64_t fc = st_load64(j->out.data) & ST_CYCLE_MASK;
-        uint64_t lc = st_load64(j->out.data + (j->n - 1) * esz) & ST_CYCLE_MASK;
-        if (fc != j->h.first_cycle || lc != j->h.last_cycle)
-            j->err = st_diag_set(d, ST_E_CORRUPT, "decoded cycles %llu..%llu differ from the header's %llu..%llu",
-                                 (unsigned long long)fc, (unsigned long long)lc,
-                                 (unsigned long long)j->h.first_cycle, (unsigned long long)j->h.last_cycle);
-    }
+    /* the header's cycle range must be the decoded one (0..0 for streams
+     * without cycles) */
+    uint64_t fc, lc;
+    cycles_of(j->type, j->out.data, j->n, &fc, &lc);
+    if (fc != j->h.first_cycle || lc != j->h.last_cycle)
+        j->err = st_diag_set(d, ST_E_CORRUPT, "decoded cycles %llu..%llu differ from the header's %llu..%llu",
+                             (unsigned long long)fc, (unsigned long long)lc, (unsigned long long)j->h.first_cycle,
+                             (unsigned long long)j->h.last_cycle);
 }
 
 void st_job_run(st_job *j, svpc_ctx *ctx)
