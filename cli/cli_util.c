@@ -38,8 +38,10 @@ int cli_report(st_error e, const st_diag *d, const char *file)
     int saved = errno;
     char where[256] = "";
     size_t n = 0;
-    if (d && d->frame != ST_DIAG_UNKNOWN)
-        n += (size_t)snprintf(where + n, sizeof where - n, "frame %llu", (unsigned long long)d->frame);
+    if (d && d->line != ST_DIAG_UNKNOWN)
+        n += (size_t)snprintf(where + n, sizeof where - n, "line %llu", (unsigned long long)d->line);
+    if (d && d->frame != ST_DIAG_UNKNOWN && n < sizeof where)
+        n += (size_t)snprintf(where + n, sizeof where - n, "%sframe %llu", n ? ", " : "", (unsigned long long)d->frame);
     if (d && d->stream != ST_DIAG_UNKNOWN && n < sizeof where)
         n += (size_t)snprintf(where + n, sizeof where - n, "%sstream %llu", n ? " of " : "",
                               (unsigned long long)d->stream);

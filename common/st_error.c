@@ -33,6 +33,7 @@ void st_diag_clear(st_diag *d)
     d->offset = ST_DIAG_UNKNOWN;
     d->frame = ST_DIAG_UNKNOWN;
     d->stream = ST_DIAG_UNKNOWN;
+    d->line = ST_DIAG_UNKNOWN;
     d->detail[0] = '\0';
 }
 

@@ -47,6 +47,8 @@
     X(ST_E_PARTIAL_ENTRY,    1, "input ends with a partial entry")                    \
     X(ST_E_SECOND_STAGE,     1, "second-stage (lzma/bzip2/zlib) stream is corrupt")   \
     X(ST_E_RANGE,            0, "range out of bounds")                                \
+    X(ST_E_SYNTAX,           1, "malformed input line")                               \
+    X(ST_E_NOT_FORMAT,       1, "input is not in the named format")                   \
     X(ST_E_THREAD,           3, "cannot start thread")                                \
     X(ST_E_INTERNAL,         0, "internal error")
 
@@ -78,6 +80,7 @@ typedef struct {
     uint64_t offset;   /* byte offset in the input file                        */
     uint64_t frame;    /* ordinal of the frame in the file (0-based)            */
     uint64_t stream;   /* stream id                                             */
+    uint64_t line;     /* 1-based line number in a text input (importers)       */
     char detail[160];  /* what exactly is wrong                                 */
 } st_diag;
 

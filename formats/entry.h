@@ -26,8 +26,40 @@ typedef enum {
     ST_TYPE_D32 = 2,
     ST_TYPE_M64 = 3,
     ST_TYPE_M32 = 4,
-    ST_TYPE_BYTES = 5, /* opaque byte stream (generic encoder only) */
+    ST_TYPE_BYTES = 5,  /* opaque byte stream (generic encoder only) */
+    ST_TYPE_VBLOCK = 6, /* 32-byte block of a variable-sized value (below) */
+    ST_TYPE_VPC = 7,    /* legacy VPC pair: u32 pc, u64 extended data (12 bytes) */
+    ST_TYPE_EVENT = 8,  /* 24 bytes: u64 meta (cycle | kind << 48), u64 ip, u32 vector, u32 error code */
+    ST_TYPE_USER = 9,   /* user-defined: GUID and entry size come from the stream descriptor */
 } st_entry_type;
+
+#define ST_TYPE_LAST ST_TYPE_USER
+
+/*
+ * Variable-sized values (SIMTRACE.md 9.2).  A value that does not fit an
+ * entry's data field (an access of 5..7 bytes, or wider than 8, in d64)
+ * lives in a companion stream of type vblock, one or more 32-byte blocks
+ * per value, in the order of the entries they belong to:
+ *
+ *   bytes 0..7   key (u64): bits 0..47  owner: index of the entry in its stream
+ *                           bits 48..52 valid: bytes of value in this block, 1..24
+ *                           bits 53..62 0
+ *                           bit  63     more: the next block continues this value
+ *   bytes 8..31  value bytes 24*j .. 24*j+valid-1 of the value (block j of
+ *                the value; byte 0 is the least significant), then zeros
+ *
+ * The owner entry keeps fullSize = 0, the size in its size field and the
+ * value's low bytes in its value field (d64: size > 4 bytes; d32: size > 2),
+ * so readers that ignore the companion still see a sensible entry.
+ */
+#define ST_VBLOCK_SIZE 32u
+#define ST_VBLOCK_BYTES 24u
+#define ST_VALUE_MAX 4096u /* longest variable-sized value, bytes */
+#define ST_VBLOCK_MORE (UINT64_C(1) << 63)
+
+/* Event kinds (bits 48..63 of an event's meta). */
+#define ST_EVENT_INTERRUPT 1u /* interrupt or exception; vector and error code valid */
+#define ST_EVENT_HALT 2u      /* the CPU halted */
 
 #define ST_CYCLE_MASK ((UINT64_C(1) << 48) - 1)
 
@@ -40,7 +72,8 @@ typedef struct {
     uint64_t data;
 } st_entry;
 
-/* Size in bytes of one entry of type t; 1 for ST_TYPE_BYTES; 0 if unknown. */
+/* Size in bytes of one entry of type t; 1 for ST_TYPE_BYTES; 0 if unknown
+ * or ST_TYPE_USER (whose size the stream declares). */
 size_t st_entry_size(st_entry_type t);
 /* 1 for the four memory layouts. */
 int st_entry_is_memory(st_entry_type t);
@@ -48,7 +81,28 @@ int st_entry_is_memory(st_entry_type t);
 int st_entry_is_wide(st_entry_type t);
 /* 1 when the layout has a data field (d64, d32). */
 int st_entry_has_data(st_entry_type t);
-/* Short name ("d64"...), "?" if unknown. */
+/* 1 when bits 0..47 of the entry's first u64 are its key (the cycle of
+ * memory entries and events, the owner index of vblocks), so frames record
+ * the key of their first and last entry (SIMTRACE.md 3). */
+int st_entry_has_key(st_entry_type t);
+/* 1 when a d64/d32 data field says its value lives in vblocks: fullSize 0
+ * and a size wider than the value half of data. */
+static inline int st_entry_is_vwide(st_entry_type t, uint64_t meta16, uint64_t data)
+{
+    if (meta16 & 1)
+        return 0;
+    if (t == ST_TYPE_D64)
+        return (data >> 32) > 4;
+    if (t == ST_TYPE_D32)
+        return ((data >> 16) & 0xFFFF) > 2;
+    return 0;
+}
+/* Number of vblocks a value of len bytes (1..ST_VALUE_MAX) takes. */
+static inline size_t st_vblock_count(size_t len) { return (len + ST_VBLOCK_BYTES - 1) / ST_VBLOCK_BYTES; }
+/* Write the st_vblock_count(len) blocks of a value of len bytes (1..ST_VALUE_MAX,
+ * little-endian: value[0] least significant) owned by entry `owner` to out. */
+void st_vblock_split(uint64_t owner, const uint8_t *value, size_t len, uint8_t *out);
+/* Short name ("d64", "vblock", "user"...), "?" if unknown. */
 const char *st_entry_name(st_entry_type t);
 /* Parse a short name; ST_TYPE_NONE if unknown. */
 st_entry_type st_entry_parse(const char *name);

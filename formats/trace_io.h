@@ -1,0 +1,136 @@
+/*
+ * trace_io.h - importers and exporters of trace formats (public header of
+ * formats/, beside entry.h).
+ *
+ * An importer reads a text or legacy binary trace in one pass from a file
+ * descriptor (a pipe is fine), in constant memory, and hands entries to a
+ * sink, one stream per kind of access.  An exporter turns decoded entries
+ * back into a format.  The mappings of every format are in
+ * formats/IMPORT.md.
+ *
+ * This layer knows nothing of the container: simtrace-pack connects an
+ * importer's sink to st_writer_add_stream / st_writer_append, and
+ * simtrace-cat feeds st_exporter_write from decoded frames.
+ *
+ * Errors: every function returns an st_error.  A malformed line gives
+ * ST_E_SYNTAX with d->line (1-based), d->offset (byte offset of the line)
+ * and d->detail (what is wrong, then the line's first bytes); input that is
+ * not the format at all gives ST_E_NOT_FORMAT within its first lines.
+ */
+#ifndef ST_TRACE_IO_H
+#define ST_TRACE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/st_error.h"
+#include "entry.h"
+
+/* ---- importers ------------------------------------------------------------ */
+
+/* A stream an importer creates. */
+typedef struct {
+    const char *name;      /* e.g. "cpu0.read"; the importer's prefix applied */
+    st_entry_type type;    /* d64, vblock, vpc, event, ... */
+    uint32_t owner;        /* vblock streams: sid of the stream whose wide
+                              entries they hold; UINT32_MAX otherwise */
+    const uint8_t *header; /* bytes to keep with the stream (vpc: the file
+                              header), or NULL */
+    size_t header_len;
+} st_stream_decl;
+
+typedef struct {
+    void *arg;
+    /* Declare a stream before its first entry; sets *sid.  Streams are
+     * declared in the order their first entry appears, so the result is
+     * deterministic. */
+    st_error (*add_stream)(void *arg, const st_stream_decl *decl, uint32_t *sid);
+    /* Append n whole entries of the stream's type.  Entries of one stream
+     * arrive in order; entries of a vblock stream arrive after their owner
+     * entry was appended. */
+    st_error (*append)(void *arg, uint32_t sid, const void *entries, size_t n);
+} st_import_sink;
+
+typedef struct {
+    int skip_bad;         /* 1: count malformed lines, report the first few
+                             through warn, and go on; 0: stop at the first */
+    const char *prefix;   /* prepended to every stream name; NULL = "" */
+    /* Called for each skipped line when skip_bad is set (may be NULL). */
+    void (*warn)(void *arg, const st_diag *d);
+    void *warn_arg;
+} st_import_opts;
+
+typedef struct {
+    uint64_t bytes;     /* input bytes consumed */
+    uint64_t lines;     /* lines read (text formats) */
+    uint64_t entries;   /* entries appended, all streams */
+    uint64_t bad_lines; /* malformed lines skipped (skip_bad) */
+} st_import_stats;
+
+/* Names of the importers: "bochs", "lackey", "din", "xdin", "pinatrace",
+ * "text", "vpc", "vpc3"; NULL-terminated. */
+extern const char *const st_import_formats[];
+
+/*
+ * Read all of fd in format `format` and send its entries to sink.
+ * Everything complete before an error has been appended when it returns,
+ * so the caller can still finish a valid container.
+ * Returns ST_OK; ST_E_USAGE (unknown format); ST_E_SYNTAX; ST_E_NOT_FORMAT;
+ * ST_E_TOO_LARGE (a value wider than ST_VALUE_MAX, a cycle or an index
+ * beyond 48 bits); ST_E_PARTIAL_ENTRY (a binary format ending mid-record);
+ * ST_E_READ; ST_E_NOMEM; or the sink's error.
+ * stats (may be NULL) is filled in on success and failure.
+ */
+st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,
+                   st_import_stats *stats, st_diag *d);
+
+/* ---- exporters ------------------------------------------------------------ */
+
+/* Writes bytes of exported output; returns ST_OK or ST_E_WRITE. */
+typedef st_error (*st_write_fn)(void *arg, const void *buf, size_t n);
+
+/* Gives the variable-sized value of entry `index` (st_entry_is_vwide): its
+ * bytes, least significant first, and length.  Returns ST_OK, or an error
+ * (missing or damaged blocks) that the exporter passes on. */
+typedef st_error (*st_value_fn)(void *arg, uint64_t index, const uint8_t **value, size_t *len);
+
+typedef struct st_exporter st_exporter;
+
+/* What the exporter needs to know of the stream. */
+typedef struct {
+    const char *name;
+    st_entry_type type;
+    uint32_t entry_size;
+    const uint8_t *header; /* the stream's kept header (vpc), or NULL */
+    size_t header_len;
+} st_export_stream;
+
+/* Names of the exporters: "raw", "text", "lackey", "din", "vpc", "vpc3";
+ * NULL-terminated. */
+extern const char *const st_export_formats[];
+
+/*
+ * Start an exporter of format `format` for stream s, writing through
+ * write(warg, ...).  value (may be NULL) resolves vblock values for the
+ * text exporter.  Writes any file header the format has (vpc, vpc3) when
+ * the first entries are written or at st_exporter_finish, whichever comes
+ * first.
+ * Returns ST_OK; ST_E_USAGE (unknown format); ST_E_UNSUPPORTED (the format
+ * cannot hold entries of this type, e.g. vpc from d64); ST_E_NOMEM.
+ */
+st_error st_exporter_new(st_exporter **x, const char *format, const st_export_stream *s, st_write_fn write,
+                         void *warg, st_value_fn value, void *varg);
+
+/*
+ * Export n entries (n * entry_size bytes) whose first has index `first` in
+ * the stream.  Calls are in increasing index order, possibly with gaps
+ * (ranges).  Returns ST_OK, the write or value callback's error.
+ */
+st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n);
+
+/* Flush; returns ST_OK or the write callback's error. */
+st_error st_exporter_finish(st_exporter *x);
+
+void st_exporter_free(st_exporter *x);
+
+#endif /* ST_TRACE_IO_H */
