@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 {
     cli_prog = "svpc-decompress";
     const char *out_path = NULL;
-    st_read_opts ro = {cli_ncpu(), 0};
+    st_read_opts ro = {.threads = cli_ncpu()};
     int force = 0, verbose = 0, c;
     uint64_t v;
     opterr = 0; /* our messages start with the program name, not argv[0] */

@@ -1,5 +1,7 @@
 #include "frame_format.h"
 
+#include <stdio.h>
+#include <string.h>
 #include <zlib.h>
 
 #include "../svpc/svpc.h"
@@ -225,6 +227,9 @@ st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t
     memset(&si, 0, sizeof si);
     si.id = h->stream;
     si.encoder = h->encoder;
+    si.owner = UINT32_MAX;
+    const uint8_t *tname = NULL;
+    uint64_t tname_len = 0;
     size_t pos = 0;
     unsigned idx = 0;
     uint32_t key, flags;
@@ -239,8 +244,25 @@ st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t
             seen |= 1u << key;
         switch (key) {
         case ST_ATTR_TYPE_NAME:
+            /* informational: the GUID is authoritative; kept as a user type's label */
+            tname = val;
+            tname_len = vlen;
+            break;
         case ST_ATTR_ENCODER_NAME:
-            break; /* informational: the GUID and the frame header are authoritative */
+            break; /* informational: the frame header is authoritative */
+        case ST_ATTR_OWNER:
+            if (vlen != 4)
+                return st_diag_set(d, ST_E_BAD_ATTR, "stream %u: owner attribute of %llu bytes", h->stream,
+                                   (unsigned long long)vlen);
+            si.owner = st_load32(val);
+            break;
+        case ST_ATTR_HEADER:
+            if (vlen > ST_MAX_HEADER)
+                return st_diag_set(d, ST_E_TOO_LARGE, "stream %u: kept header of %llu bytes (at most %u)",
+                                   h->stream, (unsigned long long)vlen, ST_MAX_HEADER);
+            memcpy(si.header, val, (size_t)vlen);
+            si.header_len = (uint16_t)vlen;
+            break;
         case ST_ATTR_NAME:
             if (vlen == 0 || vlen > ST_MAX_NAME || memchr(val, 0, (size_t)vlen))
                 return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: invalid name", h->stream);
@@ -248,8 +270,15 @@ st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t
             si.name[vlen] = 0;
             break;
         case ST_ATTR_TYPE_GUID:
-            if (vlen != 16 || (si.type = st_entry_from_guid(val)) == ST_TYPE_NONE)
-                return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: unknown entry type", h->stream);
+            if (vlen != 16)
+                return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: type GUID of %llu bytes", h->stream,
+                                   (unsigned long long)vlen);
+            /* a GUID this library does not know is a user-defined type:
+             * opaque entries of the declared size (checked below) */
+            si.type = st_entry_from_guid(val);
+            if (si.type == ST_TYPE_NONE)
+                si.type = ST_TYPE_USER;
+            memcpy(si.guid, val, 16);
             have_guid = 1;
             break;
         case ST_ATTR_ENTRY_SIZE:
@@ -269,9 +298,14 @@ st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t
         return st_diag_set(d, ST_E_BAD_ATTR, "header says %u attributes, payload holds %u", h->nattrs, idx);
     if (!si.name[0] || !have_guid)
         return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: descriptor lacks its name or type", h->stream);
-    if (si.entry_size != st_entry_size(si.type))
+    if (si.type == ST_TYPE_USER ? (si.entry_size < 1 || si.entry_size > ST_MAX_USER_ENTRY)
+                                : si.entry_size != st_entry_size(si.type))
         return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: entry size %u does not match type %s", h->stream,
                            si.entry_size, st_entry_name(si.type));
+    if (si.type == ST_TYPE_USER && tname_len > 0 && tname_len <= ST_MAX_TYPE_NAME && !memchr(tname, 0, tname_len))
+        memcpy(si.type_name, tname, (size_t)tname_len);
+    else
+        snprintf(si.type_name, sizeof si.type_name, "%s", st_entry_name(si.type));
     if (h->encoder != SVPC_ENC_GENERIC && !st_entry_is_memory(si.type))
         return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: encoder %u needs a memory entry type", h->stream,
                            h->encoder);

@@ -38,7 +38,9 @@ enum {
     ST_ATTR_TYPE_NAME = 4,   /* short type name */
     ST_ATTR_ENTRY_SIZE = 5,  /* u32 */
     ST_ATTR_DIRECTORY = 6,   /* array of directory entries */
-    ST_ATTR_ENCODER_NAME = 7 /* informational */
+    ST_ATTR_ENCODER_NAME = 7, /* informational */
+    ST_ATTR_OWNER = 8,        /* u32: the stream whose wide values a vblock stream holds */
+    ST_ATTR_HEADER = 9        /* bytes kept with the stream, e.g. a legacy file header */
 };
 #define ST_ATTR_CRITICAL 0x1u
 

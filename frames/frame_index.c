@@ -13,10 +13,17 @@
 struct st_index {
     int fd;
     uint64_t file_size;
+    uint64_t bytes_read; /* by st_index_open */
     st_frame_ref *f;
     uint64_t nf;
     st_stream_info *s;
     unsigned ns;
+    /* per stream i, its data frames in sequence order are
+     * f[by_stream[first[i]]] .. f[by_stream[first[i + 1] - 1]] */
+    uint64_t *by_stream;
+    uint64_t *first;        /* ns + 1 */
+    uint8_t *keys_ordered;  /* ns */
+    uint8_t *times_ordered; /* ns */
     svpc_ctx *ctx; /* created on the first decode */
 };
 
@@ -46,6 +53,104 @@ static void at(st_diag *d, uint64_t off, uint64_t frame)
 }
 
 const st_frame_ref *st_index_frame(const st_index *ix, uint64_t k) { return k < ix->nf ? &ix->f[k] : NULL; }
+uint64_t st_index_file_size(const st_index *ix) { return ix->file_size; }
+uint64_t st_index_bytes_read(const st_index *ix) { return ix->bytes_read; }
+
+int st_index_find_stream(const st_index *ix, const char *name)
+{
+    for (unsigned i = 0; i < ix->ns; i++)
+        if (strcmp(ix->s[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+uint64_t st_index_stream_frames(const st_index *ix, unsigned i)
+{
+    return i < ix->ns ? ix->first[i + 1] - ix->first[i] : 0;
+}
+
+const st_frame_ref *st_index_stream_frame(const st_index *ix, unsigned i, uint64_t j)
+{
+    if (i >= ix->ns || j >= ix->first[i + 1] - ix->first[i])
+        return NULL;
+    return &ix->f[ix->by_stream[ix->first[i] + j]];
+}
+
+/* First position j in stream i for which pred(frame j) holds, given that
+ * it is false for a prefix and true for the rest. */
+#define LOWER_BOUND(ix, i, pred)                                                  \
+    do {                                                                          \
+        uint64_t lo_ = 0, hi_ = st_index_stream_frames(ix, i);                    \
+        while (lo_ < hi_) {                                                       \
+            uint64_t mid_ = lo_ + (hi_ - lo_) / 2;                                \
+            const st_frame_ref *r = st_index_stream_frame(ix, i, mid_);           \
+            if (pred)                                                             \
+                hi_ = mid_;                                                       \
+            else                                                                  \
+                lo_ = mid_ + 1;                                                   \
+        }                                                                         \
+        return lo_;                                                               \
+    } while (0)
+
+static uint64_t lower_entry_end(const st_index *ix, unsigned i, uint64_t entry)
+{
+    LOWER_BOUND(ix, i, r->first_entry + r->count > entry);
+}
+
+st_error st_index_find_entry(const st_index *ix, unsigned i, uint64_t entry, uint64_t *j)
+{
+    if (i >= ix->ns || entry >= ix->s[i].entries)
+        return ST_E_RANGE;
+    *j = lower_entry_end(ix, i, entry);
+    return ST_OK;
+}
+
+uint64_t st_index_lower_key(const st_index *ix, unsigned i, uint64_t key) { LOWER_BOUND(ix, i, r->last_cycle >= key); }
+uint64_t st_index_lower_time(const st_index *ix, unsigned i, uint64_t t) { LOWER_BOUND(ix, i, r->last_time >= t); }
+int st_index_keys_ordered(const st_index *ix, unsigned i) { return i < ix->ns && ix->keys_ordered[i]; }
+int st_index_times_ordered(const st_index *ix, unsigned i) { return i < ix->ns && ix->times_ordered[i]; }
+
+/* The per-stream tables, from the checked frame list. */
+static st_error build_stream_tables(st_index *ix)
+{
+    if (!(ix->first = calloc((size_t)ix->ns + 1, sizeof *ix->first)) ||
+        !(ix->keys_ordered = calloc((size_t)ix->ns + 1, 1)) || !(ix->times_ordered = calloc((size_t)ix->ns + 1, 1)) ||
+        !(ix->by_stream = calloc((size_t)ix->nf + 1, sizeof *ix->by_stream)))
+        return ST_E_NOMEM;
+    for (unsigned i = 0; i < ix->ns; i++)
+        ix->first[i + 1] = ix->first[i] + ix->s[i].frames;
+    /* stream ids are at most 65535, so a direct map from id to position */
+    uint32_t *pos = malloc(ST_MAX_STREAMS * sizeof *pos);
+    uint64_t *fill = calloc((size_t)ix->ns + 1, sizeof *fill);
+    if (!pos || !fill) {
+        free(pos);
+        free(fill);
+        return ST_E_NOMEM;
+    }
+    for (unsigned i = 0; i < ix->ns; i++)
+        pos[ix->s[i].id] = i;
+    for (uint64_t k = 0; k < ix->nf; k++) {
+        if (ix->f[k].kind != ST_KIND_DATA)
+            continue;
+        unsigned i = pos[ix->f[k].stream];
+        ix->by_stream[ix->first[i] + fill[i]++] = k;
+    }
+    free(pos);
+    free(fill);
+    for (unsigned i = 0; i < ix->ns; i++) {
+        int ko = 1, to = 1;
+        for (uint64_t j = 0; j < st_index_stream_frames(ix, i); j++) {
+            const st_frame_ref *r = st_index_stream_frame(ix, i, j), *n = st_index_stream_frame(ix, i, j + 1);
+            if (r->first_cycle > r->last_cycle || (n && r->last_cycle > n->first_cycle))
+                ko = 0;
+            if (!(r->flags & ST_FF_TIME) || (n && r->last_time > n->first_time))
+                to = 0;
+        }
+        ix->keys_ordered[i] = (uint8_t)ko;
+        ix->times_ordered[i] = (uint8_t)to;
+    }
+    return ST_OK;
+}
 unsigned st_index_stream_count(const st_index *ix) { return ix->ns; }
 uint64_t st_index_frame_count(const st_index *ix) { return ix->nf; }
 const st_stream_info *st_index_stream(const st_index *ix, unsigned i) { return i < ix->ns ? &ix->s[i] : NULL; }
@@ -151,6 +256,7 @@ static st_error check_entries(st_index *ix, uint64_t dir_off, st_diag *d)
                                    (unsigned long long)k);
             si->frames++;
             si->entries += r->count;
+            si->stored += r->size;
         } else {
             return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: kind %u", (unsigned long long)k,
                                r->kind);
@@ -175,7 +281,9 @@ static st_error check_entries(st_index *ix, uint64_t dir_off, st_diag *d)
             st_stream_info *t = stream_of(ix, h.stream);
             si.entries = t->entries;
             si.frames = t->frames;
+            si.stored = t->stored;
             *t = si;
+            ix->bytes_read += ix->f[k].size;
         }
     }
     st_buf_free(&pay);
@@ -268,6 +376,7 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
             st_frame_ref *r = &ix->f[k];
             r->offset = de.offset;
             r->size = de.size;
+            r->ordinal = k;
             r->stream = de.h.stream;
             r->kind = de.h.kind;
             r->flags = de.h.flags;
@@ -282,6 +391,9 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
         }
         e = check_entries(ix, f.dir_offset, d);
     }
+    if (e == ST_OK)
+        e = build_stream_tables(ix);
+    ix->bytes_read += ST_FILE_HEADER_SIZE + ST_FOOTER_SIZE + f.dir_size;
     st_buf_free(&dir);
     if (e != ST_OK) {
         st_index_free(ix);
@@ -307,6 +419,7 @@ st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d
     st_error e = load_frame(ix, k, &j.h, &j.in, 0, r->count * si->entry_size + 4096, d);
     j.op = JOB_DECODE;
     j.type = si->type;
+    j.esz = si->entry_size;
     j.n = (size_t)r->count;
     if (e == ST_OK) {
         st_job_run(&j, ix->ctx);
@@ -327,6 +440,10 @@ void st_index_free(st_index *ix)
     if (!ix)
         return;
     svpc_ctx_free(ix->ctx);
+    free(ix->by_stream);
+    free(ix->first);
+    free(ix->keys_ordered);
+    free(ix->times_ordered);
     free(ix->f);
     free(ix->s);
     free(ix);

@@ -76,6 +76,24 @@ static st_stream_info *find_stream(st_reader *r, uint32_t id)
     return NULL;
 }
 
+static void ref_of(st_frame_ref *f, const st_frame_header *h, uint64_t off, uint64_t ordinal)
+{
+    f->offset = off;
+    f->size = ST_FRAME_HEADER_SIZE + h->payload_size;
+    f->ordinal = ordinal;
+    f->stream = h->stream;
+    f->kind = h->kind;
+    f->flags = h->flags;
+    f->encoder = h->encoder;
+    f->seq = h->seq;
+    f->first_entry = h->first_entry;
+    f->count = h->count;
+    f->first_cycle = h->first_cycle;
+    f->last_cycle = h->last_cycle;
+    f->first_time = h->first_time;
+    f->last_time = h->last_time;
+}
+
 /* A stream descriptor frame: register the stream. */
 static st_error add_stream(st_reader *r, const st_frame_header *h, const uint8_t *p, size_t len, st_diag *d)
 {
@@ -228,9 +246,23 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
             deliver(r, 1, sink, arg, NULL);
             return e;
         }
+        /* a user type reaches the codec as bytes: at most
+         * SVPC_MAX_FRAME_ENTRIES of them per frame */
+        if (h.kind == ST_KIND_DATA && si->type == ST_TYPE_USER &&
+            h.count > SVPC_MAX_FRAME_ENTRIES / si->entry_size) {
+            deliver(r, 1, sink, arg, NULL);
+            return st_diag_set(d, ST_E_CORRUPT, "%llu entries of %u bytes exceed the frame limit of %u bytes",
+                               (unsigned long long)h.count, si->entry_size, SVPC_MAX_FRAME_ENTRIES);
+        }
+        st_frame_ref ref;
+        if (h.kind == ST_KIND_DATA)
+            ref_of(&ref, &h, at, r->nframes);
+        /* frames not wanted, and undecoded frames for a frame sink, are
+         * read into a private buffer: only their checksum is checked */
+        int decode = h.kind == ST_KIND_DATA && !r->o.frame_sink && (!r->o.want || r->o.want(r->o.want_arg, si, &ref));
         /* read the payload into a free job slot */
         st_job *j = NULL;
-        if (h.kind == ST_KIND_DATA) {
+        if (decode) {
             RETURN_IF_ERROR(deliver(r, 0, sink, arg, d));
             j = st_pool_slot(&r->pool);
         }
@@ -248,8 +280,16 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
                             (unsigned long long)h.payload_size);
         }
         pb->len = (size_t)h.payload_size;
-        if (e == ST_OK && h.kind != ST_KIND_DATA && !st_crc_ok(h.payload_crc, pb->data, pb->len))
+        if (e == ST_OK && !decode && !st_crc_ok(h.payload_crc, pb->data, pb->len))
             e = st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
+        if (e == ST_OK && h.kind == ST_KIND_DATA && r->o.frame_sink) {
+            /* entries of earlier frames go first, then this frame */
+            e = deliver(r, 1, sink, arg, d);
+            st_raw_frame rf = {h.flags, h.encoder, h.nattrs, h.count, h.first_cycle, h.last_cycle,
+                               h.first_time, h.last_time, h.payload_crc, pb->data, pb->len};
+            if (e == ST_OK)
+                e = r->o.frame_sink(r->o.frame_arg, si, &ref, &rf);
+        }
         if (e == ST_OK && h.kind == ST_KIND_STREAM)
             e = add_stream(r, &h, pb->data, pb->len, d);
         if (e == ST_OK && h.kind == ST_KIND_DIRECTORY) {
@@ -272,9 +312,14 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         RETURN_IF_ERROR(st_buf_append(&r->dir, deb, sizeof deb));
         r->off = at + ST_FRAME_HEADER_SIZE + h.payload_size;
         r->nframes++;
+        if (h.kind == ST_KIND_DATA && !j) {
+            si->frames++;
+            si->entries += h.count;
+        }
         if (j) {
             j->op = JOB_DECODE;
             j->type = si->type;
+            j->esz = si->entry_size;
             j->n = (size_t)h.count;
             j->h = h;
             j->offset = at;

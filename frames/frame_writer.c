@@ -14,6 +14,7 @@ typedef struct {
     char name[ST_MAX_NAME + 1];
     st_entry_type type;
     size_t esz;
+    size_t frame_entries; /* entries per frame for this stream */
     svpc_params params;
     st_buf fill;       /* entries of the frame being filled */
     size_t fill_n;
@@ -126,14 +127,25 @@ st_error st_writer_new(st_writer **out, int fd, const st_write_opts *o)
     return ST_OK;
 }
 
-st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, const svpc_params *p, uint32_t *sid)
+st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint32_t *sid)
 {
     if (w->failed)
         return w->failed;
-    size_t nlen = strlen(name);
-    if (nlen == 0 || nlen > ST_MAX_NAME || !st_entry_size(t) || w->ns >= ST_MAX_STREAMS ||
+    const svpc_params *p = &sp->params;
+    st_entry_type t = sp->type;
+    size_t nlen = sp->name ? strlen(sp->name) : 0;
+    size_t esz = t == ST_TYPE_USER ? sp->entry_size : st_entry_size(t);
+    const uint8_t *guid = t == ST_TYPE_USER ? sp->guid : st_entry_guid(t);
+    const char *tn = t == ST_TYPE_USER ? (sp->type_name ? sp->type_name : "user") : st_entry_name(t);
+    if (nlen == 0 || nlen > ST_MAX_NAME || !esz || esz > ST_MAX_USER_ENTRY || !guid || w->ns >= ST_MAX_STREAMS ||
         (p->encoder != SVPC_ENC_GENERIC && !st_entry_is_memory(t)) || !svpc_encoder_name(p->encoder) ||
-        !svpc_stage_name(p->stage) || p->level < 1 || p->level > 9)
+        !svpc_stage_name(p->stage) || p->level < 1 || p->level > 9 || sp->header_len > ST_MAX_HEADER ||
+        (sp->header_len && !sp->header) || strlen(tn) == 0 || strlen(tn) > ST_MAX_TYPE_NAME)
+        return ST_E_USAGE;
+    /* a user type must not pass itself off as a built-in one */
+    if (t == ST_TYPE_USER && st_entry_from_guid(guid) != ST_TYPE_NONE)
+        return ST_E_USAGE;
+    if (sp->owner != UINT32_MAX && (t != ST_TYPE_VBLOCK || sp->owner >= w->ns))
         return ST_E_USAGE;
     if (w->ns == w->cap) {
         unsigned nc = w->cap ? w->cap * 2 : 4;
@@ -145,9 +157,14 @@ st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, c
     }
     w_stream *s = &w->s[w->ns];
     memset(s, 0, sizeof *s);
-    memcpy(s->name, name, nlen + 1);
+    memcpy(s->name, sp->name, nlen + 1);
     s->type = t;
-    s->esz = st_entry_size(t);
+    s->esz = esz;
+    /* user-type frames reach the codec as bytes, which it takes up to
+     * SVPC_MAX_FRAME_ENTRIES at a time */
+    s->frame_entries = w->o.frame_entries;
+    if (t == ST_TYPE_USER && s->frame_entries > SVPC_MAX_FRAME_ENTRIES / esz)
+        s->frame_entries = SVPC_MAX_FRAME_ENTRIES / esz;
     s->params = *p;
     st_buf_init(&s->fill, 0);
     *sid = w->ns++;
@@ -156,29 +173,47 @@ st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, c
     RETURN_IF_ERROR(get_slot(w, &j));
     j->op = JOB_READY;
     j->out.len = 0;
-    uint8_t es[4];
-    st_store32(es, (uint32_t)s->esz);
-    const char *tn = st_entry_name(t), *en = svpc_encoder_name(p->encoder);
-    st_error e = st_attr_append(&j->out, ST_ATTR_NAME, ST_ATTR_CRITICAL, name, nlen);
+    uint8_t es[4], ow[4];
+    st_store32(es, (uint32_t)esz);
+    st_store32(ow, sp->owner);
+    const char *en = svpc_encoder_name(p->encoder);
+    uint32_t nattrs = 5;
+    st_error e = st_attr_append(&j->out, ST_ATTR_NAME, ST_ATTR_CRITICAL, sp->name, nlen);
     if (e == ST_OK)
-        e = st_attr_append(&j->out, ST_ATTR_TYPE_GUID, ST_ATTR_CRITICAL, st_entry_guid(t), 16);
+        e = st_attr_append(&j->out, ST_ATTR_TYPE_GUID, ST_ATTR_CRITICAL, guid, 16);
     if (e == ST_OK)
         e = st_attr_append(&j->out, ST_ATTR_TYPE_NAME, 0, tn, strlen(tn));
     if (e == ST_OK)
         e = st_attr_append(&j->out, ST_ATTR_ENTRY_SIZE, ST_ATTR_CRITICAL, es, 4);
     if (e == ST_OK)
         e = st_attr_append(&j->out, ST_ATTR_ENCODER_NAME, 0, en, strlen(en));
+    if (e == ST_OK && sp->owner != UINT32_MAX) {
+        e = st_attr_append(&j->out, ST_ATTR_OWNER, 0, ow, 4);
+        nattrs++;
+    }
+    if (e == ST_OK && sp->header_len) {
+        e = st_attr_append(&j->out, ST_ATTR_HEADER, 0, sp->header, sp->header_len);
+        nattrs++;
+    }
     if (e != ST_OK)
         return fail(w, e);
     memset(&j->h, 0, sizeof j->h);
     j->h.kind = ST_KIND_STREAM;
     j->h.encoder = (uint16_t)p->encoder;
     j->h.stream = *sid;
-    j->h.nattrs = 5;
+    j->h.nattrs = nattrs;
     j->h.payload_size = j->out.len;
     j->h.payload_crc = st_crc32(j->out.data, j->out.len);
     st_pool_submit(&w->pool);
     return ST_OK;
+}
+
+st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, const svpc_params *p, uint32_t *sid)
+{
+    if (t == ST_TYPE_USER)
+        return ST_E_USAGE;
+    st_stream_spec sp = {.name = name, .type = t, .params = *p, .owner = UINT32_MAX};
+    return st_writer_add_stream_spec(w, &sp, sid);
 }
 
 /* Hand the stream's filled entries to a worker as one frame. */
@@ -194,6 +229,7 @@ static st_error cut_frame(st_writer *w, uint32_t sid)
     s->fill.len = 0;
     j->op = JOB_ENCODE;
     j->type = s->type;
+    j->esz = s->esz;
     j->params = s->params;
     j->n = s->fill_n;
     memset(&j->h, 0, sizeof j->h);
@@ -222,7 +258,7 @@ st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_
         return ST_E_USAGE;
     w_stream *s = &w->s[sid];
     const uint8_t *p = entries;
-    size_t fe = w->o.frame_entries;
+    size_t fe = s->frame_entries;
     while (n) {
         if (s->fill_n == 0) {
             st_error e = st_buf_reserve(&s->fill, fe * s->esz);
@@ -242,6 +278,46 @@ st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_
         if (s->fill_n == fe)
             RETURN_IF_ERROR(cut_frame(w, sid));
     }
+    return ST_OK;
+}
+
+st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f)
+{
+    if (w->failed)
+        return w->failed;
+    if (sid >= w->ns || f->count == 0 || f->count > SVPC_MAX_FRAME_ENTRIES || (f->flags & ~ST_FF_KNOWN) ||
+        (f->encoder != w->s[sid].params.encoder && f->encoder != SVPC_ENC_GENERIC) ||
+        f->payload_size > f->count * w->s[sid].esz + 4096)
+        return ST_E_USAGE;
+    w_stream *s = &w->s[sid];
+    if (s->fill_n)
+        RETURN_IF_ERROR(cut_frame(w, sid));
+    st_job *j;
+    RETURN_IF_ERROR(get_slot(w, &j));
+    j->op = JOB_READY;
+    j->out.len = 0;
+    st_error e = st_buf_append(&j->out, f->payload, f->payload_size);
+    if (e != ST_OK)
+        return fail(w, e);
+    memset(&j->h, 0, sizeof j->h);
+    j->h.kind = ST_KIND_DATA;
+    j->h.flags = f->flags;
+    j->h.encoder = f->encoder;
+    j->h.stream = sid;
+    j->h.nattrs = f->nattrs;
+    j->h.seq = s->seq++;
+    j->h.first_entry = s->next_entry;
+    j->h.count = f->count;
+    j->h.first_cycle = f->first_cycle;
+    j->h.last_cycle = f->last_cycle;
+    j->h.first_time = f->first_time;
+    j->h.last_time = f->last_time;
+    j->h.payload_size = f->payload_size;
+    j->h.payload_crc = f->payload_crc;
+    s->next_entry += f->count;
+    w->st.entries += f->count;
+    w->st.raw_bytes += f->count * s->esz;
+    st_pool_submit(&w->pool);
     return ST_OK;
 }
 

@@ -5,25 +5,37 @@
 
 /* ---- the work ------------------------------------------------------------ */
 
-/* First and last cycle of n raw entries of type t: what a data frame's
- * header records.  0 and 0 for an empty frame or a non-memory type. */
-static void cycles_of(st_entry_type t, const uint8_t *raw, size_t n, uint64_t *first, uint64_t *last)
+/* First and last key of n raw entries of type t: what a data frame's
+ * header records.  0 and 0 for an empty frame or a type without keys. */
+static void cycles_of(st_entry_type t, size_t esz, const uint8_t *raw, size_t n, uint64_t *first, uint64_t *last)
 {
     *first = *last = 0;
-    if (!st_entry_is_memory(t) || n == 0)
+    if (!st_entry_has_key(t) || n == 0)
         return;
     *first = st_load64(raw) & ST_CYCLE_MASK;
-    *last = st_load64(raw + (n - 1) * st_entry_size(t)) & ST_CYCLE_MASK;
+    *last = st_load64(raw + (n - 1) * esz) & ST_CYCLE_MASK;
+}
+
+/* The codec knows user types only as bytes (generic encoder only; the
+ * writer and readers keep such frames within SVPC_MAX_FRAME_ENTRIES bytes). */
+static st_entry_type codec_type(const st_job *j, size_t *n)
+{
+    *n = j->n;
+    if (j->type != ST_TYPE_USER)
+        return j->type;
+    *n = j->n * j->esz;
+    return ST_TYPE_BYTES;
 }
 
 static void run_encode(st_job *j, svpc_ctx *ctx)
 {
-    size_t esz = st_entry_size(j->type);
+    size_t esz = j->esz, cn;
+    st_entry_type ct = codec_type(j, &cn);
     j->out.len = 0;
     uint8_t ah[ST_ATTR_HEADER_SIZE] = {0};
     j->err = st_buf_append(&j->out, ah, sizeof ah);
     if (j->err == ST_OK)
-        j->err = svpc_encode(ctx, &j->params, j->type, j->in.data, j->n, &j->out);
+        j->err = svpc_encode(ctx, &j->params, ct, j->in.data, cn, &j->out);
     /* A memory encoder can expand incompressible entries.  Past raw size +
      * 1 KiB, fall back to the generic encoder (at most raw + 16 bytes of
      * stream set, + 16 of attribute header), so every payload stays within the raw size +
@@ -32,7 +44,7 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
         svpc_params g = j->params;
         g.encoder = SVPC_ENC_GENERIC;
         j->out.len = ST_ATTR_HEADER_SIZE;
-        j->err = svpc_encode(ctx, &g, j->type, j->in.data, j->n, &j->out);
+        j->err = svpc_encode(ctx, &g, ct, j->in.data, cn, &j->out);
         j->h.encoder = SVPC_ENC_GENERIC;
     }
     if (j->err != ST_OK)
@@ -45,7 +57,7 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
     j->h.count = j->n;
     j->h.payload_size = j->out.len;
     j->h.payload_crc = st_crc32(j->out.data, j->out.len);
-    cycles_of(j->type, j->in.data, j->n, &j->h.first_cycle, &j->h.last_cycle);
+    cycles_of(j->type, esz, j->in.data, j->n, &j->h.first_cycle, &j->h.last_cycle);
 }
 
 static void run_decode(st_job *j, svpc_ctx *ctx)
@@ -86,19 +98,20 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
         j->err = st_diag_set(d, ST_E_BAD_ATTR, "data frame without a data attribute");
         return;
     }
-    size_t esz = st_entry_size(j->type);
+    size_t esz = j->esz, cn;
+    st_entry_type ct = codec_type(j, &cn);
     j->out.len = 0;
     j->err = st_buf_reserve(&j->out, j->n * esz + 1);
     if (j->err != ST_OK)
         return;
-    j->err = svpc_decode(ctx, (svpc_encoder)j->h.encoder, j->type, data, (size_t)dlen, j->n, j->out.data, d);
+    j->err = svpc_decode(ctx, (svpc_encoder)j->h.encoder, ct, data, (size_t)dlen, cn, j->out.data, d);
     if (j->err != ST_OK)
         return;
     j->out.len = j->n * esz;
     /* the header's cycle range must be the decoded one (0..0 for streams
      * without cycles) */
     uint64_t fc, lc;
-    cycles_of(j->type, j->out.data, j->n, &fc, &lc);
+    cycles_of(j->type, esz, j->out.data, j->n, &fc, &lc);
     if (fc != j->h.first_cycle || lc != j->h.last_cycle)
         j->err = st_diag_set(d, ST_E_CORRUPT, "decoded cycles %llu..%llu differ from the header's %llu..%llu",
                              (unsigned long long)fc, (unsigned long long)lc, (unsigned long long)j->h.first_cycle,

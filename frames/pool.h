@@ -23,6 +23,7 @@ enum { JOB_ENCODE = 1, JOB_DECODE = 2, JOB_READY = 3 };
 typedef struct {
     int op;
     st_entry_type type;
+    size_t esz;         /* entry size (a user type's comes from its stream) */
     svpc_params params; /* encode */
     st_buf in;          /* encode: raw entries; decode: frame payload */
     size_t n;           /* entries */

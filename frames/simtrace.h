@@ -54,12 +54,34 @@ typedef struct st_writer st_writer;
  */
 st_error st_writer_new(st_writer **w, int fd, const st_write_opts *o);
 
+#define ST_MAX_HEADER 256u       /* bytes of a stream's kept header (HEADER attribute) */
+#define ST_MAX_USER_ENTRY 65536u /* largest entry of a user-defined type */
+#define ST_MAX_TYPE_NAME 31u
+
+/* Everything that describes a stream. */
+typedef struct {
+    const char *name;      /* 1..255 bytes, no NUL */
+    st_entry_type type;
+    const uint8_t *guid;   /* ST_TYPE_USER only: its 16-byte GUID (not one of the built-in ones) */
+    uint32_t entry_size;   /* ST_TYPE_USER only: 1..ST_MAX_USER_ENTRY */
+    const char *type_name; /* ST_TYPE_USER only: label, 1..31 bytes; NULL gives "user" */
+    svpc_params params;    /* paper and cm need a memory type */
+    uint32_t owner;        /* vblock streams: id of the stream whose wide entries
+                              they hold; UINT32_MAX otherwise */
+    const uint8_t *header; /* bytes kept with the stream (a legacy file header), or NULL */
+    size_t header_len;     /* 0..ST_MAX_HEADER */
+} st_stream_spec;
+
 /*
  * Declare a stream: writes its descriptor frame.  Stream ids are given in
- * order from 0.  p->encoder must suit t (paper and cm need a memory type).
- * Returns ST_OK, ST_E_USAGE (bad name, type or encoder; too many streams),
- * ST_E_NOMEM, ST_E_WRITE.
+ * order from 0.
+ * Returns ST_OK, ST_E_USAGE (bad name, type, GUID, size or encoder; owner
+ * not an earlier stream; header too long; too many streams), ST_E_NOMEM,
+ * ST_E_WRITE.
  */
+st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *spec, uint32_t *sid);
+
+/* The same for a built-in type without owner or header. */
 st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, const svpc_params *p,
                               uint32_t *sid);
 
@@ -71,6 +93,31 @@ st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, c
  * exceed the 2 GiB payload limit: about 26.8 million frames).
  */
 st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_t n);
+
+/* An encoded data frame as found in a container, for copying. */
+typedef struct {
+    uint8_t flags;      /* TIME or 0 */
+    uint16_t encoder;   /* as stored: the stream's encoder or generic */
+    uint32_t nattrs;
+    uint64_t count;
+    uint64_t first_cycle, last_cycle;
+    uint64_t first_time, last_time;
+    uint32_t payload_crc;
+    const uint8_t *payload;
+    size_t payload_size;
+} st_raw_frame;
+
+/*
+ * Append an encoded data frame unchanged (no re-encoding) as the next frame
+ * of stream sid: its sequence number and first entry are the stream's
+ * next; its payload and CRC are kept.  Entries appended to sid before are
+ * cut into a frame first, so the order of entries is kept.  The caller
+ * has checked the payload CRC.
+ * Returns ST_OK; ST_E_USAGE (unknown sid, count 0 or above the frame
+ * limit, encoder that is neither the stream's nor generic); ST_E_NOMEM;
+ * ST_E_WRITE; ST_E_TOO_LARGE (directory full).
+ */
+st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f);
 
 /*
  * Flush the partial frames of all streams, wait for the workers, write the
@@ -87,19 +134,59 @@ void st_writer_free(st_writer *w);
 /* ---- reading ------------------------------------------------------------------ */
 
 typedef struct {
-    unsigned threads;  /* decoder threads, 1..ST_MAX_THREADS */
-    int verify_only;   /* 1: check everything, deliver no entries */
-} st_read_opts;
-
-typedef struct {
     uint32_t id;
     char name[256];
-    st_entry_type type;
+    st_entry_type type;       /* ST_TYPE_USER for a GUID this library does not know */
+    uint8_t guid[16];
+    char type_name[ST_MAX_TYPE_NAME + 1]; /* "d64"...; a user type's TYPE_NAME, or "user" */
     uint32_t entry_size;
     uint16_t encoder;
-    uint64_t entries; /* entries seen so far */
-    uint64_t frames;  /* data frames seen so far */
+    uint32_t owner;           /* vblock streams: the owner stream's id; UINT32_MAX otherwise */
+    uint16_t header_len;
+    uint8_t header[ST_MAX_HEADER];
+    uint64_t entries; /* entries seen so far (index: all) */
+    uint64_t frames;  /* data frames seen so far (index: all) */
+    uint64_t stored;  /* index only: bytes of its data frames, headers included */
 } st_stream_info;
+
+/* One frame as the directory describes it. */
+typedef struct {
+    uint64_t offset;      /* file offset of the frame header */
+    uint64_t size;        /* header + payload bytes */
+    uint64_t ordinal;     /* position of the frame in the file, from 0 */
+    uint32_t stream;      /* stream id; UINT32_MAX never appears here */
+    uint8_t kind;         /* 1 data, 2 stream descriptor */
+    uint8_t flags;        /* bit 0: time fields valid */
+    uint16_t encoder;
+    uint64_t seq;         /* per-stream sequence number of a data frame */
+    uint64_t first_entry; /* index of its first entry within the stream */
+    uint64_t count;       /* entries */
+    uint64_t first_cycle, last_cycle; /* keys of the first and last entry (SIMTRACE.md 3) */
+    uint64_t first_time, last_time;
+} st_frame_ref;
+
+/* Receives data frames undecoded (st_read_opts.frame_sink).  payload is
+ * valid during the call only. */
+typedef st_error (*st_frame_sink)(void *arg, const st_stream_info *s, const st_frame_ref *f,
+                                  const st_raw_frame *raw);
+
+/* Says whether a data frame is wanted (st_read_opts.want). */
+typedef int (*st_frame_want)(void *arg, const st_stream_info *s, const st_frame_ref *f);
+
+typedef struct {
+    unsigned threads;  /* decoder threads, 1..ST_MAX_THREADS */
+    int verify_only;   /* 1: check everything, deliver no entries */
+    /* Optional (NULL: all frames decoded): frames for which want returns 0
+     * are read and their payload checksum checked, but not decoded or
+     * delivered. */
+    st_frame_want want;
+    void *want_arg;
+    /* Optional (NULL: decode): data frames are not decoded; after the
+     * header, sequence and payload checksum checks each goes to
+     * frame_sink instead of the entry sink. */
+    st_frame_sink frame_sink;
+    void *frame_arg;
+} st_read_opts;
 
 /* Receives decoded entries in file order.  Returning non-ST_OK stops the read
  * with that error. */
@@ -137,21 +224,6 @@ void st_reader_free(st_reader *r);
 
 /* ---- random access: a seekable file through its footer and directory ---- */
 
-/* One frame as the directory describes it. */
-typedef struct {
-    uint64_t offset;      /* file offset of the frame header */
-    uint64_t size;        /* header + payload bytes */
-    uint32_t stream;      /* stream id; UINT32_MAX never appears here */
-    uint8_t kind;         /* 1 data, 2 stream descriptor */
-    uint8_t flags;        /* bit 0: time fields valid */
-    uint16_t encoder;
-    uint64_t seq;         /* per-stream sequence number of a data frame */
-    uint64_t first_entry; /* index of its first entry within the stream */
-    uint64_t count;       /* entries */
-    uint64_t first_cycle, last_cycle;
-    uint64_t first_time, last_time;
-} st_frame_ref;
-
 typedef struct st_index st_index;
 
 /*
@@ -177,6 +249,38 @@ const st_stream_info *st_index_stream(const st_index *ix, unsigned i);
 uint64_t st_index_frame_count(const st_index *ix);
 /* Frame k in file order; NULL if k is out of range. */
 const st_frame_ref *st_index_frame(const st_index *ix, uint64_t k);
+
+/* Stream i in declaration order whose name is `name`; -1 if none. */
+int st_index_find_stream(const st_index *ix, const char *name);
+
+/* Data frames of stream i, and the j-th of them in sequence order (NULL if
+ * i or j is out of range): the one checked accessor of the per-stream
+ * tables. */
+uint64_t st_index_stream_frames(const st_index *ix, unsigned i);
+const st_frame_ref *st_index_stream_frame(const st_index *ix, unsigned i, uint64_t j);
+
+/*
+ * Lookups in stream i, O(log frames), reading nothing:
+ *   st_index_find_entry: position j of the frame holding entry `entry`;
+ *     ST_E_RANGE if entry >= the stream's entries (or i is out of range).
+ *   st_index_lower_key: the first position j whose frame's last key
+ *     (cycle) is >= key; the frame count if none.  Meaningful when
+ *     st_index_keys_ordered(i).
+ *   st_index_lower_time: the first position j whose frame's last_time is
+ *     >= t; the frame count if none.  Meaningful when st_index_times_ordered(i).
+ * ordered: 1 when every frame's first key <= its last key <= the next
+ * frame's first key (resp. times, all frames with TIME set).
+ */
+st_error st_index_find_entry(const st_index *ix, unsigned i, uint64_t entry, uint64_t *j);
+uint64_t st_index_lower_key(const st_index *ix, unsigned i, uint64_t key);
+uint64_t st_index_lower_time(const st_index *ix, unsigned i, uint64_t t);
+int st_index_keys_ordered(const st_index *ix, unsigned i);
+int st_index_times_ordered(const st_index *ix, unsigned i);
+
+/* Bytes of the file, and of what st_index_open read (footer, directory,
+ * descriptors), for --list and the benchmark. */
+uint64_t st_index_file_size(const st_index *ix);
+uint64_t st_index_bytes_read(const st_index *ix);
 
 /*
  * Read and decode data frame k into out (replacing its content): exactly
