@@ -25,7 +25,7 @@ endif
 
 BUILD ?= build
 LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c formats/entry.c vpc/vpc.c \
-          formats/line_reader.c formats/import_bochs.c \
+          formats/line_reader.c formats/import_bochs.c formats/trace_io.c \
           svpc/stage2.c svpc/svpc_codec.c \
           frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c
 CLI_UTIL = cli/cli_util.c

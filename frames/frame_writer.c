@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 #include "simtrace.h"
 
 typedef struct {
+    uint32_t id; /* stream id in the file; the API's sid is the index in st_writer.s */
     char name[ST_MAX_NAME + 1];
     st_entry_type type;
     size_t esz;
@@ -33,6 +35,7 @@ struct st_writer {
     st_buf dir;        /* directory entries, ST_DIR_ENTRY_SIZE each */
     uint64_t nframes;  /* frames of any kind written */
     st_write_stats st;
+    uint32_t next_id;  /* id of the next new stream */
     st_error failed;   /* sticky: after a failure nothing more is written */
 };
 
@@ -147,6 +150,8 @@ st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint3
         return ST_E_USAGE;
     if (sp->owner != UINT32_MAX && (t != ST_TYPE_VBLOCK || sp->owner >= w->ns))
         return ST_E_USAGE;
+    if (w->next_id >= ST_MAX_STREAMS)
+        return ST_E_USAGE;
     if (w->ns == w->cap) {
         unsigned nc = w->cap ? w->cap * 2 : 4;
         w_stream *ns = realloc(w->s, nc * sizeof *ns);
@@ -158,6 +163,7 @@ st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint3
     w_stream *s = &w->s[w->ns];
     memset(s, 0, sizeof *s);
     memcpy(s->name, sp->name, nlen + 1);
+    s->id = w->next_id++;
     s->type = t;
     s->esz = esz;
     /* user-type frames reach the codec as bytes, which it takes up to
@@ -175,7 +181,7 @@ st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint3
     j->out.len = 0;
     uint8_t es[4], ow[4];
     st_store32(es, (uint32_t)esz);
-    st_store32(ow, sp->owner);
+    st_store32(ow, sp->owner != UINT32_MAX ? w->s[sp->owner].id : UINT32_MAX);
     const char *en = svpc_encoder_name(p->encoder);
     uint32_t nattrs = 5;
     st_error e = st_attr_append(&j->out, ST_ATTR_NAME, ST_ATTR_CRITICAL, sp->name, nlen);
@@ -200,7 +206,7 @@ st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint3
     memset(&j->h, 0, sizeof j->h);
     j->h.kind = ST_KIND_STREAM;
     j->h.encoder = (uint16_t)p->encoder;
-    j->h.stream = *sid;
+    j->h.stream = s->id;
     j->h.nattrs = nattrs;
     j->h.payload_size = j->out.len;
     j->h.payload_crc = st_crc32(j->out.data, j->out.len);
@@ -234,7 +240,7 @@ static st_error cut_frame(st_writer *w, uint32_t sid)
     j->n = s->fill_n;
     memset(&j->h, 0, sizeof j->h);
     j->h.encoder = (uint16_t)s->params.encoder;
-    j->h.stream = sid;
+    j->h.stream = s->id;
     j->h.seq = s->seq++;
     j->h.first_entry = s->next_entry;
     if (w->o.timestamps) {
@@ -303,7 +309,7 @@ st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f)
     j->h.kind = ST_KIND_DATA;
     j->h.flags = f->flags;
     j->h.encoder = f->encoder;
-    j->h.stream = sid;
+    j->h.stream = s->id;
     j->h.nattrs = f->nattrs;
     j->h.seq = s->seq++;
     j->h.first_entry = s->next_entry;
@@ -361,6 +367,100 @@ st_error st_writer_finish(st_writer *w)
 }
 
 void st_writer_stats(const st_writer *w, st_write_stats *s) { *s = w->st; }
+
+int st_writer_find_stream(const st_writer *w, const char *name, uint32_t *sid)
+{
+    for (uint32_t i = 0; i < w->ns; i++)
+        if (strcmp(w->s[i].name, name) == 0) {
+            *sid = i;
+            return 1;
+        }
+    return 0;
+}
+
+st_entry_type st_writer_stream_type(const st_writer *w, uint32_t sid, uint16_t *encoder, size_t *esz)
+{
+    if (sid >= w->ns)
+        return ST_TYPE_NONE;
+    if (encoder)
+        *encoder = (uint16_t)w->s[sid].params.encoder;
+    if (esz)
+        *esz = w->s[sid].esz;
+    return w->s[sid].type;
+}
+
+st_error st_writer_resume(st_writer **out, int fd, const st_write_opts *o, const svpc_params *p, const st_index *ix)
+{
+    *out = NULL;
+    if (o->threads < 1 || o->threads > ST_MAX_THREADS || o->frame_entries < 1 ||
+        o->frame_entries > SVPC_MAX_FRAME_ENTRIES || !svpc_stage_name(p->stage) || p->level < 1 || p->level > 9)
+        return ST_E_USAGE;
+    st_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return ST_E_NOMEM;
+    w->fd = fd;
+    w->o = *o;
+    st_buf_init(&w->dir, 0);
+    st_error e = st_pool_init(&w->pool, o->threads, o->threads);
+    unsigned ns = st_index_stream_count(ix);
+    if (e == ST_OK && ns && !(w->s = calloc(ns, sizeof *w->s)))
+        e = ST_E_NOMEM;
+    w->cap = ns;
+    for (unsigned i = 0; e == ST_OK && i < ns; i++) {
+        const st_stream_info *si = st_index_stream(ix, i);
+        w_stream *s = &w->s[w->ns++];
+        s->id = si->id;
+        snprintf(s->name, sizeof s->name, "%s", si->name);
+        s->type = si->type;
+        s->esz = si->entry_size;
+        s->frame_entries = w->o.frame_entries;
+        if (s->type == ST_TYPE_USER && s->frame_entries > SVPC_MAX_FRAME_ENTRIES / s->esz)
+            s->frame_entries = SVPC_MAX_FRAME_ENTRIES / s->esz;
+        s->params = *p;
+        s->params.encoder = (svpc_encoder)si->encoder;
+        s->seq = si->frames;
+        s->next_entry = si->entries;
+        st_buf_init(&s->fill, 0);
+        if (si->id >= w->next_id)
+            w->next_id = si->id + 1;
+    }
+    /* the directory so far: every frame, as the index checked it */
+    uint64_t end = ST_FILE_HEADER_SIZE;
+    for (uint64_t k = 0; e == ST_OK && k < st_index_frame_count(ix); k++) {
+        const st_frame_ref *r = st_index_frame(ix, k);
+        st_dir_entry de;
+        memset(&de, 0, sizeof de);
+        de.offset = r->offset;
+        de.size = r->size;
+        de.h.stream = r->stream;
+        de.h.kind = r->kind;
+        de.h.flags = r->flags;
+        de.h.encoder = r->encoder;
+        de.h.seq = r->seq;
+        de.h.first_entry = r->first_entry;
+        de.h.count = r->count;
+        de.h.first_cycle = r->first_cycle;
+        de.h.last_cycle = r->last_cycle;
+        de.h.first_time = r->first_time;
+        de.h.last_time = r->last_time;
+        uint8_t b[ST_DIR_ENTRY_SIZE];
+        st_dir_entry_write(&de, b);
+        e = st_buf_append(&w->dir, b, sizeof b);
+        end = r->offset + r->size;
+        w->nframes++;
+    }
+    /* new frames replace the old directory and footer */
+    if (e == ST_OK && (ftruncate(fd, (off_t)end) != 0 || lseek(fd, (off_t)end, SEEK_SET) < 0))
+        e = ST_E_WRITE;
+    w->off = end;
+    w->st.out_bytes = end;
+    if (e != ST_OK) {
+        st_writer_free(w);
+        return e;
+    }
+    *out = w;
+    return ST_OK;
+}
 
 void st_writer_free(st_writer *w)
 {

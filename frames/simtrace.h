@@ -128,6 +128,27 @@ st_error st_writer_finish(st_writer *w);
 
 void st_writer_stats(const st_writer *w, st_write_stats *s);
 
+/* The stream named name: 1 and *sid set, or 0. */
+int st_writer_find_stream(const st_writer *w, const char *name, uint32_t *sid);
+/* Type of stream sid (ST_TYPE_NONE if unknown), with its encoder and
+ * entry size (either pointer may be NULL). */
+st_entry_type st_writer_stream_type(const st_writer *w, uint32_t sid, uint16_t *encoder, size_t *esz);
+
+typedef struct st_index st_index;
+
+/*
+ * Continue the container that ix was opened on, in place: fd is the same
+ * regular file, open for reading and writing.  The directory and footer
+ * are dropped (the file is truncated where the directory began) and
+ * st_writer_finish writes new ones listing old and new frames.  Existing
+ * streams keep their ids and are found with st_writer_find_stream; entries
+ * appended to them continue their numbering and use their encoder with
+ * p's second stage and level.  Until st_writer_finish succeeds the file
+ * has no directory: sequential readers still read every complete frame.
+ * Returns ST_OK, ST_E_USAGE, ST_E_NOMEM, ST_E_THREAD, ST_E_WRITE.
+ */
+st_error st_writer_resume(st_writer **w, int fd, const st_write_opts *o, const svpc_params *p, const st_index *ix);
+
 /* Free the writer (stops the workers).  Does not close fd.  NULL allowed. */
 void st_writer_free(st_writer *w);
 
@@ -223,8 +244,6 @@ uint64_t st_reader_offset(const st_reader *r);
 void st_reader_free(st_reader *r);
 
 /* ---- random access: a seekable file through its footer and directory ---- */
-
-typedef struct st_index st_index;
 
 /*
  * Open a container on a seekable fd through its footer and directory,
