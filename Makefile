@@ -29,13 +29,15 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c formats/entry.c vpc
           svpc/stage2.c svpc/svpc_codec.c \
           frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c
 CLI_UTIL = cli/cli_util.c
-PROGS   = svpc-compress svpc-decompress
+PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
 UNIT    = test_vpc test_rc test_codec test_container
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a
 BINS     = $(PROGS:%=$(BUILD)/%)
 UNITBINS = $(UNIT:%=$(BUILD)/tests/%)
+
+.SECONDEXPANSION:
 
 .PHONY: all help check unit cli-test demo bench install uninstall clean deps testdata asan ubsan tsan fuzz fuzz-build fuzz-check
 
@@ -55,11 +57,8 @@ $(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)$(AR) rcs $@ $^
 
-$(BUILD)/svpc-compress: $(BUILD)/cli/svpc_compress.o $(BUILD)/cli/cli_util.o $(LIB)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-
-$(BUILD)/svpc-decompress: $(BUILD)/cli/svpc_decompress.o $(BUILD)/cli/cli_util.o $(LIB)
+# each program is cli/<name with - as _>.c plus the shared CLI code
+$(BINS): $(BUILD)/%: $(BUILD)/cli/$$(subst -,_,%).o $(BUILD)/cli/cli_util.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -54,9 +54,10 @@ typedef struct {
     const st_reader *r;
 } sink_state;
 
-static st_error sink(void *arg, const st_stream_info *s, const uint8_t *entries, size_t n)
+static st_error sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *entries, size_t n)
 {
     sink_state *st = arg;
+    (void)first;
     if (!st->have_stream) {
         st->stream = s->id;
         st->have_stream = 1;

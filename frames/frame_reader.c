@@ -166,14 +166,20 @@ static st_error deliver(st_reader *r, int all, st_sink sink, void *arg, st_diag 
     st_job *j;
     while ((all || !st_pool_slot(&r->pool)) && (j = st_pool_head(&r->pool)) != NULL) {
         st_error e = j->err;
-        if (e != ST_OK) {
+        if (e != ST_OK && r->o.on_damage && st_error_is_data(e)) {
+            st_diag jd = j->diag;
+            diag_at(&jd, j->offset, j->ordinal, j->h.stream);
+            st_frame_ref ref;
+            ref_of(&ref, &j->h, j->offset, j->ordinal);
+            e = r->o.on_damage(r->o.damage_arg, find_stream(r, j->h.stream), &ref, e, &jd);
+        } else if (e != ST_OK) {
             if (d) {
                 *d = j->diag;
                 diag_at(d, j->offset, j->ordinal, j->h.stream);
             }
         } else if (!r->o.verify_only && sink) {
             st_stream_info *si = find_stream(r, j->h.stream);
-            e = sink(arg, si, j->out.data, j->n);
+            e = sink(arg, si, j->h.first_entry, j->out.data, j->n);
         }
         st_pool_pop(&r->pool);
         if (e != ST_OK)
@@ -280,8 +286,19 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
                             (unsigned long long)h.payload_size);
         }
         pb->len = (size_t)h.payload_size;
-        if (e == ST_OK && !decode && !st_crc_ok(h.payload_crc, pb->data, pb->len))
+        if (e == ST_OK && !decode && !st_crc_ok(h.payload_crc, pb->data, pb->len)) {
             e = st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
+            if (h.kind == ST_KIND_DATA && r->o.on_damage) {
+                e = deliver(r, 1, sink, arg, d);
+                if (e == ST_OK)
+                    e = r->o.on_damage(r->o.damage_arg, si, &ref, ST_E_PAYLOAD_CRC, d);
+                pb->len = 0; /* nothing of it goes to a frame sink */
+                if (e == ST_OK && r->o.frame_sink) {
+                    st_buf_free(&tmp);
+                    goto next_frame;
+                }
+            }
+        }
         if (e == ST_OK && h.kind == ST_KIND_DATA && r->o.frame_sink) {
             /* entries of earlier frames go first, then this frame */
             e = deliver(r, 1, sink, arg, d);
@@ -306,6 +323,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
             deliver(r, 1, sink, arg, NULL);
             return e;
         }
+    next_frame:;
         st_dir_entry de = {at, ST_FRAME_HEADER_SIZE + h.payload_size, h};
         uint8_t deb[ST_DIR_ENTRY_SIZE];
         st_dir_entry_write(&de, deb);
@@ -330,6 +348,41 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
             st_pool_submit(&r->pool);
         }
     }
+}
+
+st_error st_raw_frame_decode(const st_stream_info *s, const st_raw_frame *f, st_buf *out, st_diag *d)
+{
+    svpc_ctx *ctx;
+    RETURN_IF_ERROR(svpc_ctx_new(&ctx));
+    st_job j;
+    memset(&j, 0, sizeof j);
+    st_buf_init(&j.in, 0);
+    j.out = *out;
+    j.op = JOB_DECODE;
+    j.type = s->type;
+    j.esz = s->entry_size;
+    j.n = (size_t)f->count;
+    j.h.kind = ST_KIND_DATA;
+    j.h.flags = f->flags;
+    j.h.encoder = f->encoder;
+    j.h.stream = s->id;
+    j.h.nattrs = f->nattrs;
+    j.h.count = f->count;
+    j.h.first_cycle = f->first_cycle;
+    j.h.last_cycle = f->last_cycle;
+    j.h.payload_size = f->payload_size;
+    j.h.payload_crc = f->payload_crc;
+    st_error e = st_buf_append(&j.in, f->payload, f->payload_size);
+    if (e == ST_OK) {
+        st_job_run(&j, ctx);
+        e = j.err;
+        if (e != ST_OK && d)
+            *d = j.diag;
+    }
+    *out = j.out;
+    st_buf_free(&j.in);
+    svpc_ctx_free(ctx);
+    return e;
 }
 
 unsigned st_reader_stream_count(const st_reader *r) { return r->ns; }

@@ -389,6 +389,11 @@ st_entry_type st_writer_stream_type(const st_writer *w, uint32_t sid, uint16_t *
     return w->s[sid].type;
 }
 
+uint64_t st_writer_stream_entries(const st_writer *w, uint32_t sid)
+{
+    return sid < w->ns ? w->s[sid].next_entry + w->s[sid].fill_n : 0;
+}
+
 st_error st_writer_resume(st_writer **out, int fd, const st_write_opts *o, const svpc_params *p, const st_index *ix)
 {
     *out = NULL;

@@ -133,6 +133,8 @@ int st_writer_find_stream(const st_writer *w, const char *name, uint32_t *sid);
 /* Type of stream sid (ST_TYPE_NONE if unknown), with its encoder and
  * entry size (either pointer may be NULL). */
 st_entry_type st_writer_stream_type(const st_writer *w, uint32_t sid, uint16_t *encoder, size_t *esz);
+/* Entries appended or copied to stream sid so far (0 if sid is unknown). */
+uint64_t st_writer_stream_entries(const st_writer *w, uint32_t sid);
 
 typedef struct st_index st_index;
 
@@ -191,6 +193,11 @@ typedef struct {
 typedef st_error (*st_frame_sink)(void *arg, const st_stream_info *s, const st_frame_ref *f,
                                   const st_raw_frame *raw);
 
+/* Hears of a data frame whose payload is damaged (st_read_opts.on_damage):
+ * e and d say what is wrong.  Returning non-ST_OK stops the read with it. */
+typedef st_error (*st_frame_damage)(void *arg, const st_stream_info *s, const st_frame_ref *f, st_error e,
+                                    const st_diag *d);
+
 /* Says whether a data frame is wanted (st_read_opts.want). */
 typedef int (*st_frame_want)(void *arg, const st_stream_info *s, const st_frame_ref *f);
 
@@ -207,11 +214,17 @@ typedef struct {
      * frame_sink instead of the entry sink. */
     st_frame_sink frame_sink;
     void *frame_arg;
+    /* Optional (NULL: a damaged frame ends the read with its error): a data
+     * frame whose header is sound but whose payload fails its checksum or
+     * does not decode is reported here and skipped; reading goes on. */
+    st_frame_damage on_damage;
+    void *damage_arg;
 } st_read_opts;
 
-/* Receives decoded entries in file order.  Returning non-ST_OK stops the read
+/* Receives decoded entries in file order: n entries of stream s, the first
+ * of them entry `first` of the stream.  Returning non-ST_OK stops the read
  * with that error. */
-typedef st_error (*st_sink)(void *arg, const st_stream_info *s, const uint8_t *entries, size_t n);
+typedef st_error (*st_sink)(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *entries, size_t n);
 
 typedef struct st_reader st_reader;
 
@@ -233,6 +246,13 @@ st_error st_reader_new(st_reader **r, int fd, const st_read_opts *o, st_diag *d)
  * ST_E_READ, ST_E_NOMEM, or the sink's error.
  */
 st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d);
+
+/*
+ * Decode a data frame delivered undecoded (st_read_opts.frame_sink) of
+ * stream s into out (replacing its content: count x entry-size bytes).
+ * Returns ST_OK, any data error with d filled in, ST_E_NOMEM.
+ */
+st_error st_raw_frame_decode(const st_stream_info *s, const st_raw_frame *f, st_buf *out, st_diag *d);
 
 /* Streams declared so far (after st_reader_read_all: all of them). */
 unsigned st_reader_stream_count(const st_reader *r);

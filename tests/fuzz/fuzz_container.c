@@ -2,10 +2,11 @@
 #include "../../frames/simtrace.h"
 #include "fuzz_util.h"
 
-static st_error sink(void *arg, const st_stream_info *s, const uint8_t *e, size_t n)
+static st_error sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *e, size_t n)
 {
     (void)arg;
     (void)e;
+    (void)first;
     if (!s || n == 0 || n > SVPC_MAX_FRAME_ENTRIES)
         abort(); /* the reader must never deliver an empty or oversized frame */
     return ST_OK;

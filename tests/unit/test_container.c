@@ -15,10 +15,13 @@ typedef struct {
     unsigned calls;
 } collect;
 
-static st_error sink(void *arg, const st_stream_info *s, const uint8_t *e, size_t n)
+static st_error sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *e, size_t n)
 {
     collect *c = arg;
     if (s->id >= 4)
+        return ST_E_INTERNAL;
+    /* deliveries of a stream are contiguous and say where they start */
+    if (first * s->entry_size != c->len[s->id])
         return ST_E_INTERNAL;
     size_t b = n * s->entry_size;
     c->buf[s->id] = realloc(c->buf[s->id], c->len[s->id] + b + 1);

@@ -1,0 +1,783 @@
+/* simtrace-cat - write the entries of one stream of a simtrace container,
+ * whole or a range by entry index, cycle or wall-clock time; list, verify
+ * and salvage containers. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/st_error.h"
+#include "../common/st_io.h"
+#include "../formats/entry.h"
+#include "../formats/trace_io.h"
+#include "../frames/simtrace.h"
+#include "cli_util.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "%s",
+            "Usage: simtrace-cat [OPTION]... [FILE]\n"
+            "Write the entries of one stream of the simtrace container FILE (or standard\n"
+            "input) to standard output (or -o FILE).\n"
+            "\n"
+            "  -l, --list            list the streams: name, type, entries, frames, raw and\n"
+            "                        stored bytes, ratio, first and last cycle\n"
+            "  -t, --verify          check every checksum, frame and the directory; write\n"
+            "                        nothing; report the first bad frame\n"
+            "      --salvage         read a damaged or cut-off container sequentially and\n"
+            "                        write every intact frame of the stream; report what was\n"
+            "                        lost and where\n"
+            "  -s, --stream=NAME     the stream (default: the only one, else the first\n"
+            "                        memory stream)\n"
+            "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
+            "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"
+            "                        decrease within the stream)\n"
+            "      --time=T1:T2      the frames written between T1 and T2 (ns since 1970,\n"
+            "                        or with a suffix s, ms, us; needs --timestamps when packed)\n"
+            "  -F, --format=FORMAT   raw (default, byte-identical to what was packed), text,\n"
+            "                        or an exporter:");
+    for (unsigned i = 0; st_export_formats[i]; i++)
+        fprintf(f, " %s", st_export_formats[i]);
+    fprintf(f, "%s",
+            "\n"
+            "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
+            "  -c, --stdout          write to standard output (the default)\n"
+            "  -T, --threads=N       decoder threads (default: online CPUs)\n"
+            "  -f, --force           write binary to a terminal; overwrite an existing output\n"
+            "  -v, --verbose         what was read, on standard error\n"
+            "  -q, --quiet           no warnings\n"
+            "  -h, --help, -V, --version\n"
+            "\n"
+            "A range read from a regular file decodes only the frames it needs, found\n"
+            "through the directory.  Exit status: 0 success, 1 bad data or I/O error,\n"
+            "2 bad usage.\n");
+}
+
+enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE };
+
+static const struct option longopts[] = {
+    {"list", no_argument, NULL, 'l'},          {"verify", no_argument, NULL, 't'},
+    {"test", no_argument, NULL, 't'},          {"salvage", no_argument, NULL, OPT_SALVAGE},
+    {"stream", required_argument, NULL, 's'},  {"entries", required_argument, NULL, OPT_ENTRIES},
+    {"cycles", required_argument, NULL, OPT_CYCLES}, {"time", required_argument, NULL, OPT_TIME},
+    {"format", required_argument, NULL, 'F'},  {"output", required_argument, NULL, 'o'},
+    {"stdout", no_argument, NULL, 'c'},        {"threads", required_argument, NULL, 'T'},
+    {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
+    {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
+enum { R_NONE, R_ENTRIES, R_CYCLES, R_TIME };
+
+typedef struct {
+    int kind;
+    uint64_t lo, hi; /* half-open; hi = UINT64_MAX when omitted */
+    int has_hi;
+} range;
+
+/* Parse "A:B" with either side optional; unit parser for each side. */
+static int parse_range(const char *s, range *r, int kind, int (*num)(const char *, size_t, uint64_t *))
+{
+    const char *colon = strchr(s, ':');
+    if (!colon)
+        return 0;
+    r->kind = kind;
+    r->lo = 0;
+    r->hi = UINT64_MAX;
+    r->has_hi = 0;
+    if (colon > s && !num(s, (size_t)(colon - s), &r->lo))
+        return 0;
+    if (colon[1]) {
+        if (!num(colon + 1, strlen(colon + 1), &r->hi))
+            return 0;
+        r->has_hi = 1;
+    }
+    return r->lo <= r->hi;
+}
+
+static int num_plain(const char *s, size_t n, uint64_t *v)
+{
+    char buf[32];
+    if (n == 0 || n >= sizeof buf)
+        return 0;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    if (buf[0] < '0' || buf[0] > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(buf, &end, 0);
+    if (errno || *end)
+        return 0;
+    *v = x;
+    return 1;
+}
+
+static int num_time(const char *s, size_t n, uint64_t *v)
+{
+    static const struct {
+        const char *suffix;
+        uint64_t mul;
+    } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+    for (unsigned i = 0; i < 4; i++) {
+        size_t l = strlen(units[i].suffix);
+        if (n > l && memcmp(s + n - l, units[i].suffix, l) == 0 && (s[n - l - 1] >= '0' && s[n - l - 1] <= '9')) {
+            uint64_t x;
+            if (!num_plain(s, n - l, &x) || x > UINT64_MAX / units[i].mul)
+                return 0;
+            *v = x * units[i].mul;
+            return 1;
+        }
+    }
+    return num_plain(s, n, v);
+}
+
+/* ---- output ---- */
+
+typedef struct {
+    int fd;
+    st_exporter *x; /* NULL: raw */
+    uint64_t written;
+} out_t;
+
+static st_error out_write(void *arg, const void *buf, size_t n)
+{
+    out_t *o = arg;
+    o->written += n;
+    return st_write_all(o->fd, buf, n);
+}
+
+static st_error out_entries(out_t *o, uint64_t first, const uint8_t *p, size_t n, size_t esz)
+{
+    if (n == 0)
+        return ST_OK;
+    if (!o->x)
+        return out_write(o, p, n * esz);
+    return st_exporter_write(o->x, first, p, n);
+}
+
+/* ---- variable-sized values through the index ---- */
+
+typedef struct {
+    st_index *ix;
+    int vs;          /* stream index of the companion vblock stream, -1 none */
+    int64_t cached;  /* position of the decoded vblock frame, -1 none */
+    st_buf frame;
+    uint8_t value[ST_VALUE_MAX];
+    st_diag *d;
+} values_t;
+
+static st_error load_vframe(values_t *v, uint64_t j)
+{
+    if (v->cached == (int64_t)j)
+        return ST_OK;
+    const st_frame_ref *r = st_index_stream_frame(v->ix, (unsigned)v->vs, j);
+    if (!r)
+        return ST_E_RANGE;
+    v->cached = -1;
+    RETURN_IF_ERROR(st_index_decode_frame(v->ix, r->ordinal, &v->frame, v->d));
+    v->cached = (int64_t)j;
+    return ST_OK;
+}
+
+static st_error value_of(void *arg, uint64_t index, const uint8_t **value, size_t *len)
+{
+    values_t *v = arg;
+    if (v->vs < 0)
+        return st_diag_set(v->d, ST_E_BAD_STREAM, "entry %" PRIu64 " has a wide value but the stream has no "
+                           "companion vblock stream", index);
+    uint64_t j = st_index_lower_key(v->ix, (unsigned)v->vs, index);
+    size_t got = 0;
+    int started = 0;
+    for (; j < st_index_stream_frames(v->ix, (unsigned)v->vs); j++) {
+        RETURN_IF_ERROR(load_vframe(v, j));
+        const st_frame_ref *r = st_index_stream_frame(v->ix, (unsigned)v->vs, j);
+        /* blocks are in owner order: binary search for the first of this owner */
+        size_t lo = 0, hi = (size_t)r->count;
+        while (!started && lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if ((st_load64(v->frame.data + mid * ST_VBLOCK_SIZE) & ST_CYCLE_MASK) < index)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (started)
+            lo = 0;
+        for (size_t b = lo; b < r->count; b++) {
+            const uint8_t *blk = v->frame.data + b * ST_VBLOCK_SIZE;
+            uint64_t key = st_load64(blk);
+            size_t valid = (size_t)((key >> 48) & 0x1F);
+            if ((key & ST_CYCLE_MASK) != index)
+                break;
+            if (valid < 1 || valid > ST_VBLOCK_BYTES || got + valid > ST_VALUE_MAX || (key & (0x3FFull << 53)))
+                return st_diag_set(v->d, ST_E_CORRUPT, "vblock of entry %" PRIu64 " is malformed", index);
+            memcpy(v->value + got, blk + 8, valid);
+            got += valid;
+            started = 1;
+            if (!(key & ST_VBLOCK_MORE)) {
+                *value = v->value;
+                *len = got;
+                return ST_OK;
+            }
+        }
+        if (!started)
+            break;
+    }
+    return st_diag_set(v->d, ST_E_CORRUPT, "the wide value of entry %" PRIu64 " is missing or incomplete", index);
+}
+
+/* ---- random access through the directory ---- */
+
+/* The frames [j0, j1) and, within them, entries [lo, hi) of the stream. */
+static st_error select_frames(st_index *ix, unsigned si, const range *rg, uint64_t *j0, uint64_t *j1, uint64_t *lo,
+                              uint64_t *hi, st_diag *d)
+{
+    const st_stream_info *s = st_index_stream(ix, si);
+    uint64_t nf = st_index_stream_frames(ix, si);
+    *j0 = 0;
+    *j1 = nf;
+    *lo = 0;
+    *hi = s->entries;
+    switch (rg->kind) {
+    case R_ENTRIES:
+        if (rg->lo > s->entries || (rg->has_hi && rg->hi > s->entries))
+            return st_diag_set(d, ST_E_RANGE, "entries %" PRIu64 ":%" PRIu64 " run past the end: stream '%s' has %" PRIu64
+                               " entries", rg->lo, rg->has_hi ? rg->hi : s->entries, s->name, s->entries);
+        *lo = rg->lo;
+        *hi = rg->has_hi ? rg->hi : s->entries;
+        if (*lo == *hi) {
+            *j0 = *j1 = 0;
+            return ST_OK;
+        }
+        RETURN_IF_ERROR(st_index_find_entry(ix, si, *lo, j0));
+        RETURN_IF_ERROR(st_index_find_entry(ix, si, *hi - 1, j1));
+        (*j1)++;
+        return ST_OK;
+    case R_CYCLES: {
+        if (!st_entry_has_key(s->type))
+            return st_diag_set(d, ST_E_USAGE, "stream '%s' (%s) has no cycles", s->name, s->type_name);
+        if (!st_index_keys_ordered(ix, si))
+            return st_diag_set(d, ST_E_CORRUPT, "the cycles of stream '%s' decrease between frames; --cycles "
+                               "needs non-decreasing cycles (use --entries)", s->name);
+        const st_frame_ref *last = st_index_stream_frame(ix, si, nf ? nf - 1 : 0);
+        if (!last || rg->lo > last->last_cycle)
+            return st_diag_set(d, ST_E_RANGE, "cycle %" PRIu64 " is past the end of stream '%s' (last cycle %" PRIu64 ")",
+                               rg->lo, s->name, last ? last->last_cycle : 0);
+        *j0 = st_index_lower_key(ix, si, rg->lo);
+        *j1 = rg->has_hi ? st_index_lower_key(ix, si, rg->hi) : nf;
+        if (*j1 < nf)
+            (*j1)++; /* the frame where the cycles reach hi may still hold some below it */
+        return ST_OK;
+    }
+    case R_TIME: {
+        if (!st_index_times_ordered(ix, si))
+            return st_diag_set(d, ST_E_USAGE, "stream '%s' has no ordered frame times (pack with --timestamps)",
+                               s->name);
+        *j0 = st_index_lower_time(ix, si, rg->lo);
+        *j1 = *j0;
+        while (*j1 < nf && st_index_stream_frame(ix, si, *j1)->first_time < rg->hi)
+            (*j1)++;
+        if (*j0 == nf && nf)
+            return st_diag_set(d, ST_E_RANGE, "time %" PRIu64 " is past the last frame of stream '%s'", rg->lo, s->name);
+        return ST_OK;
+    }
+    }
+    return ST_OK;
+}
+
+/* Slice of one decoded frame that the range wants: [a, b) entries. */
+typedef struct {
+    const range *rg;
+    uint64_t lo, hi; /* entries */
+    uint64_t last_cycle_seen;
+    int seen_any;
+    uint64_t decrease_at;
+} slicer;
+
+static st_error slice(slicer *sl, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n, size_t *a,
+                      size_t *b, st_diag *d)
+{
+    *a = 0;
+    *b = n;
+    if (sl->rg->kind == R_ENTRIES || sl->rg->kind == R_NONE) {
+        uint64_t lo = sl->rg->kind == R_NONE ? 0 : sl->lo, hi = sl->rg->kind == R_NONE ? UINT64_MAX : sl->hi;
+        *a = lo > first ? (size_t)(lo - first < n ? lo - first : n) : 0;
+        *b = hi > first ? (size_t)(hi - first < n ? hi - first : n) : 0;
+        if (*b < *a)
+            *b = *a;
+        return ST_OK;
+    }
+    if (sl->rg->kind == R_CYCLES) {
+        size_t esz = s->entry_size, i;
+        /* every entry decoded is checked: a decrease makes --cycles ill-defined */
+        for (i = 0; i < n; i++) {
+            uint64_t c = st_load64(p + i * esz) & ST_CYCLE_MASK;
+            if (sl->seen_any && c < sl->last_cycle_seen)
+                return st_diag_set(d, ST_E_CORRUPT, "cycles decrease at entry %" PRIu64 " of stream '%s'; --cycles "
+                                   "needs non-decreasing cycles (use --entries)", first + i, s->name);
+            sl->seen_any = 1;
+            sl->last_cycle_seen = c;
+        }
+        for (i = 0; i < n && (st_load64(p + i * esz) & ST_CYCLE_MASK) < sl->rg->lo; i++)
+            ;
+        *a = i;
+        for (; i < n && (st_load64(p + i * esz) & ST_CYCLE_MASK) < sl->rg->hi; i++)
+            ;
+        *b = i;
+    }
+    return ST_OK; /* R_TIME: whole frames */
+}
+
+static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, values_t *vals, int verbose,
+                          st_diag *d)
+{
+    const st_stream_info *s = st_index_stream(ix, si);
+    uint64_t j0, j1, lo, hi;
+    st_diag_clear(d);
+    RETURN_IF_ERROR(select_frames(ix, si, rg, &j0, &j1, &lo, &hi, d));
+    slicer sl = {rg, lo, hi, 0, 0, 0};
+    st_diag_clear(d);
+    st_buf buf;
+    st_buf_init(&buf, 0);
+    st_error e = ST_OK;
+    uint64_t decoded = 0;
+    for (uint64_t j = j0; j < j1 && e == ST_OK; j++) {
+        const st_frame_ref *r = st_index_stream_frame(ix, si, j);
+        e = st_index_decode_frame(ix, r->ordinal, &buf, d);
+        decoded++;
+        size_t a, b;
+        if (e == ST_OK)
+            e = slice(&sl, s, r->first_entry, buf.data, (size_t)r->count, &a, &b, d);
+        if (e == ST_OK)
+            e = out_entries(o, r->first_entry + a, buf.data + a * s->entry_size, b - a, s->entry_size);
+    }
+    st_buf_free(&buf);
+    (void)vals;
+    if (verbose)
+        cli_msg("decoded %" PRIu64 " of the %" PRIu64 " frames of stream '%s'; read %" PRIu64
+                " bytes of directory and descriptors", decoded, st_index_stream_frames(ix, si), s->name,
+                st_index_bytes_read(ix));
+    return e;
+}
+
+/* ---- sequential reading (pipes, cut-off files, --salvage, --verify, --list) ---- */
+
+typedef struct {
+    st_reader *r;
+    const char *want_name; /* NULL: choose the default stream */
+    uint32_t id;           /* chosen stream id */
+    int chosen;
+    slicer sl;
+    out_t *o;
+    int list;
+    int salvage, quiet;
+    uint64_t lost_frames, lost_entries;
+    const char *file;
+    uint64_t *stored; /* --list: bytes of data frames per stream id */
+    uint64_t *fc, *lc; /* --list: first and last cycle per stream id */
+    const char *format; /* NULL: raw */
+} seq_t;
+
+/* On a pipe the companion vblock stream may come later than the entries
+ * that need it, so wide values need random access. */
+static st_error value_none(void *arg, uint64_t index, const uint8_t **value, size_t *len)
+{
+    (void)value;
+    (void)len;
+    fprintf(stderr, "%s: entry %" PRIu64 " of stream '%s' has a wide value, which only a regular file (read "
+                    "through its directory) can supply\n", cli_prog, index, (const char *)arg);
+    return ST_E_UNSUPPORTED;
+}
+
+/* The default stream: the only one, else the first memory stream, among
+ * those declared so far (on a pipe later declarations cannot be known). */
+static const st_stream_info *default_stream(const st_reader *r)
+{
+    unsigned n = st_reader_stream_count(r);
+    for (unsigned i = 0; i < n; i++)
+        if (st_entry_is_memory(st_reader_stream(r, i)->type))
+            return st_reader_stream(r, i);
+    return n ? st_reader_stream(r, 0) : NULL;
+}
+
+static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
+{
+    seq_t *q = arg;
+    if (q->list) {
+        q->stored[s->id] += f->size;
+        if (f->seq == 0)
+            q->fc[s->id] = f->first_cycle;
+        q->lc[s->id] = f->last_cycle;
+        return 0;
+    }
+    if (!q->chosen) {
+        const st_stream_info *c = NULL;
+        if (q->want_name) {
+            for (unsigned i = 0; i < st_reader_stream_count(q->r); i++)
+                if (strcmp(st_reader_stream(q->r, i)->name, q->want_name) == 0)
+                    c = st_reader_stream(q->r, i);
+        } else
+            c = default_stream(q->r);
+        if (c) {
+            q->chosen = 1;
+            q->id = c->id;
+        }
+    }
+    if (!q->chosen || s->id != q->id)
+        return 0;
+    /* skip frames that the range cannot touch */
+    const range *rg = q->sl.rg;
+    if (rg->kind == R_ENTRIES)
+        return f->first_entry + f->count > q->sl.lo && f->first_entry < q->sl.hi;
+    if (rg->kind == R_TIME)
+        return (f->flags & 1) && f->last_time >= rg->lo && f->first_time < rg->hi;
+    return 1;
+}
+
+static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n)
+{
+    seq_t *q = arg;
+    size_t a, b;
+    st_diag d;
+    st_diag_clear(&d);
+    st_error e = ST_OK;
+    if (q->format && !q->o->x) {
+        /* the exporter needs the stream's description, known from now on */
+        st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
+        e = st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, (void *)s->name);
+        if (e != ST_OK) {
+            cli_msg("%s: stream '%s' of type %s cannot be written as %s", q->file, s->name, s->type_name, q->format);
+            return ST_E_USAGE;
+        }
+    }
+    if (e == ST_OK)
+        e = slice(&q->sl, s, first, p, n, &a, &b, &d);
+    if (e != ST_OK) {
+        cli_report(e, &d, q->file);
+        return e;
+    }
+    return out_entries(q->o, first + a, p + a * s->entry_size, b - a, s->entry_size);
+}
+
+static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
+{
+    seq_t *q = arg;
+    if (!q->salvage)
+        return e;
+    if (q->chosen && s->id == q->id) {
+        q->lost_frames++;
+        q->lost_entries += f->count;
+    }
+    if (!q->quiet) {
+        cli_report(e, d, q->file);
+        cli_msg("%s: skipped frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64 " of stream '%s')", q->file,
+                f->ordinal, f->first_entry, f->first_entry + f->count - 1, s->name);
+    }
+    return ST_OK;
+}
+
+static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint64_t *stored, const uint64_t *fc,
+                       const uint64_t *lc)
+{
+    fprintf(f, "%-24s %-8s %14s %8s %14s %12s %8s %16s %16s\n", "stream", "type", "entries", "frames", "raw bytes",
+            "stored", "ratio", "first cycle", "last cycle");
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t raw = s[i].entries * s[i].entry_size;
+        char fcs[24] = "-", lcs[24] = "-";
+        if (st_entry_has_key(s[i].type) && s[i].frames) {
+            snprintf(fcs, sizeof fcs, "%" PRIu64, fc[i]);
+            snprintf(lcs, sizeof lcs, "%" PRIu64, lc[i]);
+        }
+        fprintf(f, "%-24s %-8s %14" PRIu64 " %8" PRIu64 " %14" PRIu64 " %12" PRIu64 " %8.2f %16s %16s\n", s[i].name,
+                s[i].type_name, s[i].entries, s[i].frames, raw, stored[i],
+                stored[i] ? (double)raw / (double)stored[i] : 0.0, fcs, lcs);
+    }
+}
+
+static int list_index(st_index *ix)
+{
+    unsigned n = st_index_stream_count(ix);
+    st_stream_info *s = calloc(n + 1, sizeof *s);
+    uint64_t *stored = calloc(n + 1, sizeof *stored), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
+    if (!s || !stored || !fc || !lc) {
+        cli_msg("out of memory");
+        return EXIT_DATA;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        s[i] = *st_index_stream(ix, i);
+        stored[i] = s[i].stored;
+        uint64_t nf = st_index_stream_frames(ix, i);
+        if (nf) {
+            fc[i] = st_index_stream_frame(ix, i, 0)->first_cycle;
+            lc[i] = st_index_stream_frame(ix, i, nf - 1)->last_cycle;
+        }
+    }
+    print_list(stdout, s, n, stored, fc, lc);
+    free(s);
+    free(stored);
+    free(fc);
+    free(lc);
+    return fflush(stdout) == 0 ? EXIT_OK : EXIT_DATA;
+}
+
+int main(int argc, char **argv)
+{
+    cli_prog = "simtrace-cat";
+    const char *out_path = NULL, *stream = NULL, *format = "raw";
+    int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, c;
+    unsigned threads = cli_ncpu();
+    range rg = {R_NONE, 0, UINT64_MAX, 0};
+    uint64_t v;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "lts:F:o:cT:fkvqhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l': list = 1; break;
+        case 't': verify = 1; break;
+        case OPT_SALVAGE: salvage = 1; break;
+        case 's': stream = optarg; break;
+        case OPT_ENTRIES:
+        case OPT_CYCLES:
+        case OPT_TIME:
+            if (rg.kind != R_NONE) {
+                cli_msg("give one of --entries, --cycles, --time");
+                return EXIT_USAGE;
+            }
+            if (!parse_range(optarg, &rg, c == OPT_ENTRIES ? R_ENTRIES : c == OPT_CYCLES ? R_CYCLES : R_TIME,
+                             c == OPT_TIME ? num_time : num_plain)) {
+                cli_msg("invalid range '%s' (A:B, A <= B, either end may be omitted)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'F': format = optarg; break;
+        case 'o': out_path = optarg; break;
+        case 'c': out_path = NULL; break;
+        case 'T':
+            if (!cli_parse_size(optarg, &v) || v > ST_MAX_THREADS) {
+                cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", optarg, ST_MAX_THREADS);
+                return EXIT_USAGE;
+            }
+            threads = v ? (unsigned)v : cli_ncpu();
+            break;
+        case 'f': force = 1; break;
+        case 'k': break;
+        case 'v': verbose = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        case 'V': printf("simtrace-cat (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
+        default:
+            cli_bad_option(argv, optopt);
+            fprintf(stderr, "Try 'simtrace-cat --help' for more information.\n");
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        cli_msg("only one container may be given (got %d)", argc - optind);
+        return EXIT_USAGE;
+    }
+    if (list + verify + salvage > 1) {
+        cli_msg("give at most one of --list, --verify, --salvage");
+        return EXIT_USAGE;
+    }
+    if ((list || verify) && rg.kind != R_NONE) {
+        cli_msg("--list and --verify take no range");
+        return EXIT_USAGE;
+    }
+    int raw = strcmp(format, "raw") == 0;
+    if (!raw) {
+        int ok = 0;
+        for (unsigned i = 0; st_export_formats[i]; i++)
+            ok |= strcmp(st_export_formats[i], format) == 0;
+        if (!ok) {
+            cli_msg("unknown output format '%s' (see --help)", format);
+            return EXIT_USAGE;
+        }
+    }
+    const char *in_name;
+    int in_fd, rc;
+    if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
+        return rc;
+    st_diag d;
+    st_diag_clear(&d);
+    struct stat st;
+    int regular = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
+
+    /* a complete regular file: everything through the directory */
+    st_index *ix = NULL;
+    st_error e = ST_OK;
+    if (regular && !salvage && !verify) {
+        e = st_index_open(&ix, in_fd, &d);
+        if (e == ST_E_BAD_FOOTER || e == ST_E_TRUNCATED) {
+            rc = cli_report(e, &d, in_name);
+            cli_msg("%s: no valid directory and footer (cut off?); 'simtrace-cat --salvage' reads what is intact",
+                    in_name);
+            return rc;
+        }
+        if (e != ST_OK)
+            return cli_report(e, &d, in_name);
+    }
+    if (list && ix) {
+        rc = list_index(ix);
+        st_index_free(ix);
+        return rc;
+    }
+    int want_out = !list && !verify;
+    int out_fd = -1;
+    if (want_out && (rc = cli_out_open(out_path, force, raw, in_fd, &out_fd)) != EXIT_OK) {
+        st_index_free(ix);
+        return rc;
+    }
+    out_t o = {out_fd, NULL, 0};
+    values_t vals = {ix, -1, -1, {0}, {0}, &d};
+    st_buf_init(&vals.frame, 0);
+    const st_stream_info *chosen = NULL;
+    if (ix) {
+        int si = -1;
+        if (stream) {
+            si = st_index_find_stream(ix, stream);
+            if (si < 0) {
+                cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
+                e = ST_E_BAD_STREAM;
+            }
+        } else {
+            for (unsigned i = 0; i < st_index_stream_count(ix) && si < 0; i++)
+                if (st_entry_is_memory(st_index_stream(ix, i)->type))
+                    si = (int)i;
+            if (si < 0 && st_index_stream_count(ix))
+                si = 0;
+            if (si < 0) {
+                cli_msg("%s: the container holds no stream", in_name);
+                e = ST_E_BAD_STREAM;
+            }
+        }
+        if (e == ST_OK) {
+            chosen = st_index_stream(ix, (unsigned)si);
+            for (unsigned i = 0; i < st_index_stream_count(ix); i++)
+                if (st_index_stream(ix, i)->type == ST_TYPE_VBLOCK && st_index_stream(ix, i)->owner == chosen->id)
+                    vals.vs = (int)i;
+            if (!raw) {
+                st_export_stream es = {chosen->name, chosen->type, chosen->entry_size, chosen->header,
+                                       chosen->header_len};
+                e = st_exporter_new(&o.x, format, &es, out_write, &o, value_of, &vals);
+                if (e != ST_OK)
+                    cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen->name,
+                            chosen->type_name, format);
+            }
+            if (e == ST_OK) {
+                e = cat_index(ix, (unsigned)si, &rg, &o, &vals, verbose, &d);
+                if (e == ST_OK && o.x)
+                    e = st_exporter_finish(o.x);
+                if (e != ST_OK && e != ST_E_BAD_STREAM)
+                    rc = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
+            }
+        }
+        st_exporter_free(o.x);
+        st_buf_free(&vals.frame);
+        st_index_free(ix);
+        if (e != ST_OK) {
+            cli_out_abort();
+            return e == ST_E_BAD_STREAM ? EXIT_DATA : (e == ST_E_USAGE ? EXIT_USAGE : rc);
+        }
+        return cli_out_commit();
+    }
+
+    /* sequential: a pipe, --verify, --salvage, or --list of a pipe */
+    seq_t q;
+    memset(&q, 0, sizeof q);
+    q.want_name = stream;
+    q.sl.rg = &rg;
+    q.sl.lo = rg.lo;
+    q.sl.hi = rg.hi;
+    q.o = &o;
+    q.list = list;
+    q.salvage = salvage;
+    q.quiet = quiet;
+    q.file = in_name;
+    q.format = raw ? NULL : format;
+    q.stored = list ? calloc(3 * 65536, sizeof *q.stored) : NULL;
+    q.fc = q.stored ? q.stored + 65536 : NULL;
+    q.lc = q.stored ? q.stored + 2 * 65536 : NULL;
+    if (list && !q.stored) {
+        cli_msg("out of memory");
+        return EXIT_DATA;
+    }
+    st_read_opts ro = {.threads = threads, .verify_only = verify, .want = verify ? NULL : seq_want,
+                       .want_arg = &q, .on_damage = salvage ? seq_damage : NULL, .damage_arg = &q};
+    st_reader *r;
+    e = st_reader_new(&r, in_fd, &ro, &d);
+    if (e != ST_OK) {
+        cli_out_abort();
+        free(q.stored);
+        return cli_report(e, &d, in_name);
+    }
+    q.r = r;
+    e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
+    if (e == ST_OK && o.x)
+        e = st_exporter_finish(o.x);
+    st_exporter_free(o.x);
+    (void)chosen;
+    int status = EXIT_OK;
+    if (e != ST_OK)
+        status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
+    if (e == ST_OK && !list && !verify && !q.chosen && !(stream == NULL && st_reader_stream_count(r) == 0)) {
+        if (stream) {
+            cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
+            status = EXIT_DATA;
+        }
+    }
+    if (e == ST_OK && rg.kind == R_ENTRIES && q.chosen) {
+        const st_stream_info *s = NULL;
+        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+            if (st_reader_stream(r, i)->id == q.id)
+                s = st_reader_stream(r, i);
+        if (s && (rg.lo > s->entries || (rg.has_hi && rg.hi > s->entries))) {
+            cli_msg("%s: entries %" PRIu64 ":%" PRIu64 ": stream '%s' has %" PRIu64 " entries", in_name, rg.lo,
+                    rg.hi, s->name, s->entries);
+            status = EXIT_DATA;
+        }
+    }
+    if (list && (e == ST_OK || salvage)) {
+        unsigned n = st_reader_stream_count(r);
+        st_stream_info *s = calloc(n + 1, sizeof *s);
+        uint64_t *stored = calloc(n + 1, 8), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
+        if (s && stored && fc && lc) {
+            for (unsigned i = 0; i < n; i++) {
+                s[i] = *st_reader_stream(r, i);
+                stored[i] = q.stored[s[i].id];
+                fc[i] = q.fc[s[i].id];
+                lc[i] = q.lc[s[i].id];
+            }
+            print_list(stdout, s, n, stored, fc, lc);
+        }
+        free(s);
+        free(stored);
+        free(fc);
+        free(lc);
+    }
+    if (salvage) {
+        cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", in_name,
+                e == ST_OK ? "the whole container" : "up to the damage reported above", q.lost_frames,
+                q.lost_frames == 1 ? "" : "s", q.lost_entries, "");
+        if (q.lost_frames)
+            status = EXIT_DATA;
+    }
+    if (verify && e == ST_OK && verbose)
+        cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
+                st_reader_offset(r));
+    st_reader_free(r);
+    free(q.stored);
+    if (want_out) {
+        if (status != EXIT_OK && !salvage) {
+            cli_out_abort();
+            return status;
+        }
+        rc = cli_out_commit();
+        if (rc != EXIT_OK)
+            return rc;
+    }
+    return status;
+}

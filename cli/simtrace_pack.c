@@ -1,0 +1,633 @@
+/* simtrace-pack - build a multi-stream simtrace container from raw entries,
+ * imported trace formats, or other containers (copied without re-encoding). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/st_error.h"
+#include "../formats/entry.h"
+#include "../formats/trace_io.h"
+#include "../frames/simtrace.h"
+#include "../svpc/svpc.h"
+#include "cli_util.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: simtrace-pack [OPTION]... [--stream NAME] [--type T] [--from FORMAT] [FILE|-]...\n"
+            "       simtrace-pack --concat [OPTION]... CONTAINER...\n"
+            "       simtrace-pack --append CONTAINER [OPTION]... [--stream NAME] [FILE|-]...\n"
+            "Build a simtrace container from the inputs, in order, on standard output\n"
+            "(or -o FILE).  With no FILE, or FILE -, read standard input.\n"
+            "\n"
+            "Options that apply to the inputs after them:\n"
+            "      --stream=NAME     stream of the raw inputs that follow (default \"trace\");\n"
+            "                        with --from, a prefix \"NAME.\" for the imported streams.\n"
+            "                        Inputs naming the same stream are appended to it\n"
+            "      --type=T          entry type of raw inputs: d64 (default), d32, m64, m32,\n"
+            "                        vpc, event, bytes, or NAME:SIZE for a user type of SIZE\n"
+            "                        bytes (1..%u)\n"
+            "      --from=FORMAT     import FORMAT instead of raw entries:",
+            ST_MAX_USER_ENTRY);
+    for (unsigned i = 0; st_import_formats[i]; i++)
+        fprintf(f, " %s", st_import_formats[i]);
+    fprintf(f, "%s",
+            "; raw (default) switches back\n"
+            "\n"
+            "Modes:\n"
+            "      --concat          the inputs are containers: copy their frames without\n"
+            "                        re-encoding; streams of the same name are joined\n"
+            "      --append=FILE     add the inputs to container FILE in place\n"
+            "\n"
+            "Other options:\n"
+            "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
+            "  -c, --stdout          write to standard output (the default)\n"
+            "  -e, --encoder=NAME    cm (default), paper, generic: for memory types;\n"
+            "                        other types always use generic\n"
+            "  -s, --stage=NAME      second stage: lzma (default), bzip2, zlib, none\n"
+            "  -1 .. -9              second-stage level (default 6)\n"
+            "  -T, --threads=N       worker threads (default: online CPUs)\n"
+            "      --frame-size=N    entries per frame (default 1048576; suffixes k M)\n"
+            "      --timestamps      record wall-clock time per frame (for --time ranges;\n"
+            "                        output then differs between runs)\n"
+            "      --skip-bad        importers: count, report and skip malformed lines\n"
+            "  -f, --force           write to a terminal; overwrite an existing output\n"
+            "  -k, --keep            accepted for xz compatibility (inputs are never changed)\n"
+            "  -v, --verbose         progress and a summary on standard error\n"
+            "  -q, --quiet           no warnings\n"
+            "  -h, --help, -V, --version\n"
+            "\n"
+            "Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.  Bad input\n"
+            "(a partial entry, a malformed line) still gives a valid container of\n"
+            "everything before it, and exit status 1.\n");
+}
+
+enum { OPT_FRAME = 256, OPT_STREAM, OPT_TYPE, OPT_FROM, OPT_CONCAT, OPT_APPEND, OPT_TIMESTAMPS, OPT_SKIP_BAD };
+
+static const struct option longopts[] = {
+    {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'c'},
+    {"stage", required_argument, NULL, 's'},   {"encoder", required_argument, NULL, 'e'},
+    {"threads", required_argument, NULL, 'T'}, {"frame-size", required_argument, NULL, OPT_FRAME},
+    {"stream", required_argument, NULL, OPT_STREAM}, {"type", required_argument, NULL, OPT_TYPE},
+    {"from", required_argument, NULL, OPT_FROM}, {"concat", no_argument, NULL, OPT_CONCAT},
+    {"append", required_argument, NULL, OPT_APPEND}, {"timestamps", no_argument, NULL, OPT_TIMESTAMPS},
+    {"skip-bad", no_argument, NULL, OPT_SKIP_BAD},
+    {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
+    {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
+/* One input, with the options in force where it was named. */
+typedef struct {
+    const char *path;
+    const char *stream;  /* NULL: default */
+    const char *from;    /* NULL: raw */
+    st_entry_type type;
+    uint32_t user_size;  /* ST_TYPE_USER */
+    const char *user_name;
+} input;
+
+typedef struct {
+    st_writer *w;
+    svpc_params p;
+    int verbose, quiet, skip_bad;
+    double t0, last;
+    const char *in_name; /* input being read, for messages */
+    /* --concat: the current input's streams mapped to output handles */
+    uint32_t map[65536];
+    uint8_t mapped[65536];
+    uint64_t base[65536]; /* output entries of each handle before this input */
+    st_buf tmp;
+} packer;
+
+static void progress(packer *pk, int final)
+{
+    if (!pk->verbose || (!final && cli_now() - pk->last < 1.0))
+        return;
+    pk->last = cli_now();
+    st_write_stats s;
+    st_writer_stats(pk->w, &s);
+    double dt = cli_now() - pk->t0;
+    fprintf(stderr, "\r%s: %llu entries, %.1f MB in, %.2f MB out (%.1fx), %.1f MB/s%s", cli_prog,
+            (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
+            s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0,
+            final ? "\n" : "");
+}
+
+/* A deterministic GUID for a user type, from its name: a user type is
+ * identified by name and size wherever it is packed.  Two FNV-1a-64 hashes
+ * of the name with different seeds, big-endian. */
+static void user_guid(const char *name, uint32_t size, uint8_t g[16])
+{
+    uint64_t h1 = UINT64_C(0xcbf29ce484222325), h2 = UINT64_C(0x84222325cbf29ce4);
+    const char *prefix = "simtrace-user-type:";
+    for (const char *s = prefix; *s; s++)
+        h1 = (h1 ^ (uint8_t)*s) * UINT64_C(0x100000001b3);
+    for (const char *s = name; *s; s++) {
+        h1 = (h1 ^ (uint8_t)*s) * UINT64_C(0x100000001b3);
+        h2 = (h2 ^ (uint8_t)*s) * UINT64_C(0x100000001b3);
+    }
+    for (int i = 0; i < 4; i++) {
+        h1 = (h1 ^ ((size >> (8 * i)) & 0xFF)) * UINT64_C(0x100000001b3);
+        h2 = (h2 ^ ((size >> (8 * i)) & 0xFF)) * UINT64_C(0x100000001b3);
+    }
+    for (int i = 0; i < 8; i++) {
+        g[i] = (uint8_t)(h1 >> (56 - 8 * i));
+        g[8 + i] = (uint8_t)(h2 >> (56 - 8 * i));
+    }
+    /* keep clear of the built-in GUIDs, which all start 73 74 9a 41 */
+    if (g[0] == 0x73)
+        g[0] ^= 0x80;
+}
+
+/* The output stream named name, created with spec if new; an existing one
+ * must have the same type and entry size. */
+static st_error get_stream(packer *pk, const st_stream_spec *sp, uint32_t *sid, st_diag *d)
+{
+    if (st_writer_find_stream(pk->w, sp->name, sid)) {
+        size_t esz;
+        st_entry_type t = st_writer_stream_type(pk->w, *sid, NULL, &esz);
+        size_t want = sp->type == ST_TYPE_USER ? sp->entry_size : st_entry_size(sp->type);
+        if (t != sp->type || esz != want)
+            return st_diag_set(d, ST_E_BAD_STREAM, "stream '%s' already holds %s entries of %zu bytes, not %s",
+                               sp->name, st_entry_name(t), esz, st_entry_name(sp->type));
+        return ST_OK;
+    }
+    st_error e = st_writer_add_stream_spec(pk->w, sp, sid);
+    if (e == ST_E_USAGE)
+        return st_diag_set(d, ST_E_USAGE, "cannot declare stream '%s' of type %s", sp->name,
+                           st_entry_name(sp->type));
+    return e;
+}
+
+static svpc_params params_for(const packer *pk, st_entry_type t)
+{
+    svpc_params p = pk->p;
+    if (!st_entry_is_memory(t))
+        p.encoder = SVPC_ENC_GENERIC;
+    return p;
+}
+
+/* ---- raw entries ---- */
+
+static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial, st_diag *d)
+{
+    char name[300];
+    uint8_t guid[16];
+    st_stream_spec sp = {.name = in->stream ? in->stream : "trace", .type = in->type, .owner = UINT32_MAX};
+    sp.params = params_for(pk, in->type);
+    if (in->type == ST_TYPE_USER) {
+        user_guid(in->user_name, in->user_size, guid);
+        sp.guid = guid;
+        sp.entry_size = in->user_size;
+        sp.type_name = in->user_name;
+    }
+    (void)name;
+    uint32_t sid;
+    RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
+    size_t esz = in->type == ST_TYPE_USER ? in->user_size : st_entry_size(in->type);
+    size_t cap = ((size_t)1 << 20) + esz;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return ST_E_NOMEM;
+    size_t have = 0;
+    uint64_t off = 0;
+    st_error e = ST_OK;
+    for (;;) {
+        ssize_t k = read(fd, buf + have, cap - have);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            d->offset = off + have;
+            e = st_diag_set(d, ST_E_READ, "%s", strerror(errno));
+            break;
+        }
+        if (k == 0)
+            break;
+        have += (size_t)k;
+        size_t whole = have / esz;
+        if (whole) {
+            e = st_writer_append(pk->w, sid, buf, whole);
+            if (e != ST_OK)
+                break;
+            memmove(buf, buf + whole * esz, have - whole * esz);
+            off += whole * esz;
+            have -= whole * esz;
+        }
+        progress(pk, 0);
+    }
+    free(buf);
+    if (e == ST_OK && have) {
+        *partial = have;
+        d->offset = off;
+        e = st_diag_set(d, ST_E_PARTIAL_ENTRY, "%zu trailing byte%s (entry size %zu); the %llu whole entries were packed",
+                        have, have == 1 ? "" : "s", esz, (unsigned long long)(off / esz));
+    }
+    return e;
+}
+
+/* ---- importers ---- */
+
+typedef struct {
+    packer *pk;
+    const char *prefix;
+} import_ctx;
+
+static st_error imp_add(void *arg, const st_stream_decl *decl, uint32_t *sid)
+{
+    import_ctx *ic = arg;
+    char name[512];
+    int n = snprintf(name, sizeof name, "%s%s%s", ic->prefix ? ic->prefix : "", ic->prefix ? "." : "", decl->name);
+    if (n < 1 || n > 255)
+        return ST_E_USAGE;
+    st_stream_spec sp = {.name = name, .type = decl->type, .owner = decl->owner, .header = decl->header,
+                         .header_len = decl->header_len};
+    sp.params = params_for(ic->pk, decl->type);
+    st_diag d;
+    st_diag_clear(&d);
+    st_error e = get_stream(ic->pk, &sp, sid, &d);
+    if (e != ST_OK)
+        cli_msg("%s: %s", ic->pk->in_name, d.detail[0] ? d.detail : st_error_name(e));
+    return e;
+}
+
+static st_error imp_append(void *arg, uint32_t sid, const void *entries, size_t n)
+{
+    import_ctx *ic = arg;
+    st_error e = st_writer_append(ic->pk->w, sid, entries, n);
+    progress(ic->pk, 0);
+    return e;
+}
+
+static void imp_warn(void *arg, const st_diag *d)
+{
+    packer *pk = arg;
+    if (!pk->quiet)
+        cli_report(ST_E_SYNTAX, d, pk->in_name);
+}
+
+static st_error pack_import(packer *pk, const input *in, int fd, st_diag *d)
+{
+    import_ctx ic = {pk, in->stream};
+    st_import_sink sink = {&ic, imp_add, imp_append};
+    st_import_opts o = {.skip_bad = pk->skip_bad, .prefix = NULL, .warn = imp_warn, .warn_arg = pk};
+    st_import_stats stats;
+    memset(&stats, 0, sizeof stats);
+    st_error e = st_import(in->from, fd, &o, &sink, &stats, d);
+    if (pk->verbose || (stats.bad_lines && !pk->quiet))
+        cli_msg("%s: %llu lines, %llu entries%s%llu malformed line%s skipped", pk->in_name,
+                (unsigned long long)stats.lines, (unsigned long long)stats.entries, ", ",
+                (unsigned long long)stats.bad_lines, stats.bad_lines == 1 ? "" : "s");
+    return e;
+}
+
+/* ---- containers, copied frame by frame ---- */
+
+static st_error map_stream(packer *pk, st_reader *r, uint32_t id, uint32_t *out, st_diag *d, int depth)
+{
+    if (pk->mapped[id]) {
+        *out = pk->map[id];
+        return ST_OK;
+    }
+    const st_stream_info *si = NULL;
+    for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+        if (st_reader_stream(r, i)->id == id)
+            si = st_reader_stream(r, i);
+    if (!si || depth > 1)
+        return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: owner stream not declared", id);
+    st_stream_spec sp = {.name = si->name, .type = si->type, .guid = si->guid, .entry_size = si->entry_size,
+                         .type_name = si->type_name, .owner = UINT32_MAX, .header = si->header,
+                         .header_len = si->header_len};
+    sp.params = pk->p;
+    sp.params.encoder = (svpc_encoder)si->encoder;
+    if (si->type == ST_TYPE_VBLOCK && si->owner != UINT32_MAX)
+        RETURN_IF_ERROR(map_stream(pk, r, si->owner, &sp.owner, d, depth + 1));
+    uint32_t sid;
+    RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
+    uint16_t enc;
+    st_writer_stream_type(pk->w, sid, &enc, NULL);
+    if (enc != si->encoder)
+        return st_diag_set(d, ST_E_BAD_STREAM, "stream '%s': encoder %s here, %s in the output", si->name,
+                           svpc_encoder_name((svpc_encoder)si->encoder), svpc_encoder_name((svpc_encoder)enc));
+    st_write_stats ws;
+    st_writer_stats(pk->w, &ws);
+    pk->mapped[id] = 1;
+    pk->map[id] = sid;
+    *out = sid;
+    return ST_OK;
+}
+
+typedef struct {
+    packer *pk;
+    st_reader *r;
+    st_diag *d;
+} copy_ctx;
+
+static st_error copy_frame(void *arg, const st_stream_info *s, const st_frame_ref *f, const st_raw_frame *raw)
+{
+    copy_ctx *cc = arg;
+    packer *pk = cc->pk;
+    uint32_t sid;
+    (void)f;
+    RETURN_IF_ERROR(map_stream(pk, cc->r, s->id, &sid, cc->d, 0));
+    uint64_t shift = 0;
+    if (s->type == ST_TYPE_VBLOCK && s->owner != UINT32_MAX && pk->mapped[s->owner])
+        shift = pk->base[pk->map[s->owner]];
+    progress(pk, 0);
+    if (shift == 0)
+        return st_writer_copy_frame(pk->w, sid, raw);
+    /* blocks point at entries of their owner stream, which now starts
+     * after the entries of earlier inputs: rewrite their keys */
+    RETURN_IF_ERROR(st_raw_frame_decode(s, raw, &pk->tmp, cc->d));
+    for (size_t i = 0; i < raw->count; i++) {
+        uint8_t *b = pk->tmp.data + i * ST_VBLOCK_SIZE;
+        uint64_t key = st_load64(b), owner = (key & ST_CYCLE_MASK) + shift;
+        if (owner > ST_CYCLE_MASK)
+            return st_diag_set(cc->d, ST_E_TOO_LARGE, "stream '%s': owner index beyond 48 bits", s->name);
+        st_store64(b, (key & ~ST_CYCLE_MASK) | owner);
+    }
+    return st_writer_append(pk->w, sid, pk->tmp.data, (size_t)raw->count);
+}
+
+static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
+{
+    memset(pk->mapped, 0, sizeof pk->mapped);
+    /* entries each output stream held before this input */
+    for (uint32_t i = 0; i < 65536 && st_writer_stream_type(pk->w, i, NULL, NULL) != ST_TYPE_NONE; i++)
+        pk->base[i] = st_writer_stream_entries(pk->w, i);
+    copy_ctx cc = {pk, NULL, d};
+    st_read_opts ro = {.threads = threads, .frame_sink = copy_frame, .frame_arg = &cc};
+    st_reader *r;
+    RETURN_IF_ERROR(st_reader_new(&r, fd, &ro, d));
+    cc.r = r;
+    st_error e = st_reader_read_all(r, NULL, NULL, d);
+    /* streams without data frames exist in the output too */
+    for (unsigned i = 0; e == ST_OK && i < st_reader_stream_count(r); i++) {
+        uint32_t sid;
+        e = map_stream(pk, r, st_reader_stream(r, i)->id, &sid, d, 0);
+    }
+    st_reader_free(r);
+    return e;
+}
+
+/* Parse --type: a built-in name or NAME:SIZE. */
+static int parse_type(const char *s, input *in)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon) {
+        in->type = st_entry_parse(s);
+        return in->type != ST_TYPE_NONE && in->type != ST_TYPE_USER;
+    }
+    uint64_t v;
+    size_t nl = (size_t)(colon - s);
+    if (nl == 0 || nl > ST_MAX_TYPE_NAME || !cli_parse_size(colon + 1, &v) || v < 1 || v > ST_MAX_USER_ENTRY)
+        return 0;
+    static char names[64][ST_MAX_TYPE_NAME + 1];
+    static unsigned nnames;
+    if (nnames == 64)
+        return 0;
+    memcpy(names[nnames], s, nl);
+    names[nnames][nl] = 0;
+    in->type = ST_TYPE_USER;
+    in->user_name = names[nnames++];
+    in->user_size = (uint32_t)v;
+    return 1;
+}
+
+static int known_import(const char *f)
+{
+    for (unsigned i = 0; st_import_formats[i]; i++)
+        if (strcmp(st_import_formats[i], f) == 0)
+            return 1;
+    return 0;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int main(int argc, char **argv)
+{
+    cli_prog = "simtrace-pack";
+    static packer pk;
+    const char *out_path = NULL, *append = NULL;
+    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
+    pk.p = (svpc_params){SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    int force = 0, concat = 0, c;
+    uint64_t v;
+    input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL};
+    input *ins = calloc((size_t)argc + 1, sizeof *ins);
+    size_t nin = 0;
+    if (!ins) {
+        cli_msg("out of memory");
+        return EXIT_DATA;
+    }
+    opterr = 0;
+    /* '-': inputs come back in order (as option 1), so --stream and --type
+     * apply to the inputs after them */
+    while ((c = getopt_long(argc, argv, "-o:cs:e:T:fkvqhV123456789", longopts, NULL)) != -1) {
+        switch (c) {
+        case 1:
+            cur.path = optarg;
+            ins[nin++] = cur;
+            break;
+        case 'o': out_path = optarg; break;
+        case 'c': out_path = NULL; break;
+        case 's':
+            if (!svpc_stage_parse(optarg, &pk.p.stage)) {
+                cli_msg("unknown second stage '%s' (use lzma, bzip2, zlib or none)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'e':
+            if (!svpc_encoder_parse(optarg, &pk.p.encoder)) {
+                cli_msg("unknown encoder '%s' (use cm, paper or generic)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'T':
+            if (!cli_parse_size(optarg, &v) || v > ST_MAX_THREADS) {
+                cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", optarg, ST_MAX_THREADS);
+                return EXIT_USAGE;
+            }
+            wo.threads = v ? (unsigned)v : cli_ncpu();
+            break;
+        case OPT_FRAME:
+            if (!cli_parse_size(optarg, &v) || v < 1 || v > SVPC_MAX_FRAME_ENTRIES) {
+                cli_msg("invalid frame size '%s' (1 to %u entries)", optarg, (unsigned)SVPC_MAX_FRAME_ENTRIES);
+                return EXIT_USAGE;
+            }
+            wo.frame_entries = (uint32_t)v;
+            break;
+        case OPT_STREAM:
+            if (!*optarg || strlen(optarg) > 255) {
+                cli_msg("invalid stream name '%s' (1 to 255 bytes)", optarg);
+                return EXIT_USAGE;
+            }
+            cur.stream = optarg;
+            break;
+        case OPT_TYPE:
+            if (!parse_type(optarg, &cur)) {
+                cli_msg("unknown entry type '%s' (use d64, d32, m64, m32, vpc, event, bytes or NAME:SIZE with "
+                        "SIZE 1..%u)", optarg, ST_MAX_USER_ENTRY);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_FROM:
+            if (strcmp(optarg, "raw") == 0)
+                cur.from = NULL;
+            else if (known_import(optarg))
+                cur.from = optarg;
+            else {
+                cli_msg("unknown input format '%s' (see --help)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_CONCAT: concat = 1; break;
+        case OPT_APPEND: append = optarg; break;
+        case OPT_TIMESTAMPS: wo.timestamps = 1; break;
+        case OPT_SKIP_BAD: pk.skip_bad = 1; break;
+        case 'f': force = 1; break;
+        case 'k': break;
+        case 'v': pk.verbose = 1; break;
+        case 'q': pk.quiet = 1; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        case 'V': printf("simtrace-pack (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
+        default:
+            if (c >= '1' && c <= '9') {
+                pk.p.level = c - '0';
+                break;
+            }
+            cli_bad_option(argv, optopt);
+            fprintf(stderr, "Try 'simtrace-pack --help' for more information.\n");
+            return EXIT_USAGE;
+        }
+    }
+    if (nin == 0) { /* no input named: standard input, with the options given */
+        cur.path = "-";
+        ins[nin++] = cur;
+    }
+    if (append && out_path) {
+        cli_msg("--append writes into its container; -o cannot be used with it");
+        return EXIT_USAGE;
+    }
+    if (append && concat) {
+        cli_msg("--append and --concat cannot be combined (use --concat -o NEW A B)");
+        return EXIT_USAGE;
+    }
+    unsigned nstdin = 0;
+    for (size_t i = 0; i < nin; i++) {
+        if (strcmp(ins[i].path, "-") == 0)
+            nstdin++;
+        else if (same_file(ins[i].path, append ? append : out_path)) {
+            cli_msg("%s: input is the output file; refusing to overwrite it", ins[i].path);
+            return EXIT_USAGE;
+        }
+    }
+    if (nstdin > 1) {
+        cli_msg("standard input can be named only once");
+        return EXIT_USAGE;
+    }
+
+    int out_fd, rc;
+    st_error e;
+    st_diag d;
+    st_diag_clear(&d);
+    st_index *ix = NULL;
+    if (append) {
+        out_fd = open(append, O_RDWR);
+        if (out_fd < 0) {
+            cli_msg("%s: cannot open: %s", append, strerror(errno));
+            return EXIT_DATA;
+        }
+        e = st_index_open(&ix, out_fd, &d);
+        if (e != ST_OK) {
+            rc = cli_report(e, &d, append);
+            cli_msg("%s: only a complete container can be appended to", append);
+            return rc;
+        }
+        e = st_writer_resume(&pk.w, out_fd, &wo, &pk.p, ix);
+        st_index_free(ix);
+    } else {
+        if ((rc = cli_out_open(out_path, force, 1, -1, &out_fd)) != EXIT_OK)
+            return rc;
+        e = st_writer_new(&pk.w, out_fd, &wo);
+    }
+    const char *err_file = append ? append : out_path ? out_path : "(stdout)";
+    if (e != ST_OK) {
+        cli_out_abort();
+        return cli_report(e, &d, err_file);
+    }
+    st_buf_init(&pk.tmp, 0);
+    pk.t0 = pk.last = cli_now();
+    /* bad data in an input ends the run but keeps what came before it in a
+     * valid container (exit 1); I/O errors and bad containers lose the output */
+    st_error data_err = ST_OK;
+    st_diag data_diag;
+    const char *data_file = NULL;
+    for (size_t i = 0; i < nin && e == ST_OK && data_err == ST_OK; i++) {
+        int fd;
+        if ((rc = cli_in_open(ins[i].path, &fd, &pk.in_name)) != EXIT_OK) {
+            e = ST_E_READ;
+            err_file = NULL;
+            break;
+        }
+        st_diag_clear(&d);
+        uint64_t partial = 0;
+        if (concat)
+            e = pack_container(&pk, fd, wo.threads, &d);
+        else if (ins[i].from)
+            e = pack_import(&pk, &ins[i], fd, &d);
+        else
+            e = pack_raw(&pk, &ins[i], fd, &partial, &d);
+        if (fd != 0)
+            close(fd);
+        if (e != ST_OK && !concat && e != ST_E_WRITE && e != ST_E_NOMEM && e != ST_E_TOO_LARGE &&
+            e != ST_E_INTERNAL && st_error_is_data(e)) {
+            data_err = e;
+            data_diag = d;
+            data_file = pk.in_name;
+            e = ST_OK;
+        } else if (e != ST_OK) {
+            err_file = pk.in_name;
+            if (e == ST_E_WRITE)
+                err_file = append ? append : out_path ? out_path : "(stdout)";
+        }
+    }
+    if (e == ST_OK) {
+        e = st_writer_finish(pk.w);
+        if (e != ST_OK)
+            err_file = append ? append : out_path ? out_path : "(stdout)";
+    }
+    if (e == ST_OK)
+        progress(&pk, 1);
+    st_writer_free(pk.w);
+    st_buf_free(&pk.tmp);
+    free(ins);
+    if (e != ST_OK) {
+        if (append)
+            cli_msg("%s: the container now lacks its directory; 'simtrace-cat --salvage' reads what it holds", append);
+        cli_out_abort();
+        if (err_file)
+            return cli_report(e, &d, err_file);
+        return rc ? rc : EXIT_DATA;
+    }
+    if (append) {
+        if (close(out_fd) != 0) {
+            cli_msg("%s: write error: %s", append, strerror(errno));
+            return EXIT_DATA;
+        }
+    } else if ((rc = cli_out_commit()) != EXIT_OK)
+        return rc;
+    if (data_err != ST_OK)
+        return cli_report(data_err, &data_diag, data_file);
+    return EXIT_OK;
+}
