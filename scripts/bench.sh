@@ -354,9 +354,71 @@ scaling() {
     rm -f "$big"
 }
 
+# Random access (issue 3): one entry at a random index of a 1 GiB stream
+# (2^25 d64 entries of real lackey data) against decoding the whole stream,
+# both with simtrace-cat from the same file; and what opening and listing reads.
+random_access() {
+    local PACK="$SVPC_BIN/simtrace-pack" CAT="$SVPC_BIN/simtrace-cat"
+    [[ -x $PACK && -x $CAT ]] || { echo "random access: skipped (no simtrace-pack)"; return; }
+    local big="$TMP/ra.d64" sim="$TMP/ra.sim" want=$((1 << 30)) f
+    local srcs=("$ROOT"/testdata/good/lackey_*.d64.xz)
+    [[ -e ${srcs[0]} ]] || { echo "random access: skipped (no lackey traces in testdata/good)"; return; }
+    : >"$big"
+    while (($(fsize "$big") < want)); do
+        for f in "${srcs[@]}"; do xz -dc "$f" >>"$big"; done
+    done
+    truncate -s "$want" "$big"
+    note "random access: packing $want bytes"
+    "$PACK" -o "$sim" -f "$big" || { echo "random access: simtrace-pack failed"; return; }
+    rm -f "$big"
+    local n=$((want / 32)) full=() one=() i idx
+    RANDOM=42 # the same indices every run
+    for ((i = 0; i < 3; i++)); do full+=("$(elapsed "$CAT" -o /dev/null -f "$sim")"); done
+    for ((i = 0; i < 11; i++)); do
+        idx=$(((RANDOM * 32768 + RANDOM) % n))
+        one+=("$(elapsed "$CAT" --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
+    done
+    local mf mo
+    mf=$(median "${full[@]}") mo=$(median "${one[@]}")
+    local list_t
+    list_t=$(elapsed "$CAT" --list "$sim")
+    echo "random access: $((want >> 20)) MiB of d64 ($n entries, $(("$(fsize "$sim")")) bytes packed), default settings"
+    printf '  whole stream   %7.3f s (median of 3)\n' "$mf"
+    printf '  one entry      %7.3f s (median of 11 random indices)   = %s of the whole\n' "$mo" \
+        "$(awk -v a="$mo" -v b="$mf" 'BEGIN { printf "%.1f%%", 100 * a / b }')"
+    printf '  --list         %7.3f s, reads %s bytes (footer, directory, descriptors)\n' "$list_t" \
+        "$("$CAT" -v --entries 0:1 -o /dev/null -f "$sim" 2>&1 | sed -n 's/.*read \([0-9]*\) bytes.*/\1/p')"
+    rm -f "$sim"
+}
+
+# Frame overhead (issue 3): the default frame size against one frame holding
+# the whole trace, on traces that fit one frame.
+frame_overhead() {
+    local PACK="$SVPC_BIN/simtrace-pack" n f raw one def
+    [[ -x $PACK ]] || return
+    echo "frame overhead: default frames (2^20 entries) against one frame for the whole trace"
+    for n in "${FILES[@]}"; do
+        f=${SRC[$n]}
+        raw="$TMP/fo.raw"
+        case $f in
+        *.zst) zstd -dc "$f" >"$raw" ;;
+        *.xz) xz -dc "$f" >"$raw" ;;
+        *) cp "$f" "$raw" ;;
+        esac
+        (($(fsize "$raw") / 32 > 16777216)) && continue
+        one=$("$PACK" --frame-size 16M -T2 <"$raw" | wc -c)
+        def=$("$PACK" -T2 <"$raw" | wc -c)
+        printf '  %-28s %12s bytes in one frame, %12s at the default: %+.1f%%\n' "$n" \
+            "$(group "$one")" "$(group "$def")" "$(awk -v a="$def" -v b="$one" 'BEGIN { print 100 * (a - b) / b }')"
+    done
+    rm -f "$TMP/fo.raw"
+}
+
 mkdir -p "$(dirname "$REPORT")"
 report | tee "$REPORT"
 scaling | tee -a "$REPORT"
+frame_overhead | tee -a "$REPORT"
+random_access | tee -a "$REPORT"
 echo "(written to ${REPORT#"$ROOT"/})"
 if ((FAILED)); then
     echo "bench.sh: svpc failed on at least one input (see above)" >&2
