@@ -381,7 +381,7 @@ random_access() {
     local mf mo
     mf=$(median "${full[@]}") mo=$(median "${one[@]}")
     local list_t
-    list_t=$(elapsed "$CAT" --list "$sim")
+    list_t=$(elapsed "$CAT" --list -o /dev/null "$sim" >/dev/null)
     echo "random access: $((want >> 20)) MiB of d64 ($n entries, $(("$(fsize "$sim")")) bytes packed), default settings"
     printf '  whole stream   %7.3f s (median of 3)\n' "$mf"
     printf '  one entry      %7.3f s (median of 11 random indices)   = %s of the whole\n' "$mo" \
@@ -397,6 +397,7 @@ frame_overhead() {
     local PACK="$SVPC_BIN/simtrace-pack" n f raw one def
     [[ -x $PACK ]] || return
     echo "frame overhead: default frames (2^20 entries) against one frame for the whole trace"
+    echo "  (traces of at most 2^20 entries are one frame either way and are not listed)"
     for n in "${FILES[@]}"; do
         f=${SRC[$n]}
         raw="$TMP/fo.raw"
@@ -405,7 +406,7 @@ frame_overhead() {
         *.xz) xz -dc "$f" >"$raw" ;;
         *) cp "$f" "$raw" ;;
         esac
-        (($(fsize "$raw") / 32 > 16777216)) && continue
+        (($(fsize "$raw") / 32 > 16777216 || $(fsize "$raw") / 32 <= 1048576)) && continue
         one=$("$PACK" --frame-size 16M -T2 <"$raw" | wc -c)
         def=$("$PACK" -T2 <"$raw" | wc -c)
         printf '  %-28s %12s bytes in one frame, %12s at the default: %+.1f%%\n' "$n" \
