@@ -48,6 +48,8 @@ static void usage(FILE *f)
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
             "  -c, --stdout          write to standard output (the default)\n"
             "  -T, --threads=N       decoder threads (default: online CPUs)\n"
+            "  -M, --memlimit=SIZE   refuse frames that would need more memory than SIZE\n"
+            "                        (bytes; suffixes k M G); fewer threads if needed\n"
             "  -f, --force           write binary to a terminal; overwrite an existing output\n"
             "  -v, --verbose         what was read, on standard error\n"
             "  -q, --quiet           no warnings\n"
@@ -66,7 +68,7 @@ static const struct option longopts[] = {
     {"stream", required_argument, NULL, 's'},  {"entries", required_argument, NULL, OPT_ENTRIES},
     {"cycles", required_argument, NULL, OPT_CYCLES}, {"time", required_argument, NULL, OPT_TIME},
     {"format", required_argument, NULL, 'F'},  {"output", required_argument, NULL, 'o'},
-    {"stdout", no_argument, NULL, 'c'},        {"threads", required_argument, NULL, 'T'},
+    {"stdout", no_argument, NULL, 'c'},        {"threads", required_argument, NULL, 'T'}, {"memlimit", required_argument, NULL, 'M'},
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
@@ -531,10 +533,11 @@ int main(int argc, char **argv)
     const char *out_path = NULL, *stream = NULL, *format = "raw";
     int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, c;
     unsigned threads = cli_ncpu();
+    uint64_t memlimit = 0;
     range rg = {R_NONE, 0, UINT64_MAX, 0};
     uint64_t v;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "lts:F:o:cT:fkvqhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "lts:F:o:cT:M:fkvqhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'l': list = 1; break;
         case 't': verify = 1; break;
@@ -556,6 +559,13 @@ int main(int argc, char **argv)
         case 'F': format = optarg; break;
         case 'o': out_path = optarg; break;
         case 'c': out_path = NULL; break;
+        case 'M':
+            if (!cli_parse_size(optarg, &v) || v == 0) {
+                cli_msg("invalid memory limit '%s' (bytes, with k, M or G)", optarg);
+                return EXIT_USAGE;
+            }
+            memlimit = v;
+            break;
         case 'T':
             if (!cli_parse_size(optarg, &v) || v > ST_MAX_THREADS) {
                 cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", optarg, ST_MAX_THREADS);
@@ -620,6 +630,8 @@ int main(int argc, char **argv)
         if (e != ST_OK)
             return cli_report(e, &d, in_name);
     }
+    if (ix)
+        st_index_set_memlimit(ix, memlimit);
     if (list && ix) {
         rc = list_index(ix);
         st_index_free(ix);
@@ -705,7 +717,7 @@ int main(int argc, char **argv)
         cli_msg("out of memory");
         return EXIT_DATA;
     }
-    st_read_opts ro = {.threads = threads, .verify_only = verify, .want = verify ? NULL : seq_want,
+    st_read_opts ro = {.threads = threads, .verify_only = verify, .memlimit = memlimit, .want = verify ? NULL : seq_want,
                        .want_arg = &q, .on_damage = salvage ? seq_damage : NULL, .damage_arg = &q};
     st_reader *r;
     e = st_reader_new(&r, in_fd, &ro, &d);

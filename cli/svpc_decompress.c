@@ -23,6 +23,8 @@ static void usage(FILE *f)
                "  -c, --stdout          write to standard output (the default)\n"
                "  -t, --test            check the container completely; write nothing\n"
                "  -T, --threads=N       decoder threads (default: online CPUs)\n"
+            "  -M, --memlimit=SIZE   refuse frames that would need more memory than SIZE\n"
+            "                        (bytes; suffixes k M G); fewer threads if needed\n"
                "  -f, --force           write to a terminal; overwrite an existing output\n"
                "  -k, --keep            accepted for xz compatibility (input is never removed)\n"
                "  -v, --verbose         progress and a summary on standard error\n"
@@ -38,7 +40,7 @@ static void usage(FILE *f)
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'}, {"stdout", no_argument, NULL, 'c'},
-    {"test", no_argument, NULL, 't'},         {"threads", required_argument, NULL, 'T'},
+    {"test", no_argument, NULL, 't'},         {"threads", required_argument, NULL, 'T'}, {"memlimit", required_argument, NULL, 'M'},
     {"force", no_argument, NULL, 'f'},        {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},      {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
@@ -83,11 +85,18 @@ int main(int argc, char **argv)
     int force = 0, verbose = 0, c;
     uint64_t v;
     opterr = 0; /* our messages start with the program name, not argv[0] */
-    while ((c = getopt_long(argc, argv, "o:ctT:fkvqhVd", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:ctT:M:fkvqhVd", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out_path = optarg; break;
         case 'c': out_path = NULL; break;
         case 't': ro.verify_only = 1; break;
+        case 'M':
+            if (!cli_parse_size(optarg, &v) || v == 0) {
+                cli_msg("invalid memory limit '%s' (bytes, with k, M or G)", optarg);
+                return EXIT_USAGE;
+            }
+            ro.memlimit = v;
+            break;
         case 'T':
             if (!cli_parse_size(optarg, &v) || v > ST_MAX_THREADS) {
                 cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", optarg, ST_MAX_THREADS);

@@ -25,7 +25,10 @@ struct st_index {
     uint8_t *keys_ordered;  /* ns */
     uint8_t *times_ordered; /* ns */
     svpc_ctx *ctx; /* created on the first decode */
+    uint64_t memlimit;
 };
+
+void st_index_set_memlimit(st_index *ix, uint64_t bytes) { ix->memlimit = bytes; }
 
 static st_error pread_full(int fd, uint8_t *p, size_t n, uint64_t off)
 {
@@ -408,9 +411,21 @@ st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d
     const st_frame_ref *r = st_index_frame(ix, k);
     if (!r || r->kind != ST_KIND_DATA)
         return ST_E_RANGE;
+    const st_stream_info *si = stream_of(ix, r->stream);
+    /* the payload size is in the directory entry: size - header */
+    if (ix->memlimit && st_frame_decode_memory(r->count, si->entry_size, r->size - ST_FRAME_HEADER_SIZE) > ix->memlimit) {
+        if (d) {
+            d->offset = r->offset;
+            d->frame = k;
+            d->stream = r->stream;
+        }
+        return st_diag_set(d, ST_E_MEMLIMIT, "decoding this frame (%llu entries) needs %llu MiB (--memlimit)",
+                           (unsigned long long)r->count,
+                           (unsigned long long)(st_frame_decode_memory(r->count, si->entry_size,
+                                                                       r->size - ST_FRAME_HEADER_SIZE) >> 20));
+    }
     if (!ix->ctx)
         RETURN_IF_ERROR(svpc_ctx_new(&ix->ctx));
-    const st_stream_info *si = stream_of(ix, r->stream);
     st_job j;
     memset(&j, 0, sizeof j);
     st_buf_init(&j.in, 0);

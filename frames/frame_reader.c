@@ -29,8 +29,21 @@ static void diag_at(st_diag *d, uint64_t off, uint64_t frame, uint64_t stream)
     d->stream = stream;
 }
 
-st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o, st_diag *d)
+uint64_t st_frame_decode_memory(uint64_t count, uint64_t esz, uint64_t payload)
 {
+    return payload + 2 * count * esz + svpc_ctx_memory(SVPC_ENC_CM);
+}
+
+st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o_in, st_diag *d)
+{
+    st_read_opts oo = *o_in, *o = &oo;
+    /* under a memory limit, fewer threads rather than refusing ordinary frames */
+    if (o->memlimit) {
+        uint64_t per = st_frame_decode_memory(ST_DEFAULT_FRAME_ENTRIES, 32, ST_DEFAULT_FRAME_ENTRIES * 32u);
+        uint64_t fit = o->memlimit / per;
+        if (fit < o->threads)
+            o->threads = fit ? (unsigned)fit : 1;
+    }
     *out = NULL;
     if (o->threads < 1 || o->threads > ST_MAX_THREADS)
         return ST_E_USAGE;
@@ -240,6 +253,13 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
                                 SVPC_MAX_FRAME_ENTRIES);
             /* encoders never store more than the raw entries plus overhead */
             limit = (size_t)h.count * (si ? si->entry_size : 1) + 4096;
+            if (e == ST_OK && r->o.memlimit && si &&
+                st_frame_decode_memory(h.count, si->entry_size, h.payload_size) > r->o.memlimit / r->o.threads)
+                e = st_diag_set(d, ST_E_MEMLIMIT, "decoding this frame (%llu entries) needs %llu MiB; the limit "
+                                "allows %llu MiB per thread (--memlimit)", (unsigned long long)h.count,
+                                (unsigned long long)(st_frame_decode_memory(h.count, si->entry_size,
+                                                                            h.payload_size) >> 20),
+                                (unsigned long long)((r->o.memlimit / r->o.threads) >> 20));
         } else if (h.kind == ST_KIND_STREAM) {
             limit = 4096;
         } else {

@@ -201,9 +201,26 @@ typedef st_error (*st_frame_damage)(void *arg, const st_stream_info *s, const st
 /* Says whether a data frame is wanted (st_read_opts.want). */
 typedef int (*st_frame_want)(void *arg, const st_stream_info *s, const st_frame_ref *f);
 
+/*
+ * Memory of a reader.  Decoding a data frame of `count` entries of
+ * `esz` bytes with a payload of `p` bytes takes at most
+ * st_frame_decode_memory(count, esz, p): the payload, the decoded entries,
+ * the codec's second-stage output (at most as large as the entries plus
+ * the codec's per-stream bounds, counted as the entries again) and the
+ * predictor tables.  A reader holds at most `threads` frames at once, so
+ * without a limit its memory is bounded by threads x
+ * st_frame_decode_memory(2^24, 32, 2^24 x 32 + 4096), about 1.8 GiB per
+ * thread, whatever the file claims; with memlimit set, a frame that would
+ * need more than memlimit / threads is refused (ST_E_MEMLIMIT) before
+ * anything is allocated for it, and the thread count is lowered so that
+ * default-size frames fit.
+ */
+uint64_t st_frame_decode_memory(uint64_t count, uint64_t esz, uint64_t payload);
+
 typedef struct {
     unsigned threads;  /* decoder threads, 1..ST_MAX_THREADS */
     int verify_only;   /* 1: check everything, deliver no entries */
+    uint64_t memlimit; /* bytes; 0: no limit beyond the format's own */
     /* Optional (NULL: all frames decoded): frames for which want returns 0
      * are read and their payload checksum checked, but not decoded or
      * delivered. */
@@ -328,6 +345,10 @@ uint64_t st_index_bytes_read(const st_index *ix);
  * frame); any data error with d filled in; ST_E_READ; ST_E_NOMEM.
  */
 st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d);
+
+/* Refuse (ST_E_MEMLIMIT) to decode frames that would need more than bytes
+ * (st_frame_decode_memory); 0 = no limit. */
+void st_index_set_memlimit(st_index *ix, uint64_t bytes);
 
 void st_index_free(st_index *ix);
 
