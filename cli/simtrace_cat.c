@@ -671,6 +671,22 @@ int main(int argc, char **argv)
             for (unsigned i = 0; i < st_index_stream_count(ix); i++)
                 if (st_index_stream(ix, i)->type == ST_TYPE_VBLOCK && st_index_stream(ix, i)->owner == chosen->id)
                     vals.vs = (int)i;
+            if (rg.kind == R_NONE && (raw || vals.vs < 0)) {
+                /* the whole stream: the sequential reader decodes on every
+                 * thread; wide values need the index, so not for them */
+                static char whole[256];
+                snprintf(whole, sizeof whole, "%s", chosen->name);
+                stream = whole;
+                st_buf_free(&vals.frame);
+                st_index_free(ix);
+                ix = NULL;
+                if (lseek(in_fd, 0, SEEK_SET) != 0) {
+                    cli_out_abort();
+                    d.offset = 0;
+                    return cli_report(ST_E_SEEK, &d, in_name);
+                }
+                goto sequential;
+            }
             if (!raw) {
                 st_export_stream es = {chosen->name, chosen->type, chosen->entry_size, chosen->header,
                                        chosen->header_len};
@@ -697,7 +713,8 @@ int main(int argc, char **argv)
         return cli_out_commit();
     }
 
-    /* sequential: a pipe, --verify, --salvage, or --list of a pipe */
+sequential:;
+    /* sequential: a pipe, --verify, --salvage, --list of a pipe, a whole stream */
     seq_t q;
     memset(&q, 0, sizeof q);
     q.want_name = stream;
