@@ -225,7 +225,7 @@ static st_line_result xdin_line(void *state, st_imp_out *out, const char *l, siz
             BAD("expected a hex size after the address");
         if (n < 0 || size > UINT32_MAX)
             TOO_LARGE("size does not fit in 32 bits");
-        if (size == 0)
+        if (size == 0 && (kind == K_READ || kind == K_WRITE))
             BAD("access size 0");
     }
     return din_apply(state, out, kind, addr, size, why, code);
