@@ -25,12 +25,14 @@ endif
 
 BUILD ?= build
 LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c formats/entry.c vpc/vpc.c \
-          formats/line_reader.c formats/import_bochs.c formats/trace_io.c \
+          formats/line_reader.c formats/import_bochs.c \
+          formats/trace_io.c formats/import_common.c formats/import_access.c formats/import_text.c \
+          formats/import_vpc.c formats/export_text.c \
           svpc/stage2.c svpc/svpc_codec.c \
           frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
-UNIT    = test_vpc test_rc test_codec test_container
+UNIT    = test_vpc test_rc test_codec test_container test_trace_io
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a

@@ -1,33 +1,275 @@
-/* trace_io.c - placeholder until the importers and exporters land. */
-#include <stdlib.h>
+/*
+ * trace_io.c - dispatch of the importers by name, and the exporter object
+ * with the raw, lackey, din, vpc and vpc3 exporters (text is in
+ * export_text.c).  Mappings: formats/IMPORT.md.
+ */
+#include "trace_io.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_internal.h"
 #include "import_internal.h"
 
-const char *const st_import_formats[] = {NULL};
-const char *const st_export_formats[] = {NULL};
+/* ---- importers -------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    st_import_fn fn;
+} importers[] = {
+    {"bochs", st_import_bochs},   {"lackey", st_import_lackey}, {"din", st_import_din},
+    {"xdin", st_import_xdin},     {"pinatrace", st_import_pinatrace}, {"text", st_import_text},
+    {"vpc", st_import_vpc},       {"vpc3", st_import_vpc3},
+};
+
+const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3", NULL};
 
 st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,
                    st_import_stats *stats, st_diag *d)
 {
-    (void)format, (void)fd, (void)o, (void)sink, (void)stats;
-    return st_diag_set(d, ST_E_USAGE, "no importers built");
+    st_import_stats tmp;
+    st_import_stats *st = stats ? stats : &tmp;
+    memset(st, 0, sizeof *st);
+    st_diag_clear(d);
+    if (!format || !sink || !sink->add_stream || !sink->append)
+        return st_diag_set(d, ST_E_USAGE, "no format or no sink");
+    for (size_t i = 0; i < sizeof importers / sizeof importers[0]; i++)
+        if (strcmp(format, importers[i].name) == 0)
+            return importers[i].fn(fd, o, sink, st, d);
+    return st_diag_set(d, ST_E_USAGE, "unknown import format \"%.40s\"", format);
 }
 
-st_error st_exporter_new(st_exporter **x, const char *format, const st_export_stream *s, st_write_fn write,
+/* ---- exporter object ---------------------------------------------------------- */
+
+const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "vpc", "vpc3", NULL};
+
+/* Instruction lines written at most per entry by lackey/din to re-create a
+ * cycle step; a larger step is cut (IMPORT.md 8.3) so output stays bounded. */
+#define X_MAX_FILLER 256u
+
+st_error st_x_flush(st_exporter *x)
+{
+    if (x->len == 0)
+        return ST_OK;
+    size_t n = x->len;
+    x->len = 0;
+    return x->write(x->warg, x->buf, n);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_stream *s, st_write_fn write,
                          void *warg, st_value_fn value, void *varg)
 {
-    (void)format, (void)s, (void)write, (void)warg, (void)value, (void)varg;
-    *x = NULL;
-    return ST_E_USAGE;
+    *xp = NULL;
+    static const char *const names[] = {"raw", "text", "lackey", "din", "vpc", "vpc3"};
+    int kind = -1;
+    for (int i = 0; i < 6; i++)
+        if (format && strcmp(format, names[i]) == 0)
+            kind = i;
+    if (kind < 0 || !s || !write)
+        return ST_E_USAGE;
+    st_entry_type t = s->type;
+    size_t known = st_entry_size(t);
+    if (s->entry_size == 0 || (known && t != ST_TYPE_USER && known != s->entry_size))
+        return ST_E_USAGE;
+    int ok;
+    switch ((st_xkind)kind) {
+    case X_RAW: ok = 1; break;
+    case X_TEXT: ok = st_entry_is_memory(t) || t == ST_TYPE_VPC; break;
+    case X_LACKEY:
+    case X_DIN: ok = st_entry_is_memory(t); break;
+    default: ok = t == ST_TYPE_VPC; break;
+    }
+    if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)
+        ok = 0; /* the importer keeps at most this much (IMPORT.md 6.1) */
+    if (!ok)
+        return ST_E_UNSUPPORTED;
+
+    st_exporter *x = calloc(1, sizeof *x);
+    if (!x)
+        return ST_E_NOMEM;
+    x->kind = (st_xkind)kind;
+    x->type = t;
+    x->esize = s->entry_size;
+    x->write = write;
+    x->warg = warg;
+    x->value = value;
+    x->varg = varg;
+    const char *nm = s->name ? s->name : "";
+    x->name = malloc(strlen(nm) + 1);
+    x->buf = malloc(ST_XBUF);
+    if (s->header && s->header_len) {
+        x->header = malloc(s->header_len);
+        if (x->header) {
+            memcpy(x->header, s->header, s->header_len);
+            x->header_len = s->header_len;
+        }
+    }
+    if (!x->name || !x->buf || (s->header && s->header_len && !x->header)) {
+        st_exporter_free(x);
+        return ST_E_NOMEM;
+    }
+    strcpy(x->name, nm);
+    x->is_write = ends_with(nm, "write");
+    *xp = x;
+    return ST_OK;
 }
+
+/* The format's file header, once. */
+static st_error start(st_exporter *x)
+{
+    if (x->started)
+        return ST_OK;
+    x->started = 1;
+    char *p;
+    switch (x->kind) {
+    case X_VPC:
+        RETURN_IF_ERROR(st_x_room(x, 4, &p));
+        /* The kept range word, unless there is none or it is vpc3's magic:
+         * then the widest range, which every 32-bit PC satisfies. */
+        if (x->header_len == 4 && memcmp(x->header, "vpc3", 4) != 0)
+            memcpy(p, x->header, 4);
+        else
+            memset(p, 0xFF, 4);
+        x->len += 4;
+        return ST_OK;
+    case X_VPC3:
+        RETURN_IF_ERROR(st_x_room(x, 4, &p));
+        memcpy(p, "vpc3", 4);
+        x->len += 4;
+        return ST_OK;
+    case X_TEXT:
+        return st_x_text_start(x);
+    default:
+        return ST_OK;
+    }
+}
+
+/* Copy n entries of esize bytes through the buffer. */
+static st_error put_bytes(st_exporter *x, const uint8_t *p, size_t bytes)
+{
+    while (bytes) {
+        if (x->len == ST_XBUF)
+            RETURN_IF_ERROR(st_x_flush(x));
+        size_t k = ST_XBUF - x->len;
+        if (k > bytes)
+            k = bytes;
+        memcpy(x->buf + x->len, p, k);
+        x->len += k;
+        p += k;
+        bytes -= k;
+    }
+    return ST_OK;
+}
+
+/* The access size an entry records, or the full width when it records none
+ * (m64/m32 without fullSize, or a zero size field): lackey and Dinero
+ * readers expect a size, and a word access is the likeliest. */
+static uint64_t access_size(st_entry_type t, const st_entry *e)
+{
+    uint64_t width = st_entry_is_wide(t) ? 8 : 4;
+    if (e->meta16 & 1)
+        return width;
+    uint64_t size = 0;
+    if (t == ST_TYPE_D64)
+        size = e->data >> 32;
+    else if (t == ST_TYPE_D32)
+        size = (e->data >> 16) & 0xFFFF;
+    return size ? size : width;
+}
+
+/* Instruction records needed before an entry of cycle c (IMPORT.md 8.3). */
+static uint64_t filler_count(st_exporter *x, uint64_t c)
+{
+    uint64_t k;
+    if (!x->have_prev)
+        k = c;
+    else if (c > x->prev_cycle)
+        k = c - x->prev_cycle;
+    else if (c < x->prev_cycle)
+        k = 1; /* a step back cannot be expressed: mark the new instruction */
+    else
+        k = 0;
+    x->have_prev = 1;
+    x->prev_cycle = c;
+    return k < X_MAX_FILLER ? k : X_MAX_FILLER;
+}
+
+static st_error access_lines(st_exporter *x, const uint8_t *entries, size_t n)
+{
+    int lackey = x->kind == X_LACKEY;
+    for (size_t i = 0; i < n; i++) {
+        st_entry e;
+        st_entry_load(x->type, entries + i * x->esize, &e);
+        uint64_t k = filler_count(x, e.cycle);
+        for (uint64_t j = 0; j < k; j++) {
+            char *p;
+            RETURN_IF_ERROR(st_x_room(x, 40, &p));
+            size_t m = 0;
+            if (lackey) {
+                memcpy(p, "I  ", 3);
+                m = 3 + st_x_hex(p + 3, e.ip, 8);
+                memcpy(p + m, ",0\n", 3); /* instruction length unknown */
+                m += 3;
+            } else {
+                memcpy(p, "2 ", 2);
+                m = 2 + st_x_hex(p + 2, e.ip, 1);
+                p[m++] = '\n';
+            }
+            x->len += m;
+        }
+        char *p;
+        RETURN_IF_ERROR(st_x_room(x, 64, &p));
+        size_t m;
+        if (lackey) {
+            p[0] = ' ';
+            p[1] = x->is_write ? 'S' : 'L';
+            p[2] = ' ';
+            m = 3 + st_x_hex(p + 3, e.addr, 8);
+            p[m++] = ',';
+            m += st_x_dec(p + m, access_size(x->type, &e));
+        } else {
+            p[0] = x->is_write ? '1' : '0';
+            p[1] = ' ';
+            m = 2 + st_x_hex(p + 2, e.addr, 1);
+        }
+        p[m++] = '\n';
+        x->len += m;
+    }
+    return ST_OK;
+}
+
 st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n)
 {
-    (void)x, (void)first, (void)entries, (void)n;
-    return ST_E_USAGE;
+    RETURN_IF_ERROR(start(x));
+    switch (x->kind) {
+    case X_TEXT:
+        return st_x_text_write(x, first, entries, n);
+    case X_LACKEY:
+    case X_DIN:
+        return access_lines(x, entries, n);
+    default:
+        return put_bytes(x, entries, n * x->esize);
+    }
 }
+
 st_error st_exporter_finish(st_exporter *x)
 {
-    (void)x;
-    return ST_E_USAGE;
+    RETURN_IF_ERROR(start(x));
+    return st_x_flush(x);
 }
-void st_exporter_free(st_exporter *x) { (void)x; }
+
+void st_exporter_free(st_exporter *x)
+{
+    if (!x)
+        return;
+    free(x->name);
+    free(x->header);
+    free(x->buf);
+    free(x);
+}

@@ -1,0 +1,80 @@
+/*
+ * export_internal.h - the exporter object shared by trace_io.c and the
+ * per-format exporter files (not public).
+ *
+ * Output goes through a 64 KiB buffer handed to the write callback when
+ * full and at finish, so callers may pass small entry ranges cheaply.
+ */
+#ifndef ST_EXPORT_INTERNAL_H
+#define ST_EXPORT_INTERNAL_H
+
+#include "trace_io.h"
+
+#define ST_XBUF (64u * 1024u)
+
+typedef enum { X_RAW, X_TEXT, X_LACKEY, X_DIN, X_VPC, X_VPC3 } st_xkind;
+
+struct st_exporter {
+    st_xkind kind;
+    st_entry_type type;
+    uint32_t esize;
+    char *name;           /* copy of the stream name ("" if none) */
+    uint8_t *header;      /* copy of the kept header, or NULL */
+    size_t header_len;
+    st_write_fn write;
+    void *warg;
+    st_value_fn value;
+    void *varg;
+    int started;          /* the format's file header has been written */
+    int is_write;         /* lackey/din: the stream holds writes */
+    int have_prev;        /* lackey/din: an entry was written */
+    uint64_t prev_cycle;
+    uint8_t *buf;         /* ST_XBUF bytes */
+    size_t len;
+};
+
+/* Hand the buffer to the write callback. */
+st_error st_x_flush(st_exporter *x);
+/* Make room for `need` (<= ST_XBUF) bytes and return where to put them;
+ * the caller adds what it wrote to x->len. */
+static inline st_error st_x_room(st_exporter *x, size_t need, char **p)
+{
+    if (x->len + need > ST_XBUF)
+        RETURN_IF_ERROR(st_x_flush(x));
+    *p = (char *)x->buf + x->len;
+    return ST_OK;
+}
+
+/* Decimal / lowercase hex without prefix; return the characters written. */
+static inline size_t st_x_dec(char *p, uint64_t v)
+{
+    char t[20];
+    size_t n = 0;
+    do {
+        t[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        p[i] = t[n - 1 - i];
+    return n;
+}
+
+/* At least `min` digits (zero-padded), at most 16. */
+static inline size_t st_x_hex(char *p, uint64_t v, unsigned min)
+{
+    static const char dig[] = "0123456789abcdef";
+    unsigned n = 1;
+    while (n < 16 && (v >> (4 * n)))
+        n++;
+    if (n < min)
+        n = min;
+    for (unsigned i = 0; i < n; i++)
+        p[i] = dig[(v >> (4 * (n - 1 - i))) & 15];
+    return n;
+}
+
+/* The text format (export_text.c). */
+st_error st_x_text_start(st_exporter *x);
+st_error st_x_text_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n);
+
+#endif /* ST_EXPORT_INTERNAL_H */

@@ -1,0 +1,150 @@
+/*
+ * export_text.c - the text exporter: one line per entry, every bit kept
+ * (grammar and the reasons for each token: formats/IMPORT.md section 6).
+ * import_text.c reads it back; the two must change together.
+ */
+#include <string.h>
+
+#include "export_internal.h"
+
+/* A name goes into the header line only if it is one plain token; others
+ * are left out and the importer's default name applies (IMPORT.md 6.1). */
+static int plain_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 256)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+            return 0;
+    return 1;
+}
+
+st_error st_x_text_start(st_exporter *x)
+{
+    char *p;
+    RETURN_IF_ERROR(st_x_room(x, 64 + 256 + 2 * x->header_len, &p));
+    size_t m = 0;
+    const char *intro = "# simtrace text 1";
+    memcpy(p, intro, strlen(intro));
+    m += strlen(intro);
+    if (plain_name(x->name)) {
+        memcpy(p + m, " stream=", 8);
+        m += 8;
+        memcpy(p + m, x->name, strlen(x->name));
+        m += strlen(x->name);
+    }
+    memcpy(p + m, " type=", 6);
+    m += 6;
+    const char *tn = st_entry_name(x->type);
+    memcpy(p + m, tn, strlen(tn));
+    m += strlen(tn);
+    if (x->header_len) {
+        static const char dig[] = "0123456789abcdef";
+        memcpy(p + m, " header=", 8);
+        m += 8;
+        for (size_t i = 0; i < x->header_len; i++) {
+            p[m++] = dig[x->header[i] >> 4];
+            p[m++] = dig[x->header[i] & 15];
+        }
+    }
+    p[m++] = '\n';
+    x->len += m;
+    return ST_OK;
+}
+
+static size_t put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return n;
+}
+
+/* The whole value of a wide entry from the callback; *len 0 = none. */
+static st_error wide_value(st_exporter *x, uint64_t index, uint64_t size, const uint8_t **v, size_t *len)
+{
+    *v = NULL;
+    *len = 0;
+    if (!x->value || size > ST_VALUE_MAX)
+        return ST_OK;
+    RETURN_IF_ERROR(x->value(x->varg, index, v, len));
+    if (*len != 0 && *len != size)
+        return ST_E_CORRUPT; /* the blocks disagree with the entry's size */
+    return ST_OK;
+}
+
+st_error st_x_text_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n)
+{
+    st_entry_type t = x->type;
+    int has_data = st_entry_has_data(t), wide = st_entry_is_wide(t);
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *ep = entries + i * x->esize;
+        uint64_t index = first + i;
+        char *p;
+        size_t m = 0;
+        if (t == ST_TYPE_VPC) {
+            RETURN_IF_ERROR(st_x_room(x, 64, &p));
+            m += st_x_dec(p, index);
+            m += put_str(p + m, " 0x");
+            m += st_x_hex(p + m, st_load32(ep), 1);
+            m += put_str(p + m, " 0x");
+            m += st_x_hex(p + m, st_load64(ep + 4), 1);
+            p[m++] = '\n';
+            x->len += m;
+            continue;
+        }
+        st_entry e;
+        st_entry_load(t, ep, &e);
+        int full = (int)(e.meta16 & 1);
+        uint64_t tag = e.meta16 >> 1;
+        const uint8_t *wv = NULL;
+        size_t wlen = 0;
+        int vwide = has_data && st_entry_is_vwide(t, e.meta16, e.data);
+        uint64_t size = 0, value = 0, width = wide ? 8 : 4;
+        unsigned vbits = wide ? 32 : 16;
+        if (has_data) {
+            size = full ? width : e.data >> vbits;
+            if (!wide && !full)
+                size &= 0xFFFF;
+            value = full ? e.data : e.data & ((UINT64_C(1) << vbits) - 1);
+            if (vwide)
+                RETURN_IF_ERROR(wide_value(x, index, size, &wv, &wlen));
+        }
+        RETURN_IF_ERROR(st_x_room(x, 200 + 2 * wlen, &p));
+        m += st_x_dec(p, index);
+        p[m++] = ' ';
+        m += st_x_dec(p + m, e.cycle);
+        m += put_str(p + m, " 0x");
+        m += st_x_hex(p + m, e.ip, 1);
+        m += put_str(p + m, " 0x");
+        m += st_x_hex(p + m, e.addr, 1);
+        if (has_data) {
+            p[m++] = ' ';
+            m += st_x_dec(p + m, size);
+            m += put_str(p + m, " 0x");
+            if (wlen) {
+                /* every byte, most significant first, so the width shows */
+                static const char dig[] = "0123456789abcdef";
+                for (size_t b = wlen; b-- > 0;) {
+                    p[m++] = dig[wv[b] >> 4];
+                    p[m++] = dig[wv[b] & 15];
+                }
+            } else {
+                m += st_x_hex(p + m, value, 1);
+            }
+        }
+        if (tag) {
+            m += put_str(p + m, " tag=0x");
+            m += st_x_hex(p + m, tag, 1);
+        }
+        if (has_data && !full && size == width)
+            m += put_str(p + m, " nf");
+        if (vwide && !wlen)
+            m += put_str(p + m, " nv");
+        if (!has_data && full)
+            m += put_str(p + m, " full");
+        p[m++] = '\n';
+        x->len += m;
+    }
+    return ST_OK;
+}

@@ -1,0 +1,335 @@
+/*
+ * import_access.c - importers of plain access traces: valgrind lackey,
+ * Dinero "din" and extended din ("xdin"), and Pin's pinatrace.
+ *
+ * All four produce the same shape: streams "read" and "write" of type d64,
+ * each declared when its first entry appears.  The mappings (which record
+ * becomes which entry, what cycle and ip mean, what fullSize and data hold)
+ * are specified in formats/IMPORT.md sections 2-5; this file follows them.
+ * Each parser is one function per line, called by st_imp_run_lines, which
+ * applies the error policy.
+ */
+#include <string.h>
+
+#include "import_internal.h"
+
+#define FULLSIZE_BIT (UINT64_C(1) << 48)
+
+enum { S_READ = 0, S_WRITE = 1 };
+
+typedef struct {
+    uint64_t cycle; /* instructions (or accesses) so far */
+    uint64_t ip;    /* address of the last instruction record */
+} access_state;
+
+static st_error add_rw(st_imp_out *out)
+{
+    RETURN_IF_ERROR(st_imp_out_add(out, "read", ST_TYPE_D64, -1, NULL, 0));
+    return st_imp_out_add(out, "write", ST_TYPE_D64, -1, NULL, 0);
+}
+
+/*
+ * Append one d64 access.  size 0 means "unknown": fullSize 0, data 0.
+ * Otherwise the lackey rule (scripts/lackey2d64.c): fullSize = (size == 8),
+ * data = 0 for 8 bytes, size << 32 else; none of these formats records
+ * values, so nothing goes to vblocks.
+ */
+static inline st_line_result emit(st_imp_out *out, int stream, uint64_t cycle, uint64_t ip, uint64_t addr,
+                                  uint64_t size, st_error *code)
+{
+    uint8_t *p;
+    st_error e = st_imp_slot(out, stream, &p);
+    if (e != ST_OK) {
+        *code = e;
+        return ST_LINE_FATAL;
+    }
+    int full = size == 8;
+    st_store64(p, cycle | (full ? FULLSIZE_BIT : 0));
+    st_store64(p + 8, ip);
+    st_store64(p + 16, addr);
+    st_store64(p + 24, full ? 0 : size << 32);
+    return ST_LINE_ENTRY;
+}
+
+#define BAD(msg)                 \
+    do {                         \
+        *why = (msg);            \
+        return ST_LINE_BAD;      \
+    } while (0)
+#define TOO_LARGE(msg)           \
+    do {                         \
+        *why = (msg);            \
+        *code = ST_E_TOO_LARGE;  \
+        return ST_LINE_BAD;      \
+    } while (0)
+
+static int at_end(const char *s)
+{
+    s = st_skip_blank(s);
+    return *s == '\0';
+}
+
+/* ---- lackey --------------------------------------------------------------- */
+
+/* "HEX,DEC" then only blanks, as lackey prints "%08lx,%lu". */
+static st_line_result lackey_addr_size(const char *s, uint64_t *addr, uint64_t *size, const char **why,
+                                       st_error *code)
+{
+    s = st_skip_blank(s);
+    int n = st_parse_hex(&s, addr);
+    if (n < 0)
+        TOO_LARGE("address wider than 64 bits");
+    if (n == 0)
+        BAD("expected a hex address");
+    if (*s != ',')
+        BAD("expected ',' after the address");
+    s++;
+    n = st_parse_dec(&s, size);
+    if (n == 0)
+        BAD("expected a decimal size after ','");
+    if (n < 0 || *size > UINT32_MAX)
+        TOO_LARGE("size does not fit in 32 bits");
+    if (!at_end(s))
+        BAD("trailing characters after the size");
+    return ST_LINE_ENTRY;
+}
+
+static st_line_result lackey_line(void *state, st_imp_out *out, const char *l, size_t len, const char **why,
+                                  st_error *code)
+{
+    access_state *st = state;
+    uint64_t addr, size;
+    st_line_result r;
+    if (len == 0)
+        return ST_LINE_SKIP;
+    if (len >= 2 && ((l[0] == '=' && l[1] == '=') || (l[0] == '-' && l[1] == '-')))
+        return ST_LINE_SKIP; /* valgrind's own messages */
+    if (l[0] == 'I' && l[1] == ' ') {
+        if ((r = lackey_addr_size(l + 2, &addr, &size, why, code)) != ST_LINE_ENTRY)
+            return r;
+        if (st->cycle == ST_CYCLE_MASK)
+            TOO_LARGE("instruction count does not fit in 48 bits");
+        st->cycle++;
+        st->ip = addr;
+        return ST_LINE_ENTRY;
+    }
+    if (len < 3 || l[0] != ' ' || l[2] != ' ')
+        BAD("expected 'I  ADDR,SIZE' or ' L|S|M ADDR,SIZE'");
+    char k = l[1];
+    if (k != 'L' && k != 'S' && k != 'M')
+        BAD("unknown access kind (expected L, S or M)");
+    if ((r = lackey_addr_size(l + 3, &addr, &size, why, code)) != ST_LINE_ENTRY)
+        return r;
+    if (size == 0)
+        BAD("access size 0");
+    if (k != 'S' && (r = emit(out, S_READ, st->cycle, st->ip, addr, size, code)) != ST_LINE_ENTRY)
+        return r;
+    if (k != 'L' && (r = emit(out, S_WRITE, st->cycle, st->ip, addr, size, code)) != ST_LINE_ENTRY)
+        return r;
+    return ST_LINE_ENTRY;
+}
+
+/* ---- din and xdin ----------------------------------------------------------- */
+
+/* Hex address, "0x" tolerated although Dinero writes none. */
+static st_line_result din_addr(const char **sp, uint64_t *addr, const char **why, st_error *code)
+{
+    const char *s = *sp;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && st_hexval[(unsigned char)s[2]] >= 0)
+        s += 2;
+    int n = st_parse_hex(&s, addr);
+    if (n < 0)
+        TOO_LARGE("address wider than 64 bits");
+    if (n == 0)
+        BAD("expected a hex address");
+    if (*s != '\0' && *s != ' ' && *s != '\t')
+        BAD("expected a blank after the address");
+    *sp = s;
+    return ST_LINE_ENTRY;
+}
+
+/* Access kinds shared by both din flavours. */
+enum { K_READ, K_WRITE, K_IFETCH, K_OTHER };
+
+static st_line_result din_apply(access_state *st, st_imp_out *out, int kind, uint64_t addr, uint64_t size,
+                                const char **why, st_error *code)
+{
+    switch (kind) {
+    case K_READ:
+        return emit(out, S_READ, st->cycle, st->ip, addr, size, code);
+    case K_WRITE:
+        return emit(out, S_WRITE, st->cycle, st->ip, addr, size, code);
+    case K_IFETCH:
+        if (st->cycle == ST_CYCLE_MASK)
+            TOO_LARGE("instruction count does not fit in 48 bits");
+        st->cycle++;
+        st->ip = addr;
+        return ST_LINE_ENTRY;
+    default:
+        return ST_LINE_ENTRY; /* escape, flush, copy-back, invalidate: no access */
+    }
+}
+
+/* "LABEL ADDRESS [anything]": Dinero III ignores the rest of the line. */
+static st_line_result din_line(void *state, st_imp_out *out, const char *l, size_t len, const char **why,
+                               st_error *code)
+{
+    (void)len;
+    const char *s = st_skip_blank(l);
+    if (*s == '\0' || *s == '#')
+        return ST_LINE_SKIP;
+    uint64_t label, addr;
+    int n = st_parse_dec(&s, &label);
+    if (n <= 0 || (*s != ' ' && *s != '\t'))
+        BAD("expected 'LABEL ADDRESS' with a decimal label");
+    if (label > 4)
+        BAD("unknown label (expected 0 read, 1 write, 2 fetch, 3 escape, 4 flush)");
+    s = st_skip_blank(s);
+    st_line_result r = din_addr(&s, &addr, why, code);
+    if (r != ST_LINE_ENTRY)
+        return r;
+    static const int kind[5] = {K_READ, K_WRITE, K_IFETCH, K_OTHER, K_OTHER};
+    return din_apply(state, out, kind[label], addr, 0, why, code);
+}
+
+/* "ATYPE ADDRESS [SIZE [anything]]" (Dinero IV -informat d). */
+static st_line_result xdin_line(void *state, st_imp_out *out, const char *l, size_t len, const char **why,
+                                st_error *code)
+{
+    (void)len;
+    const char *s = st_skip_blank(l);
+    if (*s == '\0' || *s == '#')
+        return ST_LINE_SKIP;
+    int kind;
+    switch (*s) {
+    case 'r': case '0': kind = K_READ; break;
+    case 'w': case '1': kind = K_WRITE; break;
+    case 'i': case '2': kind = K_IFETCH; break;
+    case 'm': case '3': case 'c': case '4': case 'v': case '5': kind = K_OTHER; break;
+    default: BAD("unknown access type (expected r, w, i, m, c or v)");
+    }
+    s++;
+    if (*s != ' ' && *s != '\t')
+        BAD("expected 'ATYPE ADDRESS SIZE'");
+    s = st_skip_blank(s);
+    uint64_t addr, size = 0;
+    st_line_result r = din_addr(&s, &addr, why, code);
+    if (r != ST_LINE_ENTRY)
+        return r;
+    s = st_skip_blank(s);
+    if (*s != '\0') {
+        if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+            s += 2;
+        int n = st_parse_hex(&s, &size);
+        if (n == 0 || (*s != '\0' && *s != ' ' && *s != '\t'))
+            BAD("expected a hex size after the address");
+        if (n < 0 || size > UINT32_MAX)
+            TOO_LARGE("size does not fit in 32 bits");
+        if (size == 0 && (kind == K_READ || kind == K_WRITE))
+            BAD("access size 0");
+    }
+    return din_apply(state, out, kind, addr, size, why, code);
+}
+
+/* ---- pinatrace --------------------------------------------------------------- */
+
+/* "0xHEX" or glibc's "(nil)" for a null %p. */
+static st_line_result pin_ptr(const char **sp, uint64_t *v, const char **why, st_error *code)
+{
+    const char *s = *sp;
+    if (strncmp(s, "(nil)", 5) == 0) {
+        *v = 0;
+        *sp = s + 5;
+        return ST_LINE_ENTRY;
+    }
+    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+        BAD("expected a 0x address");
+    s += 2;
+    int n = st_parse_hex(&s, v);
+    if (n < 0)
+        TOO_LARGE("address wider than 64 bits");
+    if (n == 0)
+        BAD("expected hex digits after 0x");
+    *sp = s;
+    return ST_LINE_ENTRY;
+}
+
+/* "IP: R|W ADDR [SIZE]"; "#eof" ends the trace, other '#' lines are comments. */
+static st_line_result pin_line(void *state, st_imp_out *out, const char *l, size_t len, const char **why,
+                               st_error *code)
+{
+    (void)len;
+    access_state *st = state;
+    const char *s = st_skip_blank(l);
+    if (*s == '\0')
+        return ST_LINE_SKIP;
+    if (*s == '#')
+        return strncmp(s, "#eof", 4) == 0 && at_end(s + 4) ? ST_LINE_END : ST_LINE_SKIP;
+    uint64_t ip, addr, size = 0;
+    st_line_result r = pin_ptr(&s, &ip, why, code);
+    if (r != ST_LINE_ENTRY)
+        return r;
+    if (*s != ':')
+        BAD("expected ':' after the instruction address");
+    s = st_skip_blank(s + 1);
+    char k = *s;
+    if ((k != 'R' && k != 'W') || (s[1] != ' ' && s[1] != '\t'))
+        BAD("expected R or W");
+    s = st_skip_blank(s + 1);
+    if ((r = pin_ptr(&s, &addr, why, code)) != ST_LINE_ENTRY)
+        return r;
+    s = st_skip_blank(s);
+    if (*s != '\0') {
+        int n = st_parse_dec(&s, &size);
+        if (n == 0 || !at_end(s))
+            BAD("expected an optional decimal size after the address, then nothing");
+        if (n < 0 || size > UINT32_MAX)
+            TOO_LARGE("size does not fit in 32 bits");
+        if (size == 0)
+            BAD("access size 0");
+    }
+    /* No instruction records: cycle is the ordinal of the access. */
+    if (st->cycle == ST_CYCLE_MASK)
+        TOO_LARGE("access count does not fit in 48 bits");
+    st->cycle++;
+    return emit(out, k == 'R' ? S_READ : S_WRITE, st->cycle, ip, addr, size, code);
+}
+
+/* ---- entry points --------------------------------------------------------------- */
+
+static st_error run(int fd, const char *format, st_line_fn fn, const st_import_opts *o,
+                    const st_import_sink *sink, st_import_stats *stats, st_diag *d)
+{
+    st_imp_out out;
+    access_state st = {0, 0};
+    st_imp_out_init(&out, sink, o);
+    st_error e = add_rw(&out);
+    if (e == ST_OK)
+        e = st_imp_run_lines(fd, format, fn, &st, &out, o, stats, d);
+    st_imp_out_free(&out);
+    return e;
+}
+
+st_error st_import_lackey(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                          st_diag *d)
+{
+    return run(fd, "lackey", lackey_line, o, sink, stats, d);
+}
+
+st_error st_import_din(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                       st_diag *d)
+{
+    return run(fd, "din", din_line, o, sink, stats, d);
+}
+
+st_error st_import_xdin(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                        st_diag *d)
+{
+    return run(fd, "xdin", xdin_line, o, sink, stats, d);
+}
+
+st_error st_import_pinatrace(int fd, const st_import_opts *o, const st_import_sink *sink,
+                             st_import_stats *stats, st_diag *d)
+{
+    return run(fd, "pinatrace", pin_line, o, sink, stats, d);
+}

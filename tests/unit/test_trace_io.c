@@ -1,0 +1,759 @@
+/* Importers and exporters of formats/trace_io.h: each importer field by
+ * field on small samples, the error policy (bad lines at start, middle and
+ * end, skip_bad, CRLF, NOT_FORMAT, TOO_LARGE), byte-exact round trips (text,
+ * vpc, vpc3, raw -> text -> raw, wide values through vblocks), and the
+ * lackey/din exporters against their importers.
+ *
+ * `test_trace_io --bench FORMAT FILE` instead imports FILE into a sink that
+ * discards and prints the throughput (for `make bench`). */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../formats/trace_io.h"
+#include "check.h"
+
+/* ---- an in-memory sink ------------------------------------------------------ */
+
+#define MAXS 4
+typedef struct {
+    int ns;
+    char name[MAXS][300];
+    st_entry_type type[MAXS];
+    uint32_t owner[MAXS];
+    uint8_t header[MAXS][64];
+    size_t header_len[MAXS];
+    uint8_t *data[MAXS];
+    size_t n[MAXS]; /* entries */
+    int order_ok;   /* vblocks never arrived before their owner entry */
+} msink;
+
+static st_error m_add(void *arg, const st_stream_decl *d, uint32_t *sid)
+{
+    msink *m = arg;
+    if (m->ns == MAXS || d->header_len > 64)
+        return ST_E_INTERNAL;
+    int i = m->ns++;
+    snprintf(m->name[i], sizeof m->name[i], "%s", d->name);
+    m->type[i] = d->type;
+    m->owner[i] = d->owner;
+    m->header_len[i] = d->header_len;
+    if (d->header_len)
+        memcpy(m->header[i], d->header, d->header_len);
+    *sid = (uint32_t)i;
+    return ST_OK;
+}
+
+static st_error m_append(void *arg, uint32_t sid, const void *e, size_t n)
+{
+    msink *m = arg;
+    size_t es = st_entry_size(m->type[sid]);
+    if (m->type[sid] == ST_TYPE_VBLOCK) {
+        /* every block's owner must already be in the owner stream */
+        const uint8_t *b = e;
+        for (size_t i = 0; i < n; i++)
+            if ((st_load64(b + i * 32) & ST_CYCLE_MASK) >= m->n[m->owner[sid]])
+                m->order_ok = 0;
+    }
+    m->data[sid] = realloc(m->data[sid], (m->n[sid] + n) * es);
+    memcpy(m->data[sid] + m->n[sid] * es, e, n * es);
+    m->n[sid] += n;
+    return ST_OK;
+}
+
+static void m_init(msink *m)
+{
+    memset(m, 0, sizeof *m);
+    m->order_ok = 1;
+}
+
+static void m_free(msink *m)
+{
+    for (int i = 0; i < MAXS; i++)
+        free(m->data[i]);
+    memset(m, 0, sizeof *m);
+}
+
+static int m_find(const msink *m, const char *name)
+{
+    for (int i = 0; i < m->ns; i++)
+        if (strcmp(m->name[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static int warn_calls;
+static void count_warn(void *arg, const st_diag *d)
+{
+    (void)arg, (void)d;
+    warn_calls++;
+}
+
+/* Import len bytes of text through a temporary file. */
+static st_error imp(const char *fmt, const void *buf, size_t len, const st_import_opts *o, msink *m,
+                    st_import_stats *st, st_diag *d)
+{
+    FILE *f = tmpfile();
+    if (!f)
+        return ST_E_INTERNAL;
+    int fd = fileno(f);
+    if (write(fd, buf, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return ST_E_INTERNAL;
+    }
+    m_init(m);
+    st_error e = st_import(fmt, fd, o, &(st_import_sink){m, m_add, m_append}, st, d);
+    fclose(f);
+    return e;
+}
+
+static st_error imp_s(const char *fmt, const char *text, msink *m, st_diag *d)
+{
+    st_import_stats st;
+    return imp(fmt, text, strlen(text), NULL, m, &st, d);
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *b = malloc(cap);
+    size_t k;
+    while (b && (k = fread(b + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap)
+            b = realloc(b, cap *= 2);
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+/* ---- an in-memory exporter target -------------------------------------------- */
+
+typedef struct {
+    uint8_t *p;
+    size_t n;
+} obuf;
+
+static st_error o_write(void *arg, const void *b, size_t n)
+{
+    obuf *o = arg;
+    o->p = realloc(o->p, o->n + n + 1);
+    memcpy(o->p + o->n, b, n);
+    o->n += n;
+    o->p[o->n] = 0;
+    return ST_OK;
+}
+
+/* Values of a primary stream from its vblock companion (linear search:
+ * the test streams are small). */
+typedef struct {
+    const msink *m;
+    int vs;
+    uint8_t v[ST_VALUE_MAX];
+} vsrc;
+
+static st_error v_get(void *arg, uint64_t index, const uint8_t **value, size_t *len)
+{
+    vsrc *s = arg;
+    size_t n = 0;
+    if (s->vs < 0) {
+        *len = 0;
+        return ST_OK;
+    }
+    for (size_t i = 0; i < s->m->n[s->vs]; i++) {
+        const uint8_t *b = s->m->data[s->vs] + 32 * i;
+        uint64_t key = st_load64(b);
+        if ((key & ST_CYCLE_MASK) != index)
+            continue;
+        size_t valid = (size_t)((key >> 48) & 31);
+        memcpy(s->v + n, b + 8, valid);
+        n += valid;
+    }
+    *value = s->v;
+    *len = n;
+    return ST_OK;
+}
+
+/* Export n entries of stream i of m in one or a few calls. */
+static st_error exp_stream(const char *fmt, const msink *m, int i, const char *name, obuf *o, int with_values)
+{
+    memset(o, 0, sizeof *o);
+    st_export_stream s = {name ? name : m->name[i], m->type[i], (uint32_t)st_entry_size(m->type[i]),
+                          m->header_len[i] ? m->header[i] : NULL, m->header_len[i]};
+    vsrc vs = {m, -1, {0}};
+    for (int k = 0; k < m->ns; k++)
+        if (m->type[k] == ST_TYPE_VBLOCK && m->owner[k] == (uint32_t)i)
+            vs.vs = k;
+    st_exporter *x;
+    RETURN_IF_ERROR(st_exporter_new(&x, fmt, &s, o_write, o, with_values ? v_get : NULL, &vs));
+    size_t es = st_entry_size(m->type[i]), half = m->n[i] / 2;
+    st_error e = st_exporter_write(x, 0, m->data[i], half);
+    if (e == ST_OK)
+        e = st_exporter_write(x, half, m->data[i] + half * es, m->n[i] - half);
+    if (e == ST_OK)
+        e = st_exporter_finish(x);
+    st_exporter_free(x);
+    return e;
+}
+
+static void entry(const msink *m, int s, size_t i, st_entry *e)
+{
+    st_entry_load(m->type[s], m->data[s] + i * st_entry_size(m->type[s]), e);
+}
+
+static int is_entry(const msink *m, int s, size_t i, uint64_t cycle, int full, uint64_t ip, uint64_t addr,
+                    uint64_t data)
+{
+    if (s < 0 || i >= m->n[s])
+        return 0;
+    st_entry e;
+    entry(m, s, i, &e);
+    return e.cycle == cycle && e.meta16 == (uint64_t)full && e.ip == ip && e.addr == addr && e.data == data;
+}
+
+static uint64_t fnv(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+#define K32 (UINT64_C(1) << 32)
+
+/* ---- importers, field by field ------------------------------------------------ */
+
+static void test_lackey(void)
+{
+    msink m;
+    st_diag d;
+    st_import_stats st;
+    const char *t = "==12== Lackey\n"
+                    "I  0401ab70,3\n"
+                    " S 1fff000628,8\n"
+                    " L 0000abcd,4\n"
+                    "I  0401ab73,5\n"
+                    " M 1fff000620,2\n"
+                    " L 10,16\n";
+    st_import_opts o = {0, "cpu0.", NULL, NULL};
+    CHECK(imp("lackey", t, strlen(t), &o, &m, &st, &d) == ST_OK);
+    CHECK(m.ns == 2 && strcmp(m.name[0], "cpu0.write") == 0 && strcmp(m.name[1], "cpu0.read") == 0);
+    CHECK(m.type[0] == ST_TYPE_D64 && m.owner[0] == UINT32_MAX && m.header_len[0] == 0);
+    int r = m_find(&m, "cpu0.read"), w = m_find(&m, "cpu0.write");
+    CHECK(m.n[r] == 3 && m.n[w] == 2);
+    CHECK(is_entry(&m, w, 0, 1, 1, 0x401ab70, 0x1fff000628, 0));
+    CHECK(is_entry(&m, r, 0, 1, 0, 0x401ab70, 0xabcd, 4 * K32));
+    CHECK(is_entry(&m, r, 1, 2, 0, 0x401ab73, 0x1fff000620, 2 * K32)); /* M: read ... */
+    CHECK(is_entry(&m, w, 1, 2, 0, 0x401ab73, 0x1fff000620, 2 * K32)); /* ... and write */
+    CHECK(is_entry(&m, r, 2, 2, 0, 0x401ab73, 0x10, 16 * K32));        /* vector: no vblock */
+    CHECK(st.lines == 7 && st.entries == 5 && st.bytes == strlen(t) && st.bad_lines == 0);
+    m_free(&m);
+
+    /* A real lackey log gives what scripts/lackey2d64.c gives (hashes of its
+     * read and write output on the same file). */
+    size_t len;
+    uint8_t *b = read_file("testdata/good/sample.lackey", &len);
+    CHECK(b != NULL);
+    if (b) {
+        CHECK(imp("lackey", b, len, NULL, &m, &st, &d) == ST_OK);
+        r = m_find(&m, "read"), w = m_find(&m, "write");
+        CHECK(r >= 0 && w >= 0 && m.n[r] == 3170 && m.n[w] == 190);
+        if (r >= 0 && w >= 0) {
+            CHECK(fnv(m.data[r], m.n[r] * 32) == 0x3f712e05d1b4e69bull);
+            CHECK(fnv(m.data[w], m.n[w] * 32) == 0x143cbf639b5ef768ull);
+        }
+        CHECK(st.lines == 20000);
+        m_free(&m);
+        free(b);
+    }
+}
+
+static void test_din(void)
+{
+    msink m;
+    st_diag d;
+    size_t len;
+    uint8_t *b = read_file("testdata/good/sample.din", &len);
+    st_import_stats st;
+    CHECK(b && imp("din", b, len, NULL, &m, &st, &d) == ST_OK);
+    int r = m_find(&m, "read"), w = m_find(&m, "write");
+    CHECK(m.ns == 2 && r == 0 && w == 1 && m.n[r] == 3 && m.n[w] == 2);
+    CHECK(is_entry(&m, r, 0, 1, 0, 0x400100, 0x7ffd1000, 0)); /* size unknown: 0, 0 */
+    CHECK(is_entry(&m, r, 1, 3, 0, 0x400108, 0x601040, 0));
+    CHECK(is_entry(&m, r, 2, 4, 0, 0x40010c, 0x7ffd1000, 0));
+    CHECK(is_entry(&m, w, 0, 2, 0, 0x400104, 0x7ffd1008, 0));
+    CHECK(is_entry(&m, w, 1, 4, 0, 0x40010c, 0x7ffd1000, 0));
+    m_free(&m);
+    free(b);
+    CHECK(imp_s("din", "2 400\n0 10\n7 20\n", &m, &d) == ST_E_SYNTAX && d.line == 3 && d.offset == 11);
+    CHECK(strstr(d.detail, "unknown label") && strstr(d.detail, "`7 20`"));
+    CHECK(m.n[0] == 1);
+    m_free(&m);
+
+    b = read_file("testdata/good/sample.xdin", &len);
+    CHECK(b && imp("xdin", b, len, NULL, &m, &st, &d) == ST_OK);
+    r = m_find(&m, "read"), w = m_find(&m, "write");
+    CHECK(r == 0 && w == 1 && m.n[r] == 3 && m.n[w] == 2);
+    CHECK(is_entry(&m, r, 0, 1, 1, 0x400100, 0x7ffd1000, 0));
+    CHECK(is_entry(&m, r, 1, 3, 0, 0x400108, 0x601040, 1 * K32));
+    CHECK(is_entry(&m, r, 2, 4, 0, 0x40010c, 0x7ffd1000, 16 * K32)); /* size 10 is hex */
+    CHECK(is_entry(&m, w, 0, 2, 0, 0x400104, 0x7ffd1008, 4 * K32));
+    CHECK(is_entry(&m, w, 1, 4, 0, 0x40010c, 0x7ffd1000, 2 * K32));
+    m_free(&m);
+    free(b);
+}
+
+static void test_pinatrace(void)
+{
+    msink m;
+    st_diag d;
+    size_t len;
+    st_import_stats st;
+    uint8_t *b = read_file("testdata/good/sample.pinatrace", &len);
+    CHECK(b && imp("pinatrace", b, len, NULL, &m, &st, &d) == ST_OK);
+    int r = m_find(&m, "read"), w = m_find(&m, "write");
+    CHECK(w == 0 && r == 1 && m.n[r] == 3 && m.n[w] == 2); /* the line after #eof is not read */
+    CHECK(is_entry(&m, w, 0, 1, 0, 0x7f3c2a401b73, 0x7ffd4a1c3e08, 0));
+    CHECK(is_entry(&m, r, 0, 2, 1, 0x7f3c2a401b7a, 0x7f3c2a62de68, 0));
+    CHECK(is_entry(&m, r, 1, 3, 0, 0x7f3c2a401b81, 0x7f3c2a62de70, 4 * K32));
+    CHECK(is_entry(&m, w, 1, 4, 0, 0x7f3c2a401b88, 0x7ffd4a1c3e00, 2 * K32));
+    CHECK(is_entry(&m, r, 2, 5, 0, 0x7f3c2a401b8f, 0, 0));
+    CHECK(st.entries == 5);
+    m_free(&m);
+    free(b);
+}
+
+/* ---- the error policy ------------------------------------------------------------ */
+
+static void test_errors(void)
+{
+    msink m;
+    st_diag d;
+    st_import_stats st;
+
+    /* middle: stop there, everything before it appended */
+    const char *mid = "I  10,3\n L 20,4\n X bad line\n L 30,4\n";
+    CHECK(imp("lackey", mid, strlen(mid), NULL, &m, &st, &d) == ST_E_SYNTAX);
+    CHECK(d.line == 3 && d.offset == 16 && strstr(d.detail, "` X bad line`"));
+    CHECK(m.ns == 1 && m.n[0] == 1 && st.entries == 1);
+    m_free(&m);
+
+    /* end, without a final newline */
+    CHECK(imp_s("lackey", "I  10,3\n L 20,4\n L 30,", &m, &d) == ST_E_SYNTAX && d.line == 3);
+    CHECK(strstr(d.detail, "decimal size") != NULL && m.n[0] == 1);
+    m_free(&m);
+
+    /* start, followed by valid lines: a syntax error, nothing appended */
+    CHECK(imp_s("lackey", "garbage\nI  10,3\n L 20,4\n", &m, &d) == ST_E_SYNTAX && d.line == 1 && d.offset == 0);
+    CHECK(m.ns == 0);
+    m_free(&m);
+
+    /* nothing valid in the first lines: not the format */
+    CHECK(imp_s("lackey", "a\nb\nc\nd\ne\nf\ng\nh\ni\n", &m, &d) == ST_E_NOT_FORMAT && m.ns == 0);
+    m_free(&m);
+    CHECK(imp_s("din", "hello world\n", &m, &d) == ST_E_NOT_FORMAT);
+    m_free(&m);
+    CHECK(imp_s("text", "I  0401ab70,3\n S 1fff000628,8\n", &m, &d) == ST_E_NOT_FORMAT);
+    m_free(&m);
+    static const uint8_t bin[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, '\n', 1, 2, 3};
+    const char *fmts[] = {"lackey", "din", "xdin", "pinatrace", "text"};
+    for (int i = 0; i < 5; i++) {
+        CHECK(imp(fmts[i], bin, sizeof bin, NULL, &m, &st, &d) == ST_E_NOT_FORMAT);
+        m_free(&m);
+    }
+    /* a long run without newline (binary) */
+    uint8_t *big = malloc(200000);
+    memset(big, 0xAB, 200000);
+    CHECK(imp("pinatrace", big, 200000, NULL, &m, &st, &d) == ST_E_NOT_FORMAT);
+    m_free(&m);
+    free(big);
+
+    /* skip_bad: count, warn, go on */
+    const char *sk = "I  10,3\n L 20,4\nbad1\n L 30,4\n Q 1,1\n L 1,0\n";
+    st_import_opts o = {1, NULL, count_warn, NULL};
+    warn_calls = 0;
+    CHECK(imp("lackey", sk, strlen(sk), &o, &m, &st, &d) == ST_OK);
+    CHECK(st.bad_lines == 3 && warn_calls == 3 && m.n[0] == 2 && st.lines == 6);
+    m_free(&m);
+
+    /* CRLF gives the same entries as LF */
+    const char *lf = "I  10,3\n L 20,4\n S 28,8\n";
+    const char *crlf = "I  10,3\r\n L 20,4\r\n S 28,8\r\n";
+    msink m2;
+    CHECK(imp_s("lackey", lf, &m, &d) == ST_OK && imp_s("lackey", crlf, &m2, &d) == ST_OK);
+    CHECK(m.n[0] == 1 && m2.n[0] == 1 && memcmp(m.data[0], m2.data[0], 32) == 0);
+    CHECK(m.n[1] == 1 && m2.n[1] == 1 && memcmp(m.data[1], m2.data[1], 32) == 0);
+    m_free(&m);
+    m_free(&m2);
+
+    /* too large */
+    CHECK(imp_s("lackey", "I  10,3\n L 12345678901234567,4\n", &m, &d) == ST_E_TOO_LARGE && d.line == 2);
+    m_free(&m);
+    CHECK(imp_s("text", "0 1 0x1 0x2 8 0x3\n1 281474976710656 0x1 0x2 8 0x3\n", &m, &d) == ST_E_TOO_LARGE);
+    CHECK(strstr(d.detail, "48 bits") && m.n[0] == 1);
+    m_free(&m);
+    CHECK(imp_s("text", "# simtrace text 1 type=d32\n0 1 0x100000000 0x2 4 0x3\n", &m, &d) == ST_E_TOO_LARGE);
+    m_free(&m);
+
+    CHECK(imp_s("nosuch", "x", &m, &d) == ST_E_USAGE);
+    m_free(&m);
+    CHECK(imp_s("lackey", "", &m, &d) == ST_OK && m.ns == 0);
+    m_free(&m);
+}
+
+/* ---- text ---------------------------------------------------------------------------- */
+
+static void test_text_grammar(void)
+{
+    /* Pins the exact spelling of each case of IMPORT.md section 6. */
+    uint8_t e[4][32];
+    st_entry a = {5, 1, 0x400000, 0x1000, 0xdeadbeefcafef00dull};           /* full */
+    st_entry b = {6, 0 | (0x12 << 1), 0x400004, 0x1008, 2 * K32 | 0xbeef}; /* 2 bytes, tag */
+    st_entry c = {7, 0, 0x400008, 0x1010, 8 * K32 | 0x1234};                /* fullSize 0, size 8 */
+    st_entry dd = {8, 0, 0, 0, 12 * K32 | 0x55};                            /* wide, no blocks */
+    st_entry_store(ST_TYPE_D64, e[0], &a);
+    st_entry_store(ST_TYPE_D64, e[1], &b);
+    st_entry_store(ST_TYPE_D64, e[2], &c);
+    st_entry_store(ST_TYPE_D64, e[3], &dd);
+    obuf o = {0};
+    st_export_stream s = {"cpu0.read", ST_TYPE_D64, 32, NULL, 0};
+    st_exporter *x;
+    CHECK(st_exporter_new(&x, "text", &s, o_write, &o, NULL, NULL) == ST_OK);
+    CHECK(st_exporter_write(x, 10, e[0], 4) == ST_OK && st_exporter_finish(x) == ST_OK);
+    st_exporter_free(x);
+    const char *want = "# simtrace text 1 stream=cpu0.read type=d64\n"
+                       "10 5 0x400000 0x1000 8 0xdeadbeefcafef00d\n"
+                       "11 6 0x400004 0x1008 2 0xbeef tag=0x12\n"
+                       "12 7 0x400008 0x1010 8 0x1234 nf nv\n"
+                       "13 8 0x0 0x0 12 0x55 nv\n";
+    CHECK(o.p && strcmp((char *)o.p, want) == 0);
+    if (o.p && strcmp((char *)o.p, want) != 0)
+        fprintf(stderr, "got:\n%s", o.p);
+    free(o.p);
+}
+
+/* raw -> text -> raw for every memory layout, random bits everywhere, and
+ * text -> text byte-identical. */
+static void test_text_raw_roundtrip(void)
+{
+    st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
+    unsigned long long seed = 0x1234567;
+    for (int ti = 0; ti < 4; ti++) {
+        st_entry_type t = types[ti];
+        size_t es = st_entry_size(t), n = 3000;
+        msink src;
+        m_init(&src);
+        uint32_t sid;
+        st_stream_decl decl = {"s", t, UINT32_MAX, NULL, 0};
+        m_add(&src, &decl, &sid);
+        uint8_t *raw = malloc(n * es);
+        for (size_t i = 0; i < n * es; i++)
+            raw[i] = (uint8_t)check_rand(&seed);
+        for (size_t i = 0; i < n; i++) {
+            uint8_t *p = raw + i * es;
+            unsigned r = (unsigned)check_rand(&seed) % 6;
+            if (r == 0)
+                p[6] &= 0xFE, p[6] |= 1; /* fullSize 1 */
+            if (r == 1 && st_entry_has_data(t)) { /* fullSize 0, narrow */
+                p[6] &= 0xFE;
+                if (t == ST_TYPE_D64)
+                    st_store64(p + 24, (uint64_t)(1 + r % 4) << 32 | st_load32(p + 24));
+                else
+                    st_store32(p + 16, (uint32_t)(2u << 16 | (st_load32(p + 16) & 0xFFFF)));
+            }
+            if (r == 2 && st_entry_has_data(t)) { /* fullSize 0, size == width */
+                p[6] &= 0xFE;
+                if (t == ST_TYPE_D64)
+                    st_store64(p + 24, UINT64_C(8) << 32 | 7);
+                else
+                    st_store32(p + 16, 4u << 16 | 7);
+            }
+            if (r == 3)
+                p[7] = p[6] = 0; /* tag 0 */
+        }
+        m_append(&src, sid, raw, n);
+        obuf o;
+        CHECK(exp_stream("text", &src, 0, NULL, &o, 0) == ST_OK);
+        msink back;
+        st_diag d;
+        st_import_stats st;
+        CHECK(imp("text", o.p, o.n, NULL, &back, &st, &d) == ST_OK);
+        if (st.entries != n)
+            fprintf(stderr, "type %s: %s line %llu: %s\n", st_entry_name(t), st_error_name(ST_OK),
+                    (unsigned long long)d.line, d.detail);
+        CHECK(back.ns == 1 && back.type[0] == t && strcmp(back.name[0], "s") == 0);
+        CHECK(back.n[0] == n && memcmp(back.data[0], raw, n * es) == 0);
+        obuf o2;
+        CHECK(exp_stream("text", &back, 0, NULL, &o2, 0) == ST_OK);
+        CHECK(o2.n == o.n && memcmp(o.p, o2.p, o.n) == 0);
+        /* raw exporter: bytes as they are */
+        obuf o3;
+        CHECK(exp_stream("raw", &back, 0, NULL, &o3, 0) == ST_OK);
+        CHECK(o3.n == n * es && memcmp(o3.p, raw, o3.n) == 0);
+        free(o.p);
+        free(o2.p);
+        free(o3.p);
+        free(raw);
+        m_free(&src);
+        m_free(&back);
+    }
+}
+
+/* Wide values: text -> entries + vblocks -> text, byte-identical. */
+static void test_text_vwide(void)
+{
+    char t[2048];
+    char v12[64], v40[128];
+    size_t k = 0;
+    for (int i = 12; i >= 1; i--)
+        k += (size_t)sprintf(v12 + k, "%02x", i);
+    k = 0;
+    for (int i = 40; i >= 1; i--)
+        k += (size_t)sprintf(v40 + k, "%02x", (i * 37) & 0xff);
+    snprintf(t, sizeof t,
+             "# simtrace text 1 stream=cpu0.write type=d64\n"
+             "0 1 0x10 0x100 4 0xaabbccdd\n"
+             "1 2 0x14 0x200 12 0x%s\n"
+             "2 3 0x18 0x300 8 0x1122334455667788\n"
+             "3 4 0x1c 0x400 40 0x%s\n"
+             "4 5 0x20 0x500 6 0x0000000000ff\n"
+             "5 6 0x24 0x600 16 0x0 nv\n",
+             v12, v40);
+    msink m;
+    st_diag d;
+    st_import_stats st;
+    CHECK(imp("text", t, strlen(t), NULL, &m, &st, &d) == ST_OK);
+    int p = m_find(&m, "cpu0.write"), v = m_find(&m, "cpu0.write.vdata");
+    CHECK(p == 0 && v == 1 && m.type[v] == ST_TYPE_VBLOCK && m.owner[v] == 0 && m.order_ok);
+    CHECK(m.n[p] == 6 && m.n[v] == 1 + 2 + 1);
+    CHECK(is_entry(&m, p, 1, 2, 0, 0x14, 0x200, 12 * K32 | 0x04030201));
+    CHECK(is_entry(&m, p, 4, 5, 0, 0x20, 0x500, 6 * K32 | 0xff));
+    CHECK(is_entry(&m, p, 5, 6, 0, 0x24, 0x600, 16 * K32));
+    uint8_t val[12], blk[32];
+    for (int i = 0; i < 12; i++)
+        val[i] = (uint8_t)(i + 1);
+    st_vblock_split(1, val, 12, blk);
+    CHECK(memcmp(m.data[v], blk, 32) == 0);
+    CHECK(st_load64(m.data[v] + 32) == (3 | UINT64_C(24) << 48 | ST_VBLOCK_MORE));
+    CHECK(st_load64(m.data[v] + 64) == (3 | UINT64_C(16) << 48));
+    obuf o;
+    CHECK(exp_stream("text", &m, p, NULL, &o, 1) == ST_OK);
+    CHECK(o.n == strlen(t) && memcmp(o.p, t, o.n) == 0);
+    if (o.p && (o.n != strlen(t) || memcmp(o.p, t, o.n)))
+        fprintf(stderr, "got:\n%s", o.p);
+    free(o.p);
+    m_free(&m);
+    /* 7 bytes in a 6-byte value */
+    CHECK(imp_s("text", "0 1 0x1 0x2 1 0x3\n1 1 0x10 0x100 6 0x11223344556677\n", &m, &d) == ST_E_SYNTAX);
+    CHECK(d.line == 2 && strstr(d.detail, "wider than its size") && m.n[0] == 1);
+    m_free(&m);
+}
+
+/* ---- vpc ----------------------------------------------------------------------------- */
+
+static void test_vpc(void)
+{
+    const char *fmts[] = {"vpc", "vpc3"};
+    const char *files[] = {"testdata/good/sample.vpc", "testdata/good/sample.vpc3"};
+    for (int f = 0; f < 2; f++) {
+        size_t len;
+        uint8_t *b = read_file(files[f], &len);
+        CHECK(b && len == 4 + 50 * 12);
+        if (!b)
+            continue;
+        msink m;
+        st_diag d;
+        st_import_stats st;
+        CHECK(imp(fmts[f], b, len, NULL, &m, &st, &d) == ST_OK);
+        CHECK(m.ns == 1 && strcmp(m.name[0], "trace") == 0 && m.type[0] == ST_TYPE_VPC);
+        CHECK(m.header_len[0] == 4 && memcmp(m.header[0], b, 4) == 0);
+        CHECK(m.n[0] == 50 && st.entries == 50 && st.bytes == len);
+        CHECK(st_load32(m.data[0]) == 1 && st_load64(m.data[0] + 4) == 0x7FFF00001000ull);
+        CHECK(st_load32(m.data[0] + 12) == 4 && st_load64(m.data[0] + 16) == 0x7FFF00001008ull);
+        obuf o;
+        CHECK(exp_stream(fmts[f], &m, 0, NULL, &o, 0) == ST_OK);
+        CHECK(o.n == len && memcmp(o.p, b, len) == 0);
+        free(o.p);
+        /* vpc -> text -> vpc */
+        CHECK(exp_stream("text", &m, 0, NULL, &o, 0) == ST_OK);
+        msink t;
+        CHECK(imp("text", o.p, o.n, NULL, &t, &st, &d) == ST_OK);
+        CHECK(t.ns == 1 && t.type[0] == ST_TYPE_VPC && t.header_len[0] == 4);
+        obuf o2;
+        CHECK(exp_stream(fmts[f], &t, 0, NULL, &o2, 0) == ST_OK);
+        CHECK(o2.n == len && memcmp(o2.p, b, len) == 0);
+        free(o.p);
+        free(o2.p);
+        m_free(&t);
+        m_free(&m);
+
+        /* ends mid-record: whole records appended, then PARTIAL_ENTRY */
+        uint8_t *b2 = malloc(len + 5);
+        memcpy(b2, b, len);
+        memset(b2 + len, 9, 5);
+        CHECK(imp(fmts[f], b2, len + 5, NULL, &m, &st, &d) == ST_E_PARTIAL_ENTRY);
+        CHECK(m.n[0] == 50 && d.offset == len);
+        m_free(&m);
+        /* the other flavour's file, and text, are not this format */
+        CHECK(imp(fmts[1 - f], b, len, NULL, &m, &st, &d) == ST_E_NOT_FORMAT);
+        m_free(&m);
+        free(b2);
+        free(b);
+    }
+    msink m;
+    st_diag d;
+    CHECK(imp_s("vpc", "ab", &m, &d) == ST_E_NOT_FORMAT);
+    m_free(&m);
+    CHECK(imp_s("vpc3", "", &m, &d) == ST_E_NOT_FORMAT);
+    m_free(&m);
+    /* header only: the stream still exists and keeps its header */
+    CHECK(imp_s("vpc3", "vpc3", &m, &d) == ST_OK && m.ns == 1 && m.n[0] == 0);
+    m_free(&m);
+
+    st_exporter *x;
+    obuf o = {0};
+    st_export_stream s = {"r", ST_TYPE_D64, 32, NULL, 0};
+    CHECK(st_exporter_new(&x, "vpc", &s, o_write, &o, NULL, NULL) == ST_E_UNSUPPORTED);
+    CHECK(st_exporter_new(&x, "vpc3", &s, o_write, &o, NULL, NULL) == ST_E_UNSUPPORTED);
+    CHECK(st_exporter_new(&x, "nosuch", &s, o_write, &o, NULL, NULL) == ST_E_USAGE);
+    s.type = ST_TYPE_VPC;
+    s.entry_size = 12;
+    CHECK(st_exporter_new(&x, "lackey", &s, o_write, &o, NULL, NULL) == ST_E_UNSUPPORTED);
+    /* no kept header: vpc gets the widest range, finish alone writes it */
+    CHECK(st_exporter_new(&x, "vpc", &s, o_write, &o, NULL, NULL) == ST_OK);
+    CHECK(st_exporter_finish(x) == ST_OK && o.n == 4 && st_load32(o.p) == UINT32_MAX);
+    st_exporter_free(x);
+    free(o.p);
+    for (int i = 0; st_export_formats[i]; i++)
+        CHECK(st_export_formats[i][0] != 0);
+    CHECK(st_import_formats[7] && strcmp(st_import_formats[7], "vpc3") == 0 && !st_import_formats[8]);
+}
+
+/* ---- lackey and din exporters ----------------------------------------------------------- */
+
+static void test_access_exporters(void)
+{
+    size_t len;
+    uint8_t *b = read_file("testdata/good/sample.lackey", &len);
+    if (!b)
+        return;
+    msink m;
+    st_diag d;
+    st_import_stats st;
+    CHECK(imp("lackey", b, len, NULL, &m, &st, &d) == ST_OK);
+    free(b);
+    /* per stream: lackey -> d64 -> lackey -> d64 keeps every field (sizes are
+     * known, cycle steps are small in this sample) */
+    for (int s = 0; s < m.ns; s++) {
+        obuf o;
+        CHECK(exp_stream("lackey", &m, s, NULL, &o, 0) == ST_OK);
+        msink back;
+        CHECK(imp("lackey", o.p, o.n, NULL, &back, &st, &d) == ST_OK);
+        int k = m_find(&back, m.name[s]);
+        CHECK(back.ns == 1 && k == 0 && back.n[0] == m.n[s]);
+        CHECK(k == 0 && memcmp(back.data[0], m.data[s], m.n[s] * 32) == 0);
+        free(o.p);
+        m_free(&back);
+
+        /* din keeps cycle, ip and address; sizes are not in din */
+        CHECK(exp_stream("din", &m, s, NULL, &o, 0) == ST_OK);
+        CHECK(imp("din", o.p, o.n, NULL, &back, &st, &d) == ST_OK);
+        k = m_find(&back, m.name[s]);
+        CHECK(k == 0 && back.n[0] == m.n[s]);
+        int same = k == 0;
+        for (size_t i = 0; same && i < m.n[s]; i++) {
+            st_entry a, c;
+            entry(&m, s, i, &a);
+            entry(&back, 0, i, &c);
+            same = a.cycle == c.cycle && a.ip == c.ip && a.addr == c.addr && c.data == 0 && c.meta16 == 0;
+        }
+        CHECK(same);
+        free(o.p);
+        m_free(&back);
+    }
+    /* exact spelling */
+    uint8_t e[2][32];
+    st_entry a = {3, 1, 0x401000, 0x7ff0, 0}, c = {5, 0, 0x401010, 0x7ff8, 4 * K32};
+    st_entry_store(ST_TYPE_D64, e[0], &a);
+    st_entry_store(ST_TYPE_D64, e[1], &c);
+    obuf o = {0};
+    st_export_stream s = {"cpu0.write", ST_TYPE_D64, 32, NULL, 0};
+    st_exporter *x;
+    CHECK(st_exporter_new(&x, "lackey", &s, o_write, &o, NULL, NULL) == ST_OK);
+    CHECK(st_exporter_write(x, 0, e[0], 2) == ST_OK && st_exporter_finish(x) == ST_OK);
+    st_exporter_free(x);
+    CHECK(o.p && strcmp((char *)o.p, "I  00401000,0\nI  00401000,0\nI  00401000,0\n S 00007ff0,8\n"
+                                     "I  00401010,0\nI  00401010,0\n S 00007ff8,4\n") == 0);
+    free(o.p);
+    memset(&o, 0, sizeof o);
+    s.name = "read";
+    CHECK(st_exporter_new(&x, "din", &s, o_write, &o, NULL, NULL) == ST_OK);
+    CHECK(st_exporter_write(x, 0, e[0], 2) == ST_OK && st_exporter_finish(x) == ST_OK);
+    st_exporter_free(x);
+    CHECK(o.p && strcmp((char *)o.p, "2 401000\n2 401000\n2 401000\n0 7ff0\n2 401010\n2 401010\n0 7ff8\n") == 0);
+    free(o.p);
+    m_free(&m);
+}
+
+/* ---- bench ------------------------------------------------------------------------------- */
+
+static st_error null_add(void *arg, const st_stream_decl *d, uint32_t *sid)
+{
+    (void)arg, (void)d;
+    static uint32_t next;
+    *sid = next++;
+    return ST_OK;
+}
+
+static st_error null_append(void *arg, uint32_t sid, const void *e, size_t n)
+{
+    (void)sid, (void)e;
+    *(uint64_t *)arg += n;
+    return ST_OK;
+}
+
+static int bench(const char *fmt, const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        perror(path);
+        return 2;
+    }
+    uint64_t n = 0;
+    st_import_stats st;
+    st_diag d;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    st_error e = st_import(fmt, fd, NULL, &(st_import_sink){&n, null_add, null_append}, &st, &d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    close(fd);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    printf("%s: %s, %llu bytes, %llu lines, %llu entries in %.3f s: %.1f MB/s\n", fmt, st_error_name(e),
+           (unsigned long long)st.bytes, (unsigned long long)st.lines, (unsigned long long)st.entries, s,
+           (double)st.bytes / s / 1e6);
+    return e == ST_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "--bench") == 0)
+        return bench(argv[2], argv[3]);
+    test_lackey();
+    test_din();
+    test_pinatrace();
+    test_errors();
+    test_text_grammar();
+    test_text_raw_roundtrip();
+    test_text_vwide();
+    test_vpc();
+    test_access_exporters();
+    return check_done("test_trace_io");
+}
