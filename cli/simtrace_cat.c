@@ -190,9 +190,10 @@ static st_error load_vframe(values_t *v, uint64_t j)
 static st_error value_of(void *arg, uint64_t index, const uint8_t **value, size_t *len)
 {
     values_t *v = arg;
+    *value = NULL;
+    *len = 0;
     if (v->vs < 0)
-        return st_diag_set(v->d, ST_E_BAD_STREAM, "entry %" PRIu64 " has a wide value but the stream has no "
-                           "companion vblock stream", index);
+        return ST_OK; /* no companion: the data field is all there is */
     uint64_t j = st_index_lower_key(v->ix, (unsigned)v->vs, index);
     size_t got = 0;
     int started = 0;
@@ -386,16 +387,21 @@ typedef struct {
 } seq_t;
 
 /* On a pipe the companion vblock stream may come later than the entries
- * that need it, so wide values need random access. */
+ * that need it, so wide values need random access; an entry of a stream
+ * that no vblock stream owns has no value beyond its data field. */
 static st_error value_none(void *arg, uint64_t index, const uint8_t **value, size_t *len)
 {
-    (void)value;
-    (void)len;
-    fprintf(stderr, "%s: entry %" PRIu64 " of stream '%s' has a wide value, which only a regular file (read "
-                    "through its directory) can supply\n", cli_prog, index, (const char *)arg);
-    return ST_E_UNSUPPORTED;
+    seq_t *q = arg;
+    *value = NULL;
+    *len = 0;
+    for (unsigned i = 0; i < st_reader_stream_count(q->r); i++)
+        if (st_reader_stream(q->r, i)->type == ST_TYPE_VBLOCK && st_reader_stream(q->r, i)->owner == q->id) {
+            fprintf(stderr, "%s: %s: entry %" PRIu64 " has a wide value, which only a regular file (read through "
+                            "its directory) can supply\n", cli_prog, q->file, index);
+            return ST_E_UNSUPPORTED;
+        }
+    return ST_OK;
 }
-
 /* The default stream: the only one, else the first memory stream, among
  * those declared so far (on a pipe later declarations cannot be known). */
 static const st_stream_info *default_stream(const st_reader *r)
@@ -451,7 +457,7 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
     if (q->format && !q->o->x) {
         /* the exporter needs the stream's description, known from now on */
         st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
-        e = st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, (void *)s->name);
+        e = st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, q);
         if (e != ST_OK) {
             cli_msg("%s: stream '%s' of type %s cannot be written as %s", q->file, s->name, s->type_name, q->format);
             return ST_E_USAGE;
