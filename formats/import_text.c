@@ -225,7 +225,7 @@ static st_line_result memory_line(text_state *st, st_imp_out *out, const char *s
         s = st_skip_blank(vdig + vnd);
     }
     while (*s) {
-        if (s[0] == 't' && memcmp(s, "tag=0x", 6) == 0) {
+        if (strncmp(s, "tag=0x", 6) == 0) {
             s += 4;
             if ((n = hex_token(&s, &tag)) == 0)
                 BAD("expected tag=0xHEX");
@@ -237,7 +237,7 @@ static st_line_result memory_line(text_state *st, st_imp_out *out, const char *s
         } else if (has_data && s[0] == 'n' && s[1] == 'v' && token_end(s[2])) {
             nv = 1;
             s = st_skip_blank(s + 2);
-        } else if (!has_data && memcmp(s, "full", 4) == 0 && token_end(s[4])) {
+        } else if (!has_data && strncmp(s, "full", 4) == 0 && token_end(s[4])) {
             full = 1;
             s = st_skip_blank(s + 4);
         } else {

@@ -91,7 +91,11 @@ typedef st_error (*st_write_fn)(void *arg, const void *buf, size_t n);
 
 /* Gives the variable-sized value of entry `index` (st_entry_is_vwide): its
  * bytes, least significant first, and length.  Returns ST_OK, or an error
- * (missing or damaged blocks) that the exporter passes on. */
+ * (missing or damaged blocks) that the exporter passes on.  ST_OK with
+ * *len == 0 means the entry has no stored value (e.g. a lackey access wider
+ * than 8 bytes, imported without a value): the text exporter then writes
+ * the entry's own fields with the "nv" flag (formats/IMPORT.md 6.3).  A
+ * nonzero *len must equal the size in the entry (else ST_E_CORRUPT). */
 typedef st_error (*st_value_fn)(void *arg, uint64_t index, const uint8_t **value, size_t *len);
 
 typedef struct st_exporter st_exporter;
