@@ -5,7 +5,7 @@
 set -euo pipefail
 out=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$out"/{container,index,codec,roundtrip}
+mkdir -p "$out"/{container,index,codec,roundtrip,import}
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 src=$(ls "$root"/testdata/good/*.d64.xz 2>/dev/null | head -n 1 || true)
@@ -32,3 +32,16 @@ for sel in 0 1 2 5 18 35 66; do
     { printf "\\x$(printf %02x $sel)"; head -c 6400 "$raw"; } > "$out/roundtrip/r$sel"
     { printf "\\x$(printf %02x $sel)\\x10\\x00"; head -c 300 "$raw"; } > "$out/codec/c$sel"
 done
+# importers: byte 0 selects the format (index in fuzz_import.c's table)
+k=0
+for f in lackey din xdin pinatrace text vpc vpc3 bochs; do
+    for s in "$root"/testdata/good/sample.$f "$root"/testdata/good/sample.$f.*; do
+        [ -f "$s" ] || continue
+        case $s in *.xz) dec="xz -dc";; *) dec=cat;; esac
+        { printf "\\x$(printf %02x $k)"; { $dec "$s" || true; } | head -c 4000; } > "$out/import/$f-$(basename "$s")"
+    done
+    k=$((k + 1))
+done
+# a text seed from the text exporter (format 4)
+{ printf '\x04'; head -c 3200 "$raw" | "$SVPC_BIN/simtrace-pack" -T1 2>/dev/null | "$SVPC_BIN/simtrace-cat" -F text 2>/dev/null; } \
+    > "$out/import/text-export" || true
