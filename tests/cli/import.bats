@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# Importers and exporters through simtrace-pack --from and simtrace-cat -F:
+# the samples in testdata/good, byte-exact round trips, malformed input.
+
+load helpers
+
+PACK="$SVPC_BIN/simtrace-pack"
+CAT="$SVPC_BIN/simtrace-cat"
+G="$ROOT/testdata/good"
+
+setup() {
+    common_setup
+    [[ -x $PACK && -x $CAT ]] || fail "simtrace-pack/simtrace-cat not built in $SVPC_BIN"
+}
+
+# count STREAM FILE: entries of a stream, from --list
+count() { "$CAT" --list "$2" | awk -v s="$1" '$1 == s { print $3 }'; }
+
+@test "lackey sample: streams, counts and entries field by field" {
+    run "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    [ "$status" -eq 0 ]
+    # every L/M line is a read, every S/M line a write
+    reads=$(grep -cE '^ [LM] ' "$G/sample.lackey")
+    writes=$(grep -cE '^ [SM] ' "$G/sample.lackey")
+    [ "$(count read l.sim)" -eq "$reads" ]
+    [ "$(count write l.sim)" -eq "$writes" ]
+    # the first read: cycle = I lines before it, ip = the last I line
+    first=$(grep -nE '^ [LM] ' "$G/sample.lackey" | head -n 1 | cut -d: -f1)
+    icount=$(head -n "$first" "$G/sample.lackey" | grep -c '^I ')
+    ip=$(head -n "$first" "$G/sample.lackey" | grep '^I ' | tail -n 1 | sed 's/^I *\([0-9a-f]*\),.*/\1/')
+    addr=$(sed -n "${first}p" "$G/sample.lackey" | sed 's/^ [LM] *\([0-9a-f]*\),.*/\1/')
+    line=$("$CAT" -s read -F text --entries 0:1 l.sim | grep -v '^#')
+    read -r idx cyc eip eaddr size val rest <<<"$line"
+    [ "$idx" -eq 0 ]
+    [ "$cyc" -eq "$icount" ]
+    [ "$eip" = "$(printf '0x%x' $((16#$ip)))" ]
+    [ "$eaddr" = "$(printf '0x%x' $((16#$addr)))" ]
+}
+
+@test "din, xdin, pinatrace samples: reads and writes counted" {
+    run "$PACK" --from din -o d.sim "$G/sample.din"
+    [ "$status" -eq 0 ]
+    [ "$(count read d.sim)" -eq "$(grep -c '^0 ' "$G/sample.din")" ]
+    [ "$(count write d.sim)" -eq "$(grep -c '^1 ' "$G/sample.din")" ]
+    run "$PACK" --from xdin -o x.sim "$G/sample.xdin"
+    [ "$status" -eq 0 ]
+    [ "$(count read x.sim)" -eq "$(grep -c '^r ' "$G/sample.xdin")" ]
+    [ "$(count write x.sim)" -eq "$(grep -c '^w ' "$G/sample.xdin")" ]
+    run "$PACK" --from pinatrace -o p.sim "$G/sample.pinatrace"
+    [ "$status" -eq 0 ]
+    # lines after #eof are not part of the trace
+    sed '/^#eof/q' "$G/sample.pinatrace" >pin.head
+    [ "$(count read p.sim)" -eq "$(grep -c ': R ' pin.head)" ]
+    [ "$(count write p.sim)" -eq "$(grep -c ': W ' pin.head)" ]
+    # pinatrace: ip and address of the first write, as written
+    first=$(grep ': W ' "$G/sample.pinatrace" | head -n 1)
+    read -r idx cyc eip eaddr rest <<<"$("$CAT" -s write -F text --entries 0:1 p.sim | grep -v '^#')"
+    [ "$eip:" = "$(awk '{ print $1 }' <<<"$first")" ]
+    [ "$eaddr" = "$(awk '{ print $3 }' <<<"$first")" ]
+}
+
+@test "vpc and vpc3: byte-exact round trips through pipes" {
+    for f in vpc vpc3; do
+        "$PACK" --from "$f" <"$G/sample.$f" | "$CAT" -F "$f" >"back.$f"
+        cmp "$G/sample.$f" "back.$f"
+    done
+}
+
+@test "text: raw -> text -> raw and text -> text are byte-exact, for every memory type" {
+    for t in d64 d32 m64 m32; do
+        real_of "$t" 5000 "in.$t"
+        "$PACK" --type "$t" <"in.$t" | "$CAT" -F text >"t1.$t"
+        "$PACK" --from text <"t1.$t" >"t.sim"
+        "$CAT" t.sim | cmp - "in.$t"
+        "$CAT" -F text t.sim | cmp - "t1.$t"
+    done
+}
+
+@test "wide values: a 16-byte and a 6-byte access survive text -> container -> text" {
+    printf '# simtrace text 1 stream=v type=d64\n' >w.txt
+    printf '0 10 0x400000 0x1000 16 0x00112233445566778899aabbccddeeff\n' >>w.txt
+    printf '1 11 0x400004 0x2000 6 0xa1a2a3a4a5a6\n' >>w.txt
+    printf '2 12 0x400008 0x3000 8 0x1122334455667788\n' >>w.txt
+    run "$PACK" --from text -o w.sim w.txt
+    [ "$status" -eq 0 ]
+    "$CAT" --list w.sim | grep -q '^v.vdata '
+    "$CAT" -s v -F text w.sim >w2.txt
+    diff w.txt w2.txt
+    # the entry itself keeps size and low bytes
+    "$CAT" -s v --entries 0:1 w.sim | od -An -t x8 | tr -s ' ' | grep -q ' 00000010ccddeeff$'
+}
+
+@test "malformed line: exit 1 naming the line, container valid up to it" {
+    { head -n 100 "$G/sample.lackey"; echo ' L zzzz,4'; tail -n +101 "$G/sample.lackey"; } >bad.lackey
+    run "$PACK" --from lackey -o bad.sim bad.lackey
+    [ "$status" -eq 1 ]
+    [[ $output == *"simtrace-pack: bad.lackey: line 101"* ]]
+    run "$CAT" --verify bad.sim
+    [ "$status" -eq 0 ]
+    good=$(head -n 100 "$G/sample.lackey" | grep -cE '^ [LM] ')
+    [ "$(count read bad.sim)" -eq "$good" ]
+}
+
+@test "--skip-bad: malformed lines reported and skipped, exit 0" {
+    { head -n 100 "$G/sample.lackey"; echo ' L zzzz,4'; echo 'garbage'; tail -n +101 "$G/sample.lackey"; } >bad.lackey
+    run "$PACK" --from lackey --skip-bad -o skip.sim bad.lackey
+    [ "$status" -eq 0 ]
+    [[ $output == *"line 101"* ]]
+    [[ $output == *"2 malformed lines skipped"* ]]
+    "$PACK" --from lackey -o ok.sim "$G/sample.lackey"
+    "$CAT" -s read skip.sim | cmp - <("$CAT" -s read ok.sim)
+}
+
+@test "malformed line at the start and at the end" {
+    { echo ' L zzzz,4'; cat "$G/sample.lackey"; } >b1.lackey
+    run "$PACK" --from lackey -o b1.sim b1.lackey
+    [ "$status" -eq 1 ]
+    [[ $output == *"line 1"* ]]
+    { cat "$G/sample.lackey"; printf ' S 1234,'; } >b2.lackey
+    run "$PACK" --from lackey -o b2.sim b2.lackey
+    [ "$status" -eq 1 ]
+    n=$(($(wc -l <"$G/sample.lackey") + 1))
+    [[ $output == *"line $n"* ]]
+    "$CAT" --verify b2.sim
+}
+
+@test "CRLF line endings import like LF" {
+    sed 's/$/\r/' "$G/sample.lackey" >crlf.lackey
+    "$PACK" --from lackey -o a.sim "$G/sample.lackey"
+    "$PACK" --from lackey -o b.sim crlf.lackey
+    "$CAT" -s read a.sim | cmp - <("$CAT" -s read b.sim)
+    "$CAT" -s write a.sim | cmp - <("$CAT" -s write b.sim)
+}
+
+@test "binary input given as text fails early and clearly" {
+    head -c 100000 /dev/urandom >rand.bin
+    for f in lackey din xdin pinatrace text; do
+        run "$PACK" --from "$f" -o r.sim rand.bin
+        [ "$status" -eq 1 ]
+        [[ $output == simtrace-pack:* ]]
+    done
+}
+
+@test "an exporter that cannot hold the type is refused" {
+    real_of d64 100 in.d64
+    "$PACK" -o d.sim in.d64
+    run "$CAT" -F vpc d.sim
+    [ "$status" -ne 0 ]
+    [[ $output == *"cannot be written as vpc"* ]]
+}
