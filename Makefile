@@ -32,7 +32,7 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c formats/entry.c vpc
           frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
-UNIT    = test_vpc test_rc test_codec test_container test_trace_io
+UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a

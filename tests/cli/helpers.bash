@@ -3,8 +3,8 @@
 # Loaded by every tests/cli/*.bats file with `load helpers`.
 #
 # Environment:
-#   SVPC_BIN         directory holding svpc-compress and svpc-decompress
-#                    (default: <repo>/build)
+#   SVPC_BIN         directory holding svpc-compress, svpc-decompress,
+#                    simtrace-pack and simtrace-cat (default: <repo>/build)
 #   SVPC_SANITIZED   1 when the binaries are built with ASan/UBSan: the tests
 #                    then use fewer/lighter cases where noted, so the suite
 #                    stays within about two minutes.
@@ -20,6 +20,8 @@ ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 SVPC_BIN="${SVPC_BIN:-$ROOT/build}"
 COMPRESS="$SVPC_BIN/svpc-compress"
 DECOMPRESS="$SVPC_BIN/svpc-decompress"
+SIMTRACE_PACK="$SVPC_BIN/simtrace-pack"
+SIMTRACE_CAT="$SVPC_BIN/simtrace-cat"
 CORPUS_DIR="$(cd "$ROOT/.." && pwd)/shared/corpus"
 SANITIZED="${SVPC_SANITIZED:-0}"
 
@@ -35,7 +37,7 @@ FOOTER=32
 # working directory ($T).  Files that need more define their own setup()
 # calling this.
 common_setup() {
-    if [[ ! -x $COMPRESS || ! -x $DECOMPRESS ]]; then
+    if [[ ! -x $COMPRESS || ! -x $DECOMPRESS || ! -x $SIMTRACE_PACK || ! -x $SIMTRACE_CAT ]]; then
         echo "svpc binaries not found in SVPC_BIN=$SVPC_BIN (run 'make all')" >&2
         return 1
     fi
@@ -343,4 +345,94 @@ spread() {
         out+="$(((i * total / n + (i * 5) % j) % total)),"
     done
     echo "${out%,}"
+}
+
+# frame_table FILE: one line per frame, walking the headers (SIMTRACE.md 3):
+# "ORDINAL OFFSET TOTALSIZE KIND STREAM FIRST_ENTRY COUNT FIRST_TIME LAST_TIME".
+# The directory frame ends the walk; a cut-off frame is listed with the size
+# its header claims, so callers can tell what a cut leaves whole.
+frame_table() {
+    perl -e '
+        use strict; use warnings;
+        open(my $fh, "<:raw", $ARGV[0]) or die "$ARGV[0]: $!\n";
+        local $/; my $b = <$fh>; my $n = length $b; my ($o, $k) = (64, 0);
+        while ($o + 96 <= $n) {
+            last unless substr($b, $o, 4) eq "STFR";
+            my ($kind, $stream) = (ord(substr($b, $o + 4, 1)), unpack("L<", substr($b, $o + 8, 4)));
+            my ($fe, $cnt) = unpack("Q<2", substr($b, $o + 24, 16));
+            my ($ft, $lt, $ps) = unpack("Q<3", substr($b, $o + 56, 24));
+            print join(" ", $k++, $o, 96 + $ps, $kind, $stream, $fe, $cnt, $ft, $lt), "\n";
+            $o += 96 + $ps;
+            last if $kind == 3;
+        }
+    ' "$1"
+}
+
+# cycle_slices ESZ FILE PREFIX LO:HI...: for each range i, the entries of
+# FILE whose cycle (low 48 bits of their first u64, little-endian) lies in
+# [LO, HI) into PREFIX.i (an empty LO is 0, an empty HI no upper end): the
+# reference for simtrace-cat --cycles, a plain filter in one pass over the
+# input.  Fails if the cycles ever decrease (--cycles needs them ordered).
+cycle_slices() {
+    perl -e '
+        use strict; use warnings;
+        my ($esz, $file, $prefix, @r) = @ARGV;
+        open(my $in, "<:raw", $file) or die "$file: $!\n";
+        my (@lo, @hi, @fh);
+        for my $i (0 .. $#r) {
+            my ($l, $h) = split /:/, $r[$i], -1;
+            push @lo, ($l eq "" ? 0 : $l); push @hi, ($h eq "" ? undef : $h);
+            open($fh[$i], ">:raw", "$prefix.$i") or die "$prefix.$i: $!\n";
+        }
+        local $/ = \$esz;
+        my ($prev, $k) = (-1, 0);
+        while (my $e = <$in>) {
+            my $c = unpack("Q<", $e) & ((1 << 48) - 1);
+            die "cycles decrease at entry $k of $file\n" if $c < $prev;
+            ($prev, $k) = ($c, $k + 1);
+            for my $i (0 .. $#r) {
+                print { $fh[$i] } $e if $c >= $lo[$i] && (!defined $hi[$i] || $c < $hi[$i]);
+            }
+        }
+        close($_) or die for @fh;
+    ' "$@"
+}
+
+# cycle_stats ESZ < entries: "COUNT FIRST LAST DECREASES EQUAL_NEIGHBOURS" of
+# the cycles of the entries.
+cycle_stats() {
+    perl -e '
+        use strict; use warnings;
+        my $esz = shift; binmode STDIN; local $/ = \$esz;
+        my ($n, $first, $prev, $dec, $eq) = (0, 0, -1, 0, 0);
+        while (my $e = <STDIN>) {
+            my $c = unpack("Q<", $e) & ((1 << 48) - 1);
+            $first = $c if $n == 0;
+            $dec++ if $n && $c < $prev;
+            $eq++ if $n && $c == $prev;
+            ($prev, $n) = ($c, $n + 1);
+        }
+        print "$n $first $prev $dec $eq\n";
+    ' "$1"
+}
+
+# cycle_of FILE ESZ I: cycle of entry I of FILE.
+cycle_of() {
+    perl -e '
+        use strict; use warnings;
+        my ($f, $esz, $i) = @ARGV; open(my $fh, "<:raw", $f) or die; seek($fh, $esz * $i, 0) or die;
+        read($fh, my $e, 8) == 8 or die "no entry $i in $f\n";
+        print unpack("Q<", $e) & ((1 << 48) - 1), "\n";
+    ' "$@"
+}
+
+# slice_entries FILE ESZ A [B]: entries [A, B) of FILE (B empty or absent:
+# to the end), cut with dd -- the reference for simtrace-cat --entries.
+slice_entries() {
+    local f=$1 esz=$2 a=$3 b=${4:-}
+    if [[ -z $b ]]; then
+        dd if="$f" bs=1M iflag=skip_bytes skip=$((a * esz)) status=none
+    else
+        dd if="$f" bs=1M iflag=skip_bytes,count_bytes skip=$((a * esz)) count=$(((b - a) * esz)) status=none
+    fi
 }

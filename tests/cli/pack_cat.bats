@@ -1,0 +1,698 @@
+#!/usr/bin/env bats
+# simtrace-pack and simtrace-cat (issue 3): multi-stream round trips, ranges
+# by entry, cycle and time against slices cut from the raw input, --concat,
+# --append, --verify, --salvage, --list, stream selection and usage errors.
+#
+# Inputs are the real traces in testdata/good (300,000 d64 entries each),
+# cut to NE entries, packed with FS entries per frame (six frames a stream)
+# or 4096 (dozens of frames) so that ranges cross many frame boundaries.
+# Every range is checked twice: from a regular file (random access through
+# the directory) and from a pipe (the sequential reader).
+
+load helpers
+
+# Under sanitizers every run costs several times more: fewer entries (the
+# frame structure stays the same: FS is NE/6).  The cc1 reads hold runs of
+# equal cycles from entry ~100,700 on: with fewer entries their cut starts
+# later so that it still holds some.
+NE=300000
+CC1_SKIP=0
+if [[ $SANITIZED == 1 ]]; then
+    NE=60000
+    CC1_SKIP=60000
+fi
+FS=$((NE / 6))
+
+# Containers and raw inputs shared by all tests of the file, made once.
+# Exports SMALL: the frame size of small.sim, 4096 or a little more, chosen
+# so that a frame boundary EQ_AT (an entry index) splits a run of equal
+# cycles (two equal entries either side); EQ_AT is empty if none was found.
+setup_file() {
+    local D="$BATS_FILE_TMPDIR" n f skip
+    for n in lackey_xz_read:xzr lackey_sort_write:sortw lackey_cc1_read:cc1r; do
+        f="$ROOT/testdata/good/${n%%:*}.d64.xz"
+        [[ -f $f ]] || { echo "missing $f (real test data)" >&2; return 1; }
+        skip=0
+        [[ $n == *cc1r ]] && skip=$CC1_SKIP
+        xz -dc -- "$f" | tail -c +$((skip * 32 + 1)) | head -c $((NE * 32)) >"$D/${n#*:}.d64"
+        [[ $(stat -c %s "$D/${n#*:}.d64") -eq $((NE * 32)) ]] || { echo "short $f" >&2; return 1; }
+    done
+    local found
+    found=$(perl -e '
+        use strict; use warnings;
+        open(my $fh, "<:raw", $ARGV[0]) or die; local $/; my $b = <$fh>;
+        my $n = length($b) / 32;
+        my @c = map { unpack("Q<", substr($b, 32 * $_, 8)) & ((1 << 48) - 1) } 0 .. $n - 1;
+        for my $fs (4096 .. 8191) {
+            for (my $k = $fs; $k + 1 < $n; $k += $fs) {
+                if ($c[$k - 2] == $c[$k + 1] && $k >= 2) { print "$fs $k\n"; exit 0; }
+            }
+        }
+        print "4096\n";
+    ' "$D/cc1r.d64")
+    read -r SMALL EQ_AT <<<"$found"
+    export SMALL EQ_AT
+    # two.sim: streams r (xz reads) and w (sort writes), FS entries a frame
+    "$SVPC_BIN/simtrace-pack" --frame-size "$FS" --stream r "$D/xzr.d64" --stream w "$D/sortw.d64" \
+        -o "$D/two.sim" || return 1
+    # small.sim: one stream "trace" of cc1 reads in frames of SMALL entries
+    "$SVPC_BIN/simtrace-pack" --frame-size "$SMALL" "$D/cc1r.d64" -o "$D/small.sim" || return 1
+    # ts.sim: frame times recorded
+    "$SVPC_BIN/simtrace-pack" --timestamps --frame-size "$FS" "$D/xzr.d64" -o "$D/ts.sim" || return 1
+}
+
+setup() {
+    common_setup
+    D="$BATS_FILE_TMPDIR"
+}
+
+# catp CONTAINER ARGS...: simtrace-cat ARGS reading CONTAINER from a pipe
+# (the sequential path); the status is simtrace-cat's.
+catp() {
+    local f=$1
+    shift
+    cat -- "$f" 2>/dev/null | "$SIMTRACE_CAT" "$@"
+}
+
+# ok_to OUT CMD...: run CMD with stdout to OUT; it must exit 0 and say nothing.
+ok_to() {
+    run to "$@"
+    expect_status 0
+    [[ -z $output ]] || fail "expected no message from ${*:2}, got: $output"
+}
+
+# cat_both CONTAINER EXPECTED ARGS...: simtrace-cat ARGS CONTAINER, from the
+# file and from a pipe, both silent with exit 0 and output equal to EXPECTED.
+cat_both() {
+    local c=$1 want=$2
+    shift 2
+    ok_to got.f "$SIMTRACE_CAT" "$@" "$c"
+    cmp -- got.f "$want" || fail "simtrace-cat $* $c (file) differs from the reference"
+    ok_to got.p catp "$c" "$@"
+    cmp -- got.p "$want" || fail "simtrace-cat $* < $c (pipe) differs from the reference"
+}
+
+# list_row NAME: the --list line of stream NAME in $output, split into the
+# array ROW (name type entries frames raw stored ratio first last).
+list_row() {
+    local l
+    l="$(printf '%s\n' "$output" | awk -v n="$1" '$1 == n')"
+    [[ -n $l ]] || fail "no --list line for stream '$1' in: $output"
+    read -r -a ROW <<<"$l"
+}
+
+# expect_row NAME TYPE ENTRIES FRAMES RAWBYTES FIRST LAST: the --list line of
+# NAME (see list_row) has these fields.
+expect_row() {
+    list_row "$1"
+    local want="$1 $2 $3 $4 $5 $6 $7"
+    local got="${ROW[0]} ${ROW[1]} ${ROW[2]} ${ROW[3]} ${ROW[4]} ${ROW[7]} ${ROW[8]}"
+    [[ $got == "$want" ]] || fail "--list of '$1': want '$want', got '$got'"
+}
+
+# ---- round trips ---------------------------------------------------------------
+
+@test "two streams from files round-trip byte-exact, from a file and a pipe" {
+    cat_both "$D/two.sim" "$D/xzr.d64" -s r
+    cat_both "$D/two.sim" "$D/sortw.d64" -s w
+}
+
+@test "three streams through pipes in and out; inputs naming the same stream are appended to it" {
+    cat "$D/xzr.d64" "$D/cc1r.d64" >a.want
+    # pipe in, pipe out in one line: stdin is stream a, then b, c, and a
+    # again; tee keeps the container for the checks below
+    run to a.got bash -c 'set -o pipefail; cat -- "$1" |
+        "$2" --frame-size '"$FS"' --stream a - --stream b "$3" --stream c "$4" --stream a "$4" |
+        tee c.sim | "$5" -s a' _ "$D/xzr.d64" "$SIMTRACE_PACK" "$D/sortw.d64" "$D/cc1r.d64" "$SIMTRACE_CAT"
+    expect_status 0
+    [[ -z $output ]] || fail "pack or cat said: $output"
+    same a.got a.want
+    cat_both c.sim "$D/sortw.d64" -s b
+    cat_both c.sim "$D/cc1r.d64" -s c
+    run "$SIMTRACE_CAT" -l c.sim
+    expect_status 0
+    expect_row a d64 $((2 * NE)) 12 $((2 * NE * 32)) "$(cycle_of "$D/xzr.d64" 32 0)" "$(cycle_of "$D/cc1r.d64" 32 $((NE - 1)))"
+    expect_row c d64 "$NE" 6 $((NE * 32)) "$(cycle_of "$D/cc1r.d64" 32 0)" "$(cycle_of "$D/cc1r.d64" 32 $((NE - 1)))"
+}
+
+@test "d32, m64 and m32 round-trip through pipes and files; --list shows their types" {
+    local t n=20000
+    slice_entries "$D/xzr.d64" 32 0 "$n" >src.d64
+    for t in d32 m64 m32; do
+        convert_d64 "$t" <src.d64 >"in.$t"
+        run to "$t.sim" bash -c 'cat -- "$1" | "$2" --frame-size 4096 --type "$3" --stream "$3"' \
+            _ "in.$t" "$SIMTRACE_PACK" "$t"
+        expect_status 0
+        cat_both "$t.sim" "in.$t"
+        run "$SIMTRACE_CAT" -l "$t.sim"
+        expect_status 0
+        set -- $(cycle_stats "${ESIZE[$t]}" <"in.$t")
+        expect_row "$t" "$t" "$n" 5 $((n * ESIZE[$t])) "$2" "$3"
+    done
+}
+
+@test "user type rec:12 and bytes round-trip next to a d64 stream; --list names them" {
+    rand_bytes 120000 rec.bin # 10000 records of 12 bytes
+    rand_bytes 100001 raw.bin # an odd size: bytes has no partial entry
+    ok_to u.sim "$SIMTRACE_PACK" --frame-size 4096 --type rec:12 --stream recs rec.bin \
+        --type bytes --stream raw - --type d64 --stream t "$D/xzr.d64" <raw.bin
+    cat_both u.sim rec.bin -s recs
+    cat_both u.sim raw.bin -s raw
+    cat_both u.sim "$D/xzr.d64" -s t
+    run "$SIMTRACE_CAT" -l u.sim
+    expect_status 0
+    expect_row recs rec 10000 3 120000 - -
+    expect_row raw bytes 100001 25 100001 - -
+    # a user type is the same type wherever it is packed: packed alone and
+    # concatenated, the records join
+    ok_to r2.sim "$SIMTRACE_PACK" --frame-size 4096 --type rec:12 --stream recs rec.bin
+    ok_to j.sim "$SIMTRACE_PACK" --concat u.sim r2.sim
+    cat rec.bin rec.bin >rec2.bin
+    cat_both j.sim rec2.bin -s recs
+}
+
+@test "-T1 and -T2 write byte-identical containers" {
+    ok_to t1.sim "$SIMTRACE_PACK" -T1 --frame-size "$SMALL" --stream r "$D/xzr.d64" --stream w "$D/sortw.d64"
+    ok_to t2.sim "$SIMTRACE_PACK" -T2 --frame-size "$SMALL" --stream r "$D/xzr.d64" --stream w "$D/sortw.d64"
+    same t1.sim t2.sim
+    ok_to c1.sim "$SIMTRACE_PACK" -T1 --concat t1.sim "$D/two.sim"
+    ok_to c2.sim "$SIMTRACE_PACK" -T2 --concat t1.sim "$D/two.sim"
+    same c1.sim c2.sim
+}
+
+# ---- ranges by entry -----------------------------------------------------------------
+
+# entry_ranges FS N: A:B specs around the frame boundaries FS and 2*FS and
+# the last boundary, the first and last entries, open ends.  Under
+# sanitizers every other one (both kinds of each case remain).
+entry_ranges() {
+    local fs=$1 n=$2 last=$(((n - 1) / fs * fs)) i=0 r
+    for r in 0:1 $((n - 1)): 0: \
+        $fs:$((2 * fs)) $((fs - 1)):$((fs + 1)) $((fs + 1)):$((2 * fs - 1)) $((fs - 1)):$((2 * fs + 1)) \
+        $fs: :$fs $((fs + 1)): :$((fs - 1)) $((fs - 1)): :$((fs + 1)) $fs:$((fs + 1)) $((fs - 1)):$fs \
+        $last: $((last - 1)): :$last $((n / 5)):$((n - n / 7)); do
+        [[ $SANITIZED == 1 && $((i++ % 2)) -eq 1 ]] && continue
+        echo "$r"
+    done
+}
+
+# check_entry_ranges CONTAINER RAW ESZ FS N ARGS...: every entry_ranges spec
+# from the file and a pipe equals the dd slice of RAW.
+check_entry_ranges() {
+    local c=$1 raw=$2 esz=$3 fs=$4 n=$5 r
+    shift 5
+    for r in $(entry_ranges "$fs" "$n"); do
+        # an empty A is 0 in the arithmetic of slice_entries; an empty B is the end
+        slice_entries "$raw" "$esz" "${r%%:*}" "${r#*:}" >want
+        cat_both "$c" want "$@" --entries "$r" || fail "--entries $r"
+    done
+}
+
+@test "--entries: ranges at and around frame boundaries equal dd slices (4096-entry frames)" {
+    check_entry_ranges "$D/small.sim" "$D/cc1r.d64" 32 "$SMALL" "$NE"
+}
+
+@test "--entries: ranges of the second of two streams equal dd slices (FS-entry frames)" {
+    local r a b
+    for r in "$FS:$((2 * FS))" "$((FS - 1)):$((3 * FS + 1))" "$((5 * FS)):" "$((FS + 1)):$((FS + 2))"; do
+        a=${r%%:*} b=${r#*:}
+        slice_entries "$D/sortw.d64" 32 "$a" "$b" >want
+        cat_both "$D/two.sim" want -s w --entries "$r" || fail "--entries $r"
+    done
+}
+
+@test "--entries: an empty range gives no output and exit 0" {
+    local r
+    for r in 5:5 0:0 "$NE:$NE" "$NE:" :0; do
+        run to e.f "$SIMTRACE_CAT" --entries "$r" "$D/small.sim"
+        expect_status 0
+        [[ ! -s e.f && -z $output ]] || fail "--entries $r (file): $(size e.f) bytes, '$output'"
+        run to e.p catp "$D/small.sim" --entries "$r"
+        expect_status 0
+        [[ ! -s e.p && -z $output ]] || fail "--entries $r (pipe): $(size e.p) bytes, '$output'"
+    done
+}
+
+@test "--entries past the end: exit 1, the message names the stream and its entry count" {
+    local r
+    for r in "0:$((NE + 1))" "$((NE + 100000)):" "$((NE + 1)):$((NE + 2))"; do
+        run "$SIMTRACE_CAT" -s w --entries "$r" -o out.f "$D/two.sim"
+        expect_status 1
+        expect_prefix simtrace-cat
+        expect_output_has "'w'"
+        expect_output_has "$NE entries"
+        [[ ! -e out.f ]] || fail "a failed range left its output file"
+        run catp "$D/two.sim" -s w --entries "$r" -o out.p
+        expect_status 1
+        expect_prefix simtrace-cat
+        expect_output_has "'w'"
+        expect_output_has "$NE entries"
+        [[ ! -e out.p ]] || fail "a failed range left its output file (pipe)"
+    done
+}
+
+@test "bad range syntax and conflicting options: exit 2" {
+    local a
+    for a in "--entries=5" "--entries=5:3" "--entries=x:y" "--entries=-1:2" "--entries=1::2" \
+        "--cycles=10:9" "--cycles=abc:" "--time=1h:" "--time=5s:1s"; do
+        run "$SIMTRACE_CAT" "$a" "$D/small.sim"
+        expect_status 2
+        expect_prefix simtrace-cat
+        expect_output_has "invalid range"
+    done
+    run "$SIMTRACE_CAT" --entries 1:2 --cycles 1:2 "$D/small.sim"
+    expect_status 2
+    expect_prefix simtrace-cat
+    run "$SIMTRACE_CAT" --list --entries 1:2 "$D/small.sim"
+    expect_status 2
+    expect_prefix simtrace-cat
+}
+
+# ---- ranges by cycle -------------------------------------------------------------
+
+@test "the lackey inputs have non-decreasing cycles; cc1 has runs of equal cycles" {
+    local f
+    for f in xzr sortw cc1r; do
+        set -- $(cycle_stats 32 <"$D/$f.d64")
+        [[ $1 -eq $NE && $4 -eq 0 ]] || fail "$f: $1 entries, $4 decreases"
+    done
+    set -- $(cycle_stats 32 <"$D/cc1r.d64")
+    (($5 > 0)) || fail "cc1r has no equal neighbouring cycles"
+}
+
+@test "--cycles: ranges at frame boundaries, in equal-cycle runs and open-ended equal a filter of the input" {
+    local raw="$D/cc1r.d64" i
+    local c0 c1 cl cb cb1 cb2
+    c0=$(cycle_of "$raw" 32 0)
+    cl=$(cycle_of "$raw" 32 $((NE - 1)))
+    cb=$(cycle_of "$raw" 32 "$SMALL")         # first entry of frame 1
+    cb1=$(cycle_of "$raw" 32 $((SMALL - 1)))  # last entry of frame 0
+    cb2=$(cycle_of "$raw" 32 $((3 * SMALL)))  # first entry of frame 3
+    c1=$(cycle_of "$raw" 32 $((NE / 2)))
+    local -a ranges=("0:" ":$((c0 + 1))" "$cb:$cb2" "$cb1:$cb" "$cb1:$((cb + 1))" "$((cb + 1)):$((cb2 - 1))"
+        "$cb2:" ":$cb2" "$c1:$((c1 + 1))" "$cl:")
+    if [[ -n $EQ_AT ]]; then
+        # a run of equal cycles across the frame boundary at EQ_AT: all of
+        # it, starting in the first frame that holds it
+        local ce
+        ce=$(cycle_of "$raw" 32 "$EQ_AT")
+        ranges+=("$ce:$((ce + 1))" ":$((ce + 1))" "$((ce - 1)):$((ce + 1))")
+    else
+        fail "no run of equal cycles spans a frame boundary of cc1r for frame sizes 4096..8191"
+    fi
+    cycle_slices 32 "$raw" want "${ranges[@]}"
+    for i in "${!ranges[@]}"; do
+        # under sanitizers every third case and the equal-cycle ones
+        [[ $SANITIZED == 1 && $((i % 3)) -ne 0 && $i -lt 10 ]] && continue
+        cat_both "$D/small.sim" "want.$i" --cycles "${ranges[i]}" || fail "--cycles ${ranges[i]}"
+    done
+}
+
+@test "--cycles on the second of two streams (FS-entry frames)" {
+    local raw="$D/sortw.d64" a b
+    a=$(cycle_of "$raw" 32 $((FS - 1)))
+    b=$(cycle_of "$raw" 32 $((3 * FS + 1)))
+    cycle_slices 32 "$raw" want "$a:$b"
+    cat_both "$D/two.sim" want.0 -s w --cycles "$a:$b"
+}
+
+@test "--cycles past the last cycle: exit 1, the message names the stream and its last cycle (file)" {
+    local cl
+    cl=$(cycle_of "$D/cc1r.d64" 32 $((NE - 1)))
+    run "$SIMTRACE_CAT" --cycles "$((cl + 1)):" -o out "$D/small.sim"
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "'trace'"
+    expect_output_has "$cl"
+    [[ ! -e out ]] || fail "output file left behind"
+}
+
+@test "--cycles past the last cycle: exit 1 from a pipe too" {
+    local cl
+    cl=$(cycle_of "$D/cc1r.d64" 32 $((NE - 1)))
+    run catp "$D/small.sim" --cycles "$((cl + 1)):" -o out
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "'trace'"
+}
+
+@test "--cycles on a stream without cycles: exit 2 with a clear message" {
+    rand_bytes 1000 raw.bin
+    ok_to b.sim "$SIMTRACE_PACK" --type bytes raw.bin
+    run "$SIMTRACE_CAT" --cycles 0: b.sim
+    expect_status 2
+    expect_prefix simtrace-cat
+    expect_output_has "has no cycles"
+}
+
+# ---- ranges by time --------------------------------------------------------------------
+
+@test "--time on a container packed with --timestamps: everything, and frames selected by their times" {
+    cp "$D/ts.sim" ts.sim
+    cat_both ts.sim "$D/xzr.d64" --time 0:
+    cat_both ts.sim "$D/xzr.d64" --time 0s:
+    # a window from the first time of the 2nd data frame to the first time of
+    # the 5th: the frames written in it (last_time >= T1, first_time < T2),
+    # as read from the frame headers
+    local -a fr
+    mapfile -t fr < <(frame_table ts.sim | awk '$4 == 1')
+    local t1 t2 a=-1 b=0 line
+    ((${#fr[@]} == 6)) || fail "want 6 data frames, got ${#fr[@]}"
+    t1=$(echo "${fr[1]}" | cut -d' ' -f8)
+    t2=$(echo "${fr[4]}" | cut -d' ' -f8)
+    for line in "${fr[@]}"; do
+        set -- $line
+        if (($9 >= t1 && $8 < t2)); then
+            ((a >= 0)) || a=$6
+            b=$(($6 + $7))
+        fi
+    done
+    ((a >= 0 && b > a)) || fail "no frame in [$t1, $t2)"
+    slice_entries "$D/xzr.d64" 32 "$a" "$b" >want
+    cat_both ts.sim want --time "$t1:$t2"
+}
+
+@test "--time past the last frame: exit 1 with a clear message (file)" {
+    cp "$D/ts.sim" ts.sim
+    run "$SIMTRACE_CAT" --time 9999999999s: -o out ts.sim
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "past the last frame"
+    [[ ! -e out ]] || fail "output file left behind"
+}
+
+@test "--time past the last frame: exit 1 from a pipe too" {
+    cp "$D/ts.sim" ts.sim
+    run catp ts.sim --time 9999999999s: -o out
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "past the last frame"
+}
+
+@test "--time on a container without timestamps fails with a clear message (file)" {
+    run "$SIMTRACE_CAT" --time 0: -o out "$D/small.sim"
+    expect_status 2
+    expect_prefix simtrace-cat
+    expect_output_has "--timestamps"
+    [[ ! -e out ]] || fail "output file left behind"
+}
+
+@test "--time on a container without timestamps fails from a pipe too" {
+    run catp "$D/small.sim" --time 0: -o out
+    expect_status 2
+    expect_prefix simtrace-cat
+    expect_output_has "--timestamps"
+}
+
+# ---- --concat and --append ---------------------------------------------------------
+
+@test "--concat joins streams of the same name and keeps others apart, to a file and a pipe" {
+    slice_entries "$D/cc1r.d64" 32 0 20000 >o.d64
+    ok_to e.sim "$SIMTRACE_PACK" --frame-size "$FS" --stream r "$D/cc1r.d64" --stream other o.d64
+    run "$SIMTRACE_PACK" --concat "$D/two.sim" e.sim -o j.sim
+    expect_status 0
+    [[ -z $output ]] || fail "concat said: $output"
+    cat "$D/xzr.d64" "$D/cc1r.d64" >r.want
+    cat_both j.sim r.want -s r
+    ok_to w.got "$SIMTRACE_CAT" -s w j.sim
+    same w.got "$D/sortw.d64"
+    cat_both j.sim o.d64 -s other
+    run "$SIMTRACE_CAT" -l j.sim
+    expect_status 0
+    expect_row r d64 $((2 * NE)) 12 $((2 * NE * 32)) "$(cycle_of "$D/xzr.d64" 32 0)" \
+        "$(cycle_of "$D/cc1r.d64" 32 $((NE - 1)))"
+    expect_row other d64 20000 $(((20000 + FS - 1) / FS)) $((20000 * 32)) "$(cycle_of o.d64 32 0)" \
+        "$(cycle_of o.d64 32 19999)"
+    # to a pipe, straight into simtrace-cat
+    run to r.got bash -c '"$1" --concat "$2" "$3" | "$4" -s r' _ "$SIMTRACE_PACK" "$D/two.sim" e.sim "$SIMTRACE_CAT"
+    expect_status 0
+    same r.got r.want
+    # ranges run across the seam of the two inputs
+    slice_entries r.want 32 $((NE - 5)) $((NE + 5)) >seam.want
+    cat_both j.sim seam.want -s r --entries $((NE - 5)):$((NE + 5))
+}
+
+@test "--append adds a new stream and continues an existing one in place" {
+    cp "$D/two.sim" g.sim
+    run "$SIMTRACE_PACK" --frame-size "$FS" --append g.sim --stream r "$D/cc1r.d64" --stream new "$D/sortw.d64"
+    expect_status 0
+    [[ -z $output ]] || fail "append said: $output"
+    cat "$D/xzr.d64" "$D/cc1r.d64" >r.want
+    cat_both g.sim r.want -s r
+    cat_both g.sim "$D/sortw.d64" -s w
+    cat_both g.sim "$D/sortw.d64" -s new
+    run "$SIMTRACE_CAT" -t g.sim
+    expect_status 0
+    run "$SIMTRACE_CAT" -l g.sim
+    expect_status 0
+    expect_row r d64 $((2 * NE)) 12 $((2 * NE * 32)) "$(cycle_of "$D/xzr.d64" 32 0)" \
+        "$(cycle_of "$D/cc1r.d64" 32 $((NE - 1)))"
+    expect_row new d64 "$NE" 6 $((NE * 32)) "$(cycle_of "$D/sortw.d64" 32 0)" \
+        "$(cycle_of "$D/sortw.d64" 32 $((NE - 1)))"
+    # an entry range across the old end of r: the old and the appended frames
+    slice_entries r.want 32 $((NE - 3)) $((NE + 3)) >seam.want
+    cat_both g.sim seam.want -s r --entries $((NE - 3)):$((NE + 3))
+}
+
+@test "--append of another entry type to an existing stream: exit 1, the container stays valid" {
+    cp "$D/two.sim" h.sim
+    slice_entries "$D/xzr.d64" 32 0 100 | convert_d64 m32 >in.m32
+    run "$SIMTRACE_PACK" --append h.sim --type m32 --stream r in.m32
+    expect_status 1
+    expect_prefix simtrace-pack
+    expect_output_has "'r'"
+    run "$SIMTRACE_CAT" -t h.sim
+    expect_status 0
+    cat_both h.sim "$D/xzr.d64" -s r
+}
+
+@test "--append refuses a cut-off container (exit 1) and leaves it unchanged" {
+    local cut=$(($(size "$D/two.sim") - 500))
+    cut_to "$D/two.sim" "$cut" cut.sim
+    cp cut.sim cut.orig
+    run "$SIMTRACE_PACK" --append cut.sim "$D/cc1r.d64"
+    expect_status 1
+    expect_prefix simtrace-pack
+    expect_output_has "cut.sim"
+    expect_output_has "only a complete container"
+    same cut.sim cut.orig
+}
+
+@test "an input that is the output is refused (exit 2) and the file is left alone" {
+    cp "$D/two.sim" x.sim
+    cp x.sim x.orig
+    run "$SIMTRACE_PACK" -f -o x.sim x.sim
+    expect_status 2
+    expect_prefix simtrace-pack
+    expect_output_has "input is the output"
+    run "$SIMTRACE_PACK" -f --concat x.sim -o x.sim
+    expect_status 2
+    expect_prefix simtrace-pack
+    run "$SIMTRACE_PACK" --append x.sim x.sim
+    expect_status 2
+    expect_prefix simtrace-pack
+    same x.sim x.orig
+}
+
+# ---- --verify and --salvage --------------------------------------------------------------
+
+@test "--verify: a good container passes silently; a cut-off and a bit-flipped one fail naming frame and offset" {
+    run "$SIMTRACE_CAT" --verify "$D/two.sim"
+    expect_status 0
+    [[ -z $output ]] || fail "verify said: $output"
+    cut_to "$D/two.sim" $(($(size "$D/two.sim") / 2)) cut.sim
+    run "$SIMTRACE_CAT" --verify cut.sim
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "frame "
+    expect_output_has "byte offset"
+    # one bit in the middle of the payload of the 3rd frame (a data frame)
+    local off sz
+    off=$(frame_field "$D/two.sim" 3 offset)
+    sz=$(frame_field "$D/two.sim" 3 size)
+    cp "$D/two.sim" flip.sim
+    flip_byte flip.sim $((off + 96 + (sz - 96) / 2)) 3
+    run "$SIMTRACE_CAT" -t flip.sim
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "frame 3"
+    expect_output_has "byte offset $off"
+    # from a pipe
+    run bash -c 'cat flip.sim | "$1" -t' _ "$SIMTRACE_CAT"
+    expect_status 1
+    expect_output_has "frame 3"
+}
+
+@test "--salvage of a file cut inside a frame writes the complete frames of the stream (single stream)" {
+    ok_to one.sim "$SIMTRACE_PACK" --frame-size "$FS" "$D/xzr.d64"
+    # cut in the middle of the 4th data frame (ordinal 4: the descriptor is 0)
+    local off sz
+    off=$(frame_field one.sim 4 offset)
+    sz=$(frame_field one.sim 4 size)
+    [[ $(frame_field one.sim 4 kind) -eq 1 ]] || fail "frame 4 is no data frame"
+    cut_to one.sim $((off + sz / 2)) cut.sim
+    run to got "$SIMTRACE_CAT" --salvage cut.sim
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "frame 4"
+    expect_output_has "salvaged up to"
+    slice_entries "$D/xzr.d64" 32 0 $((3 * FS)) >want
+    same got want
+    # with -o the salvaged output is kept despite exit 1
+    run "$SIMTRACE_CAT" --salvage -o got2 cut.sim
+    expect_status 1
+    same got2 want
+}
+
+@test "--salvage of a cut two-stream file writes the complete frames of the chosen stream" {
+    # cut inside the 3rd data frame of stream w (id 1)
+    local line off sz want_n
+    line=$(frame_table "$D/two.sim" | awk '$4 == 1 && $5 == 1' | sed -n 3p)
+    set -- $line
+    off=$2 sz=$3
+    cut_to "$D/two.sim" $((off + sz / 2)) cut.sim
+    # complete w frames before the cut
+    want_n=$(frame_table "$D/two.sim" | awk -v end=$((off + sz / 2)) '$4 == 1 && $5 == 1 && $2 + $3 <= end { n += $7 } END { print n + 0 }')
+    ((want_n == 2 * FS)) || fail "expected two whole w frames before the cut, got $want_n entries"
+    run to got "$SIMTRACE_CAT" --salvage -s w cut.sim
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "byte offset"
+    slice_entries "$D/sortw.d64" 32 0 "$want_n" >want
+    same got want
+    # and of r: every r frame before the cut
+    want_n=$(frame_table "$D/two.sim" | awk -v end=$((off + sz / 2)) '$4 == 1 && $5 == 0 && $2 + $3 <= end { n += $7 } END { print n + 0 }')
+    run to got "$SIMTRACE_CAT" --salvage -s r cut.sim
+    expect_status 1
+    slice_entries "$D/xzr.d64" 32 0 "$want_n" >want
+    same got want
+}
+
+@test "--salvage skips a data frame with a flipped payload bit and writes all the others" {
+    ok_to one.sim "$SIMTRACE_PACK" --frame-size "$FS" "$D/xzr.d64"
+    local off sz
+    off=$(frame_field one.sim 3 offset)
+    sz=$(frame_field one.sim 3 size)
+    cp one.sim flip.sim
+    flip_byte flip.sim $((off + 96 + (sz - 96) / 3)) 5
+    run to got "$SIMTRACE_CAT" --salvage flip.sim
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "frame 3"
+    expect_output_has "entries $((2 * FS))..$((3 * FS - 1))"
+    { slice_entries "$D/xzr.d64" 32 0 $((2 * FS)); slice_entries "$D/xzr.d64" 32 $((3 * FS)); } >want
+    same got want
+    # the first data frame damaged: the rest still comes out
+    off=$(frame_field one.sim 1 offset)
+    cp one.sim flip1.sim
+    flip_byte flip1.sim $((off + 96 + 40)) 1
+    run to got1 catp flip1.sim --salvage
+    expect_status 1
+    expect_output_has "frame 1"
+    slice_entries "$D/xzr.d64" 32 "$FS" >want1
+    same got1 want1
+}
+
+@test "--salvage of an intact container: everything, exit 0" {
+    run to got "$SIMTRACE_CAT" --salvage -s w "$D/two.sim"
+    expect_status 0
+    same got "$D/sortw.d64"
+}
+
+# ---- --list ------------------------------------------------------------------------------
+
+@test "--list: header, names, types, entries, frames, bytes and cycles, from a file and a pipe" {
+    run "$SIMTRACE_CAT" --list "$D/two.sim"
+    expect_status 0
+    local file_out=$output
+    local -a hdr
+    read -r -a hdr <<<"$(first_line)"
+    [[ "${hdr[*]}" == "stream type entries frames raw bytes stored ratio first cycle last cycle" ]] ||
+        fail "header line: $(first_line)"
+    [[ $(printf '%s\n' "$output" | wc -l) -eq 3 ]] || fail "want a header and two streams: $output"
+    set -- $(cycle_stats 32 <"$D/xzr.d64")
+    expect_row r d64 "$NE" 6 $((NE * 32)) "$2" "$3"
+    set -- $(cycle_stats 32 <"$D/sortw.d64")
+    expect_row w d64 "$NE" 6 $((NE * 32)) "$2" "$3"
+    # stored bytes: the sum of the stream's frames (headers included)
+    local st
+    st=$(frame_table "$D/two.sim" | awk '$4 == 1 && $5 == 1 { n += $3 } END { print n }')
+    list_row w
+    [[ ${ROW[5]} -eq $st ]] || fail "stored of w: want $st, got ${ROW[5]}"
+    run catp "$D/two.sim" --list
+    expect_status 0
+    [[ $output == "$file_out" ]] || fail "pipe --list differs from file --list: $output"
+    set -- $(cycle_stats 32 <"$D/cc1r.d64")
+    run "$SIMTRACE_CAT" -l "$D/small.sim"
+    expect_status 0
+    expect_row trace d64 "$NE" $(((NE + SMALL - 1) / SMALL)) $((NE * 32)) "$2" "$3"
+}
+
+# ---- stream selection ----------------------------------------------------------------------
+
+@test "--stream with an unknown name: exit 1 naming it, from a file and a pipe" {
+    run "$SIMTRACE_CAT" -s nosuch -o out "$D/two.sim"
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "no stream named 'nosuch'"
+    [[ ! -e out ]] || fail "output file left behind"
+    run catp "$D/two.sim" --stream nosuch -o out
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "no stream named 'nosuch'"
+    [[ ! -e out ]] || fail "output file left behind (pipe)"
+}
+
+@test "default stream: the only one, else the first memory stream (file)" {
+    rand_bytes 5000 raw.bin
+    ok_to b.sim "$SIMTRACE_PACK" --type bytes --stream onlybytes raw.bin
+    cat_both b.sim raw.bin
+    cat_both "$D/two.sim" "$D/xzr.d64"
+    ok_to m.sim "$SIMTRACE_PACK" --frame-size "$SMALL" --type bytes --stream raw raw.bin --type d64 --stream mem "$D/xzr.d64"
+    ok_to got "$SIMTRACE_CAT" m.sim
+    same got "$D/xzr.d64"
+}
+
+@test "default stream: the first memory stream from a pipe too" {
+    rand_bytes 5000 raw.bin
+    ok_to m.sim "$SIMTRACE_PACK" --frame-size "$SMALL" --type bytes --stream raw raw.bin --type d64 --stream mem "$D/xzr.d64"
+    ok_to got catp m.sim
+    same got "$D/xzr.d64"
+}
+
+# ---- usage -------------------------------------------------------------------------------
+
+@test "usage errors: exit 2 with a message naming the program" {
+    local -a cases=(
+        "pack|--bogus|--bogus"
+        "pack|--from nosuch x|unknown input format 'nosuch'"
+        "pack|--type nosuch x|unknown entry type 'nosuch'"
+        "pack|--type rec:0 x|unknown entry type"
+        "pack|--append a.sim -o b.sim x|-o cannot be used"
+        "pack|--append a.sim --concat x|cannot be combined"
+        "pack|--frame-size 0 x|invalid frame size"
+        "pack|-T 999 x|invalid thread count"
+        "pack|--stream= x|invalid stream name"
+        "pack|- -|standard input can be named only once"
+        "cat|--bogus|--bogus"
+        "cat|-F nosuch x|unknown output format 'nosuch'"
+        "cat|a b|only one container"
+        "cat|--list --verify x|at most one"
+    )
+    local c prog args msg
+    for c in "${cases[@]}"; do
+        IFS='|' read -r prog args msg <<<"$c"
+        if [[ $prog == pack ]]; then
+            run "$SIMTRACE_PACK" $args </dev/null
+        else
+            run "$SIMTRACE_CAT" $args </dev/null
+        fi
+        expect_status 2 || fail "simtrace-$prog $args"
+        expect_prefix "simtrace-$prog" || fail "simtrace-$prog $args"
+        expect_output_has "$msg" || fail "simtrace-$prog $args"
+    done
+    run "$SIMTRACE_PACK" --help
+    expect_status 0
+    run "$SIMTRACE_CAT" --help
+    expect_status 0
+}
