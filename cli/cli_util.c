@@ -48,7 +48,7 @@ int cli_report(st_error e, const st_diag *d, const char *file)
     if (d && d->offset != ST_DIAG_UNKNOWN && n < sizeof where)
         n += (size_t)snprintf(where + n, sizeof where - n, "%sbyte offset %llu", n ? " at " : "at ",
                               (unsigned long long)d->offset);
-    const char *detail = (d && d->detail[0]) ? d->detail : NULL;
+    const char *detail = (d && d->detail[0] && strcmp(d->detail, st_error_name(e)) != 0) ? d->detail : NULL;
     /* for I/O errors the system's reason is the detail that matters */
     if ((e == ST_E_READ || e == ST_E_WRITE || e == ST_E_SEEK) && saved && !detail)
         detail = strerror(saved);

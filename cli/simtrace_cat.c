@@ -384,6 +384,16 @@ typedef struct {
     uint64_t *stored; /* --list: bytes of data frames per stream id */
     uint64_t *fc, *lc; /* --list: first and last cycle per stream id */
     const char *format; /* NULL: raw */
+    /* the chosen stream's frames, for range checks after a pipe is read */
+    uint64_t frames_seen, last_key, last_time;
+    int untimed;
+    /* on a pipe without --stream, the first stream is held back until a
+     * memory stream shows up (which replaces it) or the input ends */
+    int tentative;
+    uint32_t tid;
+    st_buf hold;
+    uint64_t hold_first;
+    int hold_any;
 } seq_t;
 
 /* On a pipe the companion vblock stream may come later than the entries
@@ -429,15 +439,35 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
             for (unsigned i = 0; i < st_reader_stream_count(q->r); i++)
                 if (strcmp(st_reader_stream(q->r, i)->name, q->want_name) == 0)
                     c = st_reader_stream(q->r, i);
-        } else
+        } else {
+            /* on a pipe later streams are unknown: wait for a memory
+             * stream; frames of others before it are skipped */
             c = default_stream(q->r);
+            if (c && !st_entry_is_memory(c->type))
+                c = NULL;
+        }
         if (c) {
             q->chosen = 1;
             q->id = c->id;
+            if (q->tentative) {
+                q->tentative = 0;
+                q->hold.len = 0;
+                q->hold_any = 0;
+                q->frames_seen = 0;
+                q->untimed = 0;
+            }
         }
     }
-    if (!q->chosen || s->id != q->id)
+    if (!q->chosen && !q->want_name && st_reader_stream_count(q->r) && s->id == st_reader_stream(q->r, 0)->id) {
+        q->tentative = 1;
+        q->tid = s->id;
+    } else if (!q->chosen || s->id != q->id)
         return 0;
+    q->frames_seen++;
+    q->last_key = f->last_cycle;
+    q->last_time = f->last_time;
+    if (!(f->flags & 1))
+        q->untimed = 1;
     /* skip frames that the range cannot touch */
     const range *rg = q->sl.rg;
     if (rg->kind == R_ENTRIES)
@@ -447,29 +477,50 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
     return 1;
 }
 
+#define SEQ_HOLD_MAX (64u << 20)
+
+/* Write entries of the chosen stream, starting the exporter first. */
+static st_error start_and_write(seq_t *q, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n)
+{
+    if (q->format && !q->o->x) {
+        /* the exporter needs the stream's description, known from now on */
+        st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
+        if (st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, q) != ST_OK) {
+            cli_msg("%s: stream '%s' of type %s cannot be written as %s", q->file, s->name, s->type_name, q->format);
+            return ST_E_USAGE;
+        }
+    }
+    return out_entries(q->o, first, p, n, s->entry_size);
+}
+
 static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n)
 {
     seq_t *q = arg;
     size_t a, b;
     st_diag d;
     st_diag_clear(&d);
-    st_error e = ST_OK;
-    if (q->format && !q->o->x) {
-        /* the exporter needs the stream's description, known from now on */
-        st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
-        e = st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, q);
-        if (e != ST_OK) {
-            cli_msg("%s: stream '%s' of type %s cannot be written as %s", q->file, s->name, s->type_name, q->format);
-            return ST_E_USAGE;
-        }
-    }
-    if (e == ST_OK)
-        e = slice(&q->sl, s, first, p, n, &a, &b, &d);
+    /* deliveries lag behind want(): a held stream may have been replaced */
+    if (q->chosen ? s->id != q->id : (!q->tentative || s->id != q->tid))
+        return ST_OK;
+    st_error e = slice(&q->sl, s, first, p, n, &a, &b, &d);
     if (e != ST_OK) {
         cli_report(e, &d, q->file);
         return e;
     }
-    return out_entries(q->o, first + a, p + a * s->entry_size, b - a, s->entry_size);
+    if (!q->chosen) {
+        /* held back (see seq_t.tentative), within a bound */
+        if (b > a && !q->hold_any) {
+            q->hold_first = first + a;
+            q->hold_any = 1;
+        }
+        e = st_buf_append(&q->hold, p + a * s->entry_size, (b - a) * s->entry_size);
+        if (e != ST_OK)
+            cli_msg("%s: on a pipe, more than %u MiB of stream '%s' would have to be held until it is known "
+                    "that no memory stream follows; name the stream with --stream", q->file, SEQ_HOLD_MAX >> 20,
+                    s->name);
+        return e == ST_E_MEMLIMIT ? ST_E_USAGE : e;
+    }
+    return start_and_write(q, s, first + a, p + a * s->entry_size, b - a);
 }
 
 static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
@@ -487,6 +538,14 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
                 f->ordinal, f->first_entry, f->first_entry + f->count - 1, s->name);
     }
     return ST_OK;
+}
+
+static const char *chosen_name(const st_reader *r, uint32_t id)
+{
+    for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+        if (st_reader_stream(r, i)->id == id)
+            return st_reader_stream(r, i)->name;
+    return "?";
 }
 
 static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint64_t *stored, const uint64_t *fc,
@@ -733,6 +792,7 @@ sequential:;
     q.quiet = quiet;
     q.file = in_name;
     q.format = raw ? NULL : format;
+    st_buf_init(&q.hold, SEQ_HOLD_MAX);
     q.stored = list ? calloc(3 * 65536, sizeof *q.stored) : NULL;
     q.fc = q.stored ? q.stored + 65536 : NULL;
     q.lc = q.stored ? q.stored + 2 * 65536 : NULL;
@@ -764,14 +824,43 @@ sequential:;
             status = EXIT_DATA;
         }
     }
+    if (e == ST_OK && !list && !verify && !q.chosen && q.tentative) {
+        /* no memory stream came: the first stream it is */
+        const st_stream_info *s = NULL;
+        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+            if (st_reader_stream(r, i)->id == q.tid)
+                s = st_reader_stream(r, i);
+        q.chosen = 1;
+        q.id = q.tid;
+        if (s && q.hold_any)
+            e = start_and_write(&q, s, q.hold_first, q.hold.data, q.hold.len / s->entry_size);
+        else if (s && q.format)
+            e = start_and_write(&q, s, 0, NULL, 0);
+        if (e == ST_OK && o.x)
+            e = st_exporter_finish(o.x);
+        if (e != ST_OK)
+            status = e == ST_E_USAGE ? EXIT_USAGE : cli_report(e, &d, out_path ? out_path : "(stdout)");
+    }
+    if (e == ST_OK && q.chosen && rg.kind == R_TIME && (q.untimed || !q.frames_seen)) {
+        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.id));
+        status = EXIT_USAGE;
+    } else if (e == ST_OK && q.chosen && rg.kind == R_TIME && rg.lo > q.last_time) {
+        cli_msg("%s: time %" PRIu64 " is past the last frame of stream '%s'", in_name, rg.lo, chosen_name(r, q.id));
+        status = EXIT_DATA;
+    }
+    if (e == ST_OK && q.chosen && rg.kind == R_CYCLES && (!q.frames_seen || rg.lo > q.last_key)) {
+        cli_msg("%s: cycle %" PRIu64 " is past the end of stream '%s' (last cycle %" PRIu64 ")", in_name, rg.lo,
+                chosen_name(r, q.id), q.last_key);
+        status = EXIT_DATA;
+    }
     if (e == ST_OK && rg.kind == R_ENTRIES && q.chosen) {
         const st_stream_info *s = NULL;
         for (unsigned i = 0; i < st_reader_stream_count(r); i++)
             if (st_reader_stream(r, i)->id == q.id)
                 s = st_reader_stream(r, i);
         if (s && (rg.lo > s->entries || (rg.has_hi && rg.hi > s->entries))) {
-            cli_msg("%s: entries %" PRIu64 ":%" PRIu64 ": stream '%s' has %" PRIu64 " entries", in_name, rg.lo,
-                    rg.hi, s->name, s->entries);
+            cli_msg("%s: entries %" PRIu64 ":%" PRIu64 " run past the end: stream '%s' has %" PRIu64 " entries",
+                    in_name, rg.lo, rg.has_hi ? rg.hi : s->entries, s->name, s->entries);
             status = EXIT_DATA;
         }
     }
@@ -804,6 +893,7 @@ sequential:;
         cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
                 st_reader_offset(r));
     st_reader_free(r);
+    st_buf_free(&q.hold);
     free(q.stored);
     if (want_out) {
         if (status != EXIT_OK && !salvage) {

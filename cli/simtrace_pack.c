@@ -424,7 +424,9 @@ int main(int argc, char **argv)
     int force = 0, concat = 0, c;
     uint64_t v;
     input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL};
-    input *ins = calloc((size_t)argc + 1, sizeof *ins);
+    /* static: reachable until exit on every return path */
+    static input *ins;
+    ins = calloc((size_t)argc + 1, sizeof *ins);
     size_t nin = 0;
     if (!ins) {
         cli_msg("out of memory");
@@ -611,7 +613,6 @@ int main(int argc, char **argv)
         progress(&pk, 1);
     st_writer_free(pk.w);
     st_buf_free(&pk.tmp);
-    free(ins);
     if (e != ST_OK) {
         if (append)
             cli_msg("%s: the container now lacks its directory; 'simtrace-cat --salvage' reads what it holds", append);
