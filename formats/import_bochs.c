@@ -365,8 +365,9 @@ static int value(bctx *c, const char *s, unsigned len, uint64_t *val, const char
             return 0;
         }
         if (words == 1) {
-            if (len > 8 || widest > 2 * (ptrdiff_t)len) {
-                *why = "value wider than its length";
+            /* Bochs prints a single word for 1, 2 and 4 bytes only */
+            if (len > 4 || widest > 2 * (ptrdiff_t)len) {
+                *why = "value does not fit its length";
                 return 0;
             }
             *val = w;
