@@ -4,8 +4,12 @@
  * import statistics and the speed.  Stands in for `simtrace-pack --from
  * bochs` in tests and measurements until that program exists.
  *
- * Usage: bochs-count [-k] [-p PREFIX] [-d] [FILE]
+ * Usage: bochs-count [--from bochs] [-o OUT] [-v] [-k|--skip-bad] [-p PREFIX] [-d] [FILE|-]
  *   -k  skip malformed lines (skip_bad)   -d  dump every entry as text
+ *   -o  write the summary to OUT instead of stdout
+ * --from, -o and --skip-bad take simtrace-pack's spelling, so
+ * scripts/bochs-trace can run it in simtrace-pack's place
+ * (BOCHS_TRACE_PACK=build/tests/bochs-count).
  * Exit status: 0 ok, 1 import error, 2 usage.
  */
 #include "../../formats/import_internal.h"
@@ -84,22 +88,40 @@ int main(int argc, char **argv)
 {
     st_import_opts o = {0, NULL, warn, NULL};
     static dsink k;
-    int c;
-    while ((c = getopt(argc, argv, "kp:d")) != -1) {
-        switch (c) {
-        case 'k': o.skip_bad = 1; break;
-        case 'p': o.prefix = optarg; break;
-        case 'd': k.dump = 1; break;
-        default:
-            fprintf(stderr, "usage: bochs-count [-k] [-p PREFIX] [-d] [FILE]\n");
+    const char *file = NULL, *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-k") == 0 || strcmp(a, "--skip-bad") == 0)
+            o.skip_bad = 1;
+        else if (strcmp(a, "-d") == 0)
+            k.dump = 1;
+        else if (strcmp(a, "-v") == 0)
+            ; /* the speed line is always printed */
+        else if (strcmp(a, "-p") == 0 && i + 1 < argc)
+            o.prefix = argv[++i];
+        else if (strcmp(a, "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else if (strcmp(a, "--from") == 0 && i + 1 < argc) {
+            if (strcmp(argv[++i], "bochs") != 0) {
+                fprintf(stderr, "bochs-count: only --from bochs\n");
+                return 2;
+            }
+        } else if ((a[0] != '-' || strcmp(a, "-") == 0) && !file)
+            file = a;
+        else {
+            fprintf(stderr, "usage: bochs-count [--from bochs] [-o OUT] [-v] [-k|--skip-bad] [-p PREFIX] [-d] [FILE|-]\n");
             return 2;
         }
     }
+    if (out && !freopen(out, "w", stdout)) {
+        perror(out);
+        return 1;
+    }
     int fd = 0;
-    if (optind < argc && strcmp(argv[optind], "-") != 0) {
-        fd = open(argv[optind], O_RDONLY);
+    if (file && strcmp(file, "-") != 0) {
+        fd = open(file, O_RDONLY);
         if (fd < 0) {
-            perror(argv[optind]);
+            perror(file);
             return 1;
         }
     }
@@ -117,6 +139,7 @@ int main(int argc, char **argv)
                k.s[i].owner == UINT32_MAX ? -1 : (int)k.s[i].owner, (unsigned long long)k.s[i].count);
     printf("bytes=%llu lines=%llu entries=%llu bad_lines=%llu\n", (unsigned long long)st.bytes,
            (unsigned long long)st.lines, (unsigned long long)st.entries, (unsigned long long)st.bad_lines);
+    fflush(stdout);
     fprintf(stderr, "bochs-count: %.3f s, %.1f MB/s\n", sec, sec > 0 ? (double)st.bytes / sec / 1e6 : 0.0);
     if (e != ST_OK) {
         fprintf(stderr, "bochs-count: line %llu offset %llu: %s: %s\n",
