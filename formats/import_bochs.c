@@ -31,9 +31,9 @@
 #define BX_BATCH 4096u
 #define BX_SMALL_BATCH 256u
 #define BX_BIG_STREAMS 16u
-/* With skip_bad, this many malformed lines before any valid one means the
- * input is some other format. */
-#define BX_PROBE_LINES 64u
+/* This many malformed lines before any valid one mean the input is some
+ * other format (as in the other text importers). */
+#define BX_PROBE_LINES 8u
 
 enum { S_READ, S_WRITE, S_PREAD, S_PWRITE, S_EVENTS, S_NPRIMARY };
 static const char *const stream_suffix[S_NPRIMARY] = {"read", "write", "phys.read", "phys.write", "events"};
@@ -61,6 +61,8 @@ typedef struct {
     st_diag *d;
     bcpu *cpu[BX_MAX_CPUS];
     unsigned nstreams; /* declared so far, for the buffer budget */
+    int dry;           /* parse only: produce no entries (probing) */
+    int sink_failed;   /* the sink returned an error: call it no more */
     uint64_t entries;
     /* scratch for wide values, least significant byte first */
     uint8_t value[ST_VALUE_MAX];
@@ -127,13 +129,18 @@ static inline int eat(const char **p, const char *lit, size_t n)
 
 static st_error flush(bctx *c, bstream *s)
 {
+    if (c->sink_failed) /* its error has been returned already */
+        return ST_OK;
     if (s->owner) /* blocks must reach the sink after the entries that own them */
         RETURN_IF_ERROR(flush(c, s->owner));
     if (s->n == 0)
         return ST_OK;
     size_t n = s->n;
     s->n = 0;
-    return c->sink->append(c->sink->arg, s->sid, s->buf, n);
+    st_error e = c->sink->append(c->sink->arg, s->sid, s->buf, n);
+    if (e != ST_OK)
+        c->sink_failed = 1;
+    return e;
 }
 
 static st_error declare(bctx *c, bstream *s, unsigned cpu, const char *suffix, const char *vsuffix)
@@ -148,7 +155,11 @@ static st_error declare(bctx *c, bstream *s, unsigned cpu, const char *suffix, c
     if (!s->buf)
         return ST_E_NOMEM;
     st_stream_decl decl = {name, s->type, s->owner ? s->owner->sid : UINT32_MAX, NULL, 0};
-    RETURN_IF_ERROR(c->sink->add_stream(c->sink->arg, &decl, &s->sid));
+    st_error e = c->sink->add_stream(c->sink->arg, &decl, &s->sid);
+    if (e != ST_OK) {
+        c->sink_failed = 1;
+        return e;
+    }
     s->declared = 1;
     c->nstreams++;
     return ST_OK;
@@ -198,6 +209,8 @@ static st_error slot(bctx *c, bcpu *p, unsigned k, int which, uint8_t **e)
  * c->value holds all len bytes. */
 static st_error add_access(bctx *c, bcpu *p, unsigned k, int which, uint64_t addr, unsigned len, uint64_t val)
 {
+    if (c->dry)
+        return ST_OK;
     uint8_t *e;
     uint64_t index = p->s[which].count;
     RETURN_IF_ERROR(slot(c, p, k, which, &e));
@@ -237,6 +250,8 @@ static st_error add_access(bctx *c, bcpu *p, unsigned k, int which, uint64_t add
 
 static st_error event(bctx *c, bcpu *p, unsigned k, unsigned kind, uint32_t vector, uint32_t err)
 {
+    if (c->dry)
+        return ST_OK;
     uint8_t *e;
     RETURN_IF_ERROR(slot(c, p, k, S_EVENTS, &e));
     st_store64(e, p->cycle | (uint64_t)kind << 48);
@@ -551,13 +566,6 @@ static int known_text(const char *s)
     return 0;
 }
 
-/* Whether a line that failed to parse could still be Bochs output at all
- * (for telling a damaged log from another format). */
-static int looks_bochs(const char *s)
-{
-    return s[0] == '(' || strncmp(s, "[CPU", 4) == 0 || strncmp(s, "CPU ", 4) == 0;
-}
-
 static void line_diag(st_diag *d, const st_line_reader *r)
 {
     if (d) {
@@ -579,45 +587,55 @@ static void bad_detail(st_diag *d, const char *why, const char *line, size_t len
     st_diag_set(d, ST_E_SYNTAX, "%s: \"%s%s\"", why, shown, len > n ? "..." : "");
 }
 
+static void warn_line(const st_import_opts *o, const st_line_reader *r, const char *why, const char *line,
+                      size_t len)
+{
+    if (!o->warn)
+        return;
+    st_diag w;
+    st_diag_clear(&w);
+    w.line = r->line;
+    w.offset = r->offset;
+    bad_detail(&w, why, line, len);
+    o->warn(o->warn_arg, &w);
+}
+
+/*
+ * The error policy is the one of the other text importers (trace_io.h,
+ * import_common.c on main): malformed lines before the first valid one are
+ * a probe -- BX_PROBE_LINES of them, or the end of input, mean "not this
+ * format"; a valid line after them means the input is a Bochs log with a bad
+ * first line, reported as such.  Known non-access lines (debugger echo) are
+ * neither valid nor bad.  A NUL byte or an overlong line is binary data
+ * before the first valid line and an unskippable error after it.
+ */
 static st_error run(bctx *c, st_line_reader *r, st_import_stats *st)
 {
     const st_import_opts *o = c->o;
     int skip_bad = o && o->skip_bad;
-    uint64_t good = 0;
+    int valid_seen = 0;
+    unsigned probe_bad = 0;
+    st_diag first_bad;
+    st_diag_clear(&first_bad);
     for (;;) {
         const char *line;
         size_t len;
-        uint64_t before = r->next;
         st_error e = st_line_next(r, &line, &len, c->d);
         st->lines = r->line;
         st->bytes = r->next;
-        if (e == ST_E_SYNTAX) {
-            /* a NUL byte or an endless line: binary data */
-            if (good == 0)
-                return st_diag_set(c->d, ST_E_NOT_FORMAT, "binary data, not a Bochs debugger log");
-            /* a line with a NUL byte has been consumed and can be skipped;
-             * an overlong one has not, so it ends the import */
-            if (!skip_bad || r->next == before)
-                return e;
-            st->bad_lines++;
-            if (o->warn) {
-                st_diag w;
-                st_diag_clear(&w);
-                w.line = r->line;
-                w.offset = r->offset;
-                st_diag_set(&w, ST_E_SYNTAX, "NUL byte in a text line");
-                o->warn(o->warn_arg, &w);
-            }
-            continue;
-        }
+        if (e == ST_E_SYNTAX && !valid_seen)
+            return st_diag_set(c->d, ST_E_NOT_FORMAT, "binary data (no valid Bochs line before it)");
         if (e != ST_OK)
             return e;
         if (!line)
-            return ST_OK;
+            break;
 
         const char *why = "not a Bochs trace line";
         st_error err = ST_OK;
         lres res;
+        /* after bad first lines, without skip_bad, a valid line only proves
+         * the format: parse it without producing entries */
+        c->dry = !valid_seen && probe_bad > 0 && !skip_bad;
         switch (line[0]) {
         case '(':
             res = instruction(c, line, &why, &err);
@@ -639,30 +657,54 @@ static st_error run(bctx *c, st_line_reader *r, st_import_stats *st)
             line_diag(c->d, r);
             return err;
         }
-        if (res != L_BAD) {
-            good++;
+        if (res == L_SKIP)
+            continue;
+        if (res == L_OK) {
+            if (c->dry) {
+                if (c->d)
+                    *c->d = first_bad;
+                return ST_E_SYNTAX;
+            }
+            valid_seen = 1;
             continue;
         }
-        line_diag(c->d, r);
+        if (!valid_seen) {
+            if (probe_bad++ == 0) {
+                st_diag_clear(&first_bad);
+                first_bad.line = r->line;
+                first_bad.offset = r->offset;
+                bad_detail(&first_bad, why, line, len);
+            }
+            if (skip_bad) {
+                st->bad_lines++;
+                warn_line(o, r, why, line, len);
+            }
+            if (probe_bad >= BX_PROBE_LINES) {
+                if (c->d) {
+                    *c->d = first_bad;
+                    st_diag_set(c->d, ST_OK, "no Bochs debugger output in the first %u lines; first: %.100s",
+                                BX_PROBE_LINES, first_bad.detail);
+                }
+                return ST_E_NOT_FORMAT;
+            }
+            continue;
+        }
         if (!skip_bad) {
-            if (good == 0 && !looks_bochs(line))
-                return st_diag_set(c->d, ST_E_NOT_FORMAT, "first line is not Bochs debugger output");
+            line_diag(c->d, r);
             bad_detail(c->d, why, line, len);
             return ST_E_SYNTAX;
         }
         st->bad_lines++;
-        if (good == 0 && st->bad_lines >= BX_PROBE_LINES)
-            return st_diag_set(c->d, ST_E_NOT_FORMAT, "no Bochs debugger output in the first %u lines",
-                               BX_PROBE_LINES);
-        if (o->warn) {
-            st_diag w;
-            st_diag_clear(&w);
-            w.line = r->line;
-            w.offset = r->offset;
-            bad_detail(&w, why, line, len);
-            o->warn(o->warn_arg, &w);
-        }
+        warn_line(o, r, why, line, len);
     }
+    if (!valid_seen && probe_bad) {
+        if (c->d) {
+            *c->d = first_bad;
+            st_diag_set(c->d, ST_OK, "no valid Bochs line; first: %.120s", first_bad.detail);
+        }
+        return ST_E_NOT_FORMAT;
+    }
+    return ST_OK;
 }
 
 st_error st_import_bochs(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
@@ -683,10 +725,13 @@ st_error st_import_bochs(int fd, const st_import_opts *o, const st_import_sink *
     st_error e = st_line_reader_init(&r, fd);
     if (e == ST_OK) {
         e = run(c, &r, st);
-        /* what was parsed before an error still reaches the sink */
-        st_error f = flush_all(c);
-        if (e == ST_OK)
-            e = f;
+        /* what was parsed before an error still reaches the sink, unless
+         * the sink itself is what failed */
+        if (!c->sink_failed) {
+            st_error f = flush_all(c);
+            if (e == ST_OK)
+                e = f;
+        }
         st_line_reader_free(&r);
     }
     st->entries = c->entries;
