@@ -95,8 +95,8 @@ int main(int argc, char **argv)
             o.skip_bad = 1;
         else if (strcmp(a, "-d") == 0)
             k.dump = 1;
-        else if (strcmp(a, "-v") == 0)
-            ; /* the speed line is always printed */
+        else if (strcmp(a, "-v") == 0 || strcmp(a, "-f") == 0)
+            ; /* the speed line is always printed; OUT is always replaced */
         else if (strcmp(a, "-p") == 0 && i + 1 < argc)
             o.prefix = argv[++i];
         else if (strcmp(a, "-o") == 0 && i + 1 < argc)
