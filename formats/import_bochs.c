@@ -63,6 +63,7 @@ typedef struct {
     unsigned nstreams; /* declared so far, for the buffer budget */
     int dry;           /* parse only: produce no entries (probing) */
     int sink_failed;   /* the sink returned an error: call it no more */
+    st_error bad_code; /* error of an L_BAD line: ST_E_SYNTAX or ST_E_TOO_LARGE */
     uint64_t entries;
     /* scratch for wide values, least significant byte first */
     uint8_t value[ST_VALUE_MAX];
@@ -326,8 +327,8 @@ static lres instruction(bctx *c, const char *s, const char **why, st_error *err)
         return L_BAD;
     }
     if (n > ST_CYCLE_MASK) {
-        *err = st_diag_set(c->d, ST_E_TOO_LARGE, "instruction counter %llu beyond 48 bits",
-                           (unsigned long long)n);
+        *why = "instruction counter beyond 48 bits";
+        c->bad_code = ST_E_TOO_LARGE;
         return L_BAD;
     }
     bcpu *p;
@@ -490,8 +491,8 @@ static lres memory(bctx *c, const char *s, const char **why, st_error *err)
         return L_BAD;
     }
     if (len > ST_VALUE_MAX) {
-        *err = st_diag_set(c->d, ST_E_TOO_LARGE, "access of %llu bytes (at most %u)", (unsigned long long)len,
-                           ST_VALUE_MAX);
+        *why = "access wider than 4096 bytes";
+        c->bad_code = ST_E_TOO_LARGE;
         return L_BAD;
     }
     uint64_t val;
@@ -574,17 +575,23 @@ static void line_diag(st_diag *d, const st_line_reader *r)
     }
 }
 
-/* The reason, then the line's first bytes with control bytes shown as '?'. */
+/* The reason, then the line's first 40 bytes in backquotes with
+ * non-printable bytes as \xNN (the diagnostic of the other importers). */
 static void bad_detail(st_diag *d, const char *why, const char *line, size_t len)
 {
-    char shown[64];
-    size_t n = len < sizeof shown - 1 ? len : sizeof shown - 1;
+    if (!d)
+        return;
+    char shown[4 * 40 + 1];
+    size_t n = len < 40 ? len : 40, k = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)line[i];
-        shown[i] = ch < 0x20 || ch == 0x7F ? '?' : (char)ch;
+        if (ch < 0x20 || ch >= 0x7F || ch == '`' || ch == '\\')
+            k += (size_t)snprintf(shown + k, sizeof shown - k, "\\x%02X", ch);
+        else
+            shown[k++] = (char)ch;
     }
-    shown[n] = '\0';
-    st_diag_set(d, ST_E_SYNTAX, "%s: \"%s%s\"", why, shown, len > n ? "..." : "");
+    shown[k] = '\0';
+    st_diag_set(d, ST_E_SYNTAX, "%s: `%s%s`", why, shown, len > n ? "..." : "");
 }
 
 static void warn_line(const st_import_opts *o, const st_line_reader *r, const char *why, const char *line,
@@ -616,6 +623,7 @@ static st_error run(bctx *c, st_line_reader *r, st_import_stats *st)
     int valid_seen = 0;
     unsigned probe_bad = 0;
     st_diag first_bad;
+    st_error first_code = ST_E_SYNTAX;
     st_diag_clear(&first_bad);
     for (;;) {
         const char *line;
@@ -636,6 +644,7 @@ static st_error run(bctx *c, st_line_reader *r, st_import_stats *st)
         /* after bad first lines, without skip_bad, a valid line only proves
          * the format: parse it without producing entries */
         c->dry = !valid_seen && probe_bad > 0 && !skip_bad;
+        c->bad_code = ST_E_SYNTAX;
         switch (line[0]) {
         case '(':
             res = instruction(c, line, &why, &err);
@@ -663,13 +672,14 @@ static st_error run(bctx *c, st_line_reader *r, st_import_stats *st)
             if (c->dry) {
                 if (c->d)
                     *c->d = first_bad;
-                return ST_E_SYNTAX;
+                return first_code;
             }
             valid_seen = 1;
             continue;
         }
         if (!valid_seen) {
             if (probe_bad++ == 0) {
+                first_code = c->bad_code;
                 st_diag_clear(&first_bad);
                 first_bad.line = r->line;
                 first_bad.offset = r->offset;
@@ -692,7 +702,7 @@ static st_error run(bctx *c, st_line_reader *r, st_import_stats *st)
         if (!skip_bad) {
             line_diag(c->d, r);
             bad_detail(c->d, why, line, len);
-            return ST_E_SYNTAX;
+            return c->bad_code;
         }
         st->bad_lines++;
         warn_line(o, r, why, line, len);
