@@ -32,7 +32,7 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c formats/entry.c vpc
           frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
-UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index
+UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a
@@ -41,7 +41,7 @@ UNITBINS = $(UNIT:%=$(BUILD)/tests/%)
 
 .SECONDEXPANSION:
 
-.PHONY: all help check unit cli-test demo bench install uninstall clean deps testdata asan ubsan tsan fuzz fuzz-build fuzz-check
+.PHONY: all tools help check unit cli-test demo bench install uninstall clean deps testdata asan ubsan tsan fuzz fuzz-build fuzz-check
 
 ## all: build the programs (default)
 all: $(BINS)
@@ -68,6 +68,16 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Test driver of the Bochs importer (tests/tools/bochs_count.c), used by
+# tests/cli/bochs_trace.bats and for measuring the importer's speed.
+$(BUILD)/tests/bochs-count: $(BUILD)/tests/tools/bochs_count.o $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+## tools: build the test drivers (bochs-count)
+tools: $(BUILD)/tests/bochs-count
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
