@@ -24,6 +24,7 @@ typedef struct {
     char *buf;       /* ST_LINE_BUF + 1 bytes */
     size_t pos, end; /* unread bytes are buf[pos..end) */
     int eof;
+    int pipe;        /* fd is a pipe or FIFO */
     uint64_t line;   /* number of the line last returned, 1-based */
     uint64_t offset; /* byte offset of the line last returned */
     uint64_t next;   /* byte offset of the next line */
