@@ -165,7 +165,7 @@ demo: deps
 	$(Q)SVPC_BIN=$(abspath $(BUILD)) scripts/demo.sh
 
 ## bench: compare against xz, zstd, bzip2, gzip on testdata/ and ../shared/corpus (not a test)
-bench: all
+bench: all $(UNITBINS)
 	$(Q)SVPC_BIN=$(abspath $(BUILD)) scripts/bench.sh
 
 ## install: install the programs under $(DESTDIR)$(PREFIX)

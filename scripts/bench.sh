@@ -415,10 +415,43 @@ frame_overhead() {
     rm -f "$TMP/fo.raw"
 }
 
+# Importers (issue 5): MB/s of text parsed on one core into a sink that
+# discards (tests/unit/test_trace_io --bench), median of 3, on inputs made
+# from the testdata traces by the exporters (lackey, din, text), by awk from
+# the text export (xdin, pinatrace), and the Bochs sample repeated.
+importers() {
+    local TIO="$SVPC_BIN/tests/test_trace_io" PACK="$SVPC_BIN/simtrace-pack" CAT="$SVPC_BIN/simtrace-cat"
+    [[ -x $TIO && -x $PACK ]] || { echo "importers: skipped (build the unit tests: make unit)"; return; }
+    local src="$ROOT/testdata/good/lackey_cc1_read.d64.xz" d="$TMP/imp" f i fmt
+    [[ -e $src ]] || { echo "importers: skipped (no testdata)"; return; }
+    mkdir -p "$d"
+    for i in 1 2 3 4; do xz -dc "$src"; done | "$PACK" -T1 -o "$d/in.sim" -f
+    for fmt in lackey din text; do "$CAT" -F "$fmt" "$d/in.sim" >"$d/$fmt"; done
+    awk '!/^#/ { printf "%s: %s %s %s\n", $3, "R", $4, $5 }' "$d/text" >"$d/pinatrace"
+    awk '!/^#/ { printf "i %s 4\nr %s %s\n", substr($3, 3), substr($4, 3), $5 }' "$d/text" >"$d/xdin"
+    : >"$d/bochs"
+    if [[ -e $ROOT/testdata/good/sample.bochs.xz ]]; then
+        xz -dc "$ROOT/testdata/good/sample.bochs.xz" >"$d/one.bochs"
+        for i in $(seq 40); do cat "$d/one.bochs" >>"$d/bochs"; done
+    fi
+    echo "importers: MB/s of input parsed on one core (entries discarded), median of 3"
+    for fmt in lackey din xdin pinatrace text bochs; do
+        [[ -s $d/$fmt ]] || continue
+        local r=()
+        for i in 1 2 3; do
+            r+=("$("$TIO" --bench "$fmt" "$d/$fmt" | sed -n 's/.*: \([0-9.]*\) MB\/s$/\1/p')")
+        done
+        printf '  %-10s %8.1f MB/s   (%s MB of input)\n' "$fmt" "$(median "${r[@]}")" \
+            "$(awk -v b="$(fsize "$d/$fmt")" 'BEGIN { printf "%.0f", b / 1e6 }')"
+    done
+    rm -rf "$d"
+}
+
 mkdir -p "$(dirname "$REPORT")"
 report | tee "$REPORT"
 scaling | tee -a "$REPORT"
 frame_overhead | tee -a "$REPORT"
+importers | tee -a "$REPORT"
 random_access | tee -a "$REPORT"
 echo "(written to ${REPORT#"$ROOT"/})"
 if ((FAILED)); then
