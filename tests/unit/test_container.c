@@ -78,7 +78,7 @@ static st_error read_back(const uint8_t *file, size_t len, unsigned threads, col
     fwrite(file, 1, len, f);
     fflush(f);
     lseek(fileno(f), 0, SEEK_SET);
-    st_read_opts ro = {threads, 0};
+    st_read_opts ro = {.threads = threads};
     st_reader *r = NULL;
     st_error e = st_reader_new(&r, fileno(f), &ro, d);
     if (e == ST_OK)
