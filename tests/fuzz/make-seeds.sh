@@ -5,7 +5,7 @@
 set -euo pipefail
 out=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$out"/{container,index,codec,roundtrip}
+mkdir -p "$out"/{container,index,codec,roundtrip,ranges}
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 src=$(ls "$root"/testdata/good/*.d64.xz 2>/dev/null | head -n 1 || true)
@@ -31,4 +31,15 @@ cp "$root"/testdata/good/*.sim "$out/container/" 2>/dev/null || true
 for sel in 0 1 2 5 18 35 66; do
     { printf "\\x$(printf %02x $sel)"; head -c 6400 "$raw"; } > "$out/roundtrip/r$sel"
     { printf "\\x$(printf %02x $sel)\\x10\\x00"; head -c 300 "$raw"; } > "$out/codec/c$sel"
+done
+# ranges: 16 bytes choosing the range (two u64), then a container: the index
+# seeds, the good containers and the bad-file corpus, each with a few ranges
+i=0
+for c in "$out"/index/*.sim "$root"/testdata/good/*.sim "$root"/testdata/bad/*.sim; do
+    [ -f "$c" ] || continue
+    for r in '\x00\x00\x00\x00\x00\x00\x00\x00\xff\x00\x00\x00\x00\x00\x00\x00' \
+             '\x31\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00\x00\x00\x00\x00\x00'; do
+        { printf "$r"; cat "$c"; } > "$out/ranges/g$i"
+        i=$((i + 1))
+    done
 done
