@@ -476,7 +476,7 @@ static void save(const char *dir, const char *name, const buf *c)
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "wb");
-    if (!f || fwrite(c->p, 1, c->n, f) != c->n || fclose(f) != 0)
+    if (!f || (c->n && fwrite(c->p, 1, c->n, f) != c->n) || fclose(f) != 0)
         die("%s: %s", path, strerror(errno));
 }
 
@@ -869,6 +869,7 @@ int main(int argc, char **argv)
         set_payload(&m, 0, &p, na + 1);
         bad_model("desc-name-twice.sim", &m, "twice", "descriptor with two NAME attributes");
         m_free(&m);
+        b_free(&p);
 
         m = m_copy(&B);
         p = (buf){0, 0, 0};

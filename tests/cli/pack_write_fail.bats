@@ -20,13 +20,14 @@ setup() {
 # time with DELAY seconds between chunks (ends quietly when the reader goes).
 slow_feed() {
     exec perl -e '
-        use strict; use warnings; use Time::HiRes qw(sleep);
+        use strict; use warnings; use Time::HiRes qw(sleep); use POSIX ();
         my ($f, $chunk, $delay, $fifo) = @ARGV;
         $SIG{PIPE} = "IGNORE";
         open(my $in, "<:raw", $f) or die "$f: $!\n";
         open(my $out, ">:raw", $fifo) or die "$fifo: $!\n";
         select($out); $| = 1;
-        while (read($in, my $b, $chunk)) { print $out $b or exit 0; sleep($delay); }
+        while (read($in, my $b, $chunk)) { print $out $b or POSIX::_exit(0); sleep($delay); }
+        close($out) or POSIX::_exit(0);
     ' "$@"
 }
 
