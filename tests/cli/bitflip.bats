@@ -49,6 +49,7 @@ positions() {
     [[ $(frames "$F/c.sim" | awk '{print $3}' | tr -d '\n') == 2113 ]] || fail "layout: $(frames "$F/c.sim")"
     "$CAT" "$F/c.sim" >out
     same "$F/in" out
+    echo "# c.sim: $(size "$F/c.sim") bytes, $(($(size "$F/c.sim") * 8)) bits; each loop flips every $(stride)th bit" >&3
 }
 
 @test "single-bit flips: simtrace-cat exits 0 with the original or 1 with a prefix of whole entries" {
