@@ -169,3 +169,26 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
         same in.raw out.raw || fail "$f does not round-trip"
     done
 }
+
+@test "simtrace-pack --concat refuses every bad file (frames with bad attribute lists included); encoder-level damage it copies undecoded stays detectable" {
+    # these four are sound down to the DATA attribute: their damage is in the
+    # encoded entries, which --concat copies without decoding
+    local -A undecoded=([data-2p24-entries-100-bytes.sim]=1 [data-first-cycle.sim]=1 [set-raw-len-huge.sim]=1
+        [set-stage-4.sim]=1)
+    local name kw st msg bad=0
+    while read -r name kw; do
+        st=0
+        msg="$("$PACK" -T1 --concat "$BAD/$name" 2>&1 >c.sim)" || st=$?
+        if [[ -n ${undecoded[$name]:-} ]]; then
+            run "$CAT" -T1 --verify c.sim
+            if ((st == 0 && status != 1)); then
+                echo "$name: --concat output passes --verify (exit $status)" >&2
+                bad=$((bad + 1))
+            fi
+        elif ((st != 1)) || [[ $msg != "simtrace-pack: "* ]] || ! grep -qiE -- "$kw" <<<"$msg"; then
+            echo "$name: simtrace-pack --concat: exit $st: $msg" >&2
+            bad=$((bad + 1))
+        fi
+    done < <(bad_list)
+    ((bad == 0))
+}
