@@ -78,19 +78,6 @@ check_all() {
     check_all simtrace-cat
 }
 
-@test "simtrace-cat reading a bad file from a pipe (sequential reader) rejects it" {
-    local name kw st msg bad=0
-    while read -r name kw; do
-        st=0
-        msg="$("$CAT" -T1 <"$BAD/$name" 2>&1 >/dev/null)" || st=$?
-        if ((st != 1)) || [[ $msg != "simtrace-cat: "* ]]; then
-            echo "$name: exit $st: $msg" >&2
-            bad=$((bad + 1))
-        fi
-    done < <(bad_list)
-    ((bad == 0))
-}
-
 @test "2^24 entries claimed with a 100-byte payload: fails fast, and --memlimit 100M refuses it before allocating" {
     local f="$BAD/data-2p24-entries-100-bytes.sim"
     # no limit: refused from the stream set's lengths, at once (the reader
@@ -161,9 +148,11 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
 }
 
 @test "the bundled traces round-trip through simtrace-pack and simtrace-cat (first 20000 entries each)" {
-    local f
+    local f n=20000 k=0
+    [[ $SANITIZED == 1 ]] && n=5000 # and only two of the traces
     for f in "$GOOD"/*.d64.xz; do
-        { xz -dc "$f" || true; } | head -c $((20000 * 32)) >in.raw
+        [[ $SANITIZED == 1 ]] && ((k++ >= 2)) && break
+        { xz -dc "$f" || true; } | head -c $((n * 32)) >in.raw
         "$PACK" -T1 --frame-size 5000 in.raw >c.sim
         "$CAT" -T1 c.sim >out.raw
         same in.raw out.raw || fail "$f does not round-trip"
