@@ -79,6 +79,26 @@ $(BUILD)/tests/bochs-count: $(BUILD)/tests/tools/bochs_count.o $(LIB)
 ## tools: build the test drivers (bochs-count)
 tools: $(BUILD)/tests/bochs-count
 
+# The bad-file corpus generator (tests/make-bad.c) and the check that the
+# committed testdata/bad/ and testdata/good/edge-*.sim are what it writes.
+BAD_TRACE = testdata/good/bios_write_300k.d64.xz
+$(BUILD)/tests/make-bad: $(BUILD)/tests/make-bad.o $(LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+.PHONY: testdata-bad testdata-bad-update
+## testdata-bad: regenerate the bad-file corpus in $(BUILD) and check the committed one is identical
+testdata-bad: $(BUILD)/tests/make-bad
+	$(Q)rm -rf $(BUILD)/testdata-bad && mkdir -p $(BUILD)/testdata-bad/bad $(BUILD)/testdata-bad/good
+	$(Q)$(BUILD)/tests/make-bad $(BAD_TRACE) $(BUILD)/testdata-bad/bad $(BUILD)/testdata-bad/good
+	$(Q)diff -r $(BUILD)/testdata-bad/bad testdata/bad
+	$(Q)for f in $(BUILD)/testdata-bad/good/*; do cmp $$f testdata/good/$${f##*/} || exit 1; done
+	@echo "testdata-bad: the committed files are what tests/make-bad writes"
+
+## testdata-bad-update: rewrite testdata/bad/ and testdata/good/edge-*.sim with tests/make-bad
+testdata-bad-update: $(BUILD)/tests/make-bad
+	$(Q)rm -f testdata/bad/*.sim && $(BUILD)/tests/make-bad $(BAD_TRACE) testdata/bad testdata/good
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 ## deps: install missing build and test dependencies (Debian packages)
@@ -86,11 +106,11 @@ deps:
 	$(Q)scripts/install-deps.sh
 
 ## unit: build and run the C unit tests
-unit: $(UNITBINS)
+unit: $(UNITBINS) $(BUILD)/tests/make-bad
 	$(Q)for t in $(UNITBINS); do $$t || exit 1; done
 
 ## cli-test: run the bats tests of the programs
-cli-test: $(BINS)
+cli-test: $(BINS) $(BUILD)/tests/make-bad
 	$(Q)SVPC_BIN=$(abspath $(BUILD)) bats tests/cli
 
 ## check: install missing dependencies, build, run every test (unit, CLI, sanitizers)
@@ -120,7 +140,7 @@ tsan:
 
 # libFuzzer harnesses (clang), one per decoding entry point; checksums are
 # bypassed in this build (-DST_FUZZING) so the fuzzer reaches the parsers.
-FUZZERS = fuzz_container fuzz_index fuzz_codec fuzz_roundtrip fuzz_import
+FUZZERS = fuzz_container fuzz_index fuzz_codec fuzz_roundtrip fuzz_import fuzz_ranges
 FUZZ_CC = clang
 FUZZ_FLAGS = -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DST_FUZZING \
              -D_GNU_SOURCE -DSVPC_VERSION='"$(VERSION)"'

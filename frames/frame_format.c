@@ -312,3 +312,33 @@ st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t
     *out = si;
     return ST_OK;
 }
+
+st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, const uint8_t **data, uint64_t *dlen,
+                       st_diag *d)
+{
+    size_t pos = 0;
+    unsigned idx = 0;
+    uint32_t key, flags;
+    const uint8_t *val;
+    uint64_t vlen;
+    int r;
+    *data = NULL;
+    *dlen = 0;
+    while ((r = st_attr_next(p, len, &pos, &idx, &key, &flags, &val, &vlen, d)) == 1) {
+        if (key == ST_ATTR_DATA) {
+            if (*data)
+                return st_diag_set(d, ST_E_BAD_ATTR, "two data attributes");
+            *data = val;
+            *dlen = vlen;
+        } else if (flags & ST_ATTR_CRITICAL) {
+            return st_diag_set(d, ST_E_UNSUPPORTED, "unknown critical attribute %u", key);
+        }
+    }
+    if (r < 0)
+        return ST_E_BAD_ATTR;
+    if (idx != nattrs)
+        return st_diag_set(d, ST_E_BAD_ATTR, "header says %u attributes, payload holds %u", nattrs, idx);
+    if (!*data)
+        return st_diag_set(d, ST_E_BAD_ATTR, "data frame without a data attribute");
+    return ST_OK;
+}

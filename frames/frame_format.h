@@ -124,4 +124,11 @@ st_error st_attr_append(st_buf *b, uint32_t key, uint32_t flags, const void *val
 int st_attr_next(const uint8_t *p, size_t len, size_t *pos, unsigned *index, uint32_t *key, uint32_t *flags,
                  const uint8_t **val, uint64_t *vlen, st_diag *d);
 
+/* The attribute list of a data frame payload (SIMTRACE.md 5, 8.2 items
+ * 31-35 and 45): exactly nattrs well-formed attributes, one DATA attribute
+ * (its value in *data, *dlen), no other critical one.  Used before decoding
+ * and before a frame is copied undecoded. */
+st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, const uint8_t **data, uint64_t *dlen,
+                       st_diag *d);
+
 #endif

@@ -67,37 +67,11 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
         j->err = st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
         return;
     }
-    size_t pos = 0;
-    unsigned idx = 0;
-    uint32_t key, flags;
-    const uint8_t *val, *data = NULL;
-    uint64_t vlen, dlen = 0;
-    int r;
-    while ((r = st_attr_next(j->in.data, j->in.len, &pos, &idx, &key, &flags, &val, &vlen, d)) == 1) {
-        if (key == ST_ATTR_DATA) {
-            if (data) {
-                j->err = st_diag_set(d, ST_E_BAD_ATTR, "two data attributes");
-                return;
-            }
-            data = val;
-            dlen = vlen;
-        } else if (flags & ST_ATTR_CRITICAL) {
-            j->err = st_diag_set(d, ST_E_UNSUPPORTED, "unknown critical attribute %u", key);
-            return;
-        }
-    }
-    if (r < 0) {
-        j->err = ST_E_BAD_ATTR;
+    const uint8_t *data;
+    uint64_t dlen;
+    j->err = st_data_attrs(j->in.data, j->in.len, j->h.nattrs, &data, &dlen, d);
+    if (j->err != ST_OK)
         return;
-    }
-    if (idx != j->h.nattrs) {
-        j->err = st_diag_set(d, ST_E_BAD_ATTR, "header says %u attributes, payload holds %u", j->h.nattrs, idx);
-        return;
-    }
-    if (!data) {
-        j->err = st_diag_set(d, ST_E_BAD_ATTR, "data frame without a data attribute");
-        return;
-    }
     size_t esz = j->esz, cn;
     st_entry_type ct = codec_type(j, &cn);
     j->out.len = 0;

@@ -291,15 +291,19 @@ leftovers() { find "$1" -maxdepth 1 -name "$2*" -printf '%f\n' | sort; }
 # separated), make a damaged copy of the container SRC -- MODE "flip": bit
 # POSITION inverted; MODE "cut": only the first POSITION bytes -- run
 # `CMD... COPY` with stdout and stderr to files, and check the promise of
-# svpc-decompress: exit 0 with output equal to ORIG, or exit 1 with a
-# "svpc-decompress:" message and output that is a prefix of ORIG (whole
-# entries of intact frames only).  MODE "cut" requires exit 1.  One Perl
+# the readers: exit 0 with output equal to ORIG, or exit 1 with a message
+# that starts with the program's name and output that is a prefix of ORIG (whole
+# entries of intact frames only; with DL_ALLOWED set to a comma-separated
+# list of byte counts, the output on exit 1 must be one of them, e.g. the
+# frame boundaries).  MODE "cut" requires exit 1.  One Perl
 # process drives the loop (one fork per run), which keeps it fast on slow
 # machines.  Prints one line per bad case and a summary; fails if any.
 damage_loop() {
     perl -e '
         use strict; use warnings;
         my ($mode, $src, $orig, $list, @cmd) = @ARGV;
+        (my $prog = $cmd[0]) =~ s{.*/}{};
+        my %allowed = map { $_ => 1 } split /,/, ($ENV{DL_ALLOWED} // "");
         sub slurp { open(my $f, "<:raw", $_[0]) or die "$_[0]: $!\n"; local $/; my $d = <$f>; return defined $d ? $d : ""; }
         my $c = slurp($src); my $o = slurp($orig);
         my ($bad, $exact, $rejected) = (0, 0, 0);
@@ -323,9 +327,11 @@ damage_loop() {
                 elsif ($out ne $o) { $why = "EXIT 0 WITH WRONG OUTPUT (" . length($out) . " bytes)"; }
                 else { $exact++; }
             } elsif ($rc == 1) {
-                if ($err !~ /^svpc-decompress: /) { $why = "message does not start with svpc-decompress:"; }
+                if ($err !~ /^\Q$prog\E: /) { $why = "message does not start with $prog:"; }
                 elsif (length($out) > length($o) || $out ne substr($o, 0, length($out))) {
                     $why = "exit 1 but the " . length($out) . "-byte output is not a prefix of the original";
+                } elsif (%allowed && !$allowed{length($out)}) {
+                    $why = "exit 1 with " . length($out) . " bytes of output: not a frame boundary ($ENV{DL_ALLOWED})";
                 } else { $rejected++; }
             } else { $why = "exit status $rc (want 0 or 1)"; }
             if (defined $why) { $bad++; $err =~ s/\n/ | /g; print STDERR "$what: $why; stderr: $err\n"; }

@@ -5,7 +5,7 @@
 set -euo pipefail
 out=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$out"/{container,index,codec,roundtrip,import}
+mkdir -p "$out"/{container,index,codec,roundtrip,import,ranges}
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 src=$(ls "$root"/testdata/good/*.d64.xz 2>/dev/null | head -n 1 || true)
@@ -45,3 +45,14 @@ done
 # a text seed from the text exporter (format 4)
 { printf '\x04'; head -c 3200 "$raw" | "$SVPC_BIN/simtrace-pack" -T1 2>/dev/null | "$SVPC_BIN/simtrace-cat" -F text 2>/dev/null; } \
     > "$out/import/text-export" || true
+# ranges: 16 bytes choosing the range (two u64), then a container: the index
+# seeds, the good containers and the bad-file corpus, each with a few ranges
+i=0
+for c in "$out"/index/*.sim "$root"/testdata/good/*.sim "$root"/testdata/bad/*.sim; do
+    [ -f "$c" ] || continue
+    for r in '\x00\x00\x00\x00\x00\x00\x00\x00\xff\x00\x00\x00\x00\x00\x00\x00' \
+             '\x31\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00\x00\x00\x00\x00\x00'; do
+        { printf "$r"; cat "$c"; } > "$out/ranges/g$i"
+        i=$((i + 1))
+    done
+done
