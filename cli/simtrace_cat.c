@@ -811,17 +811,26 @@ sequential:;
     }
     q.r = r;
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
-    if (e == ST_OK && o.x)
-        e = st_exporter_finish(o.x);
-    st_exporter_free(o.x);
     (void)chosen;
     int status = EXIT_OK;
     if (e != ST_OK)
         status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
-    if (e == ST_OK && !list && !verify && !q.chosen && !(stream == NULL && st_reader_stream_count(r) == 0)) {
-        if (stream) {
+    if (e == ST_OK && !list && !verify && !q.chosen && stream) {
+        /* a stream without data frames: nothing went by, but it exists */
+        const st_stream_info *s = NULL;
+        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+            if (strcmp(st_reader_stream(r, i)->name, stream) == 0)
+                s = st_reader_stream(r, i);
+        if (!s) {
             cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
             status = EXIT_DATA;
+        } else {
+            q.chosen = 1;
+            q.id = s->id;
+            if (q.format)
+                e = start_and_write(&q, s, 0, NULL, 0);
+            if (e != ST_OK)
+                status = e == ST_E_USAGE ? EXIT_USAGE : cli_report(e, &d, out_path ? out_path : "(stdout)");
         }
     }
     if (e == ST_OK && !list && !verify && !q.chosen && q.tentative) {
@@ -836,8 +845,6 @@ sequential:;
             e = start_and_write(&q, s, q.hold_first, q.hold.data, q.hold.len / s->entry_size);
         else if (s && q.format)
             e = start_and_write(&q, s, 0, NULL, 0);
-        if (e == ST_OK && o.x)
-            e = st_exporter_finish(o.x);
         if (e != ST_OK)
             status = e == ST_E_USAGE ? EXIT_USAGE : cli_report(e, &d, out_path ? out_path : "(stdout)");
     }
@@ -881,6 +888,16 @@ sequential:;
         free(stored);
         free(fc);
         free(lc);
+    }
+    if (o.x) {
+        /* flush what the exporter holds: the entries of intact frames */
+        if (status != EXIT_USAGE) {
+            st_error fe = st_exporter_finish(o.x);
+            if (fe != ST_OK && status == EXIT_OK)
+                status = cli_report(fe, &d, out_path ? out_path : "(stdout)");
+        }
+        st_exporter_free(o.x);
+        o.x = NULL;
     }
     if (salvage) {
         cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", in_name,
