@@ -169,7 +169,7 @@ static st_error get_stream(packer *pk, const st_stream_spec *sp, uint32_t *sid, 
 static svpc_params params_for(const packer *pk, st_entry_type t)
 {
     svpc_params p = pk->p;
-    if (!st_entry_is_memory(t))
+    if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
         p.encoder = SVPC_ENC_GENERIC;
     return p;
 }

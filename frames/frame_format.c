@@ -306,9 +306,11 @@ st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t
         memcpy(si.type_name, tname, (size_t)tname_len);
     else
         snprintf(si.type_name, sizeof si.type_name, "%s", st_entry_name(si.type));
-    if (h->encoder != SVPC_ENC_GENERIC && !st_entry_is_memory(si.type))
-        return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: encoder %u needs a memory entry type", h->stream,
-                           h->encoder);
+    /* user types reach the codec as bytes, through the generic encoder only */
+    if (si.type == ST_TYPE_USER ? h->encoder != SVPC_ENC_GENERIC
+                                : !svpc_encoder_supports((svpc_encoder)h->encoder, si.type))
+        return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: encoder %s cannot code %s entries", h->stream,
+                           svpc_encoder_name((svpc_encoder)h->encoder), si.type_name);
     *out = si;
     return ST_OK;
 }

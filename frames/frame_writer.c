@@ -141,7 +141,8 @@ st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint3
     const uint8_t *guid = t == ST_TYPE_USER ? sp->guid : st_entry_guid(t);
     const char *tn = t == ST_TYPE_USER ? (sp->type_name ? sp->type_name : "user") : st_entry_name(t);
     if (nlen == 0 || nlen > ST_MAX_NAME || !esz || esz > ST_MAX_USER_ENTRY || !guid || w->ns >= ST_MAX_STREAMS ||
-        (p->encoder != SVPC_ENC_GENERIC && !st_entry_is_memory(t)) || !svpc_encoder_name(p->encoder) ||
+        !svpc_encoder_name(p->encoder) || (t != ST_TYPE_USER && !svpc_encoder_supports(p->encoder, t)) ||
+        (t == ST_TYPE_USER && p->encoder != SVPC_ENC_GENERIC) ||
         !svpc_stage_name(p->stage) || p->level < 1 || p->level > 9 || sp->header_len > ST_MAX_HEADER ||
         (sp->header_len && !sp->header) || strlen(tn) == 0 || strlen(tn) > ST_MAX_TYPE_NAME)
         return ST_E_USAGE;

@@ -24,7 +24,11 @@
  *                         value at the IP, or the previous value) with a
  *                         modelled byte length; unpredicted data values are
  *                         stored verbatim; the miss bytes go through the
- *                         second stage.
+ *                         second stage.  Also codes legacy VPC pairs
+ *                         (ST_TYPE_VPC): the pc as the ip and the extended
+ *                         data as the address, with the same predictors
+ *                         (VPC4: Table 1's IP and Data rows), coder and
+ *                         residuals (SIMTRACE.md 6.6).
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -75,6 +79,13 @@ void svpc_ctx_free(svpc_ctx *ctx);
  * (predictor tables and model; not counting frame buffers). */
 size_t svpc_ctx_memory(svpc_encoder enc);
 
+/* 1 if encoder enc codes entries of type t: generic any type of known size
+ * (ST_TYPE_BYTES included, ST_TYPE_USER not), paper the four memory types,
+ * cm the memory types and ST_TYPE_VPC.  svpc_encode() and svpc_decode()
+ * refuse the other pairs; containers should check this, not the type
+ * alone. */
+int svpc_encoder_supports(svpc_encoder enc, st_entry_type t);
+
 /* Names for the CLI: "lzma"..., "generic"/"paper"/"cm".  NULL if unknown. */
 const char *svpc_stage_name(svpc_stage s);
 int svpc_stage_parse(const char *name, svpc_stage *out);   /* 1 on success */
@@ -84,7 +95,7 @@ int svpc_encoder_parse(const char *name, svpc_encoder *out); /* 1 on success */
 /*
  * Encode n entries of type t (n * st_entry_size(t) bytes at raw) and append
  * the payload to out.  n may be 0.
- * Returns ST_OK; ST_E_USAGE (memory encoder with a non-memory type, n above
+ * Returns ST_OK; ST_E_USAGE (!svpc_encoder_supports(p->encoder, t), n above
  * SVPC_MAX_FRAME_ENTRIES, bad stage or level); ST_E_NOMEM; ST_E_INTERNAL
  * (a second-stage library failed).  On failure out->len is unchanged.
  */

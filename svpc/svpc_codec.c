@@ -52,7 +52,16 @@ static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address
     vpc_pred_predict(&set->pred[p_], (k2) ? key2 : key1, set->slot + o_, k, r, n, s, t); \
     o_ += n;                                                                          \
     p_++;
-#define AS_UPDATE(k, r, n, s, t, k2) vpc_pred_update(&set->pred[p_++], v, k, r, n, t);
+#define AS_UPDATE(k, r, n, s, t, k2) vpc_pred_update(&set->pred[p_++], v, k, r, n, s, t);
+#define AS_LOCATE(k, r, n, s, t, k2) vpc_pred_locate(&set->pred[p_++], (k2) ? key2 : key1, k, r, s, t);
+#define AS_SLOT(k, r, n, s, t, k2)                        \
+    if (id < o_ + (n))                                    \
+        return vpc_pred_slot(&set->pred[p_], id - o_, k, n); \
+    o_ += n;                                              \
+    p_++;
+/* predict_X: all slots into set->slot (the encoder chooses among them);
+ * locate_X + slot_X: the lines, then one slot on demand (the decoder's way:
+ * it reads only the slot the encoder chose); update_X: learn the value. */
 #define DEFINE_FIELD(name, LIST)                                                               \
     static const vpc_pred_cfg cfg_##name[] = {LIST(AS_CFG)};                                    \
     enum { nslots_##name = 0 LIST(AS_NSLOTS) };                                                 \
@@ -63,6 +72,20 @@ static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address
         (void)key2;                                                                             \
         LIST(AS_PREDICT)                                                                        \
         (void)o_;                                                                               \
+    }                                                                                           \
+    ST_INLINE void locate_##name(vpc_set *set, uint64_t key1, uint64_t key2)                    \
+    {                                                                                           \
+        unsigned p_ = 0;                                                                        \
+        (void)key1;                                                                             \
+        (void)key2;                                                                             \
+        LIST(AS_LOCATE)                                                                         \
+    }                                                                                           \
+    /* id < nslots */                                                                           \
+    ST_INLINE uint64_t slot_##name(const vpc_set *set, unsigned id)                             \
+    {                                                                                           \
+        unsigned o_ = 0, p_ = 0;                                                                \
+        LIST(AS_SLOT)                                                                           \
+        return 0;                                                                               \
     }                                                                                           \
     ST_INLINE void update_##name(vpc_set *set, uint64_t v)                                       \
     {                                                                                           \
@@ -133,6 +156,9 @@ typedef struct {
     rc_prob ftree[F_COUNT][16][16];
     rc_prob nbtree[F_COUNT][9][16]; /* [field][previous miss length] */
     rc_prob refsel[4];              /* address miss: reference choice [last 2 choices] */
+    /* vpc entries only (their one field's flag is the all-flag): */
+    rc_prob vflag[16][128];         /* [expected id][as allflag] */
+    rc_prob vtree[16][2][16];       /* [expected id][ip flag] 4-bit id tree */
 } cm_probs;
 
 typedef struct {
@@ -474,8 +500,6 @@ enum { CS_RC, CS_MISS0, CS_COUNT = CS_MISS0 + F_COUNT };
 static const char *const cm_names[CS_COUNT] = {"ids (range coded)", "ip misses",      "cycle misses",
                                                "meta misses",       "address misses", "data misses"};
 static const int cm_compress[CS_COUNT] = {0, 1, 1, 1, 1, 1};
-/* Coding order of the ip-keyed fields, and their nibble in the tuple. */
-static const unsigned cm_fields[4] = {F_CYCLE, F_META, F_ADDR, F_DATA};
 #define RC_MAX_PER_ENTRY 96 /* bound on range-coder bytes per entry, see decoder */
 
 /* Reference a miss is coded against: meta by XOR with the previous meta;
@@ -519,11 +543,116 @@ ST_INLINE const char *cm_get_miss(rc_dec *rc, rc_prob tree[9][16], unsigned *las
     return canonical(*r, nb) ? NULL : "miss longer than needed";
 }
 
+/* Width mask of field f, a constant for a constant type (field_mask() calls
+ * the out-of-line entry-type functions, which a template cannot fold).  A
+ * vpc entry's pc is 32 bits and its extended data, coded as the address
+ * field (6.6 of SIMTRACE.md), 64. */
+ST_INLINE uint64_t cm_mask_T(unsigned f, st_entry_type t)
+{
+    if (f == F_CYCLE)
+        return ST_CYCLE_MASK;
+    if (f == F_META)
+        return 0xFFFF;
+    if (t == ST_TYPE_VPC)
+        return f == F_IP ? 0xFFFFFFFFu : UINT64_MAX;
+    return (t == ST_TYPE_D64 || t == ST_TYPE_M64) ? UINT64_MAX : 0xFFFFFFFFu;
+}
+
+/* The ip-keyed fields cm codes for type t, in coding order: cycle, meta,
+ * address[, data] for the memory types; for vpc entries only the extended
+ * data, as the address field (its predictors are the address set's, its
+ * misses the address residuals).  nf is 4, 3 or 1; field j is
+ * cm_field(t, j), and j is also its nibble and flag pair in TUPLE. */
+ST_INLINE unsigned cm_nfields(st_entry_type t)
+{
+    return t == ST_TYPE_VPC ? 1 : (t == ST_TYPE_D64 || t == ST_TYPE_D32) ? 4 : 3;
+}
+
+ST_INLINE unsigned cm_field(st_entry_type t, unsigned j) { return t == ST_TYPE_VPC ? F_ADDR : F_CYCLE + j; }
+
+/* Little-endian stores of the decoded entry: on little-endian hosts one
+ * move each (GCC 12 does not merge st_store64's byte stores here). */
+ST_INLINE void cm_store64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    st_store64(p, v);
+#endif
+}
+
+ST_INLINE void cm_store32(uint8_t *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 4);
+#else
+    st_store32(p, v);
+#endif
+}
+
+/* st_entry_store() for a constant memory type, or a vpc pair (u32 pc,
+ * u64 extended data: 12 bytes, packed). */
+ST_INLINE void cm_store_entry(st_entry_type t, uint8_t *p, const uint64_t *v)
+{
+    if (t == ST_TYPE_VPC) {
+        cm_store32(p, (uint32_t)v[F_IP]);
+        cm_store64(p + 4, v[F_ADDR]);
+        return;
+    }
+    cm_store64(p, (v[F_CYCLE] & ST_CYCLE_MASK) | (v[F_META] << 48));
+    if (t == ST_TYPE_D64 || t == ST_TYPE_M64) {
+        cm_store64(p + 8, v[F_IP]);
+        cm_store64(p + 16, v[F_ADDR]);
+        if (t == ST_TYPE_D64)
+            cm_store64(p + 24, v[F_DATA]);
+    } else {
+        cm_store32(p + 8, (uint32_t)v[F_IP]);
+        cm_store32(p + 12, (uint32_t)v[F_ADDR]);
+        if (t == ST_TYPE_D32)
+            cm_store32(p + 16, (uint32_t)v[F_DATA]);
+    }
+}
+
+/* The fields of entry p of type t (memory types: st_entry_load(); vpc: the
+ * pc as ip and the extended data as address; absent fields 0). */
+ST_INLINE void cm_load_entry(st_entry_type t, const uint8_t *p, uint64_t *v)
+{
+    if (t == ST_TYPE_VPC) {
+        v[F_IP] = st_load32(p);
+        v[F_ADDR] = st_load64(p + 4);
+        v[F_CYCLE] = v[F_META] = v[F_DATA] = 0;
+        return;
+    }
+    st_entry e;
+    st_entry_load(t, p, &e);
+    v[F_IP] = e.ip;
+    v[F_CYCLE] = e.cycle;
+    v[F_META] = e.meta16;
+    v[F_ADDR] = e.addr;
+    v[F_DATA] = e.data;
+}
+
+/* Context of the all-flag.  A vpc entry has one ip-keyed field, so its
+ * all-flag is that field's match flag, and its context also has the
+ * expected id (6.6): whether the id seen last time at this pc was a hit or
+ * the miss id says much about this time. */
+ST_INLINE rc_prob *cm_allflag(cm_model *m, st_entry_type t, unsigned tup, unsigned flag, unsigned hist_all)
+{
+    unsigned ah = (tup >> 16) & 7u, cx = (ah << 4) | (flag << 3) | (hist_all & 7);
+    return t == ST_TYPE_VPC ? &m->pr.vflag[tup & 15u][cx] : &m->pr.allflag[cx];
+}
+
+/* Tree of an unexpected id of field f (vpc: also by the ip flag). */
+ST_INLINE rc_prob *cm_ftree(cm_model *m, st_entry_type t, unsigned f, unsigned exp, unsigned flag)
+{
+    return t == ST_TYPE_VPC ? m->pr.vtree[exp][flag] : m->pr.ftree[f][exp];
+}
+
 ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
                           st_buf *out)
 {
     size_t esz = st_entry_size(t);
-    unsigned nf = st_entry_has_data(t) ? 4 : 3;
+    const unsigned nf = cm_nfields(t);
     size_t caps[CS_COUNT] = {n * 4 + 64, 8 * n, 8 * n, 2 * n, 8 * n, 8 * n};
     RETURN_IF_ERROR(reserve_streams(c, caps, CS_COUNT));
     cm_model *m = c->cm;
@@ -531,7 +660,7 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
     unsigned bits[F_COUNT];
     uint8_t *mp[F_COUNT];
     for (unsigned f = 0; f < F_COUNT; f++) {
-        mask[f] = field_mask(f, t);
+        mask[f] = cm_mask_T(f, t);
         bits[f] = mask_bits(mask[f]);
         mp[f] = c->buf[CS_MISS0 + f].data;
     }
@@ -541,9 +670,8 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
     unsigned hist_ip = 0, hist_all = 0, hist_f[F_COUNT] = {0}, last_nb[F_COUNT] = {0}, refhist = 0;
 
     for (size_t i = 0; i < n; i++) {
-        st_entry e;
-        st_entry_load(t, raw + i * esz, &e);
-        const uint64_t v[F_COUNT] = {e.ip, e.cycle, e.meta16, e.addr, e.data};
+        uint64_t v[F_COUNT];
+        cm_load_entry(t, raw + i * esz, v);
 
         /* ip: expected id is the one used after the previous ip last time */
         uint32_t kl = vpc_key_line(prev[F_IP], KEY_BITS);
@@ -564,22 +692,21 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
         hist_ip = (hist_ip << 1) | flag;
 
         /* the ip-keyed fields: expected ids are those used at this ip last time */
-        uint32_t tl = vpc_key_line(e.ip, KEY_BITS);
+        uint32_t tl = vpc_key_line(v[F_IP], KEY_BITS);
         unsigned tup = m->tuple[tl], ids[4], all = 1;
         for (unsigned j = 0; j < nf; j++) {
-            unsigned f = cm_fields[j];
+            unsigned f = cm_field(t, j);
             s = &c->set[f];
-            field_predict(c->set, f, 1, e.ip, e.addr);
+            field_predict(c->set, f, 1, v[F_IP], v[F_ADDR]);
             unsigned exp = (tup >> (4 * j)) & 15u;
             ids[j] = vpc_set_choose(s, v[f], exp);
             all &= ids[j] == exp;
         }
-        unsigned ah = (tup >> 16) & 7u;
-        rc_encode(&rc, &m->pr.allflag[(ah << 4) | (flag << 3) | (hist_all & 7)], all);
+        rc_encode(&rc, cm_allflag(m, t, tup, flag, hist_all), all);
         hist_all = (hist_all << 1) | all;
         unsigned newtup = 0, mismatch_seen = 0;
         for (unsigned j = 0; j < nf; j++) {
-            unsigned f = cm_fields[j];
+            unsigned f = cm_field(t, j);
             unsigned exp = (tup >> (4 * j)) & 15u;
             unsigned match = ids[j] == exp;
             if (!all) {
@@ -589,7 +716,7 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
                     rc_encode(&rc, &m->pr.fflag[f][exp][fh | (mismatch_seen << 2) | (flag << 3) | ((hist_f[f] & 1) << 4)],
                               match);
                 if (!match) {
-                    rc_encode_tree(&rc, m->pr.ftree[f][exp], 4, ids[j]);
+                    rc_encode_tree(&rc, cm_ftree(m, t, f, exp, flag), 4, ids[j]);
                     mismatch_seen = 1;
                 }
             }
@@ -625,11 +752,145 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
     return pack_streams(c, p, cm_names, cm_compress, CS_COUNT, out);
 }
 
-ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
-                          uint8_t *raw, st_diag *d)
+/* ---- CM decoder -------------------------------------------------------------
+ * Follows SIMTRACE.md 6.4.4 symbol by symbol, but does less per entry than
+ * the encoder, which must compare every slot with the value:
+ *   - predictors only locate their lines; the one slot the coded id names
+ *     is read (a DFCM slot is line value + last value, so nothing else
+ *     needs computing), the others are never copied;
+ *   - no usage counts: they steer only the encoder's choice (6.5.5);
+ *   - each ip-keyed field is its own instance of cm_dec_field() with the
+ *     field, its width and its slot count as constants, so its
+ *     predictors, masks and context arrays are fixed at compile time.
+ * The checks and the order of the checks are those of the specification. */
+
+ST_INLINE unsigned cm_nslots(unsigned f)
 {
-    size_t esz = st_entry_size(t);
-    unsigned nf = st_entry_has_data(t) ? 4 : 3;
+    switch (f) {
+    case F_IP: return nslots_ip;
+    case F_CYCLE: return nslots_cycle;
+    case F_META: return nslots_meta;
+    case F_ADDR: return nslots_ext;
+    default: return nslots_data_cm;
+    }
+}
+
+/* Locate the lines of field f's predictors (f an ip-keyed field of cm). */
+ST_INLINE void cm_locate(vpc_set *sets, unsigned f, uint64_t ip, uint64_t addr)
+{
+    switch (f) {
+    case F_CYCLE: locate_cycle(&sets[F_CYCLE], ip, ip); break;
+    case F_META: locate_meta(&sets[F_META], ip, ip); break;
+    case F_ADDR: locate_ext(&sets[F_ADDR], ip, ip); break;
+    default: locate_data_cm(&sets[F_DATA], ip, addr);
+    }
+}
+
+/* Slot id (< nslots) of field f after cm_locate(). */
+ST_INLINE uint64_t cm_slot(const vpc_set *sets, unsigned f, unsigned id)
+{
+    switch (f) {
+    case F_CYCLE: return slot_cycle(&sets[F_CYCLE], id);
+    case F_META: return slot_meta(&sets[F_META], id);
+    case F_ADDR: return slot_ext(&sets[F_ADDR], id);
+    default: return slot_data_cm(&sets[F_DATA], id);
+    }
+}
+
+/* Decoder state: across entries (first group) and within one entry. */
+typedef struct {
+    rc_dec rc;
+    rd miss[F_COUNT];
+    uint64_t prev[F_COUNT];
+    unsigned last_nb[F_COUNT], refhist;
+    unsigned hf; /* bit j: field j matched in the previous entry (hist_f[f] & 1 of 6.4.4) */
+    uint64_t v[F_COUNT];
+    /* ids and match flags of this entry's fields, kept only when all = 0
+     * (when all = 1 both follow from tup): bits 4j..4j+3 and bit j */
+    unsigned tup, ids, matches, all, flag, mismatch_seen;
+} cm_dec;
+
+/* A miss of ip-keyed field f: its value from the miss streams.  Out of
+ * line of the hit path in practice (misses are rare), but inlined for the
+ * constant field. */
+ST_INLINE st_error cm_dec_miss(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigned f, size_t i, st_diag *d)
+{
+    const uint64_t mask = cm_mask_T(f, t);
+    cm_model *m = c->cm;
+    if (f == F_DATA) {
+        uint64_t v = get_le(&s->miss[f], (t == ST_TYPE_D64) ? 8 : 4);
+        if (v & ~mask)
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: data miss wider than the field", i);
+        s->v[f] = v;
+        return ST_OK;
+    }
+    unsigned sel = 0;
+    if (f == F_ADDR) {
+        sel = rc_decode(&s->rc, &m->pr.refsel[s->refhist & 3]);
+        s->refhist = (s->refhist << 1) | sel;
+    }
+    uint64_t ref = s->prev[f];
+    if (f == F_ADDR && !sel) {
+        uint64_t lv = cm_slot(c->set, F_ADDR, EXT_LV_SLOT); /* cm_ref(): the ip's last address */
+        ref = lv ? lv : ref;
+    }
+    uint64_t r;
+    const char *bad = cm_get_miss(&s->rc, m->pr.nbtree[f], &s->last_nb[f], &s->miss[f], &r);
+    if (bad)
+        return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
+    if (f == F_META) {
+        if ((r ^ ref) & ~mask)
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: meta miss wider than the field", i);
+        s->v[f] = r ^ ref;
+    } else {
+        s->v[f] = zz_apply(r, ref, mask);
+    }
+    return ST_OK;
+}
+
+/* Ip-keyed field j (field j + 1: cycle, meta, address, data) of entry i. */
+ST_INLINE st_error cm_dec_field(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigned j, unsigned nf, size_t i,
+                                st_diag *d)
+{
+    const unsigned f = cm_field(t, j);
+    const unsigned ns = cm_nslots(f);
+    cm_model *m = c->cm;
+    cm_locate(c->set, f, s->v[F_IP], s->v[F_ADDR]);
+    unsigned exp = (s->tup >> (4 * j)) & 15u, id = exp;
+    if (!s->all) {
+        unsigned fh = (s->tup >> (20 + 2 * j)) & 3u, match = 0;
+        /* after all-but-one matched, the last one cannot match */
+        if (j + 1 < nf || s->mismatch_seen)
+            match = rc_decode(&s->rc, &m->pr.fflag[f][exp][fh | (s->mismatch_seen << 2) | (s->flag << 3) |
+                                                          (((s->hf >> j) & 1u) << 4)]);
+        if (!match) {
+            id = rc_decode_tree(&s->rc, cm_ftree(m, t, f, exp, s->flag), 4);
+            s->mismatch_seen = 1;
+            if (id == exp)
+                return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s id coded as unexpected but equals the expected",
+                                   i, field_names[f]);
+        }
+        s->ids |= id << (4 * j);
+        s->matches |= match << j;
+    }
+    /* (an expected id is always <= ns: TUPLE holds only checked ids) */
+    if (id < ns) {
+        s->v[f] = cm_slot(c->set, f, id) & cm_mask_T(f, t);
+    } else if (id == ns) {
+        RETURN_IF_ERROR(cm_dec_miss(c, s, t, f, i, d));
+    } else {
+        return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s predictor id %u out of range", i, field_names[f], id);
+    }
+    field_update(c->set, f, 1, s->v[f]);
+    return ST_OK;
+}
+
+ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
+                               uint8_t *raw, st_diag *d)
+{
+    const size_t esz = st_entry_size(t);
+    const unsigned nf = cm_nfields(t);
+    const uint64_t ipmask = cm_mask_T(F_IP, t);
     size_t maxl[CS_COUNT] = {n * RC_MAX_PER_ENTRY + 64, 8 * n, 8 * n, 2 * n, 8 * n, 8 * n};
     ss_out so;
     st_error err = ss_unpack(payload, len, CS_COUNT, maxl, &so, d);
@@ -638,129 +899,79 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
         return err;
     }
     cm_model *m = c->cm;
-    uint64_t mask[F_COUNT];
-    rd miss[F_COUNT];
-    for (unsigned f = 0; f < F_COUNT; f++) {
-        mask[f] = field_mask(f, t);
-        miss[f] = (rd){so.data[CS_MISS0 + f], so.len[CS_MISS0 + f], 0, 0};
-    }
-    rc_dec rc;
-    rc_dec_init(&rc, so.data[CS_RC], so.len[CS_RC]);
-    uint64_t prev[F_COUNT] = {0, 0, 0, 0, 0};
-    unsigned hist_ip = 0, hist_all = 0, hist_f[F_COUNT] = {0}, last_nb[F_COUNT] = {0}, refhist = 0;
+    cm_dec s;
+    memset(&s, 0, sizeof s);
+    for (unsigned f = 0; f < F_COUNT; f++)
+        s.miss[f] = (rd){so.data[CS_MISS0 + f], so.len[CS_MISS0 + f], 0, 0};
+    rc_dec_init(&s.rc, so.data[CS_RC], so.len[CS_RC]);
+    unsigned hist_ip = 0, hist_all = 0;
+    vpc_set *ipset = &c->set[F_IP];
+    uint32_t kl = vpc_key_line(0, KEY_BITS); /* line of prev[ip]: the previous entry's tl */
 
     for (size_t i = 0; i < n; i++) {
-        uint64_t v[F_COUNT] = {0, 0, 0, 0, 0};
-        uint32_t kl = vpc_key_line(prev[F_IP], KEY_BITS);
+        /* ip: expected id is the one used after the previous ip last time */
         unsigned eip = m->ipnext[kl] & 15u, kh = (m->ipnext[kl] >> 4) & 7u;
-        vpc_set *s = &c->set[F_IP];
-        predict_ip(s, 0, 0);
-        unsigned flag = rc_decode(&rc, &m->pr.ipflag[eip][(kh << 2) | (hist_ip & 3)]);
-        unsigned id = flag ? eip : rc_decode_tree(&rc, m->pr.iptree[eip], 4);
-        if (!flag && id == eip) {
-            err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
-            break;
+        locate_ip(ipset, 0, 0);
+        unsigned flag = rc_decode(&s.rc, &m->pr.ipflag[eip][(kh << 2) | (hist_ip & 3)]);
+        unsigned id = eip;
+        if (!flag) {
+            id = rc_decode_tree(&s.rc, m->pr.iptree[eip], 4);
+            if (id == eip) {
+                err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
+                break;
+            }
         }
-        if (id > s->nslots) {
-            err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip predictor id %u out of range", i, id);
-            break;
-        }
-        if (id == s->nslots) {
+        if (id < nslots_ip) {
+            s.v[F_IP] = slot_ip(ipset, id) & ipmask;
+        } else if (id == nslots_ip) {
             uint64_t r;
-            const char *bad = cm_get_miss(&rc, m->pr.nbtree[F_IP], &last_nb[F_IP], &miss[F_IP], &r);
+            const char *bad = cm_get_miss(&s.rc, m->pr.nbtree[F_IP], &s.last_nb[F_IP], &s.miss[F_IP], &r);
             if (bad) {
                 err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip %s", i, bad);
                 break;
             }
-            v[F_IP] = zz_apply(r, prev[F_IP], mask[F_IP]);
+            s.v[F_IP] = zz_apply(r, s.prev[F_IP], ipmask);
         } else {
-            v[F_IP] = s->slot[id] & mask[F_IP];
+            err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip predictor id %u out of range", i, id);
+            break;
         }
-        vpc_set_count(s, id);
-        update_ip(s, v[F_IP]);
+        update_ip(ipset, s.v[F_IP]);
         m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
         hist_ip = (hist_ip << 1) | flag;
 
-        uint32_t tl = vpc_key_line(v[F_IP], KEY_BITS);
-        unsigned tup = m->tuple[tl];
-        unsigned ah = (tup >> 16) & 7u;
-        unsigned all = rc_decode(&rc, &m->pr.allflag[(ah << 4) | (flag << 3) | (hist_all & 7)]);
-        hist_all = (hist_all << 1) | all;
-        unsigned newtup = 0, mismatch_seen = 0;
-        for (unsigned j = 0; j < nf; j++) {
-            unsigned f = cm_fields[j];
-            s = &c->set[f];
-            field_predict(c->set, f, 1, v[F_IP], v[F_ADDR]);
-            unsigned exp = (tup >> (4 * j)) & 15u, match = 1, fid = exp;
-            if (!all) {
-                unsigned fh = (tup >> (20 + 2 * j)) & 3u;
-                match = (j + 1 < nf || mismatch_seen)
-                            ? rc_decode(&rc, &m->pr.fflag[f][exp][fh | (mismatch_seen << 2) | (flag << 3) |
-                                                                    ((hist_f[f] & 1) << 4)])
-                            : 0;
-                if (!match) {
-                    fid = rc_decode_tree(&rc, m->pr.ftree[f][exp], 4);
-                    mismatch_seen = 1;
-                    if (fid == exp) {
-                        err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s id coded as unexpected but equals the expected",
-                                          i, field_names[f]);
-                        break;
-                    }
-                }
-            }
-            hist_f[f] = (hist_f[f] << 1) | match;
-            if (fid > s->nslots) {
-                err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s predictor id %u out of range", i,
-                                  field_names[f], fid);
-                break;
-            }
-            if (fid == s->nslots && f == F_DATA) {
-                v[f] = get_le(&miss[f], miss_width(f, t));
-                if (v[f] & ~mask[f]) {
-                    err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: data miss wider than the field", i);
-                    break;
-                }
-            } else if (fid == s->nslots) {
-                unsigned sel = 0;
-                if (f == F_ADDR) {
-                    sel = rc_decode(&rc, &m->pr.refsel[refhist & 3]);
-                    refhist = (refhist << 1) | sel;
-                }
-                uint64_t r, ref = sel ? prev[f] : cm_ref(s, f, prev);
-                const char *bad = cm_get_miss(&rc, m->pr.nbtree[f], &last_nb[f], &miss[f], &r);
-                if (bad) {
-                    err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
-                    break;
-                }
-                if (f == F_META && ((r ^ ref) & ~mask[f])) {
-                    err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: meta miss wider than the field", i);
-                    break;
-                }
-                v[f] = f == F_META ? (r ^ ref) : zz_apply(r, ref, mask[f]);
-            } else {
-                v[f] = s->slot[fid] & mask[f];
-            }
-            vpc_set_count(s, fid);
-            field_update(c->set, f, 1, v[f]);
-            newtup |= fid << (4 * j);
-            newtup |= ((((tup >> (20 + 2 * j)) << 1) | match) & 3u) << (20 + 2 * j);
-        }
-        if (err != ST_OK)
+        /* the ip-keyed fields: expected ids are those used at this ip last time */
+        uint32_t tl = vpc_key_line(s.v[F_IP], KEY_BITS);
+        s.tup = m->tuple[tl];
+        unsigned ah = (s.tup >> 16) & 7u;
+        s.all = rc_decode(&s.rc, cm_allflag(m, t, s.tup, flag, hist_all));
+        hist_all = (hist_all << 1) | s.all;
+        s.flag = flag;
+        s.ids = s.matches = 0;
+        s.mismatch_seen = 0;
+        if ((err = cm_dec_field(c, &s, t, 0, nf, i, d)) != ST_OK ||
+            (nf > 1 && (err = cm_dec_field(c, &s, t, 1, nf, i, d)) != ST_OK) ||
+            (nf > 2 && (err = cm_dec_field(c, &s, t, 2, nf, i, d)) != ST_OK) ||
+            (nf > 3 && (err = cm_dec_field(c, &s, t, 3, nf, i, d)) != ST_OK))
             break;
-        newtup |= ((((tup >> 16) << 1) | all) & 7u) << 16;
-        m->tuple[tl] = newtup;
-        st_entry e = {v[F_CYCLE], v[F_META], v[F_IP], v[F_ADDR], v[F_DATA]};
-        st_entry_store(t, raw + i * esz, &e);
-        for (unsigned f = 0; f < F_COUNT; f++)
-            prev[f] = v[f];
+        /* the new TUPLE line (6.4.4: newtup): ids, each field's match
+         * flags shifted in (bits 20+2j: ((fh << 1) | match) & 3), ah */
+        const unsigned used = (1u << nf) - 1u; /* bit j per coded field */
+        unsigned mt = s.all ? used : s.matches;
+        unsigned spread = (mt & 1u) | ((mt & 2u) << 1) | ((mt & 4u) << 2) | ((mt & 8u) << 3);
+        unsigned fhs = ((((s.tup >> 20) & 0xFFu) << 1) & 0xAAu) | spread;
+        m->tuple[tl] = (s.all ? (s.tup & 0xFFFFu) : s.ids) | (fhs << 20) | ((((ah << 1) | s.all) & 7u) << 16);
+        s.hf = mt;
+        cm_store_entry(t, raw + i * esz, s.v);
+        memcpy(s.prev, s.v, sizeof s.prev);
+        kl = tl;
     }
-    if (err == ST_OK && (rc.overrun || rc.pos != rc.len))
-        err = st_diag_set(d, ST_E_CORRUPT, "id stream %s", rc.overrun ? "is corrupt or ends too early"
-                                                                        : "has bytes left over");
+    if (err == ST_OK && (s.rc.overrun || s.rc.pos != s.rc.len))
+        err = st_diag_set(d, ST_E_CORRUPT, "id stream %s", s.rc.overrun ? "is corrupt or ends too early"
+                                                                          : "has bytes left over");
     for (unsigned f = 0; f < F_COUNT && err == ST_OK; f++)
-        if (miss[f].bad || miss[f].pos != miss[f].len)
+        if (s.miss[f].bad || s.miss[f].pos != s.miss[f].len)
             err = st_diag_set(d, ST_E_CORRUPT, "%s stream %s", cm_names[CS_MISS0 + f],
-                              miss[f].bad ? "ends too early" : "has bytes left over");
+                              s.miss[f].bad ? "ends too early" : "has bytes left over");
     st_buf_free(&so.arena);
     return err;
 }
@@ -800,6 +1011,20 @@ DEFINE_TYPED(ST_TYPE_D32)
 DEFINE_TYPED(ST_TYPE_M64)
 DEFINE_TYPED(ST_TYPE_M32)
 
+/* vpc pairs: cm only (6.6 of SIMTRACE.md) */
+static st_error enc_cm_vpc(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
+                           st_buf *out)
+{
+    (void)t;
+    return encode_cm_T(c, p, ST_TYPE_VPC, raw, n, out);
+}
+static st_error dec_cm_vpc(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n, uint8_t *raw,
+                           st_diag *d)
+{
+    (void)t;
+    return decode_cm_T(c, ST_TYPE_VPC, pl, len, n, raw, d);
+}
+
 /* [type - 1][0 paper, 1 cm] */
 static const enc_fn enc_table[4][2] = {{enc_paper_ST_TYPE_D64, enc_cm_ST_TYPE_D64},
                                        {enc_paper_ST_TYPE_D32, enc_cm_ST_TYPE_D32},
@@ -815,6 +1040,16 @@ static const dec_fn dec_table[4][2] = {{dec_paper_ST_TYPE_D64, dec_cm_ST_TYPE_D6
 static const char *const generic_names[1] = {"raw"};
 
 /* ---- entry points -------------------------------------------------------------- */
+
+int svpc_encoder_supports(svpc_encoder enc, st_entry_type t)
+{
+    switch (enc) {
+    case SVPC_ENC_GENERIC: return st_entry_size(t) != 0;
+    case SVPC_ENC_PAPER: return st_entry_is_memory(t);
+    case SVPC_ENC_CM: return st_entry_is_memory(t) || t == ST_TYPE_VPC;
+    default: return 0;
+    }
+}
 
 st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
                      st_buf *out)
@@ -833,11 +1068,12 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
         break;
     case SVPC_ENC_PAPER:
     case SVPC_ENC_CM:
-        if (!st_entry_is_memory(t))
+        if (!svpc_encoder_supports(p->encoder, t))
             return ST_E_USAGE;
         e = ctx_ready(c, p->encoder);
         if (e == ST_OK)
-            e = enc_table[t - ST_TYPE_D64][p->encoder == SVPC_ENC_CM](c, p, t, raw, n, out);
+            e = t == ST_TYPE_VPC ? enc_cm_vpc(c, p, t, raw, n, out)
+                                 : enc_table[t - ST_TYPE_D64][p->encoder == SVPC_ENC_CM](c, p, t, raw, n, out);
         break;
     default:
         return ST_E_USAGE;
@@ -869,9 +1105,12 @@ st_error svpc_decode(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8
     }
     case SVPC_ENC_PAPER:
     case SVPC_ENC_CM:
-        if (!st_entry_is_memory(t))
-            return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s needs a memory entry type", svpc_encoder_name(enc));
+        if (!svpc_encoder_supports(enc, t))
+            return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s does not code entries of type %s",
+                               svpc_encoder_name(enc), st_entry_name(t));
         RETURN_IF_ERROR(ctx_ready(c, enc));
+        if (t == ST_TYPE_VPC)
+            return dec_cm_vpc(c, t, payload, len, n, raw, d);
         return dec_table[t - ST_TYPE_D64][enc == SVPC_ENC_CM](c, t, payload, len, n, raw, d);
     default:
         return st_diag_set(d, ST_E_UNSUPPORTED, "unknown encoder %d", (int)enc);

@@ -85,17 +85,25 @@ static void pred_sizes(const vpc_pred_cfg *c, size_t *vt, size_t *hist, size_t *
 /* Entries of the dirty map of a table of `bytes` bytes (at least 1). */
 static size_t map_len(size_t bytes) { return ((bytes + ((size_t)1 << VPC_CHUNK_SHIFT) - 1) >> VPC_CHUNK_SHIFT) + 1; }
 
-/* Zero the chunks of a table marked in its dirty map, and the map. */
+/* Zero the chunks of a table marked in its dirty map, and the map.  Each
+ * marked chunk is cleared with the VPC_MAX_LINE - 1 bytes after it, where a
+ * line that starts in the chunk may end (vpc_mark() marks only a line's
+ * first chunk).  A table of one chunk is never marked and always cleared. */
 static void clear_dirty(void *table, size_t bytes, uint8_t *map)
 {
     if (!table)
         return;
+    const size_t chunk = (size_t)1 << VPC_CHUNK_SHIFT;
+    if (bytes <= chunk) {
+        memset(table, 0, bytes);
+        return;
+    }
     size_t chunks = map_len(bytes);
     for (size_t c = 0; c < chunks; c++) {
         if (!map[c])
             continue;
         map[c] = 0;
-        size_t off = c << VPC_CHUNK_SHIFT, len = (size_t)1 << VPC_CHUNK_SHIFT;
+        size_t off = c << VPC_CHUNK_SHIFT, len = chunk + VPC_MAX_LINE - 1;
         if (off < bytes)
             memset((uint8_t *)table + off, 0, bytes - off < len ? bytes - off : len);
     }

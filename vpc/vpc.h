@@ -124,14 +124,24 @@ void vpc_set_free(vpc_set *set);
 /* Fold a 64-bit value into `bits` bits by XOR of its bits-wide chunks
  * (the "fold" of select-fold-shift-xor).  bits in 1..32; 0 gives 0.
  * XOR-ing the shifted words and masking once equals XOR-ing the masked
- * chunks; with a constant `bits` >= 16 it is three shift/xor pairs. */
+ * chunks; with a constant `bits` of 16..21 it is two shift/xor pairs. */
 VPC_INLINE uint32_t vpc_fold(uint64_t v, unsigned bits)
 {
     if (bits == 0)
         return 0;
     uint64_t h = v;
-    for (unsigned sh = bits; sh < 64; sh += bits)
-        h ^= v >> sh;
+    if (bits >= 16 && bits <= 21) {
+        /* exactly four chunks c0..c3 (3 bits < 64 <= 4 bits): fold in two
+         * halvings.  h ^ (h >> 2 bits) holds c0 ^ c2 in bits 0..b-1 and
+         * c1 ^ c3 in bits b..2b-1; folding that once more gives the XOR of
+         * all four.  Bits above 2b are only ever shifted to 2b-b = b and
+         * up, which the final mask drops. */
+        h ^= h >> (2 * bits);
+        h ^= h >> bits;
+    } else {
+        for (unsigned sh = bits; sh < 64; sh += bits)
+            h ^= v >> sh;
+    }
     return (uint32_t)(h & ((UINT64_C(1) << bits) - 1u));
 }
 
@@ -161,6 +171,13 @@ VPC_INLINE uint32_t vpc_ctx_hash(const uint32_t *h, unsigned order, unsigned tbi
  * if v is present it moves up; otherwise the oldest value drops out. */
 VPC_INLINE void vpc_line_update(uint64_t *line, unsigned n, uint64_t v)
 {
+    if (n == 2) {
+        /* the common line: a select instead of a search loop */
+        uint64_t a = line[0], b = line[1];
+        line[1] = a == v ? b : a;
+        line[0] = v;
+        return;
+    }
     unsigned k = 0;
     while (k + 1 < n && line[k] != v)
         k++;
@@ -177,68 +194,93 @@ VPC_INLINE void vpc_line_update(uint64_t *line, unsigned n, uint64_t v)
  * predictors; called with the runtime configuration (vpc_set_predict2), they
  * are the generic path.  Both give identical results. */
 
-/* Write the n predictions of predictor pr for key into out[0..n-1] and
- * remember the lines used. */
-VPC_INLINE void vpc_pred_predict(vpc_pred *pr, uint64_t key, uint64_t *out, unsigned kind, unsigned order,
-                                    unsigned n, unsigned s_bits, unsigned t_bits)
+/* Select the lines predictor pr uses for key (history line and value line)
+ * and remember them for vpc_pred_slot() and vpc_pred_update().  This is the
+ * part of a prediction that depends on the tables' history; the predicted
+ * values themselves are read on demand, so a decoder, which needs only the
+ * slot the encoder chose, does not copy the others. */
+VPC_INLINE void vpc_pred_locate(vpc_pred *pr, uint64_t key, unsigned kind, unsigned order, unsigned s_bits,
+                                unsigned t_bits)
 {
     if (kind == VPC_LV) {
-        uint32_t vl = vpc_key_line(key, t_bits);
-        pr->cur_vline = vl;
-        const uint64_t *line = pr->vt + (size_t)vl * n;
-        for (unsigned i = 0; i < n; i++)
-            out[i] = line[i];
+        pr->cur_vline = vpc_key_line(key, t_bits);
         return;
     }
     uint32_t hl = vpc_key_line(key, s_bits);
-    const uint32_t *h = pr->hist + (size_t)hl * order;
-    uint32_t vl = vpc_ctx_hash(h, order, t_bits);
+    uint32_t vl = vpc_ctx_hash(pr->hist + (size_t)hl * order, order, t_bits);
     if (kind == VPC_DCFCM)
         vl = (vl ^ vpc_key_line(key, t_bits)) & ((1u << t_bits) - 1u);
     pr->cur_hline = hl;
     pr->cur_vline = vl;
-    const uint64_t *line = pr->vt + (size_t)vl * n;
-    if (kind == VPC_FCM) {
-        for (unsigned i = 0; i < n; i++)
-            out[i] = line[i];
-    } else {
-        uint64_t last = pr->last[hl];
-        for (unsigned i = 0; i < n; i++)
-            out[i] = last + line[i];
-    }
 }
 
-/* Mark the chunks of a line of len bytes at byte_offset.  A line may
- * straddle two chunks (12-byte history lines of order 3 do), so both ends
- * are marked; len is at most a chunk. */
-VPC_INLINE void vpc_mark(uint8_t *map, size_t byte_offset, size_t len)
+/* Prediction i (0..n-1) of predictor pr at the lines of the last
+ * vpc_pred_locate(): the stored value, or for the stride kinds the line's
+ * last value plus the stored stride. */
+VPC_INLINE uint64_t vpc_pred_slot(const vpc_pred *pr, unsigned i, unsigned kind, unsigned n)
 {
-    map[byte_offset >> VPC_CHUNK_SHIFT] = 1;
-    map[(byte_offset + len - 1) >> VPC_CHUNK_SHIFT] = 1;
+    uint64_t v = pr->vt[(size_t)pr->cur_vline * n + i];
+    if (kind == VPC_DFCM || kind == VPC_DCFCM)
+        v += pr->last[pr->cur_hline];
+    return v;
 }
 
-/* Update predictor pr with the true value v (after vpc_pred_predict). */
+/* Write the n predictions of predictor pr for key into out[0..n-1] and
+ * remember the lines used. */
+VPC_INLINE void vpc_pred_predict(vpc_pred *pr, uint64_t key, uint64_t *out, unsigned kind, unsigned order,
+                                 unsigned n, unsigned s_bits, unsigned t_bits)
+{
+    vpc_pred_locate(pr, key, kind, order, s_bits, t_bits);
+    for (unsigned i = 0; i < n; i++)
+        out[i] = vpc_pred_slot(pr, i, kind, n);
+}
+
+/* Mark the chunk of a line that starts at byte_offset in a table of
+ * table_bytes bytes.  Only the chunk of the line's first byte is marked:
+ * lines are at most VPC_MAX_LINE bytes and the reset clears that many bytes
+ * past each marked chunk, which covers a line that straddles into the next
+ * chunk (12-byte history lines of order 3 do).  Tables of at most one chunk
+ * (the global history lines) are not marked at all: the reset always
+ * clears them.  With constant sizes the test folds away, so a global
+ * predictor's update stores nothing into a map. */
+#define VPC_MAX_LINE (VPC_MAX_N * 8u)
+VPC_INLINE void vpc_mark(uint8_t *map, size_t byte_offset, size_t table_bytes)
+{
+    if (table_bytes > ((size_t)1 << VPC_CHUNK_SHIFT))
+        map[byte_offset >> VPC_CHUNK_SHIFT] = 1;
+}
+
+/* Update predictor pr with the true value v (after vpc_pred_locate() or
+ * vpc_pred_predict()).  Every field of pr is read before the first table
+ * store: a store through the byte maps may alias anything, and would
+ * otherwise make the compiler reload the pointers and lines after it. */
 VPC_INLINE void vpc_pred_update(vpc_pred *pr, uint64_t v, unsigned kind, unsigned order, unsigned n,
-                                   unsigned t_bits)
+                                unsigned s_bits, unsigned t_bits)
 {
-    uint64_t *line = pr->vt + (size_t)pr->cur_vline * n;
-    vpc_mark(pr->dirty_vt, (size_t)pr->cur_vline * n * sizeof(uint64_t), n * sizeof(uint64_t));
+    const uint32_t vl = pr->cur_vline, hl = pr->cur_hline;
+    uint64_t *const line = pr->vt + (size_t)vl * n;
+    uint8_t *const dvt = pr->dirty_vt;
     if (kind == VPC_LV) {
         vpc_line_update(line, n, v);
+        vpc_mark(dvt, (size_t)vl * n * sizeof(uint64_t), ((size_t)n * sizeof(uint64_t)) << t_bits);
         return;
     }
-    uint32_t *h = pr->hist + (size_t)pr->cur_hline * order;
-    vpc_mark(pr->dirty_hist, (size_t)pr->cur_hline * order * sizeof(uint32_t), order * sizeof(uint32_t));
+    uint32_t *const h = pr->hist + (size_t)hl * order;
+    uint8_t *const dhist = pr->dirty_hist;
+    uint64_t *const last = kind != VPC_FCM ? pr->last + hl : NULL;
+    uint8_t *const dlast = kind != VPC_FCM ? pr->dirty_last : NULL;
     uint64_t item = v;
     if (kind != VPC_FCM) {
-        item = v - pr->last[pr->cur_hline];
-        pr->last[pr->cur_hline] = v;
-        vpc_mark(pr->dirty_last, (size_t)pr->cur_hline * sizeof(uint64_t), sizeof(uint64_t));
+        item = v - *last;
+        *last = v;
+        vpc_mark(dlast, (size_t)hl * sizeof(uint64_t), sizeof(uint64_t) << s_bits);
     }
     vpc_line_update(line, n, item);
+    vpc_mark(dvt, (size_t)vl * n * sizeof(uint64_t), ((size_t)n * sizeof(uint64_t)) << t_bits);
     for (unsigned i = order - 1; i > 0; i--)
         h[i] = h[i - 1];
     h[0] = vpc_fold(item, t_bits);
+    vpc_mark(dhist, (size_t)hl * order * sizeof(uint32_t), ((size_t)order * sizeof(uint32_t)) << s_bits);
 }
 
 /* ---- a set: the generic path ----------------------------------------------- */
@@ -269,7 +311,7 @@ static inline void vpc_set_update(vpc_set *set, uint64_t v)
     for (unsigned p = 0; p < set->npreds; p++) {
         vpc_pred *pr = &set->pred[p];
         const vpc_pred_cfg *c = &pr->cfg;
-        vpc_pred_update(pr, v, c->kind, c->order, c->n, c->t_bits);
+        vpc_pred_update(pr, v, c->kind, c->order, c->n, c->s_bits, c->t_bits);
     }
 }
 

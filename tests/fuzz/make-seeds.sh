@@ -28,7 +28,7 @@ for e in cm paper generic; do
     done
 done
 cp "$root"/testdata/good/*.sim "$out/container/" 2>/dev/null || true
-for sel in 0 1 2 5 18 35 66; do
+for sel in 0 1 2 5 17 18 35 66; do
     { printf "\\x$(printf %02x $sel)"; head -c 6400 "$raw"; } > "$out/roundtrip/r$sel"
     { printf "\\x$(printf %02x $sel)\\x10\\x00"; head -c 300 "$raw"; } > "$out/codec/c$sel"
 done

@@ -33,6 +33,12 @@ static uint8_t *make_entries(st_entry_type t, size_t n, int random, unsigned lon
             e.addr = 0x7ff000 + 8 * (i / 5) + (k << 16);
             e.data = k == 3 ? check_rand(&s) % 7 : ((uint64_t)4 << 32) | (i / 5);
         }
+        if (t == ST_TYPE_VPC) {
+            /* a legacy pair: u32 pc, u64 extended data (here the address) */
+            st_store32(raw + i * esz, (uint32_t)e.ip);
+            st_store64(raw + i * esz + 4, e.addr);
+            continue;
+        }
         st_entry_store(t, raw + i * esz, &e);
     }
     return raw;
@@ -80,6 +86,90 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
     st_buf_free(&again);
 }
 
+/* Legacy vpc pairs (SIMTRACE.md 6.6): which encoders take them, and what a
+ * decoder does with payloads that do not fit. */
+static void test_vpc_pairs(svpc_ctx *c)
+{
+    /* the encoder/type predicate the container layer uses */
+    CHECK(svpc_encoder_supports(SVPC_ENC_CM, ST_TYPE_VPC));
+    CHECK(svpc_encoder_supports(SVPC_ENC_GENERIC, ST_TYPE_VPC));
+    CHECK(!svpc_encoder_supports(SVPC_ENC_PAPER, ST_TYPE_VPC));
+    for (int t = ST_TYPE_D64; t <= ST_TYPE_M32; t++)
+        CHECK(svpc_encoder_supports(SVPC_ENC_CM, (st_entry_type)t) &&
+              svpc_encoder_supports(SVPC_ENC_PAPER, (st_entry_type)t));
+    const st_entry_type others[] = {ST_TYPE_BYTES, ST_TYPE_VBLOCK, ST_TYPE_EVENT, ST_TYPE_USER, ST_TYPE_NONE};
+    for (int i = 0; i < 5; i++)
+        CHECK(!svpc_encoder_supports(SVPC_ENC_CM, others[i]) && !svpc_encoder_supports(SVPC_ENC_PAPER, others[i]));
+    CHECK(svpc_encoder_supports(SVPC_ENC_GENERIC, ST_TYPE_BYTES) && !svpc_encoder_supports(SVPC_ENC_GENERIC, ST_TYPE_USER));
+    CHECK(!svpc_encoder_supports((svpc_encoder)9, ST_TYPE_VPC));
+
+    const size_t n = 4000, esz = st_entry_size(ST_TYPE_VPC);
+    CHECK(esz == 12);
+    uint8_t *raw = make_entries(ST_TYPE_VPC, n, 0, 77), *dec = malloc(n * 32);
+    svpc_params p = {SVPC_ENC_PAPER, SVPC_STAGE_LZMA, 6};
+    st_buf out;
+    st_buf_init(&out, 0);
+    st_diag d;
+    st_diag_clear(&d);
+    CHECK(svpc_encode(c, &p, ST_TYPE_VPC, raw, n, &out) == ST_E_USAGE && out.len == 0);
+    CHECK(svpc_decode(c, SVPC_ENC_PAPER, ST_TYPE_VPC, raw, 16, 1, dec, &d) == ST_E_UNSUPPORTED);
+
+    /* a pair stream costs well under a byte per pair when it is regular */
+    p.encoder = SVPC_ENC_CM;
+    CHECK(svpc_encode(c, &p, ST_TYPE_VPC, raw, n, &out) == ST_OK);
+    CHECK(out.len * 40 < n * esz);
+    /* pc and data round-trip bit for bit, the pc's top bits included */
+    for (size_t i = 0; i < n; i += 7) {
+        st_store32(raw + i * esz, 0xFFFFFFF0u - (uint32_t)i);
+        st_store64(raw + i * esz + 4, UINT64_MAX - i);
+    }
+    out.len = 0;
+    CHECK(svpc_encode(c, &p, ST_TYPE_VPC, raw, n, &out) == ST_OK);
+    CHECK(svpc_decode(c, SVPC_ENC_CM, ST_TYPE_VPC, out.data, out.len, n, dec, &d) == ST_OK);
+    CHECK(memcmp(dec, raw, n * esz) == 0);
+
+    /* a vpc payload is not a memory payload, nor the other way round:
+     * wrong type or count is an error, never a crash (ASan) */
+    CHECK(svpc_decode(c, SVPC_ENC_CM, ST_TYPE_M32, out.data, out.len, n, dec, &d) != ST_OK);
+    CHECK(svpc_decode(c, SVPC_ENC_CM, ST_TYPE_VPC, out.data, out.len, n + 1, dec, &d) != ST_OK);
+    /* (n - 1 may decode: the last pair can take no range-coder byte of its
+     * own; the container's entry count and CRC catch that) */
+    svpc_decode(c, SVPC_ENC_CM, ST_TYPE_VPC, out.data, out.len, n - 1, dec, &d);
+    uint8_t *mem = make_entries(ST_TYPE_M32, n, 0, 78);
+    st_buf mout;
+    st_buf_init(&mout, 0);
+    CHECK(svpc_encode(c, &p, ST_TYPE_M32, mem, n, &mout) == ST_OK);
+    CHECK(svpc_decode(c, SVPC_ENC_CM, ST_TYPE_VPC, mout.data, mout.len, n, dec, &d) == ST_E_CORRUPT);
+
+    /* every single-byte change of a vpc payload: no crash, and the damage
+     * is reported or the entries still decode to something (the container's
+     * CRC is what catches the rest); count the reported ones */
+    unsigned reported = 0, tried = 0;
+    for (size_t k = 0; k < out.len; k += 1 + out.len / 300, tried++) {
+        out.data[k] ^= 0x21;
+        reported += svpc_decode(c, SVPC_ENC_CM, ST_TYPE_VPC, out.data, out.len, n, dec, &d) != ST_OK;
+        out.data[k] ^= 0x21;
+    }
+    CHECK(reported * 2 > tried); /* most damage is caught by the codec alone */
+
+    /* a data miss stream is not allowed in a vpc payload: the memory
+     * stream set above carries none, so make one with d64 entries, which
+     * have data misses, and decode it as pairs */
+    uint8_t *d64 = make_entries(ST_TYPE_D64, 300, 1, 79);
+    st_buf dout;
+    st_buf_init(&dout, 0);
+    CHECK(svpc_encode(c, &p, ST_TYPE_D64, d64, 300, &dout) == ST_OK);
+    CHECK(svpc_decode(c, SVPC_ENC_CM, ST_TYPE_VPC, dout.data, dout.len, 300, dec, &d) == ST_E_CORRUPT);
+
+    free(raw);
+    free(mem);
+    free(d64);
+    free(dec);
+    st_buf_free(&out);
+    st_buf_free(&mout);
+    st_buf_free(&dout);
+}
+
 int main(void)
 {
     svpc_ctx *c;
@@ -96,9 +186,22 @@ int main(void)
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_ZLIB, 2000, 0);
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_NONE, 2000, 1);
         }
+    /* legacy vpc pairs: cm and generic only */
+    const svpc_encoder vencs[] = {SVPC_ENC_CM, SVPC_ENC_GENERIC};
+    for (int ei = 0; ei < 2; ei++) {
+        roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_LZMA, 0, 0);
+        roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_LZMA, 1, 1);
+        roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_LZMA, 5000, 0);
+        roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_LZMA, 3000, 1);
+        roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_BZIP2, 2000, 0);
+        roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_NONE, 2000, 1);
+    }
+    test_vpc_pairs(c);
     /* one context, alternating encoders: state must not leak between frames */
     roundtrip(c, SVPC_ENC_PAPER, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_CM, ST_TYPE_VPC, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_CM, ST_TYPE_D32, SVPC_STAGE_LZMA, 3000, 0);
     /* bad parameters */
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 0};
     st_buf out;

@@ -177,6 +177,20 @@ static void test_hash(void)
     CHECK(vpc_fold(0, 16) == 0);
     CHECK(vpc_fold(0x12345678ull, 16) == (0x1234u ^ 0x5678u));
     CHECK(vpc_fold(UINT64_MAX, 16) == 0); /* four equal chunks cancel */
+    /* the fast paths against the definition (SIMTRACE.md 6.5.3), every width */
+    unsigned long long r = 11;
+    unsigned bad = 0;
+    for (unsigned b = 1; b <= 32; b++)
+        for (int i = 0; i < 2000; i++) {
+            uint64_t v = check_rand(&r) ^ ((uint64_t)check_rand(&r) << 32), x = v;
+            uint32_t h = 0;
+            while (x) {
+                h ^= (uint32_t)(x & ((UINT64_C(1) << b) - 1u));
+                x >>= b;
+            }
+            bad += vpc_fold(v, b) != h;
+        }
+    CHECK(bad == 0);
     uint32_t h[3] = {1, 2, 4};
     CHECK(vpc_ctx_hash(h, 3, 8) == (1u ^ 4u ^ 16u));
     CHECK(vpc_key_line(123456, 0) == 0);
@@ -236,8 +250,8 @@ static void test_reset_clears_everything(void)
     for (uint32_t line = 0; line < (1u << 10); line++) {
         t.pred[0].cur_hline = line;
         t.pred[0].cur_vline = line;
-        vpc_pred_update(&t.pred[0], 0x12345678u + line, VPC_DFCM, 3, 2, 10);
-        vpc_pred_update(&t.pred[0], 0x9abcdefu + line, VPC_DFCM, 3, 2, 10);
+        vpc_pred_update(&t.pred[0], 0x12345678u + line, VPC_DFCM, 3, 2, 10, 10);
+        vpc_pred_update(&t.pred[0], 0x9abcdefu + line, VPC_DFCM, 3, 2, 10, 10);
         vpc_set_reset(&t);
         bad += !all_zero(&t);
     }
