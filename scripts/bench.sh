@@ -447,11 +447,32 @@ importers() {
     rm -rf "$d"
 }
 
+# Legacy VPC store-address traces (issue 5): the testdata write traces as
+# (u32 pc, u64 address) pairs after a u32 header, packed with simtrace-pack
+# --from vpc (cm with the VPC4 predictors) against bzip2 -9 of the same file.
+vpc_traces() {
+    local PACK="$SVPC_BIN/simtrace-pack" f n v s b
+    [[ -x $PACK ]] || return
+    echo "legacy VPC store-address traces: whole container against bzip2 -9 (target: at least 5x smaller)"
+    for f in "$ROOT"/testdata/good/*write*.d64.xz; do
+        n=$(basename "$f" .d64.xz)
+        v="$TMP/$n.vpc"
+        { printf '\x40\x00\x00\x00'; xz -dc "$f" | perl -e 'binmode STDIN; binmode STDOUT; local $/ = \32;
+            while (my $e = <STDIN>) { my ($m, $ip, $a) = unpack("Q<3", $e); print pack("VQ<", $ip & 0xffffffff, $a) }'; } >"$v"
+        s=$("$PACK" -T1 --from vpc "$v" | wc -c)
+        b=$(bzip2 -9 -c "$v" | wc -c)
+        printf '  %-20s %10s bytes: svpc %8s, bzip2 -9 %8s, %sx smaller\n' "$n" "$(group "$(fsize "$v")")" \
+            "$(group "$s")" "$(group "$b")" "$(div "$b" "$s" "%.1f")"
+        rm -f "$v"
+    done
+}
+
 mkdir -p "$(dirname "$REPORT")"
 report | tee "$REPORT"
 scaling | tee -a "$REPORT"
 frame_overhead | tee -a "$REPORT"
 importers | tee -a "$REPORT"
+vpc_traces | tee -a "$REPORT"
 random_access | tee -a "$REPORT"
 echo "(written to ${REPORT#"$ROOT"/})"
 if ((FAILED)); then
