@@ -351,11 +351,15 @@ static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, 
     uint64_t decoded = 0;
     for (uint64_t j = j0; j < j1 && e == ST_OK; j++) {
         const st_frame_ref *r = st_index_stream_frame(ix, si, j);
-        e = st_index_decode_frame(ix, r->ordinal, &buf, d);
+        /* an entry range ends inside its last frame: decode no further */
+        uint64_t stop = r->count;
+        if (rg->kind == R_ENTRIES && hi - r->first_entry < stop)
+            stop = hi - r->first_entry;
+        e = st_index_decode_prefix(ix, r->ordinal, stop, &buf, d);
         decoded++;
         size_t a, b;
         if (e == ST_OK)
-            e = slice(&sl, s, r->first_entry, buf.data, (size_t)r->count, &a, &b, d);
+            e = slice(&sl, s, r->first_entry, buf.data, (size_t)stop, &a, &b, d);
         if (e == ST_OK)
             e = out_entries(o, r->first_entry + a, buf.data + a * s->entry_size, b - a, s->entry_size);
     }

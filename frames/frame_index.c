@@ -408,6 +408,11 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
 
 st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d)
 {
+    return st_index_decode_prefix(ix, k, UINT64_MAX, out, d);
+}
+
+st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf *out, st_diag *d)
+{
     const st_frame_ref *r = st_index_frame(ix, k);
     if (!r || r->kind != ST_KIND_DATA)
         return ST_E_RANGE;
@@ -436,6 +441,7 @@ st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d
     j.type = si->type;
     j.esz = si->entry_size;
     j.n = (size_t)r->count;
+    j.stop = stop == 0 ? 1 : stop < r->count ? (size_t)stop : 0;
     if (e == ST_OK) {
         st_job_run(&j, ix->ctx);
         e = j.err;

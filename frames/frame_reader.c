@@ -364,6 +364,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
             j->type = si->type;
             j->esz = si->entry_size;
             j->n = (size_t)h.count;
+            j->stop = 0;
             j->h = h;
             j->offset = at;
             j->ordinal = r->nframes - 1;

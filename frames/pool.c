@@ -78,10 +78,21 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
     j->err = st_buf_reserve(&j->out, j->n * esz + 1);
     if (j->err != ST_OK)
         return;
-    j->err = svpc_decode(ctx, (svpc_encoder)j->h.encoder, ct, data, (size_t)dlen, cn, j->out.data, d);
+    /* a prefix: user types are bytes to the codec, so scale it like n */
+    size_t stop = j->stop && j->stop < j->n ? j->stop : j->n;
+    size_t cstop = j->type == ST_TYPE_USER ? stop * esz : stop;
+    j->err = svpc_decode_prefix(ctx, (svpc_encoder)j->h.encoder, ct, data, (size_t)dlen, cn, cstop, j->out.data, d);
     if (j->err != ST_OK)
         return;
-    j->out.len = j->n * esz;
+    j->out.len = stop * esz;
+    if (stop < j->n) {
+        uint64_t fc, lc;
+        cycles_of(j->type, esz, j->out.data, stop, &fc, &lc);
+        if (fc != j->h.first_cycle)
+            j->err = st_diag_set(d, ST_E_CORRUPT, "decoded first cycle %llu differs from the header's %llu",
+                                 (unsigned long long)fc, (unsigned long long)j->h.first_cycle);
+        return;
+    }
     /* the header's cycle range must be the decoded one (0..0 for streams
      * without cycles) */
     uint64_t fc, lc;

@@ -27,6 +27,7 @@ typedef struct {
     svpc_params params; /* encode */
     st_buf in;          /* encode: raw entries; decode: frame payload */
     size_t n;           /* entries */
+    size_t stop;        /* decode: only the first stop entries (0: all n) */
     st_buf out;         /* encode: frame payload; decode: raw entries */
     st_frame_header h;  /* encode: completed by the worker; decode: as read */
     uint64_t offset;    /* decode: file offset of the frame header */

@@ -346,6 +346,16 @@ uint64_t st_index_bytes_read(const st_index *ix);
  */
 st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d);
 
+/*
+ * The first `stop` entries of data frame k (1..count; larger is count):
+ * decoding stops there (svpc_decode_prefix), which halves the average cost
+ * of reaching one entry.  The payload checksum is checked, and what is
+ * decoded is checked, but damage after the prefix inside the encoded
+ * entries goes unnoticed.  out gets stop x entry-size bytes.  Returns as
+ * st_index_decode_frame.
+ */
+st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf *out, st_diag *d);
+
 /* Refuse (ST_E_MEMLIMIT) to decode frames that would need more than bytes
  * (st_frame_decode_memory); 0 = no limit. */
 void st_index_set_memlimit(st_index *ix, uint64_t bytes);

@@ -115,6 +115,17 @@ st_error svpc_decode(svpc_ctx *ctx, svpc_encoder enc, st_entry_type t,
                      const uint8_t *payload, size_t len, size_t n, uint8_t *raw,
                      st_diag *diag);
 
+/*
+ * The first `stop` entries (0..n) of the same payload, for random access:
+ * decoding stops there, so the cost is proportional to stop.  Everything
+ * decoded is checked as by svpc_decode, but what lies after the prefix is
+ * not read, so a payload damaged only there is not detected.  With stop ==
+ * n this is svpc_decode.  Returns as svpc_decode; ST_E_USAGE if stop > n.
+ */
+st_error svpc_decode_prefix(svpc_ctx *ctx, svpc_encoder enc, st_entry_type t,
+                            const uint8_t *payload, size_t len, size_t n, size_t stop,
+                            uint8_t *raw, st_diag *diag);
+
 /* Per-stream byte accounting of the last svpc_encode() on ctx, for
  * `svpc-compress --stats` and the benchmark: name and compressed size of
  * each internal stream. Returns the number of streams (0 if none). */

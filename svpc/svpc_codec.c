@@ -436,7 +436,7 @@ ST_INLINE st_error encode_paper_T(svpc_ctx *c, const svpc_params *p, st_entry_ty
 }
 
 ST_INLINE st_error decode_paper_T(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
-                             uint8_t *raw, st_diag *d)
+                             size_t stop, uint8_t *raw, st_diag *d)
 {
     size_t esz = st_entry_size(t);
     int hasd = st_entry_has_data(t);
@@ -457,7 +457,7 @@ ST_INLINE st_error decode_paper_T(svpc_ctx *c, st_entry_type t, const uint8_t *p
     for (unsigned j = 0; j < 4; j++)
         miss[j] = (rd){so.data[PS_MISS_IP + j], so.len[PS_MISS_IP + j], 0, 0};
     const uint8_t *meta = so.data[PS_META];
-    for (size_t i = 0; i < n && err == ST_OK; i++) {
+    for (size_t i = 0; i < stop && err == ST_OK; i++) {
         st_entry e;
         uint64_t v[F_COUNT] = {0, 0, 0, 0, 0};
         for (unsigned j = 0; j < nf; j++) {
@@ -485,7 +485,8 @@ ST_INLINE st_error decode_paper_T(svpc_ctx *c, st_entry_type t, const uint8_t *p
         e.meta16 = st_load16(meta + 2 * i);
         st_entry_store(t, raw + i * esz, &e);
     }
-    for (unsigned j = 0; j < 4 && err == ST_OK; j++)
+    /* a prefix leaves the rest of the streams unread, unchecked */
+    for (unsigned j = 0; j < 4 && err == ST_OK && stop == n; j++)
         if (miss[j].bad || miss[j].pos != miss[j].len)
             err = st_diag_set(d, ST_E_CORRUPT, "%s stream %s", paper_names[PS_MISS_IP + j],
                               miss[j].bad ? "ends too early" : "has bytes left over");
@@ -886,7 +887,7 @@ ST_INLINE st_error cm_dec_field(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigne
 }
 
 ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
-                               uint8_t *raw, st_diag *d)
+                               size_t stop, uint8_t *raw, st_diag *d)
 {
     const size_t esz = st_entry_size(t);
     const unsigned nf = cm_nfields(t);
@@ -908,7 +909,7 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
     vpc_set *ipset = &c->set[F_IP];
     uint32_t kl = vpc_key_line(0, KEY_BITS); /* line of prev[ip]: the previous entry's tl */
 
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < stop; i++) {
         /* ip: expected id is the one used after the previous ip last time */
         unsigned eip = m->ipnext[kl] & 15u, kh = (m->ipnext[kl] >> 4) & 7u;
         locate_ip(ipset, 0, 0);
@@ -965,10 +966,14 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
         memcpy(s.prev, s.v, sizeof s.prev);
         kl = tl;
     }
-    if (err == ST_OK && (s.rc.overrun || s.rc.pos != s.rc.len))
+    /* a prefix leaves the rest of the streams unread: only an overrun so
+     * far is known to be an error */
+    if (err == ST_OK && stop < n && s.rc.overrun)
+        err = st_diag_set(d, ST_E_CORRUPT, "id stream is corrupt or ends too early");
+    if (err == ST_OK && stop == n && (s.rc.overrun || s.rc.pos != s.rc.len))
         err = st_diag_set(d, ST_E_CORRUPT, "id stream %s", s.rc.overrun ? "is corrupt or ends too early"
                                                                           : "has bytes left over");
-    for (unsigned f = 0; f < F_COUNT && err == ST_OK; f++)
+    for (unsigned f = 0; f < F_COUNT && err == ST_OK && stop == n; f++)
         if (s.miss[f].bad || s.miss[f].pos != s.miss[f].len)
             err = st_diag_set(d, ST_E_CORRUPT, "%s stream %s", cm_names[CS_MISS0 + f],
                               s.miss[f].bad ? "ends too early" : "has bytes left over");
@@ -980,7 +985,8 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
  * Thin wrappers pick the entry layout outside the per-entry loop, so entry
  * loads and stores compile to fixed-offset moves. */
 typedef st_error (*enc_fn)(svpc_ctx *, const svpc_params *, st_entry_type, const uint8_t *, size_t, st_buf *);
-typedef st_error (*dec_fn)(svpc_ctx *, st_entry_type, const uint8_t *, size_t, size_t, uint8_t *, st_diag *);
+typedef st_error (*dec_fn)(svpc_ctx *, st_entry_type, const uint8_t *, size_t, size_t, size_t, uint8_t *,
+                           st_diag *);
 #define DEFINE_TYPED(T)                                                                                        \
     static st_error enc_paper_##T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,   \
                                   size_t n, st_buf *out)                                                    \
@@ -995,16 +1001,16 @@ typedef st_error (*dec_fn)(svpc_ctx *, st_entry_type, const uint8_t *, size_t, s
         return encode_cm_T(c, p, T, raw, n, out);                                                           \
     }                                                                                                       \
     static st_error dec_paper_##T(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n,    \
-                                  uint8_t *raw, st_diag *d)                                                 \
+                                  size_t stop, uint8_t *raw, st_diag *d)                                    \
     {                                                                                                       \
         (void)t;                                                                                            \
-        return decode_paper_T(c, T, pl, len, n, raw, d);                                                    \
+        return decode_paper_T(c, T, pl, len, n, stop, raw, d);                                              \
     }                                                                                                       \
     static st_error dec_cm_##T(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n,       \
-                               uint8_t *raw, st_diag *d)                                                    \
+                               size_t stop, uint8_t *raw, st_diag *d)                                       \
     {                                                                                                       \
         (void)t;                                                                                            \
-        return decode_cm_T(c, T, pl, len, n, raw, d);                                                       \
+        return decode_cm_T(c, T, pl, len, n, stop, raw, d);                                                 \
     }
 DEFINE_TYPED(ST_TYPE_D64)
 DEFINE_TYPED(ST_TYPE_D32)
@@ -1018,11 +1024,11 @@ static st_error enc_cm_vpc(svpc_ctx *c, const svpc_params *p, st_entry_type t, c
     (void)t;
     return encode_cm_T(c, p, ST_TYPE_VPC, raw, n, out);
 }
-static st_error dec_cm_vpc(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n, uint8_t *raw,
-                           st_diag *d)
+static st_error dec_cm_vpc(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n, size_t stop,
+                           uint8_t *raw, st_diag *d)
 {
     (void)t;
-    return decode_cm_T(c, ST_TYPE_VPC, pl, len, n, raw, d);
+    return decode_cm_T(c, ST_TYPE_VPC, pl, len, n, stop, raw, d);
 }
 
 /* [type - 1][0 paper, 1 cm] */
@@ -1086,11 +1092,19 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
 st_error svpc_decode(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
                      uint8_t *raw, st_diag *d)
 {
+    return svpc_decode_prefix(c, enc, t, payload, len, n, n, raw, d);
+}
+
+st_error svpc_decode_prefix(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *payload, size_t len,
+                            size_t n, size_t stop, uint8_t *raw, st_diag *d)
+{
     size_t esz = st_entry_size(t);
     if (!esz)
         return st_diag_set(d, ST_E_UNSUPPORTED, "unknown entry type %d", (int)t);
     if (n > SVPC_MAX_FRAME_ENTRIES)
         return st_diag_set(d, ST_E_CORRUPT, "frame of %zu entries exceeds the limit", n);
+    if (stop > n)
+        return st_diag_set(d, ST_E_USAGE, "prefix of %zu entries of a frame of %zu", stop, n);
     switch (enc) {
     case SVPC_ENC_GENERIC: {
         size_t maxl = n * esz;
@@ -1098,8 +1112,8 @@ st_error svpc_decode(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8
         st_error e = ss_unpack(payload, len, 1, &maxl, &so, d);
         if (e == ST_OK && so.len[0] != maxl)
             e = st_diag_set(d, ST_E_CORRUPT, "payload holds %zu bytes, frame needs %zu", so.len[0], maxl);
-        if (e == ST_OK && maxl)
-            memcpy(raw, so.data[0], maxl);
+        if (e == ST_OK && stop)
+            memcpy(raw, so.data[0], stop * esz);
         st_buf_free(&so.arena);
         return e;
     }
@@ -1110,8 +1124,8 @@ st_error svpc_decode(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8
                                svpc_encoder_name(enc), st_entry_name(t));
         RETURN_IF_ERROR(ctx_ready(c, enc));
         if (t == ST_TYPE_VPC)
-            return dec_cm_vpc(c, t, payload, len, n, raw, d);
-        return dec_table[t - ST_TYPE_D64][enc == SVPC_ENC_CM](c, t, payload, len, n, raw, d);
+            return dec_cm_vpc(c, t, payload, len, n, stop, raw, d);
+        return dec_table[t - ST_TYPE_D64][enc == SVPC_ENC_CM](c, t, payload, len, n, stop, raw, d);
     default:
         return st_diag_set(d, ST_E_UNSUPPORTED, "unknown encoder %d", (int)enc);
     }

@@ -68,6 +68,17 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
     st_buf_init(&again, 0);
     CHECK(svpc_encode(c, &p, t, raw, n, &again) == ST_OK);
     CHECK(again.len == out.len && memcmp(again.data, out.data, out.len) == 0);
+    /* prefixes (random access): exactly the first entries, and a full
+     * decode after a prefix is still right (no state left behind) */
+    for (size_t stop = 0; stop <= n; stop += 1 + n / 3) {
+        memset(dec, 0xEE, n * esz + 1);
+        CHECK(svpc_decode_prefix(c, enc, t, out.data, out.len, n, stop, dec, &d) == ST_OK);
+        CHECK(memcmp(dec, raw, stop * esz) == 0);
+        if (stop < n)
+            CHECK(dec[stop * esz] == 0xEE); /* nothing written past the prefix */
+    }
+    CHECK(svpc_decode_prefix(c, enc, t, out.data, out.len, n, n + 1, dec, &d) == ST_E_USAGE);
+    CHECK(svpc_decode(c, enc, t, out.data, out.len, n, dec, &d) == ST_OK && memcmp(dec, raw, n * esz) == 0);
     /* wrong entry count or truncated payload: an error, not a crash */
     if (n > 0) {
         CHECK(svpc_decode(c, enc, t, out.data, out.len, n - 1, dec, &d) != ST_OK ||
