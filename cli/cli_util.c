@@ -93,6 +93,55 @@ void cli_bad_option(char **argv, int opt)
         cli_msg("unrecognized option or missing argument: '%s'", arg);
 }
 
+int cli_opt_threads(const char *arg, unsigned *out)
+{
+    uint64_t v;
+    if (!cli_parse_size(arg, &v) || v > ST_MAX_THREADS) {
+        cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", arg, ST_MAX_THREADS);
+        return 0;
+    }
+    *out = v ? (unsigned)v : cli_ncpu();
+    return 1;
+}
+
+int cli_opt_frame_size(const char *arg, uint32_t *out)
+{
+    uint64_t v;
+    if (!cli_parse_size(arg, &v) || v < 1 || v > SVPC_MAX_FRAME_ENTRIES) {
+        cli_msg("invalid frame size '%s' (1 to %u entries)", arg, (unsigned)SVPC_MAX_FRAME_ENTRIES);
+        return 0;
+    }
+    *out = (uint32_t)v;
+    return 1;
+}
+
+int cli_opt_memlimit(const char *arg, uint64_t *out)
+{
+    if (!cli_parse_size(arg, out) || *out == 0) {
+        cli_msg("invalid memory limit '%s' (bytes, with k, M or G)", arg);
+        return 0;
+    }
+    return 1;
+}
+
+int cli_opt_stage(const char *arg, svpc_stage *out)
+{
+    if (!svpc_stage_parse(arg, out)) {
+        cli_msg("unknown second stage '%s' (use lzma, bzip2, zlib or none)", arg);
+        return 0;
+    }
+    return 1;
+}
+
+int cli_opt_encoder(const char *arg, svpc_encoder *out)
+{
+    if (!svpc_encoder_parse(arg, out)) {
+        cli_msg("unknown encoder '%s' (use cm, paper or generic)", arg);
+        return 0;
+    }
+    return 1;
+}
+
 unsigned cli_ncpu(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

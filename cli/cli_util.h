@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #include "../common/st_error.h"
+#include "../frames/simtrace.h"
+#include "../svpc/svpc.h"
 
 #define EXIT_OK 0
 #define EXIT_DATA 1  /* bad data, I/O failure */
@@ -40,6 +42,19 @@ int cli_parse_size(const char *s, uint64_t *out);
 /* After getopt_long returned '?' (with opterr = 0): say which option was
  * unknown or lacks its argument. */
 void cli_bad_option(char **argv, int optopt_value);
+
+/*
+ * Values of the options the programs share.  Each parses arg into *out and
+ * returns 1, or says what the option accepts and returns 0 (the caller
+ * then exits with EXIT_USAGE).
+ *   threads: 0 (= all CPUs) .. ST_MAX_THREADS;  frame size: 1 .. 2^24 entries;
+ *   memlimit: bytes > 0;  sizes take k, M, G suffixes.
+ */
+int cli_opt_threads(const char *arg, unsigned *out);
+int cli_opt_frame_size(const char *arg, uint32_t *out);
+int cli_opt_memlimit(const char *arg, uint64_t *out);
+int cli_opt_stage(const char *arg, svpc_stage *out);
+int cli_opt_encoder(const char *arg, svpc_encoder *out);
 
 /* Number of online CPUs (>= 1). */
 unsigned cli_ncpu(void);

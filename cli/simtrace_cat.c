@@ -604,7 +604,6 @@ int main(int argc, char **argv)
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
     range rg = {R_NONE, 0, UINT64_MAX, 0};
-    uint64_t v;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "lts:F:o:cT:M:fkvqhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -629,18 +628,12 @@ int main(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 'c': out_path = NULL; break;
         case 'M':
-            if (!cli_parse_size(optarg, &v) || v == 0) {
-                cli_msg("invalid memory limit '%s' (bytes, with k, M or G)", optarg);
+            if (!cli_opt_memlimit(optarg, &memlimit))
                 return EXIT_USAGE;
-            }
-            memlimit = v;
             break;
         case 'T':
-            if (!cli_parse_size(optarg, &v) || v > ST_MAX_THREADS) {
-                cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", optarg, ST_MAX_THREADS);
+            if (!cli_opt_threads(optarg, &threads))
                 return EXIT_USAGE;
-            }
-            threads = v ? (unsigned)v : cli_ncpu();
             break;
         case 'f': force = 1; break;
         case 'k': break;

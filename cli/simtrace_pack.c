@@ -422,7 +422,6 @@ int main(int argc, char **argv)
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
     pk.p = (svpc_params){SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
     int force = 0, concat = 0, c;
-    uint64_t v;
     input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL};
     /* static: reachable until exit on every return path */
     static input *ins;
@@ -444,30 +443,20 @@ int main(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 'c': out_path = NULL; break;
         case 's':
-            if (!svpc_stage_parse(optarg, &pk.p.stage)) {
-                cli_msg("unknown second stage '%s' (use lzma, bzip2, zlib or none)", optarg);
+            if (!cli_opt_stage(optarg, &pk.p.stage))
                 return EXIT_USAGE;
-            }
             break;
         case 'e':
-            if (!svpc_encoder_parse(optarg, &pk.p.encoder)) {
-                cli_msg("unknown encoder '%s' (use cm, paper or generic)", optarg);
+            if (!cli_opt_encoder(optarg, &pk.p.encoder))
                 return EXIT_USAGE;
-            }
             break;
         case 'T':
-            if (!cli_parse_size(optarg, &v) || v > ST_MAX_THREADS) {
-                cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", optarg, ST_MAX_THREADS);
+            if (!cli_opt_threads(optarg, &wo.threads))
                 return EXIT_USAGE;
-            }
-            wo.threads = v ? (unsigned)v : cli_ncpu();
             break;
         case OPT_FRAME:
-            if (!cli_parse_size(optarg, &v) || v < 1 || v > SVPC_MAX_FRAME_ENTRIES) {
-                cli_msg("invalid frame size '%s' (1 to %u entries)", optarg, (unsigned)SVPC_MAX_FRAME_ENTRIES);
+            if (!cli_opt_frame_size(optarg, &wo.frame_entries))
                 return EXIT_USAGE;
-            }
-            wo.frame_entries = (uint32_t)v;
             break;
         case OPT_STREAM:
             if (!*optarg || strlen(optarg) > 255) {

@@ -77,7 +77,6 @@ int main(int argc, char **argv)
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
     int force = 0, verbose = 0, quiet = 0, c;
-    uint64_t v;
     opterr = 0; /* our messages start with the program name, not argv[0] */
     while ((c = getopt_long(argc, argv, "o:ct:s:e:T:fkvqhV123456789", longopts, NULL)) != -1) {
         switch (c) {
@@ -90,30 +89,20 @@ int main(int argc, char **argv)
             }
             break;
         case 's':
-            if (!svpc_stage_parse(optarg, &p.stage)) {
-                cli_msg("unknown second stage '%s' (use lzma, bzip2, zlib or none)", optarg);
+            if (!cli_opt_stage(optarg, &p.stage))
                 return EXIT_USAGE;
-            }
             break;
         case 'e':
-            if (!svpc_encoder_parse(optarg, &p.encoder)) {
-                cli_msg("unknown encoder '%s' (use cm, paper or generic)", optarg);
+            if (!cli_opt_encoder(optarg, &p.encoder))
                 return EXIT_USAGE;
-            }
             break;
         case 'T':
-            if (!cli_parse_size(optarg, &v) || v > ST_MAX_THREADS) {
-                cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", optarg, ST_MAX_THREADS);
+            if (!cli_opt_threads(optarg, &wo.threads))
                 return EXIT_USAGE;
-            }
-            wo.threads = v ? (unsigned)v : cli_ncpu();
             break;
         case OPT_FRAME:
-            if (!cli_parse_size(optarg, &v) || v < 1 || v > SVPC_MAX_FRAME_ENTRIES) {
-                cli_msg("invalid frame size '%s' (1 to %u entries)", optarg, (unsigned)SVPC_MAX_FRAME_ENTRIES);
+            if (!cli_opt_frame_size(optarg, &wo.frame_entries))
                 return EXIT_USAGE;
-            }
-            wo.frame_entries = (uint32_t)v;
             break;
         case OPT_STREAM:
             if (!*optarg || strlen(optarg) > 255) {

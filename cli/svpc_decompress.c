@@ -83,7 +83,6 @@ int main(int argc, char **argv)
     const char *out_path = NULL;
     st_read_opts ro = {.threads = cli_ncpu()};
     int force = 0, verbose = 0, c;
-    uint64_t v;
     opterr = 0; /* our messages start with the program name, not argv[0] */
     while ((c = getopt_long(argc, argv, "o:ctT:M:fkvqhVd", longopts, NULL)) != -1) {
         switch (c) {
@@ -91,18 +90,12 @@ int main(int argc, char **argv)
         case 'c': out_path = NULL; break;
         case 't': ro.verify_only = 1; break;
         case 'M':
-            if (!cli_parse_size(optarg, &v) || v == 0) {
-                cli_msg("invalid memory limit '%s' (bytes, with k, M or G)", optarg);
+            if (!cli_opt_memlimit(optarg, &ro.memlimit))
                 return EXIT_USAGE;
-            }
-            ro.memlimit = v;
             break;
         case 'T':
-            if (!cli_parse_size(optarg, &v) || v > ST_MAX_THREADS) {
-                cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", optarg, ST_MAX_THREADS);
+            if (!cli_opt_threads(optarg, &ro.threads))
                 return EXIT_USAGE;
-            }
-            ro.threads = v ? (unsigned)v : cli_ncpu();
             break;
         case 'f': force = 1; break;
         case 'k': case 'q': case 'd': break;
