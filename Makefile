@@ -192,10 +192,11 @@ bench: all $(UNITBINS)
 install: all
 	install -d $(BINDIR)
 	install -m 755 $(BINS) $(BINDIR)
+	install -m 755 scripts/bochs-trace $(BINDIR)
 
 ## uninstall: remove the installed programs
 uninstall:
-	rm -f $(PROGS:%=$(BINDIR)/%)
+	rm -f $(PROGS:%=$(BINDIR)/%) $(BINDIR)/bochs-trace
 
 ## clean: remove build outputs
 clean:
