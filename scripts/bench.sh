@@ -381,7 +381,7 @@ random_access() {
     local mf mo
     mf=$(median "${full[@]}") mo=$(median "${one[@]}")
     local list_t
-    list_t=$(elapsed "$CAT" --list -o /dev/null "$sim" >/dev/null)
+    list_t=$(elapsed sh -c '"$0" --list "$1" >/dev/null' "$CAT" "$sim")
     echo "random access: $((want >> 20)) MiB of d64 ($n entries, $(("$(fsize "$sim")")) bytes packed), default settings"
     printf '  whole stream   %7.3f s (median of 3)\n' "$mf"
     printf '  one entry      %7.3f s (median of 11 random indices)   = %s of the whole\n' "$mo" \
