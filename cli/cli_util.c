@@ -142,6 +142,26 @@ int cli_opt_encoder(const char *arg, svpc_encoder *out)
     return 1;
 }
 
+int cli_opt_stream_name(const char *arg)
+{
+    if (!*arg || strlen(arg) > 255) {
+        cli_msg("invalid stream name '%s' (1 to 255 bytes)", arg);
+        return 0;
+    }
+    return 1;
+}
+
+void cli_progress(const st_writer *w, double t0, int final)
+{
+    st_write_stats s;
+    st_writer_stats(w, &s);
+    double dt = cli_now() - t0;
+    fprintf(stderr, "\r%s: %llu entries, %.1f MB in, %.2f MB out (%.1fx), %.1f MB/s%s", cli_prog,
+            (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
+            s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0,
+            final ? "\n" : "");
+}
+
 unsigned cli_ncpu(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

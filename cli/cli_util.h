@@ -55,6 +55,12 @@ int cli_opt_frame_size(const char *arg, uint32_t *out);
 int cli_opt_memlimit(const char *arg, uint64_t *out);
 int cli_opt_stage(const char *arg, svpc_stage *out);
 int cli_opt_encoder(const char *arg, svpc_encoder *out);
+/* A stream name: 1..255 bytes. */
+int cli_opt_stream_name(const char *arg);
+
+/* The -v progress line of a writer started at t0 (cli_now()); final ends
+ * the line. */
+void cli_progress(const st_writer *w, double t0, int final);
 
 /* Number of online CPUs (>= 1). */
 unsigned cli_ncpu(void);

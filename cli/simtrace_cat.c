@@ -299,7 +299,6 @@ typedef struct {
     uint64_t lo, hi; /* entries */
     uint64_t last_cycle_seen;
     int seen_any;
-    uint64_t decrease_at;
 } slicer;
 
 static st_error slice(slicer *sl, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n, size_t *a,
@@ -336,14 +335,13 @@ static st_error slice(slicer *sl, const st_stream_info *s, uint64_t first, const
     return ST_OK; /* R_TIME: whole frames */
 }
 
-static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, values_t *vals, int verbose,
-                          st_diag *d)
+static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, int verbose, st_diag *d)
 {
     const st_stream_info *s = st_index_stream(ix, si);
     uint64_t j0, j1, lo, hi;
     st_diag_clear(d);
     RETURN_IF_ERROR(select_frames(ix, si, rg, &j0, &j1, &lo, &hi, d));
-    slicer sl = {rg, lo, hi, 0, 0, 0};
+    slicer sl = {rg, lo, hi, 0, 0};
     st_diag_clear(d);
     st_buf buf;
     st_buf_init(&buf, 0);
@@ -364,7 +362,6 @@ static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, 
             e = out_entries(o, r->first_entry + a, buf.data + a * s->entry_size, b - a, s->entry_size);
     }
     st_buf_free(&buf);
-    (void)vals;
     if (verbose)
         cli_msg("decoded %" PRIu64 " of the %" PRIu64 " frames of stream '%s'; read %" PRIu64
                 " bytes of directory and descriptors", decoded, st_index_stream_frames(ix, si), s->name,
@@ -758,7 +755,7 @@ int main(int argc, char **argv)
                             chosen->type_name, format);
             }
             if (e == ST_OK) {
-                e = cat_index(ix, (unsigned)si, &rg, &o, &vals, verbose, &d);
+                e = cat_index(ix, (unsigned)si, &rg, &o, verbose, &d);
                 if (e == ST_OK && o.x)
                     e = st_exporter_finish(o.x);
                 if (e != ST_OK && e != ST_E_BAD_STREAM)
@@ -808,7 +805,6 @@ sequential:;
     }
     q.r = r;
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
-    (void)chosen;
     int status = EXIT_OK;
     if (e != ST_OK)
         status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);

@@ -111,13 +111,7 @@ static void progress(packer *pk, int final)
     if (!pk->verbose || (!final && cli_now() - pk->last < 1.0))
         return;
     pk->last = cli_now();
-    st_write_stats s;
-    st_writer_stats(pk->w, &s);
-    double dt = cli_now() - pk->t0;
-    fprintf(stderr, "\r%s: %llu entries, %.1f MB in, %.2f MB out (%.1fx), %.1f MB/s%s", cli_prog,
-            (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
-            s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0,
-            final ? "\n" : "");
+    cli_progress(pk->w, pk->t0, final);
 }
 
 /* A deterministic GUID for a user type, from its name: a user type is
@@ -178,7 +172,6 @@ static svpc_params params_for(const packer *pk, st_entry_type t)
 
 static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial, st_diag *d)
 {
-    char name[300];
     uint8_t guid[16];
     st_stream_spec sp = {.name = in->stream ? in->stream : "trace", .type = in->type, .owner = UINT32_MAX};
     sp.params = params_for(pk, in->type);
@@ -188,7 +181,6 @@ static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial,
         sp.entry_size = in->user_size;
         sp.type_name = in->user_name;
     }
-    (void)name;
     uint32_t sid;
     RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
     size_t esz = in->type == ST_TYPE_USER ? in->user_size : st_entry_size(in->type);
@@ -459,10 +451,8 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             break;
         case OPT_STREAM:
-            if (!*optarg || strlen(optarg) > 255) {
-                cli_msg("invalid stream name '%s' (1 to 255 bytes)", optarg);
+            if (!cli_opt_stream_name(optarg))
                 return EXIT_USAGE;
-            }
             cur.stream = optarg;
             break;
         case OPT_TYPE:

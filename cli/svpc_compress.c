@@ -58,17 +58,6 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
 
-static void progress(const st_writer *w, double t0, int final)
-{
-    st_write_stats s;
-    st_writer_stats(w, &s);
-    double dt = cli_now() - t0;
-    fprintf(stderr, "\r%s: %llu entries, %.1f MB in, %.2f MB out (%.1fx), %.1f MB/s%s", cli_prog,
-            (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
-            s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0,
-            final ? "\n" : "");
-}
-
 int main(int argc, char **argv)
 {
     cli_prog = "svpc-compress";
@@ -105,10 +94,8 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             break;
         case OPT_STREAM:
-            if (!*optarg || strlen(optarg) > 255) {
-                cli_msg("invalid stream name (1 to 255 bytes)");
+            if (!cli_opt_stream_name(optarg))
                 return EXIT_USAGE;
-            }
             stream = optarg;
             break;
         case OPT_TIMESTAMPS: wo.timestamps = 1; break;
@@ -178,13 +165,13 @@ int main(int argc, char **argv)
         }
         if (verbose && cli_now() - last > 1.0) {
             last = cli_now();
-            progress(w, t0, 0);
+            cli_progress(w, t0, 0);
         }
     }
     if (e == ST_OK)
         e = st_writer_finish(w);
     if (e == ST_OK && verbose)
-        progress(w, t0, 1);
+        cli_progress(w, t0, 1);
     st_writer_free(w);
     free(buf);
     if (e != ST_OK) {

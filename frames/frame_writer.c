@@ -100,7 +100,8 @@ static st_error get_slot(st_writer *w, st_job **out)
     return ST_OK;
 }
 
-st_error st_writer_new(st_writer **out, int fd, const st_write_opts *o)
+/* A writer on fd with its worker pool, before anything is written. */
+static st_error writer_alloc(st_writer **out, int fd, const st_write_opts *o)
 {
     *out = NULL;
     if (o->threads < 1 || o->threads > ST_MAX_THREADS || o->frame_entries < 1 ||
@@ -115,17 +116,38 @@ st_error st_writer_new(st_writer **out, int fd, const st_write_opts *o)
     /* one slot per worker: each stream's fill buffer is where the owner
      * works meanwhile, so a further slot would only hold another frame */
     st_error e = st_pool_init(&w->pool, o->threads, o->threads);
-    if (e == ST_OK) {
-        uint8_t h[ST_FILE_HEADER_SIZE];
-        st_file_header_write(h);
-        e = st_write_all(fd, h, sizeof h);
-        w->off = sizeof h;
-        w->st.out_bytes = w->off;
-    }
     if (e != ST_OK) {
         st_writer_free(w);
         return e;
     }
+    *out = w;
+    return ST_OK;
+}
+
+/* Entries per frame of a stream: user-type frames reach the codec as
+ * bytes, which it takes up to SVPC_MAX_FRAME_ENTRIES at a time. */
+static size_t frame_entries_for(const st_writer *w, st_entry_type t, size_t esz)
+{
+    size_t fe = w->o.frame_entries;
+    if (t == ST_TYPE_USER && fe > SVPC_MAX_FRAME_ENTRIES / esz)
+        fe = SVPC_MAX_FRAME_ENTRIES / esz;
+    return fe;
+}
+
+st_error st_writer_new(st_writer **out, int fd, const st_write_opts *o)
+{
+    st_writer *w;
+    RETURN_IF_ERROR(writer_alloc(&w, fd, o));
+    *out = NULL;
+    uint8_t h[ST_FILE_HEADER_SIZE];
+    st_file_header_write(h);
+    st_error e = st_write_all(fd, h, sizeof h);
+    if (e != ST_OK) {
+        st_writer_free(w);
+        return e;
+    }
+    w->off = sizeof h;
+    w->st.out_bytes = w->off;
     *out = w;
     return ST_OK;
 }
@@ -167,11 +189,7 @@ st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint3
     s->id = w->next_id++;
     s->type = t;
     s->esz = esz;
-    /* user-type frames reach the codec as bytes, which it takes up to
-     * SVPC_MAX_FRAME_ENTRIES at a time */
-    s->frame_entries = w->o.frame_entries;
-    if (t == ST_TYPE_USER && s->frame_entries > SVPC_MAX_FRAME_ENTRIES / esz)
-        s->frame_entries = SVPC_MAX_FRAME_ENTRIES / esz;
+    s->frame_entries = frame_entries_for(w, t, esz);
     s->params = *p;
     st_buf_init(&s->fill, 0);
     *sid = w->ns++;
@@ -398,16 +416,12 @@ uint64_t st_writer_stream_entries(const st_writer *w, uint32_t sid)
 st_error st_writer_resume(st_writer **out, int fd, const st_write_opts *o, const svpc_params *p, const st_index *ix)
 {
     *out = NULL;
-    if (o->threads < 1 || o->threads > ST_MAX_THREADS || o->frame_entries < 1 ||
-        o->frame_entries > SVPC_MAX_FRAME_ENTRIES || !svpc_stage_name(p->stage) || p->level < 1 || p->level > 9)
+    if (!svpc_stage_name(p->stage) || p->level < 1 || p->level > 9)
         return ST_E_USAGE;
-    st_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        return ST_E_NOMEM;
-    w->fd = fd;
-    w->o = *o;
-    st_buf_init(&w->dir, 0);
-    st_error e = st_pool_init(&w->pool, o->threads, o->threads);
+    st_writer *w;
+    RETURN_IF_ERROR(writer_alloc(&w, fd, o));
+    *out = NULL; /* until it is complete */
+    st_error e = ST_OK;
     unsigned ns = st_index_stream_count(ix);
     if (e == ST_OK && ns && !(w->s = calloc(ns, sizeof *w->s)))
         e = ST_E_NOMEM;
@@ -419,9 +433,7 @@ st_error st_writer_resume(st_writer **out, int fd, const st_write_opts *o, const
         snprintf(s->name, sizeof s->name, "%s", si->name);
         s->type = si->type;
         s->esz = si->entry_size;
-        s->frame_entries = w->o.frame_entries;
-        if (s->type == ST_TYPE_USER && s->frame_entries > SVPC_MAX_FRAME_ENTRIES / s->esz)
-            s->frame_entries = SVPC_MAX_FRAME_ENTRIES / s->esz;
+        s->frame_entries = frame_entries_for(w, s->type, s->esz);
         s->params = *p;
         s->params.encoder = (svpc_encoder)si->encoder;
         s->seq = si->frames;
