@@ -114,6 +114,8 @@ static void progress(packer *pk, int final)
     cli_progress(pk->w, pk->t0, final);
 }
 
+static void progress_cb(void *pk) { progress(pk, 0); }
+
 /* A deterministic GUID for a user type, from its name: a user type is
  * identified by name and size wherever it is packed.  Two FNV-1a-64 hashes
  * of the name with different seeds, big-endian. */
@@ -183,43 +185,14 @@ static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial,
     }
     uint32_t sid;
     RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
-    size_t esz = in->type == ST_TYPE_USER ? in->user_size : st_entry_size(in->type);
-    size_t cap = ((size_t)1 << 20) + esz;
-    uint8_t *buf = malloc(cap);
-    if (!buf)
-        return ST_E_NOMEM;
-    size_t have = 0;
-    uint64_t off = 0;
-    st_error e = ST_OK;
-    for (;;) {
-        ssize_t k = read(fd, buf + have, cap - have);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            d->offset = off + have;
-            e = st_diag_set(d, ST_E_READ, "%s", strerror(errno));
-            break;
-        }
-        if (k == 0)
-            break;
-        have += (size_t)k;
-        size_t whole = have / esz;
-        if (whole) {
-            e = st_writer_append(pk->w, sid, buf, whole);
-            if (e != ST_OK)
-                break;
-            memmove(buf, buf + whole * esz, have - whole * esz);
-            off += whole * esz;
-            have -= whole * esz;
-        }
-        progress(pk, 0);
-    }
-    free(buf);
-    if (e == ST_OK && have) {
-        *partial = have;
-        d->offset = off;
-        e = st_diag_set(d, ST_E_PARTIAL_ENTRY, "%zu trailing byte%s (entry size %zu); the %llu whole entries were packed",
-                        have, have == 1 ? "" : "s", esz, (unsigned long long)(off / esz));
+    uint64_t got;
+    st_error e = st_writer_append_fd(pk->w, sid, fd, progress_cb, pk, &got, d);
+    if (e == ST_E_PARTIAL_ENTRY) {
+        size_t esz = in->type == ST_TYPE_USER ? in->user_size : st_entry_size(in->type);
+        *partial = got - d->offset;
+        e = st_diag_set(d, ST_E_PARTIAL_ENTRY, "%llu trailing byte%s (entry size %zu); the %llu whole entries were packed",
+                        (unsigned long long)*partial, *partial == 1 ? "" : "s", esz,
+                        (unsigned long long)(d->offset / esz));
     }
     return e;
 }

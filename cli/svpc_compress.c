@@ -1,6 +1,5 @@
 /* svpc-compress - raw memory trace entries in, a simtrace container out. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +56,21 @@ static const struct option longopts[] = {
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
+
+/* -v: a progress line at most once a second */
+typedef struct {
+    st_writer *w;
+    double t0, last;
+} prog_state;
+
+static void prog_cb(void *arg)
+{
+    prog_state *ps = arg;
+    if (cli_now() - ps->last > 1.0) {
+        ps->last = cli_now();
+        cli_progress(ps->w, ps->t0, 0);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -133,47 +147,29 @@ int main(int argc, char **argv)
     if (e == ST_OK)
         e = st_writer_add_stream(w, stream, type, &p, &sid);
     size_t esz = st_entry_size(type);
-    size_t cap = (size_t)1 << 20; /* bytes per read; a multiple of every entry size is not needed */
-    uint8_t *buf = malloc(cap + esz);
-    size_t have = 0;
-    uint64_t in_off = 0;
-    double t0 = cli_now(), last = t0;
+    uint64_t in_bytes = 0;
+    prog_state ps = {w, cli_now(), 0};
+    ps.last = ps.t0;
     st_diag d;
     st_diag_clear(&d);
     const char *err_file = out_path ? out_path : "(stdout)";
-    if (!buf && e == ST_OK)
-        e = ST_E_NOMEM;
-    while (e == ST_OK) {
-        ssize_t k = read(in_fd, buf + have, cap - have);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0) {
-            e = ST_E_READ;
+    if (e == ST_OK) {
+        e = st_writer_append_fd(w, sid, in_fd, verbose ? prog_cb : NULL, &ps, &in_bytes, &d);
+        if (e == ST_E_READ)
             err_file = in_name;
-            d.offset = in_off + have;
-            break;
-        }
-        if (k == 0)
-            break;
-        have += (size_t)k;
-        size_t whole = have / esz;
-        if (whole) {
-            e = st_writer_append(w, sid, buf, whole);
-            memmove(buf, buf + whole * esz, have - whole * esz);
-            in_off += whole * esz;
-            have -= whole * esz;
-        }
-        if (verbose && cli_now() - last > 1.0) {
-            last = cli_now();
-            cli_progress(w, t0, 0);
-        }
+    }
+    /* a partial entry at the end: the whole entries make a valid container,
+     * reported after it is written */
+    uint64_t have = 0;
+    if (e == ST_E_PARTIAL_ENTRY) {
+        have = in_bytes - d.offset;
+        e = ST_OK;
     }
     if (e == ST_OK)
         e = st_writer_finish(w);
     if (e == ST_OK && verbose)
-        cli_progress(w, t0, 1);
+        cli_progress(w, ps.t0, 1);
     st_writer_free(w);
-    free(buf);
     if (e != ST_OK) {
         cli_out_abort();
         return cli_report(e, &d, err_file);
@@ -181,10 +177,10 @@ int main(int argc, char **argv)
     if ((rc = cli_out_commit()) != EXIT_OK)
         return rc;
     if (have) {
-        cli_msg("%s: input ends with a partial entry: %zu trailing byte%s at byte offset %llu (entry size %zu); "
+        cli_msg("%s: input ends with a partial entry: %llu trailing byte%s at byte offset %llu (entry size %zu); "
                 "the %llu whole entries were compressed",
-                in_name, have, have == 1 ? "" : "s", (unsigned long long)in_off, esz,
-                (unsigned long long)(in_off / esz));
+                in_name, (unsigned long long)have, have == 1 ? "" : "s", (unsigned long long)d.offset, esz,
+                (unsigned long long)(d.offset / esz));
         return EXIT_DATA;
     }
     return EXIT_OK;

@@ -306,6 +306,62 @@ st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_
     return ST_OK;
 }
 
+/* Bytes per read(): large enough that system calls cost nothing, small
+ * enough that progress and a pipe's writer are served often. */
+#define FD_CHUNK ((size_t)4 << 20)
+
+st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress)(void *), void *arg,
+                             uint64_t *in_bytes, st_diag *d)
+{
+    *in_bytes = 0;
+    if (w->failed)
+        return w->failed;
+    if (sid >= w->ns)
+        return ST_E_USAGE;
+    w_stream *s = &w->s[sid];
+    const size_t esz = s->esz, cap = s->frame_entries * esz;
+    size_t part = 0; /* bytes of an incomplete entry after the fill's whole entries */
+    for (;;) {
+        if (s->fill_n == 0 && part == 0) {
+            st_error e = st_buf_reserve(&s->fill, cap);
+            if (e != ST_OK)
+                return fail(w, e);
+            if (w->o.timestamps)
+                s->t_first = wall_ns();
+        }
+        /* the fill never holds more than one frame, so a frame is cut
+         * exactly at its last entry and `part` is then 0 */
+        size_t at = s->fill_n * esz + part, room = cap - at;
+        ssize_t k = read(fd, s->fill.data + at, room < FD_CHUNK ? room : FD_CHUNK);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            d->offset = *in_bytes;
+            return st_diag_set(d, ST_E_READ, "%s", strerror(errno));
+        }
+        if (k == 0)
+            break;
+        *in_bytes += (uint64_t)k;
+        part += (size_t)k;
+        size_t whole = part / esz;
+        part -= whole * esz;
+        s->fill_n += whole;
+        s->fill.len = s->fill_n * esz;
+        w->st.entries += whole;
+        w->st.raw_bytes += whole * esz;
+        if (s->fill_n == s->frame_entries)
+            RETURN_IF_ERROR(cut_frame(w, sid));
+        if (progress)
+            progress(arg);
+    }
+    if (part) {
+        d->offset = *in_bytes - part;
+        return st_diag_set(d, ST_E_PARTIAL_ENTRY, "%zu trailing byte%s (entry size %zu)", part,
+                           part == 1 ? "" : "s", esz);
+    }
+    return ST_OK;
+}
+
 st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f)
 {
     if (w->failed)

@@ -94,6 +94,23 @@ st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, c
  */
 st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_t n);
 
+/*
+ * Append the raw entries read from fd, up to its end, to stream sid.  The
+ * input is read straight into the frame being filled, with no copy in
+ * between: for a raw trace this is all the calling thread does while the
+ * workers encode.  progress(arg), if not NULL, is called after each read.
+ * *in_bytes receives the number of bytes read (also on failure).
+ * Returns what st_writer_append() returns, and:
+ *   ST_E_READ           reading fd failed (d->offset: input byte offset,
+ *                       d->detail: the system's message);
+ *   ST_E_PARTIAL_ENTRY  the input ends inside an entry: every whole entry
+ *                       was appended and the writer stays usable; the
+ *                       trailing bytes are dropped, d->offset is where they
+ *                       start, and *in_bytes - d->offset is their number.
+ */
+st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress)(void *), void *arg,
+                             uint64_t *in_bytes, st_diag *d);
+
 /* An encoded data frame as found in a container, for copying. */
 typedef struct {
     uint8_t flags;      /* TIME or 0 */

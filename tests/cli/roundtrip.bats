@@ -250,6 +250,25 @@ matrix() {
     same want out3
 }
 
+@test "a pipe delivering entries in pieces that straddle entries and frames" {
+    real_d64 1000 in
+    # 13-byte writes with pauses: most reads end inside an entry, and frames
+    # of 7 entries end inside a read
+    slow() { perl -e 'binmode STDIN; $| = 1; while (read(STDIN, my $b, 13)) { print $b; select(undef, undef, undef, 0.0005) }' <"$1"; }
+    slow in | "$COMPRESS" --frame-size 7 -T2 >c
+    "$DECOMPRESS" c >out
+    same in out
+    "$COMPRESS" --frame-size 7 -T1 <in | cmp -s - c || fail "a pipe gave other bytes than a file"
+    # and a partial entry at the very end of a frame
+    head -c $((7 * 32 + 5)) in >p
+    run to c2 "$COMPRESS" --frame-size 7 <p
+    expect_status 1
+    expect_output_has "5 trailing bytes at byte offset 224"
+    "$DECOMPRESS" c2 >out2
+    head -c 224 in >want2
+    same want2 out2
+}
+
 @test "partial entry for every type, and input shorter than one entry" {
     local t n
     for t in d64 d32 m64 m32; do
