@@ -8,11 +8,25 @@
  * changes in a trace, the slow one gets close to the true skew in long
  * stationary runs, where a single fast counter would cost ~0.001 bit/bit.
  *
- * Packed probability (rc_prob, uint32): bits 0..15 fast counter, bits 16..31
- * slow counter.  Both start at 0x8000 (p = 1/2).  The counters stay within
- * [15, 65521] (fast) and [127, 65409] (slow), so a probability is never 0 or
- * 1 and a bound never reaches 0 or the range.  (The slow counter's ceiling
- * bounds the cost of a certain bit at ~0.0016 bit: negligible next to misses.)
+ * Two ways of adapting (`kind`, a constant of each caller's template):
+ *
+ * RC_TWO_RATE (cm1, SIMTRACE.md 6.4.3): bits 0..15 fast counter, bits
+ *   16..31 slow counter, rates 1/16 and 1/128 from the first bit.  The
+ *   counters stay within [15, 65521] (fast) and [127, 65409] (slow).
+ *
+ * RC_COUNTED (cm, SIMTRACE.md 6.7): bits 0..3 the number n of bits seen
+ *   (saturating at 15), bits 4..15 fast counter (12 bits, scaled by 16),
+ *   bits 16..31 slow counter.  The first bits adapt at rate 1/(n+2), a
+ *   running average of what was seen, until the rate reaches the counter's
+ *   own (1/16 fast; 1/128 slow from n = 15).  A context that is new in a
+ *   frame thus learns its skew in a few bits instead of ~50 bits' worth of
+ *   slow drift from 1/2: that drift, paid again in every context of every
+ *   frame, was most of what splitting a trace into frames cost.  The
+ *   counters need no clamping: the slow one stays within [127, 65409] (see
+ *   SIMTRACE.md 6.7).
+ *
+ * Both start at 0x80008000 (p = 1/2, n = 0), so a probability is never 0 or
+ * 1 and a bound never reaches 0 or the range.
  *
  * The decoder never reads past its input: past the end it feeds zero bytes
  * and sets `overrun`; the caller must treat overrun as corrupt input.  Work
@@ -35,10 +49,48 @@
 typedef uint32_t rc_prob;
 #define RC_PROB_INIT 0x80008000u
 
-RC_INLINE uint32_t rc_p0(rc_prob p) { return ((p & 0xFFFFu) + (p >> 16)) >> 1; }
+enum { RC_TWO_RATE = 0, RC_COUNTED = 1 };
 
-RC_INLINE rc_prob rc_adapt(rc_prob p, unsigned bit)
+/* Rates of RC_COUNTED by n, scaled by 2^16: 65536 / (n + 2) until the
+ * counter's own rate (fast 1/16 = 4096 from n = 14; slow 1/128 = 512 at
+ * n = 15). */
+static const uint16_t rc_rate_fast[16] = {32768, 21845, 16384, 13107, 10922, 9362, 8192, 7281,
+                                          6553,  5957,  5461,  5041,  4681,  4369, 4096, 4096};
+static const uint16_t rc_rate_slow[16] = {32768, 21845, 16384, 13107, 10922, 9362, 8192, 7281,
+                                          6553,  5957,  5461,  5041,  4681,  4369, 4096, 512};
+
+RC_INLINE uint32_t rc_p0(rc_prob p, unsigned kind)
 {
+    return ((p & (kind == RC_COUNTED ? 0xFFF0u : 0xFFFFu)) + (p >> 16)) >> 1;
+}
+
+RC_INLINE rc_prob rc_adapt(rc_prob p, unsigned bit, unsigned kind)
+{
+    if (kind == RC_COUNTED) {
+        uint32_t n = p & 15u, f = p & 0xFFF0u, s = p >> 16;
+        if (n == 15) {
+            /* a context past its first bits, as most are: the rates are
+             * 1/16 and 1/128, and the shifts below are the same
+             * arithmetic as the general case's products */
+            if (bit) {
+                f -= f >> 4;
+                s -= s >> 7;
+            } else {
+                f += (65536u - f) >> 4;
+                s += (65536u - s) >> 7;
+            }
+            return (s << 16) | (f & 0xFFF0u) | 15u;
+        }
+        uint32_t rf = rc_rate_fast[n], rs = rc_rate_slow[n];
+        if (bit) {
+            f -= (f * rf) >> 16;
+            s -= (s * rs) >> 16;
+        } else {
+            f += ((65536u - f) * rf) >> 16;
+            s += ((65536u - s) * rs) >> 16;
+        }
+        return (s << 16) | (f & 0xFFF0u) | (n + (n < 15));
+    }
     uint32_t f = p & 0xFFFFu, s = p >> 16;
     if (bit) {
         f -= f >> 4;
@@ -50,7 +102,6 @@ RC_INLINE rc_prob rc_adapt(rc_prob p, unsigned bit)
     return f | (s << 16);
 }
 
-/* ---- encoder ---- */
 typedef struct {
     uint64_t low;
     uint32_t range;
@@ -98,16 +149,16 @@ static inline void rc_shift_low(rc_enc *e)
     e->low = (e->low & 0x00FFFFFFu) << 8;
 }
 
-RC_INLINE void rc_encode(rc_enc *e, rc_prob *p, unsigned bit)
+RC_INLINE void rc_encode(rc_enc *e, rc_prob *p, unsigned bit, unsigned kind)
 {
-    uint32_t bound = (e->range >> 16) * rc_p0(*p);
+    uint32_t bound = (e->range >> 16) * rc_p0(*p, kind);
     if (!bit) {
         e->range = bound;
     } else {
         e->low += bound;
         e->range -= bound;
     }
-    *p = rc_adapt(*p, bit);
+    *p = rc_adapt(*p, bit, kind);
     while (e->range < (1u << 24)) {
         e->range <<= 8;
         rc_shift_low(e);
@@ -116,12 +167,12 @@ RC_INLINE void rc_encode(rc_enc *e, rc_prob *p, unsigned bit)
 
 /* Encode the low `nbits` bits of sym, MSB first, through a binary tree of
  * probabilities tree[1 .. 2^nbits - 1]. */
-static inline void rc_encode_tree(rc_enc *e, rc_prob *tree, unsigned nbits, unsigned sym)
+static inline void rc_encode_tree(rc_enc *e, rc_prob *tree, unsigned nbits, unsigned sym, unsigned kind)
 {
     unsigned node = 1;
     for (unsigned i = nbits; i-- > 0;) {
         unsigned b = (sym >> i) & 1u;
-        rc_encode(e, &tree[node], b);
+        rc_encode(e, &tree[node], b, kind);
         node = (node << 1) | b;
     }
 }
@@ -165,9 +216,9 @@ static inline void rc_dec_init(rc_dec *d, const uint8_t *in, size_t len)
         d->code = (d->code << 8) | rc_get(d);
 }
 
-RC_INLINE unsigned rc_decode(rc_dec *d, rc_prob *p)
+RC_INLINE unsigned rc_decode(rc_dec *d, rc_prob *p, unsigned kind)
 {
-    uint32_t bound = (d->range >> 16) * rc_p0(*p);
+    uint32_t bound = (d->range >> 16) * rc_p0(*p, kind);
     unsigned bit;
     if (d->code < bound) {
         d->range = bound;
@@ -177,7 +228,7 @@ RC_INLINE unsigned rc_decode(rc_dec *d, rc_prob *p)
         d->range -= bound;
         bit = 1;
     }
-    *p = rc_adapt(*p, bit);
+    *p = rc_adapt(*p, bit, kind);
     while (d->range < (1u << 24)) {
         d->range <<= 8;
         d->code = (d->code << 8) | rc_get(d);
@@ -185,11 +236,11 @@ RC_INLINE unsigned rc_decode(rc_dec *d, rc_prob *p)
     return bit;
 }
 
-static inline unsigned rc_decode_tree(rc_dec *d, rc_prob *tree, unsigned nbits)
+static inline unsigned rc_decode_tree(rc_dec *d, rc_prob *tree, unsigned nbits, unsigned kind)
 {
     unsigned node = 1;
     for (unsigned i = 0; i < nbits; i++)
-        node = (node << 1) | rc_decode(d, &tree[node]);
+        node = (node << 1) | rc_decode(d, &tree[node], kind);
     return node - (1u << nbits);
 }
 

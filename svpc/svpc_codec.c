@@ -192,6 +192,10 @@ struct svpc_ctx {
     unsigned nstats;
 };
 
+/* cm1 and cm share predictors and model; they differ in the range coder's
+ * adaptation only (rc.h). */
+static int is_cm(svpc_encoder e) { return e == SVPC_ENC_CM1 || e == SVPC_ENC_CM; }
+
 st_error svpc_ctx_new(svpc_ctx **out)
 {
     svpc_ctx *c = calloc(1, sizeof *c);
@@ -220,16 +224,16 @@ size_t svpc_ctx_memory(svpc_encoder enc)
     if (enc == SVPC_ENC_GENERIC)
         return 0;
     size_t total = 0;
-    const field_cfg_t *fc = field_cfg[enc == SVPC_ENC_CM];
+    const field_cfg_t *fc = field_cfg[is_cm(enc)];
     for (unsigned f = 0; f < F_COUNT; f++)
         total += vpc_set_memory(fc[f].cfg, fc[f].n);
-    return total + (enc == SVPC_ENC_CM ? sizeof(cm_model) : 0);
+    return total + (is_cm(enc) ? sizeof(cm_model) : 0);
 }
 
 static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
 {
     if (c->sets_for != enc) {
-        const field_cfg_t *fc = field_cfg[enc == SVPC_ENC_CM];
+        const field_cfg_t *fc = field_cfg[is_cm(enc)];
         c->sets_for = 0;
         for (unsigned f = 0; f < F_COUNT; f++)
             vpc_set_free(&c->set[f]);
@@ -246,7 +250,7 @@ static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
         for (unsigned f = 0; f < F_COUNT; f++)
             vpc_set_reset(&c->set[f]);
     }
-    if (enc == SVPC_ENC_CM) {
+    if (is_cm(enc)) {
         if (!c->cm && !(c->cm = malloc(sizeof *c->cm)))
             return ST_E_NOMEM;
         cm_reset(c->cm);
@@ -257,12 +261,12 @@ static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
 /* ---- names --------------------------------------------------------------- */
 
 static const char *const stage_names[] = {"none", "lzma", "bzip2", "zlib"};
-static const char *const enc_names[] = {NULL, "generic", "paper", "cm"};
+static const char *const enc_names[] = {NULL, "generic", "paper", "cm1", "cm"};
 
 const char *svpc_stage_name(svpc_stage s) { return (unsigned)s <= SVPC_STAGE_ZLIB ? stage_names[s] : NULL; }
 const char *svpc_encoder_name(svpc_encoder e)
 {
-    return (e >= SVPC_ENC_GENERIC && e <= SVPC_ENC_CM) ? enc_names[e] : NULL;
+    return (e >= SVPC_ENC_GENERIC && e <= SVPC_ENC_LAST) ? enc_names[e] : NULL;
 }
 
 int svpc_stage_parse(const char *name, svpc_stage *out)
@@ -277,7 +281,7 @@ int svpc_stage_parse(const char *name, svpc_stage *out)
 
 int svpc_encoder_parse(const char *name, svpc_encoder *out)
 {
-    for (unsigned i = SVPC_ENC_GENERIC; i <= SVPC_ENC_CM; i++)
+    for (unsigned i = SVPC_ENC_GENERIC; i <= SVPC_ENC_LAST; i++)
         if (strcmp(name, enc_names[i]) == 0) {
             *out = (svpc_encoder)i;
             return 1;
@@ -524,19 +528,20 @@ static inline unsigned nbytes_of(uint64_t r) { return r ? (unsigned)((64 - __bui
 
 /* A miss residual: its byte length through the field's length tree (context:
  * the field's previous length), its bytes into the field's miss stream. */
-ST_INLINE void cm_put_miss(rc_enc *rc, rc_prob tree[9][16], unsigned *last_nb, uint8_t **mp, uint64_t r)
+ST_INLINE void cm_put_miss(rc_enc *rc, rc_prob tree[9][16], unsigned *last_nb, uint8_t **mp, uint64_t r, unsigned rk)
 {
     unsigned nb = nbytes_of(r);
-    rc_encode_tree(rc, tree[*last_nb], 4, nb);
+    rc_encode_tree(rc, tree[*last_nb], 4, nb, rk);
     *last_nb = nb;
     put_le(mp, r, nb);
 }
 
 /* The decoder's side of cm_put_miss().  Returns NULL, or what is wrong: a
  * length above 8, or a length longer than the residual needs. */
-ST_INLINE const char *cm_get_miss(rc_dec *rc, rc_prob tree[9][16], unsigned *last_nb, rd *ms, uint64_t *r)
+ST_INLINE const char *cm_get_miss(rc_dec *rc, rc_prob tree[9][16], unsigned *last_nb, rd *ms, uint64_t *r,
+                                   unsigned rk)
 {
-    unsigned nb = rc_decode_tree(rc, tree[*last_nb], 4);
+    unsigned nb = rc_decode_tree(rc, tree[*last_nb], 4, rk);
     if (nb > 8)
         return "miss length above 8 bytes";
     *last_nb = nb;
@@ -649,8 +654,8 @@ ST_INLINE rc_prob *cm_ftree(cm_model *m, st_entry_type t, unsigned f, unsigned e
     return t == ST_TYPE_VPC ? m->pr.vtree[exp][flag] : m->pr.ftree[f][exp];
 }
 
-ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
-                          st_buf *out)
+ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type t, unsigned rk, const uint8_t *raw,
+                               size_t n, st_buf *out)
 {
     size_t esz = st_entry_size(t);
     const unsigned nf = cm_nfields(t);
@@ -681,12 +686,12 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
         predict_ip(s, 0, 0);
         unsigned id = vpc_set_choose(s, v[F_IP], eip);
         unsigned flag = id == eip;
-        rc_encode(&rc, &m->pr.ipflag[eip][(kh << 2) | (hist_ip & 3)], flag);
+        rc_encode(&rc, &m->pr.ipflag[eip][(kh << 2) | (hist_ip & 3)], flag, rk);
         if (!flag)
-            rc_encode_tree(&rc, m->pr.iptree[eip], 4, id);
+            rc_encode_tree(&rc, m->pr.iptree[eip], 4, id, rk);
         if (id == s->nslots)
             cm_put_miss(&rc, m->pr.nbtree[F_IP], &last_nb[F_IP], &mp[F_IP],
-                        zz_delta(v[F_IP], prev[F_IP], mask[F_IP], bits[F_IP]));
+                        zz_delta(v[F_IP], prev[F_IP], mask[F_IP], bits[F_IP]), rk);
         vpc_set_count(s, id);
         update_ip(s, v[F_IP]);
         m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
@@ -703,7 +708,7 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
             ids[j] = vpc_set_choose(s, v[f], exp);
             all &= ids[j] == exp;
         }
-        rc_encode(&rc, cm_allflag(m, t, tup, flag, hist_all), all);
+        rc_encode(&rc, cm_allflag(m, t, tup, flag, hist_all), all, rk);
         hist_all = (hist_all << 1) | all;
         unsigned newtup = 0, mismatch_seen = 0;
         for (unsigned j = 0; j < nf; j++) {
@@ -715,9 +720,9 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
                 unsigned fh = (tup >> (20 + 2 * j)) & 3u;
                 if (j + 1 < nf || mismatch_seen)
                     rc_encode(&rc, &m->pr.fflag[f][exp][fh | (mismatch_seen << 2) | (flag << 3) | ((hist_f[f] & 1) << 4)],
-                              match);
+                              match, rk);
                 if (!match) {
-                    rc_encode_tree(&rc, cm_ftree(m, t, f, exp, flag), 4, ids[j]);
+                    rc_encode_tree(&rc, cm_ftree(m, t, f, exp, flag), 4, ids[j], rk);
                     mismatch_seen = 1;
                 }
             }
@@ -731,11 +736,11 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
                     /* or against the previous address, if that is shorter */
                     uint64_t r1 = zz_delta(v[f], prev[f], mask[f], bits[f]);
                     unsigned sel = r1 < r;
-                    rc_encode(&rc, &m->pr.refsel[refhist & 3], sel);
+                    rc_encode(&rc, &m->pr.refsel[refhist & 3], sel, rk);
                     refhist = (refhist << 1) | sel;
                     r = sel ? r1 : r;
                 }
-                cm_put_miss(&rc, m->pr.nbtree[f], &last_nb[f], &mp[f], r);
+                cm_put_miss(&rc, m->pr.nbtree[f], &last_nb[f], &mp[f], r, rk);
             }
             vpc_set_count(s, ids[j]);
             field_update(c->set, f, 1, v[f]);
@@ -814,7 +819,8 @@ typedef struct {
 /* A miss of ip-keyed field f: its value from the miss streams.  Out of
  * line of the hit path in practice (misses are rare), but inlined for the
  * constant field. */
-ST_INLINE st_error cm_dec_miss(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigned f, size_t i, st_diag *d)
+ST_INLINE st_error cm_dec_miss(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigned rk, unsigned f, size_t i,
+                               st_diag *d)
 {
     const uint64_t mask = cm_mask_T(f, t);
     cm_model *m = c->cm;
@@ -827,7 +833,7 @@ ST_INLINE st_error cm_dec_miss(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigned
     }
     unsigned sel = 0;
     if (f == F_ADDR) {
-        sel = rc_decode(&s->rc, &m->pr.refsel[s->refhist & 3]);
+        sel = rc_decode(&s->rc, &m->pr.refsel[s->refhist & 3], rk);
         s->refhist = (s->refhist << 1) | sel;
     }
     uint64_t ref = s->prev[f];
@@ -836,7 +842,7 @@ ST_INLINE st_error cm_dec_miss(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigned
         ref = lv ? lv : ref;
     }
     uint64_t r;
-    const char *bad = cm_get_miss(&s->rc, m->pr.nbtree[f], &s->last_nb[f], &s->miss[f], &r);
+    const char *bad = cm_get_miss(&s->rc, m->pr.nbtree[f], &s->last_nb[f], &s->miss[f], &r, rk);
     if (bad)
         return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
     if (f == F_META) {
@@ -850,8 +856,8 @@ ST_INLINE st_error cm_dec_miss(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigned
 }
 
 /* Ip-keyed field j (field j + 1: cycle, meta, address, data) of entry i. */
-ST_INLINE st_error cm_dec_field(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigned j, unsigned nf, size_t i,
-                                st_diag *d)
+ST_INLINE st_error cm_dec_field(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigned rk, unsigned j, unsigned nf,
+                                size_t i, st_diag *d)
 {
     const unsigned f = cm_field(t, j);
     const unsigned ns = cm_nslots(f);
@@ -863,9 +869,9 @@ ST_INLINE st_error cm_dec_field(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigne
         /* after all-but-one matched, the last one cannot match */
         if (j + 1 < nf || s->mismatch_seen)
             match = rc_decode(&s->rc, &m->pr.fflag[f][exp][fh | (s->mismatch_seen << 2) | (s->flag << 3) |
-                                                          (((s->hf >> j) & 1u) << 4)]);
+                                                          (((s->hf >> j) & 1u) << 4)], rk);
         if (!match) {
-            id = rc_decode_tree(&s->rc, cm_ftree(m, t, f, exp, s->flag), 4);
+            id = rc_decode_tree(&s->rc, cm_ftree(m, t, f, exp, s->flag), 4, rk);
             s->mismatch_seen = 1;
             if (id == exp)
                 return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s id coded as unexpected but equals the expected",
@@ -878,7 +884,7 @@ ST_INLINE st_error cm_dec_field(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigne
     if (id < ns) {
         s->v[f] = cm_slot(c->set, f, id) & cm_mask_T(f, t);
     } else if (id == ns) {
-        RETURN_IF_ERROR(cm_dec_miss(c, s, t, f, i, d));
+        RETURN_IF_ERROR(cm_dec_miss(c, s, t, rk, f, i, d));
     } else {
         return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s predictor id %u out of range", i, field_names[f], id);
     }
@@ -886,8 +892,8 @@ ST_INLINE st_error cm_dec_field(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigne
     return ST_OK;
 }
 
-ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
-                               size_t stop, uint8_t *raw, st_diag *d)
+ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, unsigned rk, const uint8_t *payload, size_t len,
+                               size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
     const size_t esz = st_entry_size(t);
     const unsigned nf = cm_nfields(t);
@@ -913,10 +919,10 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
         /* ip: expected id is the one used after the previous ip last time */
         unsigned eip = m->ipnext[kl] & 15u, kh = (m->ipnext[kl] >> 4) & 7u;
         locate_ip(ipset, 0, 0);
-        unsigned flag = rc_decode(&s.rc, &m->pr.ipflag[eip][(kh << 2) | (hist_ip & 3)]);
+        unsigned flag = rc_decode(&s.rc, &m->pr.ipflag[eip][(kh << 2) | (hist_ip & 3)], rk);
         unsigned id = eip;
         if (!flag) {
-            id = rc_decode_tree(&s.rc, m->pr.iptree[eip], 4);
+            id = rc_decode_tree(&s.rc, m->pr.iptree[eip], 4, rk);
             if (id == eip) {
                 err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
                 break;
@@ -926,7 +932,7 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
             s.v[F_IP] = slot_ip(ipset, id) & ipmask;
         } else if (id == nslots_ip) {
             uint64_t r;
-            const char *bad = cm_get_miss(&s.rc, m->pr.nbtree[F_IP], &s.last_nb[F_IP], &s.miss[F_IP], &r);
+            const char *bad = cm_get_miss(&s.rc, m->pr.nbtree[F_IP], &s.last_nb[F_IP], &s.miss[F_IP], &r, rk);
             if (bad) {
                 err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip %s", i, bad);
                 break;
@@ -944,15 +950,15 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
         uint32_t tl = vpc_key_line(s.v[F_IP], KEY_BITS);
         s.tup = m->tuple[tl];
         unsigned ah = (s.tup >> 16) & 7u;
-        s.all = rc_decode(&s.rc, cm_allflag(m, t, s.tup, flag, hist_all));
+        s.all = rc_decode(&s.rc, cm_allflag(m, t, s.tup, flag, hist_all), rk);
         hist_all = (hist_all << 1) | s.all;
         s.flag = flag;
         s.ids = s.matches = 0;
         s.mismatch_seen = 0;
-        if ((err = cm_dec_field(c, &s, t, 0, nf, i, d)) != ST_OK ||
-            (nf > 1 && (err = cm_dec_field(c, &s, t, 1, nf, i, d)) != ST_OK) ||
-            (nf > 2 && (err = cm_dec_field(c, &s, t, 2, nf, i, d)) != ST_OK) ||
-            (nf > 3 && (err = cm_dec_field(c, &s, t, 3, nf, i, d)) != ST_OK))
+        if ((err = cm_dec_field(c, &s, t, rk, 0, nf, i, d)) != ST_OK ||
+            (nf > 1 && (err = cm_dec_field(c, &s, t, rk, 1, nf, i, d)) != ST_OK) ||
+            (nf > 2 && (err = cm_dec_field(c, &s, t, rk, 2, nf, i, d)) != ST_OK) ||
+            (nf > 3 && (err = cm_dec_field(c, &s, t, rk, 3, nf, i, d)) != ST_OK))
             break;
         /* the new TUPLE line (6.4.4: newtup): ids, each field's match
          * flags shifted in (bits 20+2j: ((fh << 1) | match) & 3), ah */
@@ -987,6 +993,19 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, const uint8_t *payl
 typedef st_error (*enc_fn)(svpc_ctx *, const svpc_params *, st_entry_type, const uint8_t *, size_t, st_buf *);
 typedef st_error (*dec_fn)(svpc_ctx *, st_entry_type, const uint8_t *, size_t, size_t, size_t, uint8_t *,
                            st_diag *);
+#define DEFINE_CM(NAME, T, RK)                                                                                  \
+    static st_error enc_##NAME(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n, \
+                               st_buf *out)                                                                   \
+    {                                                                                                         \
+        (void)t;                                                                                              \
+        return encode_cm_T(c, p, T, RK, raw, n, out);                                                         \
+    }                                                                                                         \
+    static st_error dec_##NAME(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n,          \
+                               size_t stop, uint8_t *raw, st_diag *d)                                         \
+    {                                                                                                         \
+        (void)t;                                                                                              \
+        return decode_cm_T(c, T, RK, pl, len, n, stop, raw, d);                                               \
+    }
 #define DEFINE_TYPED(T)                                                                                        \
     static st_error enc_paper_##T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,   \
                                   size_t n, st_buf *out)                                                    \
@@ -994,52 +1013,38 @@ typedef st_error (*dec_fn)(svpc_ctx *, st_entry_type, const uint8_t *, size_t, s
         (void)t;                                                                                            \
         return encode_paper_T(c, p, T, raw, n, out);                                                        \
     }                                                                                                       \
-    static st_error enc_cm_##T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,      \
-                               size_t n, st_buf *out)                                                       \
-    {                                                                                                       \
-        (void)t;                                                                                            \
-        return encode_cm_T(c, p, T, raw, n, out);                                                           \
-    }                                                                                                       \
     static st_error dec_paper_##T(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n,    \
                                   size_t stop, uint8_t *raw, st_diag *d)                                    \
     {                                                                                                       \
         (void)t;                                                                                            \
         return decode_paper_T(c, T, pl, len, n, stop, raw, d);                                              \
     }                                                                                                       \
-    static st_error dec_cm_##T(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n,       \
-                               size_t stop, uint8_t *raw, st_diag *d)                                       \
-    {                                                                                                       \
-        (void)t;                                                                                            \
-        return decode_cm_T(c, T, pl, len, n, stop, raw, d);                                                 \
-    }
+    DEFINE_CM(cm1_##T, T, RC_TWO_RATE)                                                                      \
+    DEFINE_CM(cm_##T, T, RC_COUNTED)
 DEFINE_TYPED(ST_TYPE_D64)
 DEFINE_TYPED(ST_TYPE_D32)
 DEFINE_TYPED(ST_TYPE_M64)
 DEFINE_TYPED(ST_TYPE_M32)
+/* vpc pairs: cm and cm1 only (6.6 and 6.7 of SIMTRACE.md) */
+DEFINE_CM(cm1_vpc, ST_TYPE_VPC, RC_TWO_RATE)
+DEFINE_CM(cm_vpc, ST_TYPE_VPC, RC_COUNTED)
 
-/* vpc pairs: cm only (6.6 of SIMTRACE.md) */
-static st_error enc_cm_vpc(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
-                           st_buf *out)
-{
-    (void)t;
-    return encode_cm_T(c, p, ST_TYPE_VPC, raw, n, out);
-}
-static st_error dec_cm_vpc(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n, size_t stop,
-                           uint8_t *raw, st_diag *d)
-{
-    (void)t;
-    return decode_cm_T(c, ST_TYPE_VPC, pl, len, n, stop, raw, d);
-}
+/* [type - ST_TYPE_D64: d64, d32, m64, m32, vpc][encoder - SVPC_ENC_PAPER] */
+static const enc_fn enc_table[5][3] = {
+    {enc_paper_ST_TYPE_D64, enc_cm1_ST_TYPE_D64, enc_cm_ST_TYPE_D64},
+    {enc_paper_ST_TYPE_D32, enc_cm1_ST_TYPE_D32, enc_cm_ST_TYPE_D32},
+    {enc_paper_ST_TYPE_M64, enc_cm1_ST_TYPE_M64, enc_cm_ST_TYPE_M64},
+    {enc_paper_ST_TYPE_M32, enc_cm1_ST_TYPE_M32, enc_cm_ST_TYPE_M32},
+    {NULL, enc_cm1_vpc, enc_cm_vpc}};
+static const dec_fn dec_table[5][3] = {
+    {dec_paper_ST_TYPE_D64, dec_cm1_ST_TYPE_D64, dec_cm_ST_TYPE_D64},
+    {dec_paper_ST_TYPE_D32, dec_cm1_ST_TYPE_D32, dec_cm_ST_TYPE_D32},
+    {dec_paper_ST_TYPE_M64, dec_cm1_ST_TYPE_M64, dec_cm_ST_TYPE_M64},
+    {dec_paper_ST_TYPE_M32, dec_cm1_ST_TYPE_M32, dec_cm_ST_TYPE_M32},
+    {NULL, dec_cm1_vpc, dec_cm_vpc}};
 
-/* [type - 1][0 paper, 1 cm] */
-static const enc_fn enc_table[4][2] = {{enc_paper_ST_TYPE_D64, enc_cm_ST_TYPE_D64},
-                                       {enc_paper_ST_TYPE_D32, enc_cm_ST_TYPE_D32},
-                                       {enc_paper_ST_TYPE_M64, enc_cm_ST_TYPE_M64},
-                                       {enc_paper_ST_TYPE_M32, enc_cm_ST_TYPE_M32}};
-static const dec_fn dec_table[4][2] = {{dec_paper_ST_TYPE_D64, dec_cm_ST_TYPE_D64},
-                                       {dec_paper_ST_TYPE_D32, dec_cm_ST_TYPE_D32},
-                                       {dec_paper_ST_TYPE_M64, dec_cm_ST_TYPE_M64},
-                                       {dec_paper_ST_TYPE_M32, dec_cm_ST_TYPE_M32}};
+/* Row of a type supported by paper or cm in the tables above. */
+static unsigned type_row(st_entry_type t) { return t == ST_TYPE_VPC ? 4 : (unsigned)(t - ST_TYPE_D64); }
 
 /* ---- generic encoder: the raw bytes through the second stage ---------------- */
 
@@ -1052,6 +1057,7 @@ int svpc_encoder_supports(svpc_encoder enc, st_entry_type t)
     switch (enc) {
     case SVPC_ENC_GENERIC: return st_entry_size(t) != 0;
     case SVPC_ENC_PAPER: return st_entry_is_memory(t);
+    case SVPC_ENC_CM1:
     case SVPC_ENC_CM: return st_entry_is_memory(t) || t == ST_TYPE_VPC;
     default: return 0;
     }
@@ -1073,13 +1079,13 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
             e = pack_streams(c, p, generic_names, NULL, 1, out);
         break;
     case SVPC_ENC_PAPER:
+    case SVPC_ENC_CM1:
     case SVPC_ENC_CM:
         if (!svpc_encoder_supports(p->encoder, t))
             return ST_E_USAGE;
         e = ctx_ready(c, p->encoder);
         if (e == ST_OK)
-            e = t == ST_TYPE_VPC ? enc_cm_vpc(c, p, t, raw, n, out)
-                                 : enc_table[t - ST_TYPE_D64][p->encoder == SVPC_ENC_CM](c, p, t, raw, n, out);
+            e = enc_table[type_row(t)][p->encoder - SVPC_ENC_PAPER](c, p, t, raw, n, out);
         break;
     default:
         return ST_E_USAGE;
@@ -1118,14 +1124,13 @@ st_error svpc_decode_prefix(svpc_ctx *c, svpc_encoder enc, st_entry_type t, cons
         return e;
     }
     case SVPC_ENC_PAPER:
+    case SVPC_ENC_CM1:
     case SVPC_ENC_CM:
         if (!svpc_encoder_supports(enc, t))
             return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s does not code entries of type %s",
                                svpc_encoder_name(enc), st_entry_name(t));
         RETURN_IF_ERROR(ctx_ready(c, enc));
-        if (t == ST_TYPE_VPC)
-            return dec_cm_vpc(c, t, payload, len, n, stop, raw, d);
-        return dec_table[t - ST_TYPE_D64][enc == SVPC_ENC_CM](c, t, payload, len, n, stop, raw, d);
+        return dec_table[type_row(t)][enc - SVPC_ENC_PAPER](c, t, payload, len, n, stop, raw, d);
     default:
         return st_diag_set(d, ST_E_UNSUPPORTED, "unknown encoder %d", (int)enc);
     }

@@ -130,6 +130,7 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
             "$PACK" --stream "$name" --type "$t" seq.raw >re.sim
             "$CAT" -s "$name" re.sim >re.raw
             same seq.raw re.raw || fail "$f: stream $name does not round-trip"
+            case $type in vpc) esz=12 ;; event) esz=24 ;; bytes) esz=1 ;; esac
             [[ $(size seq.raw) -eq $((n * ${ESIZE[$type]:-${esz:-1}})) ]] || fail "$f: $name: $(size seq.raw) bytes for $n entries"
         done < <(streams "$f")
     done

@@ -324,3 +324,17 @@ matrix() {
     done
     ((n > 0)) || skip "no .zst traces in $CORPUS_DIR"
 }
+
+@test "containers of svpc 0.1 (format 1.1, encoder cm1) still decode to the same entries" {
+    xz -dc "$ROOT/testdata/good/lackey_cc1_read.d64.xz" | head -c $((5000 * 32)) >want
+    "$DECOMPRESS" "$ROOT/testdata/good/compat-1.1-cm.sim" >out
+    same want out
+    "$SIMTRACE_CAT" -F vpc "$ROOT/testdata/good/compat-1.1-vpc.sim" >out.vpc
+    same "$ROOT/testdata/good/sample.vpc" out.vpc
+    # cm1 is still written on request, and the default cm is smaller
+    "$COMPRESS" -e cm1 --frame-size 2000 want >c1
+    "$COMPRESS" --frame-size 2000 want >c4
+    "$DECOMPRESS" c1 | cmp -s - want || fail "cm1 round trip"
+    "$DECOMPRESS" c4 | cmp -s - want || fail "cm round trip"
+    (($(size c4) < $(size c1))) || fail "cm ($(size c4) bytes) not smaller than cm1 ($(size c1))"
+}

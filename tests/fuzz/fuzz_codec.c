@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (size < 3)
         return 0;
-    svpc_encoder enc = (svpc_encoder)(1 + data[0] % 3);
+    svpc_encoder enc = (svpc_encoder)(1 + data[0] % 4); /* generic, paper, cm1, cm */
     unsigned ti = (data[0] >> 2) % 5u;
     st_entry_type t = ti == 4 ? ST_TYPE_VPC : (st_entry_type)(1 + ti);
     size_t n = (size_t)(data[1] | (data[2] << 8)) % 4096;

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (size < 1)
         return 0;
-    svpc_params p = {(svpc_encoder)(1 + data[0] % 3), (svpc_stage)((data[0] >> 4) % 4), 1 + (data[0] >> 6)};
+    svpc_params p = {(svpc_encoder)(1 + data[0] % 4), (svpc_stage)((data[0] >> 4) % 4), 1 + (data[0] >> 6)};
     st_entry_type t = (st_entry_type)(1 + (data[0] >> 2) % 4);
     size_t esz = st_entry_size(t), n = (size - 1) / esz;
     st_buf out;

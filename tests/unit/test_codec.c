@@ -82,7 +82,7 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
     /* wrong entry count or truncated payload: an error, not a crash */
     if (n > 0) {
         CHECK(svpc_decode(c, enc, t, out.data, out.len, n - 1, dec, &d) != ST_OK ||
-              enc == SVPC_ENC_CM /* cm may decode n-1 entries then find bytes left: still an error */);
+              enc == SVPC_ENC_CM || enc == SVPC_ENC_CM1 /* cm may decode n-1 entries then find bytes left: still an error */);
         CHECK(svpc_decode(c, enc, t, out.data, out.len / 2, n, dec, &d) != ST_OK);
     }
     /* flip bytes: must terminate without memory errors (ASan checks) */
@@ -102,7 +102,7 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
 static void test_vpc_pairs(svpc_ctx *c)
 {
     /* the encoder/type predicate the container layer uses */
-    CHECK(svpc_encoder_supports(SVPC_ENC_CM, ST_TYPE_VPC));
+    CHECK(svpc_encoder_supports(SVPC_ENC_CM, ST_TYPE_VPC) && svpc_encoder_supports(SVPC_ENC_CM1, ST_TYPE_VPC));
     CHECK(svpc_encoder_supports(SVPC_ENC_GENERIC, ST_TYPE_VPC));
     CHECK(!svpc_encoder_supports(SVPC_ENC_PAPER, ST_TYPE_VPC));
     for (int t = ST_TYPE_D64; t <= ST_TYPE_M32; t++)
@@ -186,8 +186,8 @@ int main(void)
     svpc_ctx *c;
     CHECK(svpc_ctx_new(&c) == ST_OK);
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
-    const svpc_encoder encs[] = {SVPC_ENC_CM, SVPC_ENC_PAPER, SVPC_ENC_GENERIC};
-    for (int ei = 0; ei < 3; ei++)
+    const svpc_encoder encs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_PAPER, SVPC_ENC_GENERIC};
+    for (int ei = 0; ei < 4; ei++)
         for (int ti = 0; ti < 4; ti++) {
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 0, 0);
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 1, 1);
@@ -198,8 +198,8 @@ int main(void)
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_NONE, 2000, 1);
         }
     /* legacy vpc pairs: cm and generic only */
-    const svpc_encoder vencs[] = {SVPC_ENC_CM, SVPC_ENC_GENERIC};
-    for (int ei = 0; ei < 2; ei++) {
+    const svpc_encoder vencs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_GENERIC};
+    for (int ei = 0; ei < 3; ei++) {
         roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_LZMA, 0, 0);
         roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_LZMA, 1, 1);
         roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_LZMA, 5000, 0);
@@ -211,7 +211,9 @@ int main(void)
     /* one context, alternating encoders: state must not leak between frames */
     roundtrip(c, SVPC_ENC_PAPER, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_CM1, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_VPC, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_CM1, ST_TYPE_VPC, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D32, SVPC_STAGE_LZMA, 3000, 0);
     /* bad parameters */
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 0};
