@@ -327,6 +327,24 @@ EOF
 # Thread scaling: frames are the unit of parallel work, and the traces above
 # are one to four frames of unequal work.  Here: ten default-size frames
 # (2^20 entries each) of real entries, the testdata lackey traces repeated.
+# scaling_runs FILE N: compress and decompress FILE N times with -T1 and
+# -T2, alternating; print the medians
+scaling_runs() {
+    local RAW=$1 want c1=() c2=() d1=() d2=() i mc1 mc2 md1 md2
+    want=$(fsize "$RAW")
+    for ((i = 0; i < $2; i++)); do
+        c1+=("$(elapsed svpc_c -T1)")
+        d1+=("$(elapsed svpc_d -T1)")
+        c2+=("$(elapsed svpc_c -T2)")
+        d2+=("$(elapsed svpc_d -T2)")
+    done
+    mc1=$(median "${c1[@]}") mc2=$(median "${c2[@]}") md1=$(median "${d1[@]}") md2=$(median "${d2[@]}")
+    printf '  compress    -T1 %6.2f s (%s MB/s)   -T2 %6.2f s (%s MB/s)   -T2 / -T1 %s\n' "$mc1" \
+        "$(mbps "$want" "$mc1")" "$mc2" "$(mbps "$want" "$mc2")" "$(div "$mc1" "$mc2" "%.2fx")"
+    printf '  decompress  -T1 %6.2f s (%s MB/s)   -T2 %6.2f s (%s MB/s)   -T2 / -T1 %s\n' "$md1" \
+        "$(mbps "$want" "$md1")" "$md2" "$(mbps "$want" "$md2")" "$(div "$md1" "$md2" "%.2fx")"
+}
+
 scaling() {
     local big="$TMP/scaling.d64" want=$((10 * 1048576 * 32)) f
     local srcs=("$ROOT"/testdata/good/lackey_*.d64.xz)
@@ -337,26 +355,27 @@ scaling() {
     done
     truncate -s "$want" "$big"
     note "scaling: ${want} bytes, -T1 and -T2 x5"
-    local RAW="$big" c1=() c2=() d1=() d2=() i
-    for ((i = 0; i < 5; i++)); do
-        c1+=("$(elapsed svpc_c -T1)")
-        d1+=("$(elapsed svpc_d -T1)")
-        c2+=("$(elapsed svpc_c -T2)")
-        d2+=("$(elapsed svpc_d -T2)")
-    done
-    local mc1 mc2 md1 md2
-    mc1=$(median "${c1[@]}") mc2=$(median "${c2[@]}") md1=$(median "${d1[@]}") md2=$(median "${d2[@]}")
     echo "thread scaling: $((want / 1000000)) MB of lackey entries in 10 frames, median of 5 runs each"
-    printf '  compress    -T1 %6.2f s (%s MB/s)   -T2 %6.2f s (%s MB/s)   -T2 / -T1 %s\n' "$mc1" \
-        "$(mbps "$want" "$mc1")" "$mc2" "$(mbps "$want" "$mc2")" "$(div "$mc1" "$mc2" "%.2fx")"
-    printf '  decompress  -T1 %6.2f s (%s MB/s)   -T2 %6.2f s (%s MB/s)   -T2 / -T1 %s\n' "$md1" \
-        "$(mbps "$want" "$md1")" "$md2" "$(mbps "$want" "$md2")" "$(div "$md1" "$md2" "%.2fx")"
+    scaling_runs "$big" 5
     rm -f "$big"
 }
 
 # Random access (issue 3): one entry at a random index of a 1 GiB stream
 # (2^25 d64 entries of real lackey data) against decoding the whole stream,
-# both with simtrace-cat from the same file; and what opening and listing reads.
+# both with simtrace-cat from the same file; and what opening and listing
+# reads.  Then the frame-size trade-off: random access and frame overhead
+# at 2^18..2^21 entries per frame.
+RA_RAW=""
+ra_measure() { # SIM: prints "whole one" medians (seconds)
+    local sim=$1 n=$((1 << 25)) full=() one=() i idx
+    RANDOM=42 # the same indices every run
+    for ((i = 0; i < 3; i++)); do full+=("$(elapsed "$SVPC_BIN/simtrace-cat" -o /dev/null -f "$sim")"); done
+    for ((i = 0; i < 11; i++)); do
+        idx=$(((RANDOM * 32768 + RANDOM) % n))
+        one+=("$(elapsed "$SVPC_BIN/simtrace-cat" --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
+    done
+    echo "$(median "${full[@]}") $(median "${one[@]}")"
+}
 random_access() {
     local PACK="$SVPC_BIN/simtrace-pack" CAT="$SVPC_BIN/simtrace-cat"
     [[ -x $PACK && -x $CAT ]] || { echo "random access: skipped (no simtrace-pack)"; return; }
@@ -368,18 +387,11 @@ random_access() {
         for f in "${srcs[@]}"; do xz -dc "$f" >>"$big"; done
     done
     truncate -s "$want" "$big"
+    RA_RAW=$big
     note "random access: packing $want bytes"
     "$PACK" -o "$sim" -f "$big" || { echo "random access: simtrace-pack failed"; return; }
-    rm -f "$big"
-    local n=$((want / 32)) full=() one=() i idx
-    RANDOM=42 # the same indices every run
-    for ((i = 0; i < 3; i++)); do full+=("$(elapsed "$CAT" -o /dev/null -f "$sim")"); done
-    for ((i = 0; i < 11; i++)); do
-        idx=$(((RANDOM * 32768 + RANDOM) % n))
-        one+=("$(elapsed "$CAT" --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
-    done
-    local mf mo
-    mf=$(median "${full[@]}") mo=$(median "${one[@]}")
+    local n=$((want / 32)) mf mo
+    read -r mf mo < <(ra_measure "$sim")
     local list_t
     list_t=$(elapsed sh -c '"$0" --list "$1" >/dev/null' "$CAT" "$sim")
     echo "random access: $((want >> 20)) MiB of d64 ($n entries, $(("$(fsize "$sim")")) bytes packed), default settings"
@@ -391,28 +403,88 @@ random_access() {
     rm -f "$sim"
 }
 
+# Thread scaling on a longer input: the 1 GiB of random_access, 32 frames,
+# where start-up (each worker's first touch of its tables and buffers) and
+# the last frames weigh less than in the 10 frames of scaling().
+scaling_long() {
+    [[ -n $RA_RAW && -e $RA_RAW ]] || return
+    note "scaling: 1 GiB, -T1 and -T2 x3"
+    echo "thread scaling: $(($(fsize "$RA_RAW") / 1000000)) MB of lackey entries in 32 frames, median of 3 runs each"
+    scaling_runs "$RA_RAW" 3
+}
+
+# The trade-off (issue 3): smaller frames make random access cheaper and
+# cost size.  Needs random_access's raw file and frame_overhead's traces.
+frame_tradeoff() {
+    [[ -n $RA_RAW && -e $RA_RAW ]] || return
+    local fs sim="$TMP/ra.sim" mf mo e n raw hdr line
+    hdr=$(printf '  %-10s %14s' "frame size" "random access")
+    for e in "${FO_FILES[@]}"; do hdr+=$(printf ' %24s' "overhead: ${e%%=*}"); done
+    echo "frame size trade-off: one entry of 1 GiB as a share of the whole stream, and frame overhead"
+    echo "$hdr"
+    for fs in 256k 512k 1M 2M; do
+        note "trade-off: frame size $fs"
+        "$SVPC_BIN/simtrace-pack" --frame-size "$fs" -o "$sim" -f "$RA_RAW" || return
+        read -r mf mo < <(ra_measure "$sim")
+        line=$(printf '  %-10s %14s' "$fs" "$(awk -v a="$mo" -v b="$mf" 'BEGIN { printf "%.1f%%", 100 * a / b }')")
+        for e in "${FO_FILES[@]}"; do
+            n=${e%%=*} raw=${e#*=}
+            line+=$(printf ' %24s' "$(overhead_at "$raw" "$fs" "${FO_ONE[$n]}")")
+        done
+        echo "$line"
+    done
+    rm -f "$sim"
+}
+
 # Frame overhead (issue 3): the default frame size against one frame holding
-# the whole trace, on traces that fit one frame.
+# the whole trace, on the traces longer than one frame: those of at most
+# 2^24 entries in the table above, and the eight testdata traces
+# concatenated.  Then the trade-off behind the default: the same overhead,
+# and random access (as in random_access below), at other frame sizes.
+raw_of() {
+    case $1 in
+    *.zst) zstd -dc "$1" ;;
+    *.xz) xz -dc "$1" ;;
+    *) cat "$1" ;;
+    esac
+}
+overhead_at() { # FILE FRAMESIZE ONE-FRAME-BYTES: percent
+    local def
+    def=$("$SVPC_BIN/simtrace-pack" --frame-size "$2" -T2 <"$1" | wc -c)
+    awk -v a="$def" -v b="$3" 'BEGIN { printf "%+.1f%%", 100 * (a - b) / b }'
+}
+FO_FILES=() # name=raw file, for the trade-off table
+declare -A FO_ONE=()
 frame_overhead() {
     local PACK="$SVPC_BIN/simtrace-pack" n f raw one def
     [[ -x $PACK ]] || return
     echo "frame overhead: default frames (2^20 entries) against one frame for the whole trace"
     echo "  (traces of at most 2^20 entries are one frame either way and are not listed)"
-    for n in "${FILES[@]}"; do
-        f=${SRC[$n]}
-        raw="$TMP/fo.raw"
-        case $f in
-        *.zst) zstd -dc "$f" >"$raw" ;;
-        *.xz) xz -dc "$f" >"$raw" ;;
-        *) cp "$f" "$raw" ;;
-        esac
-        (($(fsize "$raw") / 32 > 16777216 || $(fsize "$raw") / 32 <= 1048576)) && continue
+    local names=() srcs=()
+    for n in "${FILES[@]}"; do names+=("$n") srcs+=("${SRC[$n]}"); done
+    names+=("testdata, all 8 traces")
+    srcs+=("ALL8")
+    local i
+    for i in "${!names[@]}"; do
+        n=${names[$i]} f=${srcs[$i]}
+        raw="$TMP/fo.$i.raw"
+        if [[ $f == ALL8 ]]; then
+            : >"$raw"
+            for f in "$ROOT"/testdata/good/*.d64.xz; do xz -dc "$f" >>"$raw"; done
+        else
+            raw_of "$f" >"$raw"
+        fi
+        if (($(fsize "$raw") / 32 > 16777216 || $(fsize "$raw") / 32 <= 1048576)); then
+            rm -f "$raw"
+            continue
+        fi
         one=$("$PACK" --frame-size 16M -T2 <"$raw" | wc -c)
         def=$("$PACK" -T2 <"$raw" | wc -c)
         printf '  %-28s %12s bytes in one frame, %12s at the default: %+.1f%%\n' "$n" \
             "$(group "$one")" "$(group "$def")" "$(awk -v a="$def" -v b="$one" 'BEGIN { print 100 * (a - b) / b }')"
+        FO_FILES+=("$n=$raw")
+        FO_ONE[$n]=$one
     done
-    rm -f "$TMP/fo.raw"
 }
 
 # Importers (issue 5): MB/s of text parsed on one core into a sink that
@@ -470,10 +542,14 @@ vpc_traces() {
 mkdir -p "$(dirname "$REPORT")"
 report | tee "$REPORT"
 scaling | tee -a "$REPORT"
-frame_overhead | tee -a "$REPORT"
+frame_overhead >"$TMP/fo.txt"
+cat "$TMP/fo.txt" | tee -a "$REPORT"
 importers | tee -a "$REPORT"
 vpc_traces | tee -a "$REPORT"
-random_access | tee -a "$REPORT"
+random_access >"$TMP/ra.txt"
+cat "$TMP/ra.txt" | tee -a "$REPORT"
+scaling_long | tee -a "$REPORT"
+frame_tradeoff | tee -a "$REPORT"
 echo "(written to ${REPORT#"$ROOT"/})"
 if ((FAILED)); then
     echo "bench.sh: svpc failed on at least one input (see above)" >&2

@@ -64,6 +64,18 @@ RC_INLINE uint32_t rc_p0(rc_prob p, unsigned kind)
     return ((p & (kind == RC_COUNTED ? 0xFFF0u : 0xFFFFu)) + (p >> 16)) >> 1;
 }
 
+/* One step of the fixed rates 1/16 (f) and 1/128 (s) towards bit. */
+RC_INLINE void rc_step_fixed(uint32_t *f, uint32_t *s, unsigned bit)
+{
+    if (bit) {
+        *f -= *f >> 4;
+        *s -= *s >> 7;
+    } else {
+        *f += (65536u - *f) >> 4;
+        *s += (65536u - *s) >> 7;
+    }
+}
+
 RC_INLINE rc_prob rc_adapt(rc_prob p, unsigned bit, unsigned kind)
 {
     if (kind == RC_COUNTED) {
@@ -72,13 +84,7 @@ RC_INLINE rc_prob rc_adapt(rc_prob p, unsigned bit, unsigned kind)
             /* a context past its first bits, as most are: the rates are
              * 1/16 and 1/128, and the shifts below are the same
              * arithmetic as the general case's products */
-            if (bit) {
-                f -= f >> 4;
-                s -= s >> 7;
-            } else {
-                f += (65536u - f) >> 4;
-                s += (65536u - s) >> 7;
-            }
+            rc_step_fixed(&f, &s, bit);
             return (s << 16) | (f & 0xFFF0u) | 15u;
         }
         uint32_t rf = rc_rate_fast[n], rs = rc_rate_slow[n];
@@ -92,13 +98,7 @@ RC_INLINE rc_prob rc_adapt(rc_prob p, unsigned bit, unsigned kind)
         return (s << 16) | (f & 0xFFF0u) | (n + (n < 15));
     }
     uint32_t f = p & 0xFFFFu, s = p >> 16;
-    if (bit) {
-        f -= f >> 4;
-        s -= s >> 7;
-    } else {
-        f += (65536u - f) >> 4;
-        s += (65536u - s) >> 7;
-    }
+    rc_step_fixed(&f, &s, bit);
     return f | (s << 16);
 }
 
