@@ -221,7 +221,7 @@ int st_attr_next(const uint8_t *p, size_t len, size_t *pos, unsigned *index, uin
 st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t len, st_stream_info *out,
                               st_diag *d)
 {
-    if (h->encoder < SVPC_ENC_GENERIC || h->encoder > SVPC_ENC_CM)
+    if (h->encoder < SVPC_ENC_GENERIC || h->encoder > SVPC_ENC_VPC)
         return st_diag_set(d, ST_E_UNSUPPORTED, "stream %u: unknown encoder %u", h->stream, h->encoder);
     st_stream_info si;
     memset(&si, 0, sizeof si);

@@ -114,6 +114,23 @@ RC_INLINE void rc_encode(rc_enc *e, rc_prob *p, unsigned bit)
     }
 }
 
+/* Encode a bit with a given probability p0 of 0 (1..65535, scaled by
+ * 2^16), nothing adapted: for probabilities computed elsewhere (a mixer). */
+RC_INLINE void rc_encode_p0(rc_enc *e, uint32_t p0, unsigned bit)
+{
+    uint32_t bound = (e->range >> 16) * p0;
+    if (!bit) {
+        e->range = bound;
+    } else {
+        e->low += bound;
+        e->range -= bound;
+    }
+    while (e->range < (1u << 24)) {
+        e->range <<= 8;
+        rc_shift_low(e);
+    }
+}
+
 /* Encode the low `nbits` bits of sym, MSB first, through a binary tree of
  * probabilities tree[1 .. 2^nbits - 1]. */
 static inline void rc_encode_tree(rc_enc *e, rc_prob *tree, unsigned nbits, unsigned sym)
@@ -178,6 +195,26 @@ RC_INLINE unsigned rc_decode(rc_dec *d, rc_prob *p)
         bit = 1;
     }
     *p = rc_adapt(*p, bit);
+    while (d->range < (1u << 24)) {
+        d->range <<= 8;
+        d->code = (d->code << 8) | rc_get(d);
+    }
+    return bit;
+}
+
+/* The decoder's side of rc_encode_p0(). */
+RC_INLINE unsigned rc_decode_p0(rc_dec *d, uint32_t p0)
+{
+    uint32_t bound = (d->range >> 16) * p0;
+    unsigned bit;
+    if (d->code < bound) {
+        d->range = bound;
+        bit = 0;
+    } else {
+        d->code -= bound;
+        d->range -= bound;
+        bit = 1;
+    }
     while (d->range < (1u << 24)) {
         d->range <<= 8;
         d->code = (d->code << 8) | rc_get(d);

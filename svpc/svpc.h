@@ -54,6 +54,7 @@ typedef enum {
     SVPC_ENC_GENERIC = 1,
     SVPC_ENC_PAPER = 2,
     SVPC_ENC_CM = 3,
+    SVPC_ENC_VPC = 4,
 } svpc_encoder;
 
 typedef struct {

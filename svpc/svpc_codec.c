@@ -12,6 +12,7 @@
 #include "rc.h"
 #include "stage2.h"
 #include "svpc.h"
+#include "vpcx.h"
 
 /* Inline templates must really be inlined for their constant arguments to
  * fold away; GCC and clang otherwise keep the larger ones out of line. */
@@ -187,6 +188,7 @@ struct svpc_ctx {
     vpc_set set[F_COUNT];
     svpc_encoder sets_for; /* encoder whose predictor sets are allocated, 0 = none */
     cm_model *cm;
+    vpcx_model *vx;
     st_buf buf[SS_MAX_STREAMS];
     svpc_stream_stat stats[SS_MAX_STREAMS];
     unsigned nstats;
@@ -212,6 +214,7 @@ void svpc_ctx_free(svpc_ctx *c)
     for (unsigned i = 0; i < SS_MAX_STREAMS; i++)
         st_buf_free(&c->buf[i]);
     free(c->cm);
+    vpcx_free(c->vx);
     free(c);
 }
 
@@ -219,6 +222,8 @@ size_t svpc_ctx_memory(svpc_encoder enc)
 {
     if (enc == SVPC_ENC_GENERIC)
         return 0;
+    if (enc == SVPC_ENC_VPC)
+        return vpcx_memory(SVPC_MAX_FRAME_ENTRIES);
     size_t total = 0;
     const field_cfg_t *fc = field_cfg[enc == SVPC_ENC_CM];
     for (unsigned f = 0; f < F_COUNT; f++)
@@ -257,12 +262,12 @@ static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
 /* ---- names --------------------------------------------------------------- */
 
 static const char *const stage_names[] = {"none", "lzma", "bzip2", "zlib"};
-static const char *const enc_names[] = {NULL, "generic", "paper", "cm"};
+static const char *const enc_names[] = {NULL, "generic", "paper", "cm", "vpc"};
 
 const char *svpc_stage_name(svpc_stage s) { return (unsigned)s <= SVPC_STAGE_ZLIB ? stage_names[s] : NULL; }
 const char *svpc_encoder_name(svpc_encoder e)
 {
-    return (e >= SVPC_ENC_GENERIC && e <= SVPC_ENC_CM) ? enc_names[e] : NULL;
+    return (e >= SVPC_ENC_GENERIC && e <= SVPC_ENC_VPC) ? enc_names[e] : NULL;
 }
 
 int svpc_stage_parse(const char *name, svpc_stage *out)
@@ -277,7 +282,7 @@ int svpc_stage_parse(const char *name, svpc_stage *out)
 
 int svpc_encoder_parse(const char *name, svpc_encoder *out)
 {
-    for (unsigned i = SVPC_ENC_GENERIC; i <= SVPC_ENC_CM; i++)
+    for (unsigned i = SVPC_ENC_GENERIC; i <= SVPC_ENC_VPC; i++)
         if (strcmp(name, enc_names[i]) == 0) {
             *out = (svpc_encoder)i;
             return 1;
@@ -1045,6 +1050,11 @@ static const dec_fn dec_table[4][2] = {{dec_paper_ST_TYPE_D64, dec_cm_ST_TYPE_D6
 
 static const char *const generic_names[1] = {"raw"};
 
+/* ---- vpc encoder (4): vpcx.c ------------------------------------------------------ */
+
+static const char *const vx_names[VX_NSTREAMS] = {"flags and misses (range coded)", "pc misses"};
+static const int vx_compress[VX_NSTREAMS] = {0, 1};
+
 /* ---- entry points -------------------------------------------------------------- */
 
 int svpc_encoder_supports(svpc_encoder enc, st_entry_type t)
@@ -1053,6 +1063,7 @@ int svpc_encoder_supports(svpc_encoder enc, st_entry_type t)
     case SVPC_ENC_GENERIC: return st_entry_size(t) != 0;
     case SVPC_ENC_PAPER: return st_entry_is_memory(t);
     case SVPC_ENC_CM: return st_entry_is_memory(t) || t == ST_TYPE_VPC;
+    case SVPC_ENC_VPC: return t == ST_TYPE_VPC;
     default: return 0;
     }
 }
@@ -1080,6 +1091,15 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
         if (e == ST_OK)
             e = t == ST_TYPE_VPC ? enc_cm_vpc(c, p, t, raw, n, out)
                                  : enc_table[t - ST_TYPE_D64][p->encoder == SVPC_ENC_CM](c, p, t, raw, n, out);
+        break;
+    case SVPC_ENC_VPC:
+        if (t != ST_TYPE_VPC)
+            return ST_E_USAGE;
+        for (unsigned i = 0; i < VX_NSTREAMS; i++)
+            c->buf[i].len = 0;
+        e = vpcx_encode(&c->vx, raw, n, c->buf);
+        if (e == ST_OK)
+            e = pack_streams(c, p, vx_names, vx_compress, VX_NSTREAMS, out);
         break;
     default:
         return ST_E_USAGE;
@@ -1126,6 +1146,17 @@ st_error svpc_decode_prefix(svpc_ctx *c, svpc_encoder enc, st_entry_type t, cons
         if (t == ST_TYPE_VPC)
             return dec_cm_vpc(c, t, payload, len, n, stop, raw, d);
         return dec_table[t - ST_TYPE_D64][enc == SVPC_ENC_CM](c, t, payload, len, n, stop, raw, d);
+    case SVPC_ENC_VPC: {
+        if (t != ST_TYPE_VPC)
+            return st_diag_set(d, ST_E_UNSUPPORTED, "encoder vpc does not code entries of type %s", st_entry_name(t));
+        size_t maxl[VX_NSTREAMS] = {VX_RC_MAX_PER_ENTRY * n + 64, 4 * n};
+        ss_out so;
+        st_error e = ss_unpack(payload, len, VX_NSTREAMS, maxl, &so, d);
+        if (e == ST_OK)
+            e = vpcx_decode(&c->vx, so.data, so.len, n, stop, raw, d);
+        st_buf_free(&so.arena);
+        return e;
+    }
     default:
         return st_diag_set(d, ST_E_UNSUPPORTED, "unknown encoder %d", (int)enc);
     }
