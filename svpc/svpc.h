@@ -29,6 +29,18 @@
  *                         data as the address, with the same predictors
  *                         (VPC4: Table 1's IP and Data rows), coder and
  *                         residuals (SIMTRACE.md 6.6).
+ *   SVPC_ENC_VPC     (4)  legacy VPC pairs only (ST_TYPE_VPC; simtrace-pack's
+ *                         default for them).  Sixteen sources per field (pc
+ *                         contexts of up to 8 pcs and the last extended
+ *                         datum; for the extended datum last values,
+ *                         strides, FCM, DFCM, and the distances from the
+ *                         previous entry's value and from the last value of
+ *                         the same region), walked in an order ranked by
+ *                         their recent success at this pc; one flag per
+ *                         distinct proposal, its probability a logistic mix
+ *                         of a shared context and the source's own line;
+ *                         extended-data misses range-coded against the
+ *                         nearest of four references (SIMTRACE.md 6.7).
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -82,12 +94,12 @@ size_t svpc_ctx_memory(svpc_encoder enc);
 
 /* 1 if encoder enc codes entries of type t: generic any type of known size
  * (ST_TYPE_BYTES included, ST_TYPE_USER not), paper the four memory types,
- * cm the memory types and ST_TYPE_VPC.  svpc_encode() and svpc_decode()
+ * cm the memory types and ST_TYPE_VPC, vpc ST_TYPE_VPC only.  svpc_encode() and svpc_decode()
  * refuse the other pairs; containers should check this, not the type
  * alone. */
 int svpc_encoder_supports(svpc_encoder enc, st_entry_type t);
 
-/* Names for the CLI: "lzma"..., "generic"/"paper"/"cm".  NULL if unknown. */
+/* Names for the CLI: "lzma"..., "generic"/"paper"/"cm"/"vpc".  NULL if unknown. */
 const char *svpc_stage_name(svpc_stage s);
 int svpc_stage_parse(const char *name, svpc_stage *out);   /* 1 on success */
 const char *svpc_encoder_name(svpc_encoder e);
