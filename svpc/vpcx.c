@@ -114,7 +114,7 @@ typedef struct {
     rc_prob eflag[ED_NSRC][4][4][2][2][2]; /* [source][key][rank][agree][pc0][ed0] */
     rc_prob eref[4][4];                    /* [last reference of the line][tree] */
     rc_prob enb[4][9][16];                 /* [reference][last length of the line][tree] */
-    rc_prob ebyte[4][9][2][256];           /* [reference][length][top byte][tree] */
+    rc_prob ebyte[4][9][8][256];           /* [reference][length][byte][tree] */
     vx_mix pmix[4][2];                     /* [rank][agree] */
     vx_mix emix[4][4];                     /* [rank][key] */
 } vx_probs;
@@ -497,7 +497,7 @@ VX_INLINE uint64_t vx_ed(vpcx_model *m, vx_io *io, vx_state *s, int DEC, uint32_
         L->lastnb = (uint8_t)nb;
         uint64_t rr = 0;
         for (unsigned k = nb; k-- > 0;) {
-            unsigned byte = vx_tree(io, DEC, m->pr.ebyte[sel][nb][k + 1 == nb], 8, (unsigned)(r >> (8 * k)) & 255u);
+            unsigned byte = vx_tree(io, DEC, m->pr.ebyte[sel][nb][k], 8, (unsigned)(r >> (8 * k)) & 255u);
             rr |= (uint64_t)byte << (8 * k);
         }
         if (DEC && nb && (rr >> (8 * (nb - 1))) == 0) {
