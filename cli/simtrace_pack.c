@@ -49,9 +49,9 @@ static void usage(FILE *f)
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
             "  -c, --stdout          write to standard output (the default)\n"
             "  -e, --encoder=NAME    cm (default), cm1 (what 1.1 readers read), paper,\n"
-            "                        generic: for the types the encoder codes (cm,\n"
-            "                        cm1: memory types and vpc; paper: memory types);\n"
-            "                        other types use generic\n"
+            "                        generic: for memory types;\n"
+            "                        vpc (default), cm, cm1, generic: for vpc pairs;\n"
+            "                        other types always use generic\n"
             "  -s, --stage=NAME      second stage: lzma (default), bzip2, zlib, none\n"
             "  -1 .. -9              second-stage level (default 6)\n"
             "  -T, --threads=N       worker threads (default: online CPUs)\n"
@@ -98,6 +98,7 @@ typedef struct {
 typedef struct {
     st_writer *w;
     svpc_params p;
+    int enc_given; /* -e was given */
     int verbose, quiet, skip_bad;
     double t0, last;
     const char *in_name; /* input being read, for messages */
@@ -164,11 +165,17 @@ static st_error get_stream(packer *pk, const st_stream_spec *sp, uint32_t *sid, 
     return e;
 }
 
+/* The encoder of a new stream of type t: -e if it codes t; else vpc for
+ * vpc pairs, cm for memory types when -e named vpc, generic otherwise. */
 static svpc_params params_for(const packer *pk, st_entry_type t)
 {
     svpc_params p = pk->p;
-    if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
-        p.encoder = SVPC_ENC_GENERIC;
+    if (t == ST_TYPE_VPC && !pk->enc_given)
+        p.encoder = SVPC_ENC_VPC;
+    else if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
+        p.encoder = t == ST_TYPE_VPC                                  ? SVPC_ENC_VPC
+                    : st_entry_is_memory(t) && p.encoder == SVPC_ENC_VPC ? SVPC_ENC_CM
+                                                                     : SVPC_ENC_GENERIC;
     return p;
 }
 
@@ -416,6 +423,7 @@ int main(int argc, char **argv)
         case 'e':
             if (!cli_opt_encoder(optarg, &pk.p.encoder))
                 return EXIT_USAGE;
+            pk.enc_given = 1;
             break;
         case 'T':
             if (!cli_opt_threads(optarg, &wo.threads))

@@ -100,6 +100,10 @@ int main(int argc, char **argv)
         case 'e':
             if (!cli_opt_encoder(optarg, &p.encoder))
                 return EXIT_USAGE;
+            if (p.encoder == SVPC_ENC_VPC) {
+                cli_msg("encoder vpc codes legacy VPC pairs only (simtrace-pack --type vpc)");
+                return EXIT_USAGE;
+            }
             break;
         case 'T':
             if (!cli_opt_threads(optarg, &wo.threads))

@@ -149,20 +149,27 @@ static inline void rc_shift_low(rc_enc *e)
     e->low = (e->low & 0x00FFFFFFu) << 8;
 }
 
-RC_INLINE void rc_encode(rc_enc *e, rc_prob *p, unsigned bit, unsigned kind)
+/* Encode a bit with a given probability p0 of 0 (1..65535, scaled by
+ * 2^16), nothing adapted: for probabilities computed elsewhere (a mixer). */
+RC_INLINE void rc_encode_p0(rc_enc *e, uint32_t p0, unsigned bit)
 {
-    uint32_t bound = (e->range >> 16) * rc_p0(*p, kind);
+    uint32_t bound = (e->range >> 16) * p0;
     if (!bit) {
         e->range = bound;
     } else {
         e->low += bound;
         e->range -= bound;
     }
-    *p = rc_adapt(*p, bit, kind);
     while (e->range < (1u << 24)) {
         e->range <<= 8;
         rc_shift_low(e);
     }
+}
+
+RC_INLINE void rc_encode(rc_enc *e, rc_prob *p, unsigned bit, unsigned kind)
+{
+    rc_encode_p0(e, rc_p0(*p, kind), bit);
+    *p = rc_adapt(*p, bit, kind);
 }
 
 /* Encode the low `nbits` bits of sym, MSB first, through a binary tree of
@@ -216,9 +223,10 @@ static inline void rc_dec_init(rc_dec *d, const uint8_t *in, size_t len)
         d->code = (d->code << 8) | rc_get(d);
 }
 
-RC_INLINE unsigned rc_decode(rc_dec *d, rc_prob *p, unsigned kind)
+/* The decoder's side of rc_encode_p0(). */
+RC_INLINE unsigned rc_decode_p0(rc_dec *d, uint32_t p0)
 {
-    uint32_t bound = (d->range >> 16) * rc_p0(*p, kind);
+    uint32_t bound = (d->range >> 16) * p0;
     unsigned bit;
     if (d->code < bound) {
         d->range = bound;
@@ -228,11 +236,17 @@ RC_INLINE unsigned rc_decode(rc_dec *d, rc_prob *p, unsigned kind)
         d->range -= bound;
         bit = 1;
     }
-    *p = rc_adapt(*p, bit, kind);
     while (d->range < (1u << 24)) {
         d->range <<= 8;
         d->code = (d->code << 8) | rc_get(d);
     }
+    return bit;
+}
+
+RC_INLINE unsigned rc_decode(rc_dec *d, rc_prob *p, unsigned kind)
+{
+    unsigned bit = rc_decode_p0(d, rc_p0(*p, kind));
+    *p = rc_adapt(*p, bit, kind);
     return bit;
 }
 

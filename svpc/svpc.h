@@ -35,6 +35,18 @@
  *                         skew from its first bits (SIMTRACE.md 6.7).  Same
  *                         types, streams and predictors as cm1; 2-3% smaller,
  *                         and most of what frames cost against one frame.
+ *   SVPC_ENC_VPC     (5)  legacy VPC pairs only (ST_TYPE_VPC; simtrace-pack's
+ *                         default for them).  Sixteen sources per field (pc
+ *                         contexts of up to 8 pcs and the last extended
+ *                         datum; for the extended datum last values,
+ *                         strides, FCM, DFCM, and the distances from the
+ *                         previous entry's value and from the last value of
+ *                         the same region), walked in an order ranked by
+ *                         their recent success at this pc; one flag per
+ *                         distinct proposal, its probability a logistic mix
+ *                         of a shared context and the source's own line;
+ *                         extended-data misses range-coded against the
+ *                         nearest of four references (SIMTRACE.md 6.8).
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -61,7 +73,8 @@ typedef enum {
     SVPC_ENC_PAPER = 2,
     SVPC_ENC_CM1 = 3,
     SVPC_ENC_CM = 4,
-    SVPC_ENC_LAST = SVPC_ENC_CM,
+    SVPC_ENC_VPC = 5,
+    SVPC_ENC_LAST = SVPC_ENC_VPC,
 } svpc_encoder;
 
 typedef struct {
@@ -89,12 +102,13 @@ size_t svpc_ctx_memory(svpc_encoder enc);
 
 /* 1 if encoder enc codes entries of type t: generic any type of known size
  * (ST_TYPE_BYTES included, ST_TYPE_USER not), paper the four memory types,
- * cm1 and cm the memory types and ST_TYPE_VPC.  svpc_encode() and svpc_decode()
+ * cm1 and cm the memory types and ST_TYPE_VPC, vpc ST_TYPE_VPC only.
+ * svpc_encode() and svpc_decode()
  * refuse the other pairs; containers should check this, not the type
  * alone. */
 int svpc_encoder_supports(svpc_encoder enc, st_entry_type t);
 
-/* Names for the CLI: "lzma"..., "generic"/"paper"/"cm1"/"cm".  NULL if unknown. */
+/* Names for the CLI: "lzma"..., "generic"/"paper"/"cm1"/"cm"/"vpc".  NULL if unknown. */
 const char *svpc_stage_name(svpc_stage s);
 int svpc_stage_parse(const char *name, svpc_stage *out);   /* 1 on success */
 const char *svpc_encoder_name(svpc_encoder e);

@@ -12,6 +12,7 @@
 #include "rc.h"
 #include "stage2.h"
 #include "svpc.h"
+#include "vpcx.h"
 
 /* Inline templates must really be inlined for their constant arguments to
  * fold away; GCC and clang otherwise keep the larger ones out of line. */
@@ -187,6 +188,7 @@ struct svpc_ctx {
     vpc_set set[F_COUNT];
     svpc_encoder sets_for; /* encoder whose predictor sets are allocated, 0 = none */
     cm_model *cm;
+    vpcx_model *vx;
     st_buf buf[SS_MAX_STREAMS];
     svpc_stream_stat stats[SS_MAX_STREAMS];
     unsigned nstats;
@@ -216,6 +218,7 @@ void svpc_ctx_free(svpc_ctx *c)
     for (unsigned i = 0; i < SS_MAX_STREAMS; i++)
         st_buf_free(&c->buf[i]);
     free(c->cm);
+    vpcx_free(c->vx);
     free(c);
 }
 
@@ -223,6 +226,8 @@ size_t svpc_ctx_memory(svpc_encoder enc)
 {
     if (enc == SVPC_ENC_GENERIC)
         return 0;
+    if (enc == SVPC_ENC_VPC)
+        return vpcx_memory(SVPC_MAX_FRAME_ENTRIES);
     size_t total = 0;
     const field_cfg_t *fc = field_cfg[is_cm(enc)];
     for (unsigned f = 0; f < F_COUNT; f++)
@@ -261,7 +266,7 @@ static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
 /* ---- names --------------------------------------------------------------- */
 
 static const char *const stage_names[] = {"none", "lzma", "bzip2", "zlib"};
-static const char *const enc_names[] = {NULL, "generic", "paper", "cm1", "cm"};
+static const char *const enc_names[] = {NULL, "generic", "paper", "cm1", "cm", "vpc"};
 
 const char *svpc_stage_name(svpc_stage s) { return (unsigned)s <= SVPC_STAGE_ZLIB ? stage_names[s] : NULL; }
 const char *svpc_encoder_name(svpc_encoder e)
@@ -1025,7 +1030,7 @@ DEFINE_TYPED(ST_TYPE_D64)
 DEFINE_TYPED(ST_TYPE_D32)
 DEFINE_TYPED(ST_TYPE_M64)
 DEFINE_TYPED(ST_TYPE_M32)
-/* vpc pairs: cm and cm1 only (6.6 and 6.7 of SIMTRACE.md) */
+/* vpc pairs through cm1 and cm (6.6 and 6.7 of SIMTRACE.md; the vpc encoder, 6.8, is below) */
 DEFINE_CM(cm1_vpc, ST_TYPE_VPC, RC_TWO_RATE)
 DEFINE_CM(cm_vpc, ST_TYPE_VPC, RC_COUNTED)
 
@@ -1050,6 +1055,11 @@ static unsigned type_row(st_entry_type t) { return t == ST_TYPE_VPC ? 4 : (unsig
 
 static const char *const generic_names[1] = {"raw"};
 
+/* ---- vpc encoder (5): vpcx.c ------------------------------------------------------ */
+
+static const char *const vx_names[VX_NSTREAMS] = {"flags and misses (range coded)", "pc misses"};
+static const int vx_compress[VX_NSTREAMS] = {0, 1};
+
 /* ---- entry points -------------------------------------------------------------- */
 
 int svpc_encoder_supports(svpc_encoder enc, st_entry_type t)
@@ -1059,6 +1069,7 @@ int svpc_encoder_supports(svpc_encoder enc, st_entry_type t)
     case SVPC_ENC_PAPER: return st_entry_is_memory(t);
     case SVPC_ENC_CM1:
     case SVPC_ENC_CM: return st_entry_is_memory(t) || t == ST_TYPE_VPC;
+    case SVPC_ENC_VPC: return t == ST_TYPE_VPC;
     default: return 0;
     }
 }
@@ -1086,6 +1097,15 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
         e = ctx_ready(c, p->encoder);
         if (e == ST_OK)
             e = enc_table[type_row(t)][p->encoder - SVPC_ENC_PAPER](c, p, t, raw, n, out);
+        break;
+    case SVPC_ENC_VPC:
+        if (t != ST_TYPE_VPC)
+            return ST_E_USAGE;
+        for (unsigned i = 0; i < VX_NSTREAMS; i++)
+            c->buf[i].len = 0;
+        e = vpcx_encode(&c->vx, raw, n, c->buf);
+        if (e == ST_OK)
+            e = pack_streams(c, p, vx_names, vx_compress, VX_NSTREAMS, out);
         break;
     default:
         return ST_E_USAGE;
@@ -1131,6 +1151,17 @@ st_error svpc_decode_prefix(svpc_ctx *c, svpc_encoder enc, st_entry_type t, cons
                                svpc_encoder_name(enc), st_entry_name(t));
         RETURN_IF_ERROR(ctx_ready(c, enc));
         return dec_table[type_row(t)][enc - SVPC_ENC_PAPER](c, t, payload, len, n, stop, raw, d);
+    case SVPC_ENC_VPC: {
+        if (t != ST_TYPE_VPC)
+            return st_diag_set(d, ST_E_UNSUPPORTED, "encoder vpc does not code entries of type %s", st_entry_name(t));
+        size_t maxl[VX_NSTREAMS] = {VX_RC_MAX_PER_ENTRY * n + 64, 4 * n};
+        ss_out so;
+        st_error e = ss_unpack(payload, len, VX_NSTREAMS, maxl, &so, d);
+        if (e == ST_OK)
+            e = vpcx_decode(&c->vx, so.data, so.len, n, stop, raw, d);
+        st_buf_free(&so.arena);
+        return e;
+    }
     default:
         return st_diag_set(d, ST_E_UNSUPPORTED, "unknown encoder %d", (int)enc);
     }

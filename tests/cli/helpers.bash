@@ -26,7 +26,7 @@ CORPUS_DIR="$(cd "$ROOT/.." && pwd)/shared/corpus"
 SANITIZED="${SVPC_SANITIZED:-0}"
 
 # Entry sizes in bytes.
-declare -gA ESIZE=([d64]=32 [d32]=20 [m64]=24 [m32]=16)
+declare -gA ESIZE=([d64]=32 [d32]=20 [m64]=24 [m32]=16 [vpc]=12)
 
 # Container layout constants (formats/SIMTRACE.md).
 FILE_HDR=64

@@ -66,6 +66,39 @@ count() { "$CAT" --list "$2" | awk -v s="$1" '$1 == s { print $3 }'; }
     done
 }
 
+# vpc_of N OUT: the first N stores of lackey_sort_write.d64.xz as a legacy
+# VPC trace (u32 header 64, then u32 pc, u64 address), as bench.sh makes them
+vpc_of() {
+    { printf '\x40\x00\x00\x00'; { xz -dc "$G/lackey_sort_write.d64.xz" || true; } | head -c $(($1 * 32)) |
+        perl -e 'binmode STDIN; binmode STDOUT; local $/ = \32;
+            while (my $e = <STDIN>) { my ($m, $ip, $a) = unpack("Q<3", $e); print pack("VQ<", $ip & 0xffffffff, $a) }'; } >"$2"
+}
+
+@test "vpc pairs: the vpc encoder by default, cm with -e cm, both byte-exact; cm containers of the earlier writer still decode" {
+    vpc_of 20000 s.vpc
+    "$PACK" -T2 --from vpc -o new.sim s.vpc
+    "$PACK" -T2 -e cm --from vpc -o cm.sim s.vpc
+    "$CAT" -F vpc new.sim | cmp - s.vpc
+    "$CAT" -F vpc cm.sim | cmp - s.vpc
+    "$CAT" --verify new.sim
+    (($(stat -c %s new.sim) < $(stat -c %s cm.sim))) || fail "vpc encoder not smaller than cm"
+    # the two streams differ in encoder, so they cannot be joined
+    run "$PACK" --concat new.sim cm.sim
+    [ "$status" -eq 1 ]
+    expect_output_has "encoder cm here, vpc in the output"
+    # thread counts and frame sizes: same bytes for every thread count
+    "$PACK" -T1 --frame-size 3000 --from vpc s.vpc | cmp - <("$PACK" -T2 --frame-size 3000 --from vpc s.vpc)
+    "$CAT" --entries 7000:9001 -F raw <("$PACK" --frame-size 3000 --from vpc s.vpc) |
+        cmp - <(tail -c +5 s.vpc | head -c $((9001 * 12)) | tail -c $((2001 * 12)))
+    # written before the vpc encoder existed: cm, 3 frames of 1000 pairs
+    vpc_of 3000 old.vpc
+    "$CAT" -F vpc "$G/vpc-cm-encoder.sim" | cmp - old.vpc
+    # svpc-compress codes memory entries only
+    run "$SVPC_BIN/svpc-compress" -e vpc </dev/null
+    [ "$status" -eq 2 ]
+    expect_prefix svpc-compress
+}
+
 @test "text: raw -> text -> raw and text -> text are byte-exact, for every memory type" {
     for t in d64 d32 m64 m32; do
         real_of "$t" 5000 "in.$t"

@@ -27,8 +27,16 @@ for e in cm paper generic; do
         done
     done
 done
+# legacy vpc pairs with the vpc and the cm encoder
+for e in vpc cm; do
+    for fs in 7 500; do
+        "$SVPC_BIN/simtrace-pack" -e "$e" --frame-size "$fs" -T1 --from vpc "$root/testdata/good/sample.vpc" \
+            > "$out/container/v$e$fs.sim" 2>/dev/null || true
+        cp "$out/container/v$e$fs.sim" "$out/index/v$e$fs.sim"
+    done
+done
 cp "$root"/testdata/good/*.sim "$out/container/" 2>/dev/null || true
-for sel in 0 1 2 5 17 18 35 66; do
+for sel in 0 1 2 3 5 17 18 19 35 66; do
     { printf "\\x$(printf %02x $sel)"; head -c 6400 "$raw"; } > "$out/roundtrip/r$sel"
     { printf "\\x$(printf %02x $sel)\\x10\\x00"; head -c 300 "$raw"; } > "$out/codec/c$sel"
 done

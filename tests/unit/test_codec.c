@@ -82,7 +82,7 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
     /* wrong entry count or truncated payload: an error, not a crash */
     if (n > 0) {
         CHECK(svpc_decode(c, enc, t, out.data, out.len, n - 1, dec, &d) != ST_OK ||
-              enc == SVPC_ENC_CM || enc == SVPC_ENC_CM1 /* cm may decode n-1 entries then find bytes left: still an error */);
+              enc == SVPC_ENC_CM || enc == SVPC_ENC_CM1 || enc == SVPC_ENC_VPC /* may decode n-1 entries then find bytes left */);
         CHECK(svpc_decode(c, enc, t, out.data, out.len / 2, n, dec, &d) != ST_OK);
     }
     /* flip bytes: must terminate without memory errors (ASan checks) */
@@ -112,7 +112,8 @@ static void test_vpc_pairs(svpc_ctx *c)
     for (int i = 0; i < 5; i++)
         CHECK(!svpc_encoder_supports(SVPC_ENC_CM, others[i]) && !svpc_encoder_supports(SVPC_ENC_PAPER, others[i]));
     CHECK(svpc_encoder_supports(SVPC_ENC_GENERIC, ST_TYPE_BYTES) && !svpc_encoder_supports(SVPC_ENC_GENERIC, ST_TYPE_USER));
-    CHECK(!svpc_encoder_supports((svpc_encoder)9, ST_TYPE_VPC));
+    CHECK(!svpc_encoder_supports((svpc_encoder)9, ST_TYPE_VPC) && !svpc_encoder_supports((svpc_encoder)6, ST_TYPE_VPC) &&
+          svpc_encoder_supports(SVPC_ENC_VPC, ST_TYPE_VPC) && !svpc_encoder_supports(SVPC_ENC_VPC, ST_TYPE_D64));
 
     const size_t n = 4000, esz = st_entry_size(ST_TYPE_VPC);
     CHECK(esz == 12);
@@ -181,6 +182,122 @@ static void test_vpc_pairs(svpc_ctx *c)
     st_buf_free(&dout);
 }
 
+/* Stack-like store pairs: a recursive function's pushes at a depth that
+ * changes, a loop storing through a pointer with a stride, and stores whose
+ * pc order depends on data. */
+static uint8_t *stack_pairs(size_t n, unsigned long long seed)
+{
+    uint8_t *raw = malloc(n * 12 + 1);
+    unsigned long long s = seed;
+    uint64_t sp = 0x1fff000800, heap = 0x4ed8000;
+    size_t i = 0;
+    while (i < n) {
+        uint64_t r = check_rand(&s);
+        sp += (r & 1) ? 0x40 : (uint64_t)-0x40;
+        for (unsigned k = 0; k < 6 && i < n; k++, i++) { /* pushes */
+            st_store32(raw + 12 * i, 0x111a00u + 2 * k);
+            st_store64(raw + 12 * i + 4, sp - 8 * k);
+        }
+        for (unsigned k = 0; k < 4 && i < n; k++, i++) { /* p[i] = ..., data-dependent branch */
+            heap -= 0x20;
+            st_store32(raw + 12 * i, (r >> (k + 1)) & 1 ? 0x111b6fu : 0x111b78u);
+            st_store64(raw + 12 * i + 4, heap);
+        }
+        if (i < n && (r >> 8) % 5 == 0) { /* now and then an address from nowhere */
+            st_store32(raw + 12 * i, 0x111c08u);
+            st_store64(raw + 12 * i + 4, check_rand(&s) & 0xFFFFFFFFFFull);
+            i++;
+        }
+    }
+    return raw;
+}
+
+/* The vpc encoder (SIMTRACE.md 6.7): what it takes, its size against cm
+ * on pairs of the kind it is for, extreme values, and damaged payloads. */
+static void test_vpc_encoder(svpc_ctx *c)
+{
+    CHECK(svpc_encoder_supports(SVPC_ENC_VPC, ST_TYPE_VPC));
+    for (int t = ST_TYPE_D64; t <= ST_TYPE_M32; t++)
+        CHECK(!svpc_encoder_supports(SVPC_ENC_VPC, (st_entry_type)t));
+    CHECK(!svpc_encoder_supports(SVPC_ENC_VPC, ST_TYPE_BYTES) && !svpc_encoder_supports(SVPC_ENC_VPC, ST_TYPE_USER));
+    CHECK(strcmp(svpc_encoder_name(SVPC_ENC_VPC), "vpc") == 0);
+    svpc_encoder e;
+    CHECK(svpc_encoder_parse("vpc", &e) && e == SVPC_ENC_VPC);
+
+    const size_t n = 20000, esz = 12;
+    uint8_t *raw = stack_pairs(n, 5), *dec = malloc(n * 32);
+    svpc_params p = {SVPC_ENC_VPC, SVPC_STAGE_LZMA, 6};
+    st_buf out, cm;
+    st_buf_init(&out, 0);
+    st_buf_init(&cm, 0);
+    st_diag d;
+    st_diag_clear(&d);
+    CHECK(svpc_encode(c, &p, ST_TYPE_D64, raw, n / 3, &out) == ST_E_USAGE && out.len == 0);
+    CHECK(svpc_decode(c, SVPC_ENC_VPC, ST_TYPE_M32, raw, 64, 1, dec, &d) == ST_E_UNSUPPORTED);
+    CHECK(svpc_encode(c, &p, ST_TYPE_VPC, raw, n, &out) == ST_OK);
+    CHECK(svpc_decode(c, SVPC_ENC_VPC, ST_TYPE_VPC, out.data, out.len, n, dec, &d) == ST_OK);
+    CHECK(memcmp(dec, raw, n * esz) == 0);
+    p.encoder = SVPC_ENC_CM;
+    CHECK(svpc_encode(c, &p, ST_TYPE_VPC, raw, n, &cm) == ST_OK);
+    /* the moving stack and the data-dependent branch are what it is for */
+    CHECK(out.len * 4 < cm.len * 3);
+    p.encoder = SVPC_ENC_VPC;
+
+    /* pcs and values at the edges of their widths, misses of every length */
+    unsigned long long s = 11;
+    for (size_t i = 0; i < n; i += 3) {
+        uint64_t r = check_rand(&s);
+        st_store32(raw + i * esz, (uint32_t)(i % 6 == 0 ? 0xFFFFFFFFu - (r & 0xFF) : r >> 32));
+        st_store64(raw + i * esz + 4, i % 9 == 0 ? UINT64_MAX - (r & 3) : r >> (r & 63));
+    }
+    out.len = 0;
+    CHECK(svpc_encode(c, &p, ST_TYPE_VPC, raw, n, &out) == ST_OK);
+    CHECK(svpc_decode(c, SVPC_ENC_VPC, ST_TYPE_VPC, out.data, out.len, n, dec, &d) == ST_OK);
+    CHECK(memcmp(dec, raw, n * esz) == 0);
+
+    /* damaged payloads: a byte changed anywhere is reported or decodes
+     * (the container's CRC catches the rest), most are reported; a
+     * truncated one, one with a byte appended to a stream, or one of
+     * another encoder is always reported */
+    unsigned reported = 0, tried = 0;
+    for (size_t k = 0; k < out.len; k += 1 + out.len / 300, tried++) {
+        out.data[k] ^= 0x44;
+        reported += svpc_decode(c, SVPC_ENC_VPC, ST_TYPE_VPC, out.data, out.len, n, dec, &d) != ST_OK;
+        out.data[k] ^= 0x44;
+    }
+    CHECK(reported * 2 > tried);
+    CHECK(svpc_decode(c, SVPC_ENC_VPC, ST_TYPE_VPC, out.data, out.len - 1, n, dec, &d) == ST_E_CORRUPT);
+    CHECK(svpc_decode(c, SVPC_ENC_VPC, ST_TYPE_VPC, out.data, out.len, n + 1, dec, &d) == ST_E_CORRUPT);
+    CHECK(svpc_decode(c, SVPC_ENC_VPC, ST_TYPE_VPC, cm.data, cm.len, n, dec, &d) == ST_E_CORRUPT);
+    CHECK(svpc_decode(c, SVPC_ENC_CM, ST_TYPE_VPC, out.data, out.len, n, dec, &d) == ST_E_CORRUPT);
+    /* stored streams (stage none): the range coder's stream gets a byte
+     * more (stream set lengths fixed up), then the pc miss stream */
+    p.stage = SVPC_STAGE_NONE;
+    out.len = 0;
+    CHECK(svpc_encode(c, &p, ST_TYPE_VPC, raw, n, &out) == ST_OK);
+    CHECK(out.len > 24 && out.data[1] == 2);
+    for (int which = 0; which < 2; which++) {
+        st_buf bad;
+        st_buf_init(&bad, 0);
+        uint32_t l0 = st_load32(out.data + 8), l1 = st_load32(out.data + 16);
+        size_t at = 24 + l0 + (which ? l1 : 0);
+        CHECK(st_buf_append(&bad, out.data, at) == ST_OK);
+        uint8_t extra = 0x5C;
+        CHECK(st_buf_append(&bad, &extra, 1) == ST_OK);
+        CHECK(st_buf_append(&bad, out.data + at, out.len - at) == ST_OK);
+        uint8_t *len = bad.data + 8 + 8 * which;
+        st_store32(len, st_load32(len) + 1);
+        st_store32(len + 4, st_load32(len + 4) + 1);
+        st_error r = svpc_decode(c, SVPC_ENC_VPC, ST_TYPE_VPC, bad.data, bad.len, n, dec, &d);
+        CHECK(r == ST_E_CORRUPT && strstr(d.detail, "left over") != NULL);
+        st_buf_free(&bad);
+    }
+    free(raw);
+    free(dec);
+    st_buf_free(&out);
+    st_buf_free(&cm);
+}
+
 int main(void)
 {
     svpc_ctx *c;
@@ -197,9 +314,9 @@ int main(void)
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_ZLIB, 2000, 0);
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_NONE, 2000, 1);
         }
-    /* legacy vpc pairs: cm and generic only */
-    const svpc_encoder vencs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_GENERIC};
-    for (int ei = 0; ei < 3; ei++) {
+    /* legacy vpc pairs: vpc, cm, cm1 and generic */
+    const svpc_encoder vencs[] = {SVPC_ENC_VPC, SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_GENERIC};
+    for (int ei = 0; ei < 4; ei++) {
         roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_LZMA, 0, 0);
         roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_LZMA, 1, 1);
         roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_LZMA, 5000, 0);
@@ -208,12 +325,16 @@ int main(void)
         roundtrip(c, vencs[ei], ST_TYPE_VPC, SVPC_STAGE_NONE, 2000, 1);
     }
     test_vpc_pairs(c);
+    test_vpc_encoder(c);
     /* one context, alternating encoders: state must not leak between frames */
     roundtrip(c, SVPC_ENC_PAPER, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM1, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_VPC, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM1, ST_TYPE_VPC, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_VPC, ST_TYPE_VPC, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_VPC, ST_TYPE_VPC, SVPC_STAGE_LZMA, 70000, 0); /* larger tables */
+    roundtrip(c, SVPC_ENC_VPC, ST_TYPE_VPC, SVPC_STAGE_LZMA, 3000, 1);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D32, SVPC_STAGE_LZMA, 3000, 0);
     /* bad parameters */
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 0};
