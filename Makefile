@@ -69,15 +69,18 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Test driver of the Bochs importer (tests/tools/bochs_count.c), used by
-# tests/cli/bochs_trace.bats and for measuring the importer's speed.
-$(BUILD)/tests/bochs-count: $(BUILD)/tests/tools/bochs_count.o $(LIB)
+# Test drivers (tests/tools/NAME.c -> $(BUILD)/tests/NAME with - for _):
+# bochs-count, the Bochs importer alone, used by tests/cli/bochs_trace.bats
+# and for measuring the importer's speed; codec-bench, the entry codec
+# alone, for comparing encoders' speed.
+TOOLS = bochs-count codec-bench
+$(addprefix $(BUILD)/tests/,$(TOOLS)): $(BUILD)/tests/%: $(BUILD)/tests/tools/$$(subst -,_,$$*).o $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-## tools: build the test drivers (bochs-count)
-tools: $(BUILD)/tests/bochs-count
+## tools: build the test drivers (bochs-count, codec-bench)
+tools: $(addprefix $(BUILD)/tests/,$(TOOLS))
 
 # The bad-file corpus generator (tests/make-bad.c) and the check that the
 # committed testdata/bad/ and testdata/good/edge-*.sim are what it writes.
