@@ -560,6 +560,7 @@ int main(int argc, char **argv)
             data_diag = d;
             data_file = pk.in_name;
             e = ST_OK;
+            st_diag_clear(&d); /* a later error is reported with its own place */
         } else if (e != ST_OK) {
             err_file = pk.in_name;
             if (e == ST_E_WRITE)

@@ -166,10 +166,12 @@ int main(int argc, char **argv)
     }
     /* a partial entry at the end: the whole entries make a valid container,
      * reported after it is written */
-    uint64_t have = 0;
+    uint64_t have = 0, have_at = 0;
     if (e == ST_E_PARTIAL_ENTRY) {
-        have = in_bytes - d.offset;
+        have_at = d.offset;
+        have = in_bytes - have_at;
         e = ST_OK;
+        st_diag_clear(&d); /* a later error is reported with its own place */
     }
     if (e == ST_OK)
         e = st_writer_finish(w);
@@ -185,8 +187,8 @@ int main(int argc, char **argv)
     if (have) {
         cli_msg("%s: input ends with a partial entry: %llu trailing byte%s at byte offset %llu (entry size %zu); "
                 "the %llu whole entries were compressed",
-                in_name, (unsigned long long)have, have == 1 ? "" : "s", (unsigned long long)d.offset, esz,
-                (unsigned long long)(d.offset / esz));
+                in_name, (unsigned long long)have, have == 1 ? "" : "s", (unsigned long long)have_at, esz,
+                (unsigned long long)(have_at / esz));
         return EXIT_DATA;
     }
     return EXIT_OK;

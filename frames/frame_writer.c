@@ -326,8 +326,6 @@ st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress
             st_error e = st_buf_reserve(&s->fill, cap);
             if (e != ST_OK)
                 return fail(w, e);
-            if (w->o.timestamps)
-                s->t_first = wall_ns();
         }
         /* the fill never holds more than one frame, so a frame is cut
          * exactly at its last entry and `part` is then 0 */
@@ -345,6 +343,10 @@ st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress
         part += (size_t)k;
         size_t whole = part / esz;
         part -= whole * esz;
+        /* a frame's time starts when its first entry arrives, as with
+         * st_writer_append(), not when the read for it began */
+        if (w->o.timestamps && s->fill_n == 0 && whole)
+            s->t_first = wall_ns();
         s->fill_n += whole;
         s->fill.len = s->fill_n * esz;
         w->st.entries += whole;

@@ -324,9 +324,6 @@ Legend:
 EOF
 }
 
-# Thread scaling: frames are the unit of parallel work, and the traces above
-# are one to four frames of unequal work.  Here: ten default-size frames
-# (2^20 entries each) of real entries, the testdata lackey traces repeated.
 # scaling_runs FILE N: compress and decompress FILE N times with -T1 and
 # -T2, alternating; print the medians
 scaling_runs() {
@@ -345,6 +342,9 @@ scaling_runs() {
         "$(mbps "$want" "$md1")" "$md2" "$(mbps "$want" "$md2")" "$(div "$md1" "$md2" "%.2fx")"
 }
 
+# Thread scaling: frames are the unit of parallel work, and the traces above
+# are one to four frames of unequal work.  Here: ten default-size frames
+# (2^20 entries each) of real entries, the testdata lackey traces repeated.
 scaling() {
     local big="$TMP/scaling.d64" want=$((10 * 1048576 * 32)) f
     local srcs=("$ROOT"/testdata/good/lackey_*.d64.xz)
@@ -366,8 +366,8 @@ scaling() {
 # reads.  Then the frame-size trade-off: random access and frame overhead
 # at 2^18..2^21 entries per frame.
 RA_RAW=""
-ra_measure() { # SIM: prints "whole one" medians (seconds)
-    local sim=$1 n=$((1 << 25)) full=() one=() i idx
+ra_measure() { # SIM ENTRIES: prints "whole one" medians (seconds)
+    local sim=$1 n=$2 full=() one=() i idx
     RANDOM=42 # the same indices every run
     for ((i = 0; i < 3; i++)); do full+=("$(elapsed "$SVPC_BIN/simtrace-cat" -o /dev/null -f "$sim")"); done
     for ((i = 0; i < 11; i++)); do
@@ -391,7 +391,7 @@ random_access() {
     note "random access: packing $want bytes"
     "$PACK" -o "$sim" -f "$big" || { echo "random access: simtrace-pack failed"; return; }
     local n=$((want / 32)) mf mo
-    read -r mf mo < <(ra_measure "$sim")
+    read -r mf mo < <(ra_measure "$sim" "$n")
     local list_t
     list_t=$(elapsed sh -c '"$0" --list "$1" >/dev/null' "$CAT" "$sim")
     echo "random access: $((want >> 20)) MiB of d64 ($n entries, $(("$(fsize "$sim")")) bytes packed), default settings"
@@ -407,7 +407,7 @@ random_access() {
 # where start-up (each worker's first touch of its tables and buffers) and
 # the last frames weigh less than in the 10 frames of scaling().
 scaling_long() {
-    [[ -n $RA_RAW && -e $RA_RAW ]] || return
+    [[ -n $RA_RAW && -e $RA_RAW ]] || return 0
     note "scaling: 1 GiB, -T1 and -T2 x3"
     echo "thread scaling: $(($(fsize "$RA_RAW") / 1000000)) MB of lackey entries in 32 frames, median of 3 runs each"
     scaling_runs "$RA_RAW" 3
@@ -416,7 +416,7 @@ scaling_long() {
 # The trade-off (issue 3): smaller frames make random access cheaper and
 # cost size.  Needs random_access's raw file and frame_overhead's traces.
 frame_tradeoff() {
-    [[ -n $RA_RAW && -e $RA_RAW ]] || return
+    [[ -n $RA_RAW && -e $RA_RAW ]] || return 0
     local fs sim="$TMP/ra.sim" mf mo e n raw hdr line
     hdr=$(printf '  %-10s %14s' "frame size" "random access")
     for e in "${FO_FILES[@]}"; do hdr+=$(printf ' %24s' "overhead: ${e%%=*}"); done
@@ -424,8 +424,8 @@ frame_tradeoff() {
     echo "$hdr"
     for fs in 256k 512k 1M 2M; do
         note "trade-off: frame size $fs"
-        "$SVPC_BIN/simtrace-pack" --frame-size "$fs" -o "$sim" -f "$RA_RAW" || return
-        read -r mf mo < <(ra_measure "$sim")
+        "$SVPC_BIN/simtrace-pack" --frame-size "$fs" -o "$sim" -f "$RA_RAW" || return 0
+        read -r mf mo < <(ra_measure "$sim" $(($(fsize "$RA_RAW") / 32)))
         line=$(printf '  %-10s %14s' "$fs" "$(awk -v a="$mo" -v b="$mf" 'BEGIN { printf "%.1f%%", 100 * a / b }')")
         for e in "${FO_FILES[@]}"; do
             n=${e%%=*} raw=${e#*=}
@@ -433,14 +433,14 @@ frame_tradeoff() {
         done
         echo "$line"
     done
-    rm -f "$sim"
+    rm -f "$sim" "$RA_RAW" "$TMP"/fo.*.raw
 }
 
 # Frame overhead (issue 3): the default frame size against one frame holding
 # the whole trace, on the traces longer than one frame: those of at most
 # 2^24 entries in the table above, and the eight testdata traces
 # concatenated.  Then the trade-off behind the default: the same overhead,
-# and random access (as in random_access below), at other frame sizes.
+# and random access (as in random_access above), at other frame sizes.
 raw_of() {
     case $1 in
     *.zst) zstd -dc "$1" ;;
@@ -457,7 +457,7 @@ FO_FILES=() # name=raw file, for the trade-off table
 declare -A FO_ONE=()
 frame_overhead() {
     local PACK="$SVPC_BIN/simtrace-pack" n f raw one def
-    [[ -x $PACK ]] || return
+    [[ -x $PACK ]] || return 0
     echo "frame overhead: default frames (2^20 entries) against one frame for the whole trace"
     echo "  (traces of at most 2^20 entries are one frame either way and are not listed)"
     local names=() srcs=()
@@ -524,7 +524,7 @@ importers() {
 # --from vpc (cm with the VPC4 predictors) against bzip2 -9 of the same file.
 vpc_traces() {
     local PACK="$SVPC_BIN/simtrace-pack" f n v s b
-    [[ -x $PACK ]] || return
+    [[ -x $PACK ]] || return 0
     echo "legacy VPC store-address traces: whole container against bzip2 -9 (target: at least 5x smaller)"
     for f in "$ROOT"/testdata/good/*write*.d64.xz; do
         n=$(basename "$f" .d64.xz)
@@ -543,11 +543,11 @@ mkdir -p "$(dirname "$REPORT")"
 report | tee "$REPORT"
 scaling | tee -a "$REPORT"
 frame_overhead >"$TMP/fo.txt"
-cat "$TMP/fo.txt" | tee -a "$REPORT"
+tee -a "$REPORT" <"$TMP/fo.txt"
 importers | tee -a "$REPORT"
 vpc_traces | tee -a "$REPORT"
 random_access >"$TMP/ra.txt"
-cat "$TMP/ra.txt" | tee -a "$REPORT"
+tee -a "$REPORT" <"$TMP/ra.txt"
 scaling_long | tee -a "$REPORT"
 frame_tradeoff | tee -a "$REPORT"
 echo "(written to ${REPORT#"$ROOT"/})"

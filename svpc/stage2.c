@@ -21,7 +21,7 @@ static uint32_t pow2_at_least(size_t n)
 
 /* Compress in[0..n) with stage s; on success append to out and return 1 in
  * *ok; if the result is not smaller than n, *ok = 0 and out is unchanged. */
-static st_error stage_compress(svpc_stage s, int level, uint32_t dict, const uint8_t *in, size_t n,
+static st_error stage_compress(svpc_stage s, int level, uint32_t dict, unsigned props, const uint8_t *in, size_t n,
                                st_buf *out, int *ok)
 {
     size_t start = out->len;
@@ -35,6 +35,11 @@ static st_error stage_compress(svpc_stage s, int level, uint32_t dict, const uin
         if (lzma_lzma_preset(&opt, (uint32_t)level))
             return ST_E_INTERNAL;
         opt.dict_size = dict;
+        if (props) {
+            opt.lc = props & 15;
+            opt.lp = (props >> 4) & 15;
+            opt.pb = (props >> 8) & 15;
+        }
         lzma_filter f[2] = {{LZMA_FILTER_LZMA2, &opt}, {LZMA_VLI_UNKNOWN, NULL}};
         RETURN_IF_ERROR(st_buf_reserve(out, start + room));
         size_t pos = 0;
@@ -174,7 +179,7 @@ st_error ss_pack(svpc_stage stage, int level, const ss_in *in, unsigned k, st_bu
          * setting one up (LZMA's match finder) costs more than a frame of a
          * few entries takes to code */
         if (in[i].compress && stage != SVPC_STAGE_NONE && in[i].len >= SS_MIN_COMPRESS) {
-            err = stage_compress(stage, level, dict, in[i].data, in[i].len, out, &ok);
+            err = stage_compress(stage, level, dict, in[i].lzma_props, in[i].data, in[i].len, out, &ok);
             if (err != ST_OK) {
                 out->len = start;
                 return err;

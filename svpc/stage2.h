@@ -27,7 +27,12 @@ typedef struct {
     const uint8_t *data;
     size_t len;
     int compress; /* 0: always store (e.g. range coder output) */
+    /* LZMA2 literal context, literal position and position bits for this
+     * stream, as lc | lp << 4 | pb << 8; 0 = the preset's (3, 0, 2).  The
+     * decoder needs nothing: LZMA2 carries them in its chunk headers. */
+    unsigned lzma_props;
 } ss_in;
+#define SS_LZMA_PROPS(lc, lp, pb) ((lc) | (lp) << 4 | (pb) << 8)
 
 /* Append a stream set of k streams to out. */
 st_error ss_pack(svpc_stage stage, int level, const ss_in *in, unsigned k, st_buf *out,

@@ -186,7 +186,7 @@ static void cm_reset(cm_model *m)
 
 struct svpc_ctx {
     vpc_set set[F_COUNT];
-    svpc_encoder sets_for; /* encoder whose predictor sets are allocated, 0 = none */
+    svpc_encoder sets_for; /* encoder whose predictor sets are allocated, 0 = none (cm1 and cm share them) */
     cm_model *cm;
     vpcx_model *vx;
     st_buf buf[SS_MAX_STREAMS];
@@ -237,7 +237,7 @@ size_t svpc_ctx_memory(svpc_encoder enc)
 
 static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
 {
-    if (c->sets_for != enc) {
+    if (c->sets_for != enc && !(is_cm(c->sets_for) && is_cm(enc))) {
         const field_cfg_t *fc = field_cfg[is_cm(enc)];
         c->sets_for = 0;
         for (unsigned f = 0; f < F_COUNT; f++)
@@ -370,7 +370,7 @@ static st_error reserve_streams(svpc_ctx *c, const size_t *caps, unsigned k)
 }
 
 static st_error pack_streams(svpc_ctx *c, const svpc_params *p, const char *const *names, const int *compress,
-                             unsigned k, st_buf *out)
+                             const unsigned *lzma_props, unsigned k, st_buf *out)
 {
     ss_in in[SS_MAX_STREAMS];
     uint64_t stored[SS_MAX_STREAMS];
@@ -378,6 +378,7 @@ static st_error pack_streams(svpc_ctx *c, const svpc_params *p, const char *cons
         in[i].data = c->buf[i].data;
         in[i].len = c->buf[i].len;
         in[i].compress = compress ? compress[i] : 1;
+        in[i].lzma_props = lzma_props ? lzma_props[i] : 0;
     }
     RETURN_IF_ERROR(ss_pack(p->stage, p->level, in, k, out, stored));
     c->nstats = k;
@@ -441,7 +442,7 @@ ST_INLINE st_error encode_paper_T(svpc_ctx *c, const svpc_params *p, st_entry_ty
         c->buf[PS_MISS_IP + j].len = (size_t)(miss[j] - c->buf[PS_MISS_IP + j].data);
     }
     c->buf[PS_META].len = 2 * n;
-    return pack_streams(c, p, paper_names, NULL, PS_COUNT, out);
+    return pack_streams(c, p, paper_names, NULL, NULL, PS_COUNT, out);
 }
 
 ST_INLINE st_error decode_paper_T(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
@@ -760,7 +761,20 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
     RETURN_IF_ERROR(rc_enc_finish(&rc));
     for (unsigned f = 0; f < F_COUNT; f++)
         c->buf[CS_MISS0 + f].len = (size_t)(mp[f] - c->buf[CS_MISS0 + f].data);
-    return pack_streams(c, p, cm_names, cm_compress, CS_COUNT, out);
+    /* cm's LZMA settings (cm1 keeps the preset's, so its bytes stay those
+     * of svpc 0.1): residual bytes of varying length have little to gain
+     * from the previous byte (lc 1) or position (pb 0); data misses are
+     * W-byte values, so their byte position in the value is the context
+     * (pb 3 or 2) and the previous byte is not (lc 0).  About 0.7% on the
+     * corpus and testdata; readers need nothing, LZMA2 carries these. */
+    const unsigned wide = miss_width(F_DATA, t) == 8;
+    const unsigned props[CS_COUNT] = {0,
+                                      SS_LZMA_PROPS(1, 0, 0),
+                                      SS_LZMA_PROPS(1, 0, 0),
+                                      SS_LZMA_PROPS(1, 0, 0),
+                                      SS_LZMA_PROPS(1, 0, 0),
+                                      SS_LZMA_PROPS(0, 0, wide ? 3 : 2)};
+    return pack_streams(c, p, cm_names, cm_compress, rk == RC_COUNTED ? props : NULL, CS_COUNT, out);
 }
 
 /* ---- CM decoder -------------------------------------------------------------
@@ -1087,7 +1101,7 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
         c->buf[0].len = 0;
         e = st_buf_append(&c->buf[0], raw, n * esz);
         if (e == ST_OK)
-            e = pack_streams(c, p, generic_names, NULL, 1, out);
+            e = pack_streams(c, p, generic_names, NULL, NULL, 1, out);
         break;
     case SVPC_ENC_PAPER:
     case SVPC_ENC_CM1:
@@ -1105,7 +1119,7 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
             c->buf[i].len = 0;
         e = vpcx_encode(&c->vx, raw, n, c->buf);
         if (e == ST_OK)
-            e = pack_streams(c, p, vx_names, vx_compress, VX_NSTREAMS, out);
+            e = pack_streams(c, p, vx_names, vx_compress, NULL, VX_NSTREAMS, out);
         break;
     default:
         return ST_E_USAGE;

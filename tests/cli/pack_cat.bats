@@ -696,3 +696,13 @@ check_entry_ranges() {
     run "$SIMTRACE_CAT" --help
     expect_status 0
 }
+
+@test "--timestamps: a frame's time starts at its first entry, not when the writer began waiting for it" {
+    # the input arrives after a pause: the first frame must not span it
+    (sleep 1.2; cat "$D/xzr.d64") | "$SVPC_BIN/simtrace-pack" --timestamps --frame-size "$FS" -o ts2.sim
+    local -a fr
+    mapfile -t fr < <(frame_table ts2.sim | awk '$4 == 1')
+    ((${#fr[@]} >= 2)) || fail "want data frames, got ${#fr[@]}"
+    set -- ${fr[0]}
+    (($9 - $8 < 600000000)) || fail "first frame spans $(($9 - $8)) ns: it counts the pause before its entries"
+}

@@ -337,3 +337,18 @@ matrix() {
     "$DECOMPRESS" c4 | cmp -s - want || fail "cm round trip"
     (($(size c4) < $(size c1))) || fail "cm ($(size c4) bytes) not smaller than cm1 ($(size c1))"
 }
+
+@test "a write failure after a partial entry is reported as the write failure" {
+    # the output outgrows a file size limit when the writer finishes, after
+    # the partial entry was found (SIGXFSZ ignored: write() fails with EFBIG)
+    real_d64 20001 in
+    head -c $((20000 * 32 + 5)) in >p
+    local prog
+    for prog in "$COMPRESS" "$SIMTRACE_PACK"; do
+        run bash -c 'trap "" XFSZ; ulimit -f 4; exec "$0" -o out p' "$prog"
+        expect_status 1
+        expect_output_has "write error"
+        [[ $output != *"trailing byte"* ]] || fail "the partial entry's words in a write error: $output"
+        rm -f out
+    done
+}

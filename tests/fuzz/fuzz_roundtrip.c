@@ -1,6 +1,6 @@
 /* Round trip: the input as raw entries -> encode -> decode must be equal.
- * Byte 0 picks encoder, type and second stage (bits 0..1: generic, paper,
- * cm, or vpc on vpc pairs). */
+ * Byte 0 picks encoder, type and second stage (byte 0 mod 5: generic,
+ * paper, cm1, cm, or vpc on vpc pairs). */
 #include <stdlib.h>
 #include <string.h>
 

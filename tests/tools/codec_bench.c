@@ -40,11 +40,11 @@ int main(int argc, char **argv)
     size_t n = raw ? fread(raw, esz, max, f) : 0;
     fclose(f);
     svpc_ctx *c = NULL;
+    int rc = 0;
     if (!raw || !back || n == 0 || svpc_ctx_new(&c) != ST_OK) {
         fprintf(stderr, "codec-bench: %s: no entries, or out of memory\n", argv[1]);
-        return 1;
+        rc = 1;
     }
-    int rc = 0;
     st_buf pl;
     st_buf_init(&pl, 0);
     for (int k = 2; k < argc && rc == 0; k++) {

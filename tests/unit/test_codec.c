@@ -212,7 +212,7 @@ static uint8_t *stack_pairs(size_t n, unsigned long long seed)
     return raw;
 }
 
-/* The vpc encoder (SIMTRACE.md 6.7): what it takes, its size against cm
+/* The vpc encoder (SIMTRACE.md 6.8): what it takes, its size against cm
  * on pairs of the kind it is for, extreme values, and damaged payloads. */
 static void test_vpc_encoder(svpc_ctx *c)
 {
