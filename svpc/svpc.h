@@ -33,8 +33,8 @@
  *   SVPC_ENC_CM      (4)  the default (container 1.2): cm1 with a range
  *                         coder whose probabilities learn a new context's
  *                         skew from its first bits (SIMTRACE.md 6.7).  Same
- *                         types, streams and predictors as cm1; 2-3% smaller,
- *                         and most of what frames cost against one frame.
+ *                         types, streams and predictors as cm1; 1-3% smaller,
+ *                         and frames cost less against one frame.
  *   SVPC_ENC_VPC     (5)  legacy VPC pairs only (ST_TYPE_VPC; simtrace-pack's
  *                         default for them).  Sixteen sources per field (pc
  *                         contexts of up to 8 pcs and the last extended
