@@ -87,6 +87,25 @@ div() {
 }
 # group N: 1234567 -> 1,234,567
 group() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
+# raw_of FILE: the raw entries of a trace, decompressed by its suffix
+raw_of() {
+    case $1 in
+    *.zst) zstd -dc -q -- "$1" ;;
+    *.xz) xz -dc -- "$1" ;;
+    *) cat -- "$1" ;;
+    esac
+}
+# lackey_repeat FILE BYTES: the testdata lackey traces, repeated and cut to
+# BYTES; fails (writing nothing) when there are none
+lackey_repeat() {
+    local srcs=("$ROOT"/testdata/good/lackey_*.d64.xz) f
+    [[ -e ${srcs[0]} ]] || return 1
+    : >"$1"
+    while (($(fsize "$1") < $2)); do
+        for f in "${srcs[@]}"; do xz -dc "$f" >>"$1"; done
+    done
+    truncate -s "$2" "$1"
+}
 
 svpc_c() { "$COMPRESS" "$@" <"$RAW" >"$TMP/out.svpc"; }
 svpc_d() { "$DECOMPRESS" "$@" <"$TMP/out.svpc" >/dev/null; }
@@ -140,10 +159,7 @@ for n in "${FILES[@]}"; do
     src=${SRC[$n]}
     RAW="$TMP/$n.d64"
     note "$n: unpacking $(basename "$src")"
-    case $src in
-    *.xz) xz -dc -- "$src" >"$RAW" ;;
-    *.zst) zstd -dc -q -- "$src" >"$RAW" ;;
-    esac
+    raw_of "$src" >"$RAW"
     raw=$(fsize "$RAW")
     V[$n|raw]=$raw
     V[$n|entries]=$((raw / 32))
@@ -346,14 +362,8 @@ scaling_runs() {
 # are one to four frames of unequal work.  Here: ten default-size frames
 # (2^20 entries each) of real entries, the testdata lackey traces repeated.
 scaling() {
-    local big="$TMP/scaling.d64" want=$((10 * 1048576 * 32)) f
-    local srcs=("$ROOT"/testdata/good/lackey_*.d64.xz)
-    [[ -e ${srcs[0]} ]] || { echo "thread scaling: skipped (no lackey traces in testdata/good)"; return; }
-    : >"$big"
-    while (($(fsize "$big") < want)); do
-        for f in "${srcs[@]}"; do xz -dc "$f" >>"$big"; done
-    done
-    truncate -s "$want" "$big"
+    local big="$TMP/scaling.d64" want=$((10 * 1048576 * 32))
+    lackey_repeat "$big" "$want" || { echo "thread scaling: skipped (no lackey traces in testdata/good)"; return; }
     note "scaling: ${want} bytes, -T1 and -T2 x5"
     echo "thread scaling: $((want / 1000000)) MB of lackey entries in 10 frames, median of 5 runs each"
     scaling_runs "$big" 5
@@ -379,14 +389,8 @@ ra_measure() { # SIM ENTRIES: prints "whole one" medians (seconds)
 random_access() {
     local PACK="$SVPC_BIN/simtrace-pack" CAT="$SVPC_BIN/simtrace-cat"
     [[ -x $PACK && -x $CAT ]] || { echo "random access: skipped (no simtrace-pack)"; return; }
-    local big="$TMP/ra.d64" sim="$TMP/ra.sim" want=$((1 << 30)) f
-    local srcs=("$ROOT"/testdata/good/lackey_*.d64.xz)
-    [[ -e ${srcs[0]} ]] || { echo "random access: skipped (no lackey traces in testdata/good)"; return; }
-    : >"$big"
-    while (($(fsize "$big") < want)); do
-        for f in "${srcs[@]}"; do xz -dc "$f" >>"$big"; done
-    done
-    truncate -s "$want" "$big"
+    local big="$TMP/ra.d64" sim="$TMP/ra.sim" want=$((1 << 30))
+    lackey_repeat "$big" "$want" || { echo "random access: skipped (no lackey traces in testdata/good)"; return; }
     RA_RAW=$big
     note "random access: packing $want bytes"
     "$PACK" -o "$sim" -f "$big" || { echo "random access: simtrace-pack failed"; return; }
@@ -441,13 +445,6 @@ frame_tradeoff() {
 # 2^24 entries in the table above, and the eight testdata traces
 # concatenated.  Then the trade-off behind the default: the same overhead,
 # and random access (as in random_access above), at other frame sizes.
-raw_of() {
-    case $1 in
-    *.zst) zstd -dc "$1" ;;
-    *.xz) xz -dc "$1" ;;
-    *) cat "$1" ;;
-    esac
-}
 overhead_at() { # FILE FRAMESIZE ONE-FRAME-BYTES: percent
     local def
     def=$("$SVPC_BIN/simtrace-pack" --frame-size "$2" -T2 <"$1" | wc -c)
