@@ -162,6 +162,15 @@ void cli_progress(const st_writer *w, double t0, int final)
             final ? "\n" : "");
 }
 
+int cli_progress_due(double *last)
+{
+    double now = cli_now();
+    if (now - *last <= 1.0)
+        return 0;
+    *last = now;
+    return 1;
+}
+
 unsigned cli_ncpu(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

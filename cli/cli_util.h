@@ -62,6 +62,10 @@ int cli_opt_stream_name(const char *arg);
  * the line. */
 void cli_progress(const st_writer *w, double t0, int final);
 
+/* 1, and *last set to now, when more than a second has passed since *last
+ * (a cli_now() time): how -v spaces its progress lines. */
+int cli_progress_due(double *last);
+
 /* Number of online CPUs (>= 1). */
 unsigned cli_ncpu(void);
 

@@ -111,10 +111,8 @@ typedef struct {
 
 static void progress(packer *pk, int final)
 {
-    if (!pk->verbose || (!final && cli_now() - pk->last < 1.0))
-        return;
-    pk->last = cli_now();
-    cli_progress(pk->w, pk->t0, final);
+    if (pk->verbose && (cli_progress_due(&pk->last) || final))
+        cli_progress(pk->w, pk->t0, final);
 }
 
 static void progress_cb(void *pk) { progress(pk, 0); }

@@ -68,10 +68,8 @@ typedef struct {
 static void prog_cb(void *arg)
 {
     prog_state *ps = arg;
-    if (cli_now() - ps->last > 1.0) {
-        ps->last = cli_now();
+    if (cli_progress_due(&ps->last))
         cli_progress(ps->w, ps->t0, 0);
-    }
 }
 
 int main(int argc, char **argv)

@@ -69,8 +69,7 @@ static st_error sink(void *arg, const st_stream_info *s, uint64_t first, const u
     size_t bytes = n * s->entry_size;
     st->entries += n;
     st->bytes += bytes;
-    if (st->verbose && cli_now() - st->last > 1.0) {
-        st->last = cli_now();
+    if (st->verbose && cli_progress_due(&st->last)) {
         fprintf(stderr, "\r%s: %llu entries, %.1f MB out, %.1f MB/s", cli_prog, (unsigned long long)st->entries,
                 st->bytes / 1e6, st->bytes / 1e6 / (st->last - st->t0));
     }
