@@ -36,6 +36,7 @@
     X(ST_E_TRUNCATED,        1, "unexpected end of input (truncated)")                \
     X(ST_E_HEADER_CRC,       1, "header checksum mismatch")                           \
     X(ST_E_PAYLOAD_CRC,      1, "payload checksum mismatch")                          \
+    X(ST_E_ENTRY_CRC,        1, "decoded entries' checksum mismatch")                 \
     X(ST_E_CORRUPT,          1, "corrupt data")                                       \
     X(ST_E_BAD_FRAME,        1, "invalid frame header")                               \
     X(ST_E_BAD_ATTR,         1, "invalid attribute")                                  \

@@ -315,8 +315,7 @@ st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t
     return ST_OK;
 }
 
-st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, const uint8_t **data, uint64_t *dlen,
-                       st_diag *d)
+st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, st_data_view *v, st_diag *d)
 {
     size_t pos = 0;
     unsigned idx = 0;
@@ -324,14 +323,21 @@ st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, const uint
     const uint8_t *val;
     uint64_t vlen;
     int r;
-    *data = NULL;
-    *dlen = 0;
+    memset(v, 0, sizeof *v);
     while ((r = st_attr_next(p, len, &pos, &idx, &key, &flags, &val, &vlen, d)) == 1) {
         if (key == ST_ATTR_DATA) {
-            if (*data)
+            if (v->data)
                 return st_diag_set(d, ST_E_BAD_ATTR, "two data attributes");
-            *data = val;
-            *dlen = vlen;
+            v->data = val;
+            v->dlen = vlen;
+        } else if (key == ST_ATTR_ENTRY_CRC) {
+            if (v->has_entry_crc)
+                return st_diag_set(d, ST_E_BAD_ATTR, "two entry checksum attributes");
+            if (vlen != 4)
+                return st_diag_set(d, ST_E_BAD_ATTR, "entry checksum attribute of %llu bytes, not 4",
+                                   (unsigned long long)vlen);
+            v->has_entry_crc = 1;
+            v->entry_crc = st_load32(val);
         } else if (flags & ST_ATTR_CRITICAL) {
             return st_diag_set(d, ST_E_UNSUPPORTED, "unknown critical attribute %u", key);
         }
@@ -340,7 +346,7 @@ st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, const uint
         return ST_E_BAD_ATTR;
     if (idx != nattrs)
         return st_diag_set(d, ST_E_BAD_ATTR, "header says %u attributes, payload holds %u", nattrs, idx);
-    if (!*data)
+    if (!v->data)
         return st_diag_set(d, ST_E_BAD_ATTR, "data frame without a data attribute");
     return ST_OK;
 }

@@ -14,7 +14,7 @@
 
 #define ST_MAGIC "simtrace"
 #define ST_VERSION_MAJOR 1
-#define ST_VERSION_MINOR 2
+#define ST_VERSION_MINOR 3
 #define ST_FILE_HEADER_SIZE 64u
 #define ST_FRAME_HEADER_SIZE 96u
 #define ST_FRAME_MAGIC "STFR"
@@ -40,7 +40,8 @@ enum {
     ST_ATTR_DIRECTORY = 6,   /* array of directory entries */
     ST_ATTR_ENCODER_NAME = 7, /* informational */
     ST_ATTR_OWNER = 8,        /* u32: the stream whose wide values a vblock stream holds */
-    ST_ATTR_HEADER = 9        /* bytes kept with the stream, e.g. a legacy file header */
+    ST_ATTR_HEADER = 9,       /* bytes kept with the stream, e.g. a legacy file header */
+    ST_ATTR_ENTRY_CRC = 10    /* u32: CRC-32 of the frame's decoded entries (1.3) */
 };
 #define ST_ATTR_CRITICAL 0x1u
 
@@ -124,11 +125,19 @@ st_error st_attr_append(st_buf *b, uint32_t key, uint32_t flags, const void *val
 int st_attr_next(const uint8_t *p, size_t len, size_t *pos, unsigned *index, uint32_t *key, uint32_t *flags,
                  const uint8_t **val, uint64_t *vlen, st_diag *d);
 
+/* What a data frame's attributes say about its entries. */
+typedef struct {
+    const uint8_t *data;  /* DATA value: the encoder's output */
+    uint64_t dlen;
+    int has_entry_crc;    /* an ENTRY_CRC attribute is present (1.3) */
+    uint32_t entry_crc;   /* its value: CRC-32 of the count x entry size raw bytes */
+} st_data_view;
+
 /* The attribute list of a data frame payload (SIMTRACE.md 5, 8.2 items
- * 31-35 and 45): exactly nattrs well-formed attributes, one DATA attribute
- * (its value in *data, *dlen), no other critical one.  Used before decoding
- * and before a frame is copied undecoded. */
-st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, const uint8_t **data, uint64_t *dlen,
-                       st_diag *d);
+ * 31-35, 45 and 87-88): exactly nattrs well-formed attributes, one DATA
+ * attribute, at most one ENTRY_CRC of 4 bytes, no other critical one.
+ * Fills *v.  Used before decoding and before a frame is copied undecoded.
+ * Returns ST_OK, ST_E_BAD_ATTR or ST_E_UNSUPPORTED (with d filled). */
+st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, st_data_view *v, st_diag *d);
 
 #endif

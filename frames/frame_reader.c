@@ -324,10 +324,9 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
             /* entries of earlier frames go first, then this frame, whose
              * attribute list must be sound even though it is not decoded */
             e = deliver(r, 1, sink, arg, d);
-            const uint8_t *dv;
-            uint64_t dl;
+            st_data_view dv;
             if (e == ST_OK)
-                e = st_data_attrs(pb->data, pb->len, h.nattrs, &dv, &dl, d);
+                e = st_data_attrs(pb->data, pb->len, h.nattrs, &dv, d);
             st_raw_frame rf = {h.flags, h.encoder, h.nattrs, h.count, h.first_cycle, h.last_cycle,
                                h.first_time, h.last_time, h.payload_crc, pb->data, pb->len};
             if (e == ST_OK)

@@ -781,8 +781,8 @@ int main(int argc, char **argv)
     bad_model("attr-flags.sim", &m, "attribute|flag", "DATA attribute flags 3");
     m_free(&m);
     m = m_copy(&B);
-    set_field(&m, 2, F_NATTRS, 4, 2);
-    bad_model("attr-nattrs-mismatch.sim", &m, "attribute", "nattrs 2, one attribute in the payload");
+    set_field(&m, 2, F_NATTRS, 4, 3);
+    bad_model("attr-nattrs-mismatch.sim", &m, "attribute", "nattrs 3, two attributes in the payload");
     m_free(&m);
     {
         buf p = {0, 0, 0};
@@ -797,7 +797,7 @@ int main(int argc, char **argv)
         m = m_copy(&B);
         b_put(&p, m.f[2].p + ST_FRAME_HEADER_SIZE, m.f[2].n - ST_FRAME_HEADER_SIZE);
         attr(&p, 77, ST_ATTR_CRITICAL, "x", 1);
-        set_payload(&m, 2, &p, 2);
+        set_payload(&m, 2, &p, 3);
         bad_model("data-unknown-critical-attr.sim", &m, "critical|attribute|unsupported",
                   "data frame with a critical attribute of key 77");
         m_free(&m);
@@ -806,8 +806,33 @@ int main(int argc, char **argv)
         m = m_copy(&B);
         b_put(&p, m.f[2].p + ST_FRAME_HEADER_SIZE, m.f[2].n - ST_FRAME_HEADER_SIZE);
         b_put(&p, m.f[2].p + ST_FRAME_HEADER_SIZE, m.f[2].n - ST_FRAME_HEADER_SIZE);
-        set_payload(&m, 2, &p, 2);
+        set_payload(&m, 2, &p, 4);
         bad_model("data-two-data-attrs.sim", &m, "DATA|attribute", "data frame with two DATA attributes");
+        m_free(&m);
+        b_free(&p);
+
+        /* the ENTRY_CRC attribute (key 10) follows DATA in the writer's frames */
+        size_t crc_at = ST_FRAME_HEADER_SIZE + 16 + (size_t)st_load64(B.f[2].p + ST_FRAME_HEADER_SIZE + 8);
+        if (st_load32(B.f[2].p + crc_at) != 10 || st_load64(B.f[2].p + crc_at + 8) != 4)
+            die("base data frame: no ENTRY_CRC attribute after DATA");
+        m = m_copy(&B);
+        m.f[2].p[crc_at + 16] ^= 1;
+        fix_pcrc(&m.f[2]);
+        bad_model("data-entry-crc.sim", &m, "entries.*checksum",
+                  "ENTRY_CRC one bit off: the entries decode, but not to what was packed");
+        m_free(&m);
+        m = m_copy(&B);
+        b_put(&p, m.f[2].p + ST_FRAME_HEADER_SIZE, crc_at - ST_FRAME_HEADER_SIZE);
+        attr(&p, 10, 0, m.f[2].p + crc_at + 16, 3);
+        set_payload(&m, 2, &p, 2);
+        bad_model("data-entry-crc-3-bytes.sim", &m, "checksum attribute", "ENTRY_CRC attribute of 3 bytes");
+        m_free(&m);
+        b_free(&p);
+        m = m_copy(&B);
+        b_put(&p, m.f[2].p + ST_FRAME_HEADER_SIZE, m.f[2].n - ST_FRAME_HEADER_SIZE);
+        b_put(&p, m.f[2].p + crc_at, 20);
+        set_payload(&m, 2, &p, 3);
+        bad_model("data-two-entry-crcs.sim", &m, "two entry checksum", "data frame with two ENTRY_CRC attributes");
         m_free(&m);
         b_free(&p);
 

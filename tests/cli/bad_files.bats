@@ -161,10 +161,11 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
 }
 
 @test "simtrace-pack --concat refuses every bad file (frames with bad attribute lists included); encoder-level damage it copies undecoded stays detectable" {
-    # these four are sound down to the DATA attribute: their damage is in the
-    # encoded entries, which --concat copies without decoding
+    # these five are sound down to the attributes: their damage is in the
+    # encoded entries (or in what they must decode to), which --concat copies
+    # without decoding
     local -A undecoded=([data-2p24-entries-100-bytes.sim]=1 [data-first-cycle.sim]=1 [set-raw-len-huge.sim]=1
-        [set-stage-4.sim]=1)
+        [set-stage-4.sim]=1 [data-entry-crc.sim]=1)
     local name kw st msg bad=0
     while read -r name kw; do
         st=0
