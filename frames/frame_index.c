@@ -431,28 +431,20 @@ st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf 
     }
     if (!ix->ctx)
         RETURN_IF_ERROR(svpc_ctx_new(&ix->ctx));
-    st_job j;
-    memset(&j, 0, sizeof j);
-    st_buf_init(&j.in, 0);
-    j.out = *out;
+    st_frame_header h;
+    st_buf in;
+    st_buf_init(&in, 0);
     /* encoders never store more than the raw entries plus 4 KiB */
-    st_error e = load_frame(ix, k, &j.h, &j.in, 0, r->count * si->entry_size + 4096, d);
-    j.op = JOB_DECODE;
-    j.type = si->type;
-    j.esz = si->entry_size;
-    j.n = (size_t)r->count;
-    j.stop = stop == 0 ? 1 : stop < r->count ? (size_t)stop : 0;
+    st_error e = load_frame(ix, k, &h, &in, 0, r->count * si->entry_size + 4096, d);
     if (e == ST_OK) {
-        st_job_run(&j, ix->ctx);
-        e = j.err;
+        e = st_decode_frame_now(ix->ctx, &h, si->type, si->entry_size, &in,
+                                stop == 0 ? 1 : stop < r->count ? (size_t)stop : 0, out, d);
         if (e != ST_OK && d) {
-            *d = j.diag;
             at(d, r->offset, k);
             d->stream = r->stream;
         }
     }
-    *out = j.out;
-    st_buf_free(&j.in);
+    st_buf_free(&in);
     return e;
 }
 

@@ -380,33 +380,22 @@ st_error st_raw_frame_decode(const st_stream_info *s, const st_raw_frame *f, st_
 {
     svpc_ctx *ctx;
     RETURN_IF_ERROR(svpc_ctx_new(&ctx));
-    st_job j;
-    memset(&j, 0, sizeof j);
-    st_buf_init(&j.in, 0);
-    j.out = *out;
-    j.op = JOB_DECODE;
-    j.type = s->type;
-    j.esz = s->entry_size;
-    j.n = (size_t)f->count;
-    j.h.kind = ST_KIND_DATA;
-    j.h.flags = f->flags;
-    j.h.encoder = f->encoder;
-    j.h.stream = s->id;
-    j.h.nattrs = f->nattrs;
-    j.h.count = f->count;
-    j.h.first_cycle = f->first_cycle;
-    j.h.last_cycle = f->last_cycle;
-    j.h.payload_size = f->payload_size;
-    j.h.payload_crc = f->payload_crc;
-    st_error e = st_buf_append(&j.in, f->payload, f->payload_size);
-    if (e == ST_OK) {
-        st_job_run(&j, ctx);
-        e = j.err;
-        if (e != ST_OK && d)
-            *d = j.diag;
-    }
-    *out = j.out;
-    st_buf_free(&j.in);
+    st_frame_header h = {.kind = ST_KIND_DATA,
+                         .flags = f->flags,
+                         .encoder = f->encoder,
+                         .stream = s->id,
+                         .nattrs = f->nattrs,
+                         .count = f->count,
+                         .first_cycle = f->first_cycle,
+                         .last_cycle = f->last_cycle,
+                         .payload_size = f->payload_size,
+                         .payload_crc = f->payload_crc};
+    st_buf in;
+    st_buf_init(&in, 0);
+    st_error e = st_buf_append(&in, f->payload, f->payload_size);
+    if (e == ST_OK)
+        e = st_decode_frame_now(ctx, &h, s->type, s->entry_size, &in, 0, out, d);
+    st_buf_free(&in);
     svpc_ctx_free(ctx);
     return e;
 }

@@ -128,6 +128,27 @@ void st_job_run(st_job *j, svpc_ctx *ctx)
         run_decode(j, ctx);
 }
 
+st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_type t, size_t esz, st_buf *in,
+                             size_t stop, st_buf *out, st_diag *d)
+{
+    st_job j;
+    memset(&j, 0, sizeof j);
+    j.op = JOB_DECODE;
+    j.type = t;
+    j.esz = esz;
+    j.n = (size_t)h->count;
+    j.stop = stop;
+    j.h = *h;
+    j.in = *in; /* lent for the call: the job owns no buffer */
+    j.out = *out;
+    st_job_run(&j, ctx);
+    *in = j.in;
+    *out = j.out;
+    if (j.err != ST_OK && d)
+        *d = j.diag;
+    return j.err;
+}
+
 /* ---- the pool -------------------------------------------------------------- */
 
 static void *worker(void *arg)

@@ -66,4 +66,13 @@ void st_pool_destroy(st_pool *p);
 /* The work of one job, run by a worker with its own codec context. */
 void st_job_run(st_job *j, svpc_ctx *ctx);
 
+/* Decode one data frame on the calling thread, outside any pool: header h
+ * (as read and checked), payload *in (checked against h->payload_crc
+ * here), entries of type t and size esz.  stop = 0 decodes the whole frame,
+ * else its first stop entries.  The entries replace *out's contents.
+ * Returns the job's error; on failure *d (if not NULL) says what and where
+ * within the frame, and the caller adds the frame's place. */
+st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_type t, size_t esz, st_buf *in,
+                             size_t stop, st_buf *out, st_diag *d);
+
 #endif
