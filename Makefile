@@ -59,10 +59,12 @@ $(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)$(AR) rcs $@ $^
 
-# each program is cli/<name with - as _>.c plus the shared CLI code
+# each program is cli/<name with - as _>.c plus the shared CLI code; the
+# decompressor is shared by svpc-decompress and svpc-compress -d
 $(BINS): $(BUILD)/%: $(BUILD)/cli/$$(subst -,_,%).o $(BUILD)/cli/cli_util.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/svpc-compress $(BUILD)/svpc-decompress: $(BUILD)/cli/cli_decompress.o
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)

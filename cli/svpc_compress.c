@@ -16,9 +16,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "Usage: svpc-compress [OPTION]... [FILE]\n"
+            "       svpc-compress -d [OPTION]... [FILE]   (svpc-decompress; -d -h: its options)\n"
             "Compress raw memory trace entries from FILE (or standard input) into a\n"
             "simtrace container on standard output (or -o FILE).\n"
             "\n"
+            "  -d, --decompress      decompress instead, as svpc-decompress does\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
             "  -c, --stdout          write to standard output (the default)\n"
             "  -t, --type=TYPE       entry layout: d64 (default), d32, m64, m32\n"
@@ -57,7 +59,27 @@ static const struct option longopts[] = {
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
+    {"decompress", no_argument, NULL, 'd'},    {"uncompress", no_argument, NULL, 'd'},
     {NULL, 0, NULL, 0}};
+#define SHORTOPTS "o:ct:s:e:T:fkvqhVd123456789"
+
+/* -d anywhere among the options (as getopt_long reads them with this
+ * program's options; it stops at "--"): then the whole command line is
+ * svpc-decompress's, which accepts -d too. */
+static int wants_decompress(int argc, char **argv)
+{
+    char **copy = malloc(((size_t)argc + 1) * sizeof *copy);
+    if (!copy)
+        return 0;
+    memcpy(copy, argv, ((size_t)argc + 1) * sizeof *copy); /* getopt_long may permute it */
+    int c, found = 0;
+    opterr = 0;
+    while (!found && (c = getopt_long(argc, copy, SHORTOPTS, longopts, NULL)) != -1)
+        found = c == 'd';
+    free(copy);
+    optind = 0; /* the next getopt_long starts afresh */
+    return found;
+}
 
 /* -v: a progress line at most once a second */
 typedef struct {
@@ -75,13 +97,15 @@ static void prog_cb(void *arg)
 int main(int argc, char **argv)
 {
     cli_prog = "svpc-compress";
+    if (wants_decompress(argc, argv))
+        return cli_decompress_main(argc, argv, "svpc-compress");
     const char *out_path = NULL, *stream = "trace";
     st_entry_type type = ST_TYPE_D64;
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
     int force = 0, verbose = 0, quiet = 0, c;
     opterr = 0; /* our messages start with the program name, not argv[0] */
-    while ((c = getopt_long(argc, argv, "o:ct:s:e:T:fkvqhV123456789", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out_path = optarg; break;
         case 'c': out_path = NULL; break;

@@ -295,6 +295,35 @@ small_pair() {
     same in out
 }
 
+@test "svpc-compress -d (--decompress, --uncompress, in any place among the options) is svpc-decompress" {
+    small_pair
+    "$COMPRESS" -d <c >out
+    same in out
+    "$COMPRESS" -T1 -dc c >out2
+    same in out2
+    "$COMPRESS" -f -o out3 --decompress c
+    same in out3
+    "$COMPRESS" -v c --uncompress -o out4 2>/dev/null
+    same in out4
+    # decompression's -t is --test, not compression's --type
+    run "$COMPRESS" -d -t c
+    expect_status 0
+    [[ -z $output ]] || fail "-d -t wrote: $output"
+    # compression options are usage errors there, named by this program
+    run "$COMPRESS" -d -e cm c
+    expect_status 2
+    [[ $output == "svpc-compress: "*"-e"* ]] || fail "message: $output"
+    # its data errors are named by this program too
+    run "$COMPRESS" -d -o out5 "$ROOT/testdata/bad/data-entry-crc.sim"
+    expect_status 1
+    [[ ! -e out5 ]] || fail "a damaged container left out5"
+    [[ $output == "svpc-compress: "*"checksum"* ]] || fail "message: $output"
+    # after --, -d is a file name
+    run "$COMPRESS" -- -d
+    expect_status 1
+    [[ $output == "svpc-compress: -d: "* ]] || fail "message: $output"
+}
+
 @test "svpc-decompress refuses a container of two streams, before writing (file) or at the second stream (pipe)" {
     local f="$BATS_TEST_DIRNAME/../../testdata/good/two_streams.sim"
     run "$SVPC_BIN/svpc-decompress" -o "$BATS_TEST_TMPDIR/out" "$f"
