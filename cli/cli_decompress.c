@@ -13,7 +13,7 @@
 #include "../frames/simtrace.h"
 #include "cli_util.h"
 
-static void usage(FILE *f, const char *prog)
+static void usage(FILE *f, const char *cmd)
 {
     fprintf(f, "Usage: %s [OPTION]... [FILE]\n"
                "Decompress a simtrace container from FILE (or standard input) into raw\n"
@@ -37,7 +37,7 @@ static void usage(FILE *f, const char *prog)
                "A damaged or cut-off container: every entry of the frames before the\n"
                "damage is written (never an entry of a bad frame), then the program\n"
                "reports where the damage is and exits 1; with -o FILE no file is left.\n",
-            prog);
+            cmd);
 }
 
 static const struct option longopts[] = {
@@ -79,7 +79,7 @@ static st_error sink(void *arg, const st_stream_info *s, uint64_t first, const u
     return st->fd >= 0 ? st_write_all(st->fd, entries, bytes) : ST_OK;
 }
 
-int cli_decompress_main(int argc, char **argv, const char *prog)
+int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd)
 {
     cli_prog = prog;
     const char *out_path = NULL;
@@ -102,11 +102,11 @@ int cli_decompress_main(int argc, char **argv, const char *prog)
         case 'f': force = 1; break;
         case 'k': case 'q': case 'd': break;
         case 'v': verbose = 1; break;
-        case 'h': usage(stdout, prog); return EXIT_OK;
+        case 'h': usage(stdout, cmd); return EXIT_OK;
         case 'V': printf("%s (svpc) %s\n", prog, SVPC_VERSION); return EXIT_OK;
         default:
             cli_bad_option(argv, optopt);
-            fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+            fprintf(stderr, "Try '%s --help' for more information.\n", cmd);
             return EXIT_USAGE;
         }
     }
@@ -130,7 +130,7 @@ int cli_decompress_main(int argc, char **argv, const char *prog)
         st_index_free(ix);
         if (ns > 1) {
             cli_msg("%s: container holds %u streams; %s writes one (use simtrace-cat --stream NAME)", in_name, ns,
-                    prog);
+                    cmd);
             return EXIT_DATA;
         }
     }

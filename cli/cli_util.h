@@ -66,10 +66,10 @@ void cli_progress(const st_writer *w, double t0, int final);
  * (a cli_now() time): how -v spaces its progress lines. */
 int cli_progress_due(double *last);
 
-/* The whole of svpc-decompress (cli_decompress.c), with prog as the name
- * its messages start with: svpc-compress -d runs it too.  Returns the exit
- * status. */
-int cli_decompress_main(int argc, char **argv, const char *prog);
+/* The whole of svpc-decompress (cli_decompress.c): svpc-compress -d runs it
+ * too.  prog is the name its messages start with, cmd the command its help
+ * and hints name ("svpc-compress -d").  Returns the exit status. */
+int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd);
 
 /* Number of online CPUs (>= 1). */
 unsigned cli_ncpu(void);

@@ -20,7 +20,8 @@ static void usage(FILE *f)
             "Compress raw memory trace entries from FILE (or standard input) into a\n"
             "simtrace container on standard output (or -o FILE).\n"
             "\n"
-            "  -d, --decompress      decompress instead, as svpc-decompress does\n"
+            "  -d, --decompress      decompress instead, as svpc-decompress does (put it\n"
+            "                        before a -t meant as --test)\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
             "  -c, --stdout          write to standard output (the default)\n"
             "  -t, --type=TYPE       entry layout: d64 (default), d32, m64, m32\n"
@@ -64,13 +65,15 @@ static const struct option longopts[] = {
 #define SHORTOPTS "o:ct:s:e:T:fkvqhVd123456789"
 
 /* -d anywhere among the options (as getopt_long reads them with this
- * program's options; it stops at "--"): then the whole command line is
- * svpc-decompress's, which accepts -d too. */
+ * program's options, where -t takes a value: so -d must come before a -t
+ * meant as decompression's --test; getopt_long stops at "--"): then the
+ * whole command line is svpc-decompress's, which accepts -d too.  Returns
+ * 1 or 0, or -1 when out of memory. */
 static int wants_decompress(int argc, char **argv)
 {
     char **copy = malloc(((size_t)argc + 1) * sizeof *copy);
     if (!copy)
-        return 0;
+        return -1;
     memcpy(copy, argv, ((size_t)argc + 1) * sizeof *copy); /* getopt_long may permute it */
     int c, found = 0;
     opterr = 0;
@@ -97,8 +100,11 @@ static void prog_cb(void *arg)
 int main(int argc, char **argv)
 {
     cli_prog = "svpc-compress";
-    if (wants_decompress(argc, argv))
-        return cli_decompress_main(argc, argv, "svpc-compress");
+    int dec = wants_decompress(argc, argv);
+    if (dec < 0)
+        return cli_report(ST_E_NOMEM, NULL, NULL);
+    if (dec)
+        return cli_decompress_main(argc, argv, "svpc-compress", "svpc-compress -d");
     const char *out_path = NULL, *stream = "trace";
     st_entry_type type = ST_TYPE_D64;
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};

@@ -2,4 +2,4 @@
  * (cli_decompress.c, which svpc-compress -d runs too). */
 #include "cli_util.h"
 
-int main(int argc, char **argv) { return cli_decompress_main(argc, argv, "svpc-decompress"); }
+int main(int argc, char **argv) { return cli_decompress_main(argc, argv, "svpc-decompress", "svpc-decompress"); }

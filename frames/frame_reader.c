@@ -329,8 +329,13 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
                 e = st_data_attrs(pb->data, pb->len, h.nattrs, &dv, d);
             st_raw_frame rf = {h.flags, h.encoder, h.nattrs, h.count, h.first_cycle, h.last_cycle,
                                h.first_time, h.last_time, h.payload_crc, pb->data, pb->len};
-            if (e == ST_OK)
+            if (e == ST_OK) {
                 e = r->o.frame_sink(r->o.frame_arg, si, &ref, &rf);
+                /* a sink that decodes the frame (--concat of a vblock
+                 * stream) says what is wrong with it, not where */
+                if (e != ST_OK && st_error_is_data(e) && d && d->offset == ST_DIAG_UNKNOWN)
+                    diag_at(d, at, r->nframes, h.stream);
+            }
         }
         if (e == ST_OK && h.kind == ST_KIND_STREAM)
             e = add_stream(r, &h, pb->data, pb->len, d);

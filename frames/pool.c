@@ -38,8 +38,9 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
         j->err = svpc_encode(ctx, &j->params, ct, j->in.data, cn, &j->out);
     /* A memory encoder can expand incompressible entries.  Past raw size +
      * 1 KiB, fall back to the generic encoder (at most raw + 16 bytes of
-     * stream set, + 16 of attribute header), so every payload stays within the raw size +
-     * 4 KiB that readers allow (SIMTRACE.md 8). */
+     * stream set, + 16 of attribute header; ENTRY_CRC adds 20 below), so
+     * every payload stays within the raw size + 4 KiB that readers allow
+     * (SIMTRACE.md 6, 8). */
     if (j->err == ST_OK && j->params.encoder != SVPC_ENC_GENERIC && j->out.len > j->n * esz + 1024) {
         svpc_params g = j->params;
         g.encoder = SVPC_ENC_GENERIC;

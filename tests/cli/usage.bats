@@ -318,10 +318,18 @@ small_pair() {
     expect_status 1
     [[ ! -e out5 ]] || fail "a damaged container left out5"
     [[ $output == "svpc-compress: "*"checksum"* ]] || fail "message: $output"
-    # after --, -d is a file name
-    run "$COMPRESS" -- -d
-    expect_status 1
-    [[ $output == "svpc-compress: -d: "* ]] || fail "message: $output"
+    # after --, -d is a file name: of raw entries, which are compressed
+    cp in ./-d
+    "$COMPRESS" -- -d >out6
+    [[ $(head -c 8 out6) == simtrace ]] || fail "'-- -d' did not compress the file named -d"
+    "$DECOMPRESS" out6 >out7
+    same in out7
+    # the help and the hints of -d name "svpc-compress -d"
+    run "$COMPRESS" -d --help
+    expect_status 0
+    [[ ${lines[0]} == "Usage: svpc-compress -d "* ]] || fail "help: ${lines[0]}"
+    run "$COMPRESS" -d -e cm c
+    [[ $output == *"Try 'svpc-compress -d --help'"* ]] || fail "hint: $output"
 }
 
 @test "svpc-decompress refuses a container of two streams, before writing (file) or at the second stream (pipe)" {
