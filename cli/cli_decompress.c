@@ -27,6 +27,8 @@ static void usage(FILE *f, const char *cmd)
             "  -M, --memlimit=SIZE   refuse frames that would need more memory than SIZE\n"
             "                        (bytes; suffixes k M G); fewer threads if needed\n"
                "  -f, --force           write to a terminal; overwrite an existing output\n"
+               "      --ignore-check    do not check decoded entries against their frame's\n"
+               "                        entry checksum (stored checksums are still checked)\n"
                "  -k, --keep            accepted for xz compatibility (input is never removed)\n"
                "  -v, --verbose         progress and a summary on standard error\n"
                "  -q, --quiet           no warnings\n"
@@ -47,6 +49,7 @@ static const struct option longopts[] = {
     {"verbose", no_argument, NULL, 'v'},      {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
     {"decompress", no_argument, NULL, 'd'},   {"uncompress", no_argument, NULL, 'd'},
+    {"ignore-check", no_argument, NULL, 'I'},
     {NULL, 0, NULL, 0}};
 
 typedef struct {
@@ -91,6 +94,7 @@ int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd
         case 'o': out_path = optarg; break;
         case 'c': out_path = NULL; break;
         case 't': ro.verify_only = 1; break;
+        case 'I': ro.ignore_check = 1; break;
         case 'M':
             if (!cli_opt_memlimit(optarg, &ro.memlimit))
                 return EXIT_USAGE;

@@ -26,9 +26,11 @@ struct st_index {
     uint8_t *times_ordered; /* ns */
     svpc_ctx *ctx; /* created on the first decode */
     uint64_t memlimit;
+    int ignore_check;
 };
 
 void st_index_set_memlimit(st_index *ix, uint64_t bytes) { ix->memlimit = bytes; }
+void st_index_set_ignore_check(st_index *ix, int on) { ix->ignore_check = on; }
 
 static st_error pread_full(int fd, uint8_t *p, size_t n, uint64_t off)
 {
@@ -438,7 +440,7 @@ st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf 
     st_error e = load_frame(ix, k, &h, &in, 0, r->count * si->entry_size + 4096, d);
     if (e == ST_OK) {
         e = st_decode_frame_now(ix->ctx, &h, si->type, si->entry_size, &in,
-                                stop == 0 ? 1 : stop < r->count ? (size_t)stop : 0, out, d);
+                                stop == 0 ? 1 : stop < r->count ? (size_t)stop : 0, ix->ignore_check, out, d);
         if (e != ST_OK && d) {
             at(d, r->offset, k);
             d->stream = r->stream;

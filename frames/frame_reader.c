@@ -374,6 +374,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
             j->offset = at;
             j->ordinal = r->nframes - 1;
             j->verify_only = r->o.verify_only;
+            j->ignore_check = r->o.ignore_check;
             si->frames++;
             si->entries += h.count;
             st_pool_submit(&r->pool);
@@ -399,7 +400,7 @@ st_error st_raw_frame_decode(const st_stream_info *s, const st_raw_frame *f, st_
     st_buf_init(&in, 0);
     st_error e = st_buf_append(&in, f->payload, f->payload_size);
     if (e == ST_OK)
-        e = st_decode_frame_now(ctx, &h, s->type, s->entry_size, &in, 0, out, d);
+        e = st_decode_frame_now(ctx, &h, s->type, s->entry_size, &in, 0, 0, out, d);
     st_buf_free(&in);
     svpc_ctx_free(ctx);
     return e;

@@ -33,6 +33,7 @@ typedef struct {
     uint64_t offset;    /* decode: file offset of the frame header */
     uint64_t ordinal;   /* frame ordinal in the file */
     int verify_only;
+    int ignore_check;   /* decode: skip the ENTRY_CRC comparison */
     st_error err;
     st_diag diag;
     int state; /* 0 free, 1 queued, 2 running, 3 done */
@@ -69,10 +70,11 @@ void st_job_run(st_job *j, svpc_ctx *ctx);
 /* Decode one data frame on the calling thread, outside any pool: header h
  * (as read and checked), payload *in (checked against h->payload_crc
  * here), entries of type t and size esz.  stop = 0 decodes the whole frame,
- * else its first stop entries.  The entries replace *out's contents.
+ * else returns its first stop entries (decoding the frame whole to check
+ * them against ENTRY_CRC, unless ignore_check).  The entries replace *out's contents.
  * Returns the job's error; on failure *d (if not NULL) says what and where
  * within the frame, and the caller adds the frame's place. */
 st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_type t, size_t esz, st_buf *in,
-                             size_t stop, st_buf *out, st_diag *d);
+                             size_t stop, int ignore_check, st_buf *out, st_diag *d);
 
 #endif

@@ -237,6 +237,9 @@ uint64_t st_frame_decode_memory(uint64_t count, uint64_t esz, uint64_t payload);
 typedef struct {
     unsigned threads;  /* decoder threads, 1..ST_MAX_THREADS */
     int verify_only;   /* 1: check everything, deliver no entries */
+    int ignore_check;  /* 1: do not compare decoded entries with their
+                          frame's ENTRY_CRC (payload and header CRCs are
+                          still checked), as xz --ignore-check */
     uint64_t memlimit; /* bytes; 0: no limit beyond the format's own */
     /* Optional (NULL: all frames decoded): frames for which want returns 0
      * are read and their payload checksum checked, but not decoded or
@@ -364,18 +367,24 @@ uint64_t st_index_bytes_read(const st_index *ix);
 st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d);
 
 /*
- * The first `stop` entries of data frame k (1..count; larger is count):
- * decoding stops there (svpc_decode_prefix), which halves the average cost
- * of reaching one entry.  The payload checksum is checked, and what is
- * decoded is checked, but damage after the prefix inside the encoded
- * entries goes unnoticed.  out gets stop x entry-size bytes.  Returns as
- * st_index_decode_frame.
+ * The first `stop` entries of data frame k (1..count; larger is count).
+ * A frame with ENTRY_CRC (format 1.3) is decoded whole all the same, so
+ * that the entries returned are checked; with st_index_set_ignore_check,
+ * or in a frame without ENTRY_CRC, decoding stops after the prefix
+ * (svpc_decode_prefix), which halves the average cost of reaching one
+ * entry, and damage after the prefix inside the encoded entries goes
+ * unnoticed.  The payload checksum is always checked.  out gets stop x
+ * entry-size bytes.  Returns as st_index_decode_frame.
  */
 st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf *out, st_diag *d);
 
 /* Refuse (ST_E_MEMLIMIT) to decode frames that would need more than bytes
  * (st_frame_decode_memory); 0 = no limit. */
 void st_index_set_memlimit(st_index *ix, uint64_t bytes);
+
+/* on = 1: do not compare decoded entries with ENTRY_CRC (st_read_opts
+ * .ignore_check); prefixes are then decoded as prefixes. */
+void st_index_set_ignore_check(st_index *ix, int on);
 
 void st_index_free(st_index *ix);
 

@@ -183,3 +183,30 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
     done < <(bad_list)
     ((bad == 0))
 }
+
+@test "entries that do not match their frame's ENTRY_CRC are never written with exit 0, ranges ending inside the frame included; --ignore-check skips that check only" {
+    local f="$BAD/data-entry-crc.sim" # frame 2 (entries 100..199) lies about its entries' CRC
+    xz -dc "$GOOD/bios_write_300k.d64.xz" | head -c $((300 * 32)) >want || true
+    # a range that ends inside the frame decodes it whole to check it
+    run "$CAT" -T1 --entries 150:151 -o out "$f"
+    expect_status 1
+    [[ $output == "simtrace-cat: "*"frame 2 "*"checksum"* ]] || fail "message: $output"
+    [[ ! -e out ]] || fail "a failed read left its output"
+    # ranges that stay out of the frame are served
+    "$CAT" -T1 --entries 50:60 "$f" >out1
+    same out1 <(tail -c +$((50 * 32 + 1)) want | head -c $((10 * 32)))
+    # --ignore-check: only the prefix is decoded, unchecked (here the entries
+    # are in fact intact: only the checksum was changed)
+    "$CAT" -T1 --ignore-check --entries 150:151 "$f" >out2
+    same out2 <(tail -c +$((150 * 32 + 1)) want | head -c 32)
+    "$CAT" -T1 --ignore-check "$f" >out3
+    same out3 want
+    "$SVPC_BIN/svpc-decompress" -T1 --ignore-check "$f" >out4
+    same out4 want
+    run "$SVPC_BIN/svpc-decompress" -T1 "$f"
+    expect_status 1
+    # stored checksums are checked all the same
+    run "$CAT" -T1 --ignore-check "$BAD/payload-crc.sim"
+    expect_status 1
+    [[ $output == *"payload checksum"* ]] || fail "message: $output"
+}
