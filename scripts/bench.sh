@@ -376,16 +376,22 @@ scaling() {
 # reads.  Then the frame-size trade-off: random access and frame overhead
 # at 2^18..2^21 entries per frame.
 RA_RAW=""
-ra_measure() { # SIM ENTRIES: prints "whole one" medians (seconds)
-    local sim=$1 n=$2 full=() one=() i idx
-    RANDOM=42 # the same indices every run
+# ra_measure SIM ENTRIES: prints "whole one one-unchecked", medians in
+# seconds: the whole stream, one entry at 11 random indices (the same ones
+# every run), and the same with --ignore-check, which decodes only the part
+# of the entry's frame up to it instead of the whole frame (to check it).
+ra_measure() {
+    local sim=$1 n=$2 full=() one=() onex=() i idx
+    RANDOM=42
     for ((i = 0; i < 3; i++)); do full+=("$(elapsed "$SVPC_BIN/simtrace-cat" -o /dev/null -f "$sim")"); done
     for ((i = 0; i < 11; i++)); do
         idx=$(((RANDOM * 32768 + RANDOM) % n))
         one+=("$(elapsed "$SVPC_BIN/simtrace-cat" --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
+        onex+=("$(elapsed "$SVPC_BIN/simtrace-cat" --ignore-check --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
     done
-    echo "$(median "${full[@]}") $(median "${one[@]}")"
+    echo "$(median "${full[@]}") $(median "${one[@]}") $(median "${onex[@]}")"
 }
+share() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", 100 * a / b }'; }
 random_access() {
     local PACK="$SVPC_BIN/simtrace-pack" CAT="$SVPC_BIN/simtrace-cat"
     [[ -x $PACK && -x $CAT ]] || { echo "random access: skipped (no simtrace-pack)"; return; }
@@ -394,14 +400,16 @@ random_access() {
     RA_RAW=$big
     note "random access: packing $want bytes"
     "$PACK" -o "$sim" -f "$big" || { echo "random access: simtrace-pack failed"; return; }
-    local n=$((want / 32)) mf mo
-    read -r mf mo < <(ra_measure "$sim" "$n")
+    local n=$((want / 32)) mf mo mx
+    read -r mf mo mx < <(ra_measure "$sim" "$n")
     local list_t
     list_t=$(elapsed sh -c '"$0" --list "$1" >/dev/null' "$CAT" "$sim")
     echo "random access: $((want >> 20)) MiB of d64 ($n entries, $(("$(fsize "$sim")")) bytes packed), default settings"
     printf '  whole stream   %7.3f s (median of 3)\n' "$mf"
-    printf '  one entry      %7.3f s (median of 11 random indices)   = %s of the whole\n' "$mo" \
-        "$(awk -v a="$mo" -v b="$mf" 'BEGIN { printf "%.1f%%", 100 * a / b }')"
+    printf '  one entry      %7.3f s (median of 11 random indices)   = %s of the whole (its frame decoded whole and checked)\n' \
+        "$mo" "$(share "$mo" "$mf")"
+    printf '  one entry      %7.3f s (the same, --ignore-check)      = %s of the whole (its frame decoded up to it)\n' \
+        "$mx" "$(share "$mx" "$mf")"
     printf '  --list         %7.3f s, reads %s bytes (footer, directory, descriptors)\n' "$list_t" \
         "$("$CAT" -v --entries 0:1 -o /dev/null -f "$sim" 2>&1 | sed -n 's/.*read \([0-9]*\) bytes.*/\1/p')"
     rm -f "$sim"
@@ -421,16 +429,16 @@ scaling_long() {
 # cost size.  Needs random_access's raw file and frame_overhead's traces.
 frame_tradeoff() {
     [[ -n $RA_RAW && -e $RA_RAW ]] || return 0
-    local fs sim="$TMP/ra.sim" mf mo e n raw hdr line
-    hdr=$(printf '  %-10s %14s' "frame size" "random access")
+    local fs sim="$TMP/ra.sim" mf mo mx e n raw hdr line
+    hdr=$(printf '  %-10s %14s %16s' "frame size" "random access" "--ignore-check")
     for e in "${FO_FILES[@]}"; do hdr+=$(printf ' %24s' "overhead: ${e%%=*}"); done
     echo "frame size trade-off: one entry of 1 GiB as a share of the whole stream, and frame overhead"
     echo "$hdr"
     for fs in 256k 512k 1M 2M; do
         note "trade-off: frame size $fs"
         "$SVPC_BIN/simtrace-pack" --frame-size "$fs" -o "$sim" -f "$RA_RAW" || return 0
-        read -r mf mo < <(ra_measure "$sim" $(($(fsize "$RA_RAW") / 32)))
-        line=$(printf '  %-10s %14s' "$fs" "$(awk -v a="$mo" -v b="$mf" 'BEGIN { printf "%.1f%%", 100 * a / b }')")
+        read -r mf mo mx < <(ra_measure "$sim" $(($(fsize "$RA_RAW") / 32)))
+        line=$(printf '  %-10s %14s %16s' "$fs" "$(share "$mo" "$mf")" "$(share "$mx" "$mf")")
         for e in "${FO_FILES[@]}"; do
             n=${e%%=*} raw=${e#*=}
             line+=$(printf ' %24s' "$(overhead_at "$raw" "$fs" "${FO_ONE[$n]}")")
