@@ -315,7 +315,7 @@ st_error st_stream_desc_parse(const st_frame_header *h, const uint8_t *p, size_t
     return ST_OK;
 }
 
-st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, st_data_view *v, st_diag *d)
+st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, uint64_t count, st_data_view *v, st_diag *d)
 {
     size_t pos = 0;
     unsigned idx = 0;
@@ -331,13 +331,14 @@ st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, st_data_vi
             v->data = val;
             v->dlen = vlen;
         } else if (key == ST_ATTR_ENTRY_CRC) {
-            if (v->has_entry_crc)
+            if (v->entry_crc)
                 return st_diag_set(d, ST_E_BAD_ATTR, "two entry checksum attributes");
-            if (vlen != 4)
-                return st_diag_set(d, ST_E_BAD_ATTR, "entry checksum attribute of %llu bytes, not 4",
-                                   (unsigned long long)vlen);
-            v->has_entry_crc = 1;
-            v->entry_crc = st_load32(val);
+            if (vlen != st_entry_crc_len(count))
+                return st_diag_set(d, ST_E_BAD_ATTR,
+                                   "entry checksum attribute of %llu bytes; %llu entries need %llu",
+                                   (unsigned long long)vlen, (unsigned long long)count,
+                                   (unsigned long long)st_entry_crc_len(count));
+            v->entry_crc = val;
         } else if (flags & ST_ATTR_CRITICAL) {
             return st_diag_set(d, ST_E_UNSUPPORTED, "unknown critical attribute %u", key);
         }

@@ -41,8 +41,17 @@ enum {
     ST_ATTR_ENCODER_NAME = 7, /* informational */
     ST_ATTR_OWNER = 8,        /* u32: the stream whose wide values a vblock stream holds */
     ST_ATTR_HEADER = 9,       /* bytes kept with the stream, e.g. a legacy file header */
-    ST_ATTR_ENTRY_CRC = 10    /* u32: CRC-32 of the frame's decoded entries (1.3) */
+    ST_ATTR_ENTRY_CRC = 10    /* u32 per block of the frame's decoded entries (1.3) */
 };
+/* ENTRY_CRC holds one CRC-32 per this many entries (the last block may be
+ * shorter): a reader that needs a prefix of a frame checks it by decoding
+ * to the end of the prefix's last block, not of the frame. */
+#define ST_ENTRY_CRC_BLOCK 65536u
+/* Bytes of an ENTRY_CRC value for a frame of count entries. */
+static inline uint64_t st_entry_crc_len(uint64_t count)
+{
+    return 4 * ((count + ST_ENTRY_CRC_BLOCK - 1) / ST_ENTRY_CRC_BLOCK);
+}
 #define ST_ATTR_CRITICAL 0x1u
 
 /* Bounds every reader applies before allocating (SIMTRACE.md 8). */
@@ -129,15 +138,16 @@ int st_attr_next(const uint8_t *p, size_t len, size_t *pos, unsigned *index, uin
 typedef struct {
     const uint8_t *data;  /* DATA value: the encoder's output */
     uint64_t dlen;
-    int has_entry_crc;    /* an ENTRY_CRC attribute is present (1.3) */
-    uint32_t entry_crc;   /* its value: CRC-32 of the count x entry size raw bytes */
+    const uint8_t *entry_crc; /* ENTRY_CRC value (1.3), NULL if absent: u32 CRC-32
+                                 of each block of ST_ENTRY_CRC_BLOCK raw entries */
 } st_data_view;
 
-/* The attribute list of a data frame payload (SIMTRACE.md 5, 8.2 items
- * 31-35, 45 and 87-88): exactly nattrs well-formed attributes, one DATA
- * attribute, at most one ENTRY_CRC of 4 bytes, no other critical one.
- * Fills *v.  Used before decoding and before a frame is copied undecoded.
- * Returns ST_OK, ST_E_BAD_ATTR or ST_E_UNSUPPORTED (with d filled). */
-st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, st_data_view *v, st_diag *d);
+/* The attribute list of a data frame payload of count entries (SIMTRACE.md
+ * 5, 8.2 items 31-35, 45 and 87-88): exactly nattrs well-formed attributes,
+ * one DATA attribute, at most one ENTRY_CRC of st_entry_crc_len(count)
+ * bytes, no other critical one.  Fills *v.  Used before decoding and before
+ * a frame is copied undecoded.  Returns ST_OK, ST_E_BAD_ATTR or
+ * ST_E_UNSUPPORTED (with d filled). */
+st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, uint64_t count, st_data_view *v, st_diag *d);
 
 #endif

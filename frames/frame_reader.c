@@ -326,7 +326,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
             e = deliver(r, 1, sink, arg, d);
             st_data_view dv;
             if (e == ST_OK)
-                e = st_data_attrs(pb->data, pb->len, h.nattrs, &dv, d);
+                e = st_data_attrs(pb->data, pb->len, h.nattrs, h.count, &dv, d);
             st_raw_frame rf = {h.flags, h.encoder, h.nattrs, h.count, h.first_cycle, h.last_cycle,
                                h.first_time, h.last_time, h.payload_crc, pb->data, pb->len};
             if (e == ST_OK) {

@@ -53,12 +53,17 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
     st_store32(j->out.data, ST_ATTR_DATA);
     st_store32(j->out.data + 4, ST_ATTR_CRITICAL);
     st_store64(j->out.data + 8, j->out.len - ST_ATTR_HEADER_SIZE);
-    /* The payload CRC covers the stored bytes; this one covers what they
-     * must decode to, so a reader also catches an encoder or decoder that
-     * went wrong (SIMTRACE.md 5.2, key 10). */
-    uint8_t crc[4];
-    st_store32(crc, st_crc32(j->in.data, j->n * esz));
-    j->err = st_attr_append(&j->out, ST_ATTR_ENTRY_CRC, 0, crc, sizeof crc);
+    /* The payload CRC covers the stored bytes; these cover what they must
+     * decode to, so a reader also catches an encoder or decoder that went
+     * wrong (SIMTRACE.md 5.2, key 10): one per block of entries, so that a
+     * reader after one entry checks it without decoding the whole frame. */
+    uint8_t crc[4 * (SVPC_MAX_FRAME_ENTRIES / ST_ENTRY_CRC_BLOCK)];
+    size_t nb = (size_t)st_entry_crc_len(j->n) / 4, bb = (size_t)ST_ENTRY_CRC_BLOCK * esz;
+    for (size_t b = 0; b < nb; b++) {
+        size_t off = b * bb, len = j->n * esz - off < bb ? j->n * esz - off : bb;
+        st_store32(crc + 4 * b, st_crc32(j->in.data + off, len));
+    }
+    j->err = st_attr_append(&j->out, ST_ATTR_ENTRY_CRC, 0, crc, 4 * nb);
     if (j->err != ST_OK)
         return;
     j->h.kind = ST_KIND_DATA;
@@ -69,6 +74,22 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
     cycles_of(j->type, esz, j->in.data, j->n, &j->h.first_cycle, &j->h.last_cycle);
 }
 
+/* The first dec decoded entries in j->out (dec: the frame's count, or a
+ * multiple of the block) against the ENTRY_CRC value crc. */
+static st_error check_blocks(st_job *j, const uint8_t *crc, size_t dec)
+{
+    size_t bb = (size_t)ST_ENTRY_CRC_BLOCK * j->esz, end = dec * j->esz;
+    for (size_t b = 0; b * bb < end; b++) {
+        size_t off = b * bb, len = end - off < bb ? end - off : bb;
+        if (!st_crc_ok(st_load32(crc + 4 * b), j->out.data + off, len))
+            return st_diag_set(&j->diag, ST_E_ENTRY_CRC,
+                               "entries %zu..%zu of the frame have CRC-32 0x%08x, its ENTRY_CRC says 0x%08x",
+                               b * ST_ENTRY_CRC_BLOCK, off / j->esz + len / j->esz - 1,
+                               (unsigned)st_crc32(j->out.data + off, len), (unsigned)st_load32(crc + 4 * b));
+    }
+    return ST_OK;
+}
+
 static void run_decode(st_job *j, svpc_ctx *ctx)
 {
     st_diag *d = &j->diag;
@@ -77,7 +98,7 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
         return;
     }
     st_data_view v;
-    j->err = st_data_attrs(j->in.data, j->in.len, j->h.nattrs, &v, d);
+    j->err = st_data_attrs(j->in.data, j->in.len, j->h.nattrs, j->h.count, &v, d);
     if (j->err != ST_OK)
         return;
     size_t esz = j->esz, cn;
@@ -87,11 +108,14 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
     if (j->err != ST_OK)
         return;
     size_t stop = j->stop && j->stop < j->n ? j->stop : j->n;
-    /* Entries are checked against ENTRY_CRC only as a whole frame, so a
-     * prefix of a frame that has one is decoded whole unless the caller
-     * chose speed over the check. */
-    int check = v.has_entry_crc && !j->ignore_check;
-    size_t dec = check ? j->n : stop;
+    /* ENTRY_CRC checks whole blocks, so a prefix is decoded to the end of
+     * its last block, unless the caller chose speed over the check. */
+    int check = v.entry_crc && !j->ignore_check;
+    size_t dec = stop;
+    if (check && dec < j->n) {
+        dec = (dec + ST_ENTRY_CRC_BLOCK - 1) / ST_ENTRY_CRC_BLOCK * ST_ENTRY_CRC_BLOCK;
+        dec = dec < j->n ? dec : j->n;
+    }
     /* user types are bytes to the codec, so scale the count like n */
     size_t cdec = j->type == ST_TYPE_USER ? dec * esz : dec;
     j->err = svpc_decode_prefix(ctx, (svpc_encoder)j->h.encoder, ct, v.data, (size_t)v.dlen, cn, cdec, j->out.data, d);
@@ -104,6 +128,9 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
         if (fc != j->h.first_cycle)
             j->err = st_diag_set(d, ST_E_CORRUPT, "decoded first cycle %llu differs from the header's %llu",
                                  (unsigned long long)fc, (unsigned long long)j->h.first_cycle);
+        else if (check)
+            j->err = check_blocks(j, v.entry_crc, dec);
+        j->out.len = stop * esz;
         return;
     }
     /* the header's cycle range must be the decoded one (0..0 for streams
@@ -116,13 +143,8 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
                              (unsigned long long)j->h.last_cycle);
         return;
     }
-    /* Only a whole frame can be checked: an unchecked prefix read returns
-     * above, having checked what it can (SIMTRACE.md 4.2, 7.3). */
-    if (check && !st_crc_ok(v.entry_crc, j->out.data, j->out.len)) {
-        j->err = st_diag_set(d, ST_E_ENTRY_CRC, "the %zu entries have CRC-32 0x%08x, the frame's ENTRY_CRC says 0x%08x",
-                             j->n, (unsigned)st_crc32(j->out.data, j->out.len), (unsigned)v.entry_crc);
-        return;
-    }
+    if (check)
+        j->err = check_blocks(j, v.entry_crc, dec);
     j->out.len = stop * esz;
 }
 

@@ -70,8 +70,8 @@ void st_job_run(st_job *j, svpc_ctx *ctx);
 /* Decode one data frame on the calling thread, outside any pool: header h
  * (as read and checked), payload *in (checked against h->payload_crc
  * here), entries of type t and size esz.  stop = 0 decodes the whole frame,
- * else returns its first stop entries (decoding the frame whole to check
- * them against ENTRY_CRC, unless ignore_check).  The entries replace *out's contents.
+ * else returns its first stop entries (decoding to the end of the ENTRY_CRC
+ * block of the last, to check them, unless ignore_check).  The entries replace *out's contents.
  * Returns the job's error; on failure *d (if not NULL) says what and where
  * within the frame, and the caller adds the frame's place. */
 st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_type t, size_t esz, st_buf *in,

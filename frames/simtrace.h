@@ -367,14 +367,13 @@ uint64_t st_index_bytes_read(const st_index *ix);
 st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d);
 
 /*
- * The first `stop` entries of data frame k (1..count; larger is count).
- * A frame with ENTRY_CRC (format 1.3) is decoded whole all the same, so
- * that the entries returned are checked; with st_index_set_ignore_check,
- * or in a frame without ENTRY_CRC, decoding stops after the prefix
- * (svpc_decode_prefix), which halves the average cost of reaching one
- * entry, and damage after the prefix inside the encoded entries goes
- * unnoticed.  The payload checksum is always checked.  out gets stop x
- * entry-size bytes.  Returns as st_index_decode_frame.
+ * The first `stop` entries of data frame k (1..count; larger is count):
+ * decoding stops there (svpc_decode_prefix), which halves the average cost
+ * of reaching one entry; in a frame with ENTRY_CRC (format 1.3) it stops
+ * at the end of the checksummed block of 65,536 entries that holds entry
+ * stop - 1, so that every entry returned is checked, unless
+ * st_index_set_ignore_check.  The payload checksum is always checked.
+ * out gets stop x entry-size bytes.  Returns as st_index_decode_frame.
  */
 st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf *out, st_diag *d);
 

@@ -186,6 +186,69 @@ static void entry_crc_checks(const uint8_t *a)
     free(c);
 }
 
+/* A frame of more than one ENTRY_CRC block: a prefix read checks the
+ * blocks it decodes (to the end of its last one), no more. */
+static void entry_crc_blocks(void)
+{
+    const size_t n = 2 * ST_ENTRY_CRC_BLOCK + 1000;
+    uint8_t *e = calloc(n, 32);
+    for (size_t i = 0; i < n; i++) {
+        st_store64(e + 32 * i, i);              /* cycle */
+        st_store64(e + 32 * i + 8, 0x1000 + (i % 7) * 4); /* ip */
+        st_store64(e + 32 * i + 16, 0x8000 + (i % 1000) * 8);
+        st_store64(e + 32 * i + 24, i * 2654435761u);
+    }
+    FILE *f = tmpfile();
+    st_write_opts o = {1, (uint32_t)n, 0};
+    st_writer *w;
+    CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
+    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    uint32_t sid;
+    CHECK(st_writer_add_stream(w, "t", ST_TYPE_D64, &p, &sid) == ST_OK);
+    CHECK(st_writer_append(w, sid, e, n) == ST_OK);
+    CHECK(st_writer_finish(w) == ST_OK);
+    st_writer_free(w);
+    fflush(f);
+    size_t len;
+    uint8_t *c = slurp(f, &len);
+    fclose(f);
+    /* frame 1 is the one data frame: three CRCs, the last of 1000 entries */
+    uint8_t *h = c + 64 + 96 + st_load64(c + 64 + 72), *pay = h + ST_FRAME_HEADER_SIZE;
+    CHECK(memcmp(h, "STFR", 4) == 0 && h[4] == 1); /* a data frame */
+    uint8_t *crc = pay + ST_ATTR_HEADER_SIZE + st_load64(pay + 8);
+    CHECK(st_load32(crc) == ST_ATTR_ENTRY_CRC && st_load64(crc + 8) == 12);
+    CHECK(st_load32(crc + 16 + 8) == st_crc32(e + 2 * ST_ENTRY_CRC_BLOCK * 32, 1000 * 32));
+    crc[16 + 4] ^= 1; /* block 1's */
+    st_store32(h + 80, st_crc32(pay, (size_t)st_load64(h + 72)));
+    st_store32(h + 92, st_crc32(h, 92));
+    FILE *g = tmpfile();
+    fwrite(c, 1, len, g);
+    fflush(g);
+    st_index *ix = NULL;
+    st_diag d;
+    st_diag_clear(&d);
+    CHECK(st_index_open(&ix, fileno(g), &d) == ST_OK);
+    st_buf out;
+    st_buf_init(&out, 0);
+    if (ix) {
+        CHECK(st_index_decode_prefix(ix, 1, 10, &out, &d) == ST_OK && out.len == 10 * 32 &&
+              memcmp(out.data, e, out.len) == 0);
+        CHECK(st_index_decode_prefix(ix, 1, ST_ENTRY_CRC_BLOCK, &out, &d) == ST_OK &&
+              out.len == ST_ENTRY_CRC_BLOCK * 32);
+        CHECK(st_index_decode_prefix(ix, 1, ST_ENTRY_CRC_BLOCK + 1, &out, &d) == ST_E_ENTRY_CRC);
+        CHECK(st_index_decode_prefix(ix, 1, n - 1, &out, &d) == ST_E_ENTRY_CRC);
+        CHECK(st_index_decode_frame(ix, 1, &out, &d) == ST_E_ENTRY_CRC);
+        st_index_set_ignore_check(ix, 1);
+        CHECK(st_index_decode_frame(ix, 1, &out, &d) == ST_OK && out.len == n * 32 &&
+              memcmp(out.data, e, out.len) == 0);
+    }
+    st_buf_free(&out);
+    st_index_free(ix);
+    fclose(g);
+    free(c);
+    free(e);
+}
+
 int main(void)
 {
     size_t n = 5000;
@@ -295,6 +358,7 @@ int main(void)
         fclose(f3);
     }
     entry_crc_checks(a);
+    entry_crc_blocks();
     /* writer rejects bad options and stream declarations */
     st_writer *w;
     st_write_opts bad = {0, 10, 0};
