@@ -456,6 +456,9 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
                 q->hold_any = 0;
                 q->frames_seen = 0;
                 q->untimed = 0;
+                /* losses so far were of the held stream, which is not written */
+                q->lost_frames = 0;
+                q->lost_entries = 0;
             }
         }
     }
@@ -529,7 +532,9 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
     seq_t *q = arg;
     if (!q->salvage)
         return e;
-    if (q->chosen && s->id == q->id) {
+    /* a held stream (see seq_t.tentative) becomes the output when no
+     * memory stream follows, so its losses count until it is replaced */
+    if (q->chosen ? s->id == q->id : q->tentative && s->id == q->tid) {
         q->lost_frames++;
         q->lost_entries += f->count;
     }

@@ -593,6 +593,49 @@ check_entry_ranges() {
     same got1 want1
 }
 
+@test "--salvage counts a skipped frame of a non-memory default stream: exit 1, file and pipe" {
+    # without -s, a pipe holds a non-memory first stream back until the end
+    # (a memory stream could follow); its losses must count all the same
+    real_d64 3000 d.d64
+    head -c 36000 d.d64 >v.bin
+    rand_bytes 5000 b.bin
+    local t in
+    for t in vpc bytes; do
+        in=v.bin
+        [[ $t == bytes ]] && in=b.bin
+        ok_to s.sim "$SIMTRACE_PACK" -T1 --frame-size 1000 --type "$t" "$in"
+        local off sz
+        off=$(frame_field s.sim 2 offset)
+        sz=$(frame_field s.sim 2 size)
+        [[ $(frame_field s.sim 2 kind) -eq 1 ]] || fail "frame 2 is no data frame"
+        cp s.sim bad.sim
+        flip_byte bad.sim $((off + 96 + (sz - 96) / 2)) 3
+        local esz=12
+        [[ $t == bytes ]] && esz=1
+        { head -c $((1000 * esz)) "$in"; tail -c +$((2000 * esz + 1)) "$in"; } >want
+        run to got "$SIMTRACE_CAT" --salvage bad.sim
+        expect_status 1
+        expect_output_has "1 damaged frame of the stream skipped (1000 entries)"
+        same got want
+        run to got.p catp bad.sim --salvage
+        expect_status 1
+        expect_output_has "1 damaged frame of the stream skipped (1000 entries)"
+        same got.p want
+    done
+    # a held stream that a later memory stream replaces: its losses do not
+    # count against the memory stream, which comes out whole
+    ok_to m.sim "$SIMTRACE_PACK" -T1 --stream mem d.d64
+    ok_to cc.sim "$SIMTRACE_PACK" --concat s.sim m.sim
+    [[ $(frame_table cc.sim | awk '$4 == 2 && $5 == 1 { print $1 }') -gt 2 ]] ||
+        fail "the memory stream must be declared after the damaged frame: $(frame_table cc.sim)"
+    cp cc.sim ccbad.sim
+    flip_byte ccbad.sim $((off + 96 + (sz - 96) / 2)) 3
+    run to got.p catp ccbad.sim --salvage
+    expect_status 0
+    expect_output_has "0 damaged frames of the stream skipped"
+    same got.p d.d64
+}
+
 @test "--salvage of an intact container: everything, exit 0" {
     run to got "$SIMTRACE_CAT" --salvage -s w "$D/two.sim"
     expect_status 0
