@@ -395,6 +395,9 @@ typedef struct {
     st_buf hold;
     uint64_t hold_first;
     int hold_any;
+    /* a callback has printed the message of the error it returned: the
+     * reader's position, which main() would add, is not where it lies */
+    int said;
 } seq_t;
 
 /* On a pipe the companion vblock stream may come later than the entries
@@ -409,6 +412,7 @@ static st_error value_none(void *arg, uint64_t index, const uint8_t **value, siz
         if (st_reader_stream(q->r, i)->type == ST_TYPE_VBLOCK && st_reader_stream(q->r, i)->owner == q->id) {
             fprintf(stderr, "%s: %s: entry %" PRIu64 " has a wide value, which only a regular file (read through "
                             "its directory) can supply\n", cli_prog, q->file, index);
+            q->said = 1;
             return ST_E_UNSUPPORTED;
         }
     return ST_OK;
@@ -489,10 +493,14 @@ static st_error start_and_write(seq_t *q, const st_stream_info *s, uint64_t firs
     if (q->format && !q->o->x) {
         /* the exporter needs the stream's description, known from now on */
         st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
-        if (st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, q) != ST_OK) {
+        st_error e = st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, q);
+        if (e == ST_E_UNSUPPORTED) {
             cli_msg("%s: stream '%s' of type %s cannot be written as %s", q->file, s->name, s->type_name, q->format);
+            q->said = 1;
             return ST_E_USAGE;
         }
+        if (e != ST_OK)
+            return e;
     }
     return out_entries(q->o, first, p, n, s->entry_size);
 }
@@ -509,6 +517,7 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
     st_error e = slice(&q->sl, s, first, p, n, &a, &b, &d);
     if (e != ST_OK) {
         cli_report(e, &d, q->file);
+        q->said = 1;
         return e;
     }
     if (!q->chosen) {
@@ -755,9 +764,14 @@ int main(int argc, char **argv)
                 st_export_stream es = {chosen->name, chosen->type, chosen->entry_size, chosen->header,
                                        chosen->header_len};
                 e = st_exporter_new(&o.x, format, &es, out_write, &o, value_of, &vals);
-                if (e != ST_OK)
+                if (e == ST_E_UNSUPPORTED) {
+                    /* the format chosen cannot hold this stream: bad usage */
                     cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen->name,
                             chosen->type_name, format);
+                    e = ST_E_USAGE;
+                } else if (e != ST_OK) {
+                    rc = cli_report(e, NULL, in_name);
+                }
             }
             if (e == ST_OK) {
                 e = cat_index(ix, (unsigned)si, &rg, &o, verbose, &d);
@@ -811,7 +825,9 @@ sequential:;
     q.r = r;
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
     int status = EXIT_OK;
-    if (e != ST_OK)
+    if (e != ST_OK && q.said)
+        status = cli_status(e);
+    else if (e != ST_OK)
         status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
     if (e == ST_OK && !list && !verify && !q.chosen && stream) {
         /* a stream without data frames: nothing went by, but it exists */
@@ -828,7 +844,7 @@ sequential:;
             if (q.format)
                 e = start_and_write(&q, s, 0, NULL, 0);
             if (e != ST_OK)
-                status = e == ST_E_USAGE ? EXIT_USAGE : cli_report(e, &d, out_path ? out_path : "(stdout)");
+                status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
         }
     }
     if (e == ST_OK && !list && !verify && !q.chosen && q.tentative) {
@@ -844,7 +860,7 @@ sequential:;
         else if (s && q.format)
             e = start_and_write(&q, s, 0, NULL, 0);
         if (e != ST_OK)
-            status = e == ST_E_USAGE ? EXIT_USAGE : cli_report(e, &d, out_path ? out_path : "(stdout)");
+            status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
     }
     if (e == ST_OK && q.chosen && rg.kind == R_TIME && (q.untimed || !q.frames_seen)) {
         cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.id));
@@ -897,7 +913,7 @@ sequential:;
         st_exporter_free(o.x);
         o.x = NULL;
     }
-    if (salvage) {
+    if (salvage && status != EXIT_USAGE) {
         cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", in_name,
                 e == ST_OK ? "the whole container" : "up to the damage reported above", q.lost_frames,
                 q.lost_frames == 1 ? "" : "s", q.lost_entries, "");
@@ -911,7 +927,8 @@ sequential:;
     st_buf_free(&q.hold);
     free(q.stored);
     if (want_out) {
-        if (status != EXIT_OK && !salvage) {
+        /* --salvage keeps what it saved, but a usage error saves nothing */
+        if (status != EXIT_OK && (!salvage || status == EXIT_USAGE)) {
             cli_out_abort();
             return status;
         }

@@ -705,6 +705,33 @@ check_entry_ranges() {
 
 # ---- usage -------------------------------------------------------------------------------
 
+@test "-F FORMAT that cannot hold the stream: exit 2 and one message, with any range, file and pipe" {
+    local r
+    for r in "" "--entries=0:10" "--entries=5:" "--cycles=0:" "--salvage"; do
+        run "$SIMTRACE_CAT" -F vpc $r -o out "$D/small.sim"
+        expect_status 2 || fail "-F vpc $r (file)"
+        expect_prefix simtrace-cat
+        expect_output_has "type d64 cannot be written as vpc"
+        [[ ${#lines[@]} -eq 1 ]] || fail "-F vpc $r (file): want one message, got: $output"
+        [[ ! -e out ]] || fail "-F vpc $r (file) left its output file"
+        run catp "$D/small.sim" -F vpc $r -o out
+        expect_status 2 || fail "-F vpc $r (pipe)"
+        expect_output_has "type d64 cannot be written as vpc"
+        [[ ${#lines[@]} -eq 1 ]] || fail "-F vpc $r (pipe): want one message, got: $output"
+        [[ ! -e out ]] || fail "-F vpc $r (pipe) left its output file"
+    done
+}
+
+@test "--cycles on decreasing cycles from a pipe: exit 1 and one message naming the entry" {
+    perl -e 'binmode STDOUT; print pack("Q<4", $_ < 1500 ? 1000 + $_ : $_, 1, 2, 3) for 0 .. 2999' >dec.d64
+    ok_to dec.sim "$SIMTRACE_PACK" --frame-size 1000 dec.d64
+    run to got catp dec.sim --cycles 100:
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "cycles decrease at entry 1500"
+    [[ ${#lines[@]} -eq 1 ]] || fail "want one message, got: $output"
+}
+
 @test "usage errors: exit 2 with a message naming the program" {
     local -a cases=(
         "pack|--bogus|--bogus"
