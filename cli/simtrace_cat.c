@@ -2,6 +2,7 @@
  * whole or a range by entry index, cycle or wall-clock time; list, verify
  * and salvage containers. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -36,7 +37,8 @@ static void usage(FILE *f)
             "                        memory stream)\n"
             "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
             "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"
-            "                        decrease within the stream)\n"
+            "                        decrease within the stream); A, B, C1, C2 are decimal\n"
+            "                        (a leading 0 is not octal), or hexadecimal with 0x\n"
             "      --time=T1:T2      the frames written between T1 and T2 (ns since 1970,\n"
             "                        or with a suffix s, ms, us; needs --timestamps when packed)\n"
             "  -F, --format=FORMAT   raw (default, byte-identical to what was packed), text,\n"
@@ -109,11 +111,15 @@ static int num_plain(const char *s, size_t n, uint64_t *v)
         return 0;
     memcpy(buf, s, n);
     buf[n] = 0;
-    if (buf[0] < '0' || buf[0] > '9')
+    /* decimal, or hexadecimal with 0x (cycles are often written so); never
+     * octal: a leading 0 is a zero, as 010 is ten */
+    int hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
+    const char *digits = buf + (hex ? 2 : 0);
+    if (!(hex ? isxdigit((unsigned char)digits[0]) : isdigit((unsigned char)digits[0])))
         return 0;
     char *end;
     errno = 0;
-    unsigned long long x = strtoull(buf, &end, 0);
+    unsigned long long x = strtoull(digits, &end, hex ? 16 : 10);
     if (errno || *end)
         return 0;
     *v = x;
@@ -631,7 +637,8 @@ int main(int argc, char **argv)
             }
             if (!parse_range(optarg, &rg, c == OPT_ENTRIES ? R_ENTRIES : c == OPT_CYCLES ? R_CYCLES : R_TIME,
                              c == OPT_TIME ? num_time : num_plain)) {
-                cli_msg("invalid range '%s' (A:B, A <= B, either end may be omitted)", optarg);
+                cli_msg("invalid range '%s' (A:B, A <= B, decimal or 0x hexadecimal, either end may be omitted)",
+                        optarg);
                 return EXIT_USAGE;
             }
             break;

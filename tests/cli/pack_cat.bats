@@ -251,9 +251,25 @@ check_entry_ranges() {
     done
 }
 
+@test "--entries and --cycles numbers: decimal (a leading 0 is not octal) or hexadecimal with 0x" {
+    slice_entries "$D/cc1r.d64" 32 10 20 >want
+    cat_both "$D/small.sim" want --entries 010:020
+    slice_entries "$D/cc1r.d64" 32 8 9 >want
+    cat_both "$D/small.sim" want --entries 08:09
+    slice_entries "$D/cc1r.d64" 32 16 4096 >want
+    cat_both "$D/small.sim" want --entries 0x10:0X1000
+    local c0 c1
+    c0=$(cycle_of "$D/cc1r.d64" 32 1000)
+    c1=$(cycle_of "$D/cc1r.d64" 32 9000)
+    cycle_slices 32 "$D/cc1r.d64" cs "$c0:$c1"
+    cat_both "$D/small.sim" cs.0 --cycles "$(printf '0x%x:0x%X' "$c0" "$c1")"
+    cat_both "$D/small.sim" cs.0 --cycles "00$c0:0$c1"
+}
+
 @test "bad range syntax and conflicting options: exit 2" {
     local a
     for a in "--entries=5" "--entries=5:3" "--entries=x:y" "--entries=-1:2" "--entries=1::2" \
+        "--entries=0x:5" "--entries=0x-1:5" "--entries=0x+1:5" "--entries=1e3:" "--entries=0b1:" \
         "--cycles=10:9" "--cycles=abc:" "--time=1h:" "--time=5s:1s"; do
         run "$SIMTRACE_CAT" "$a" "$D/small.sim"
         expect_status 2
