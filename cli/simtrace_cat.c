@@ -533,11 +533,18 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
             q->hold_any = 1;
         }
         e = st_buf_append(&q->hold, p + a * s->entry_size, (b - a) * s->entry_size);
-        if (e != ST_OK)
-            cli_msg("%s: on a pipe, more than %u MiB of stream '%s' would have to be held until it is known "
-                    "that no memory stream follows; name the stream with --stream", q->file, SEQ_HOLD_MAX >> 20,
-                    s->name);
-        return e == ST_E_MEMLIMIT ? ST_E_USAGE : e;
+        if (e == ST_E_MEMLIMIT) {
+            /* nothing can be written before the end decides, and a pipe
+             * cannot be read twice: only the user can settle it */
+            cli_msg("%s: cannot choose the default stream: the first stream, '%s' (%s), is not a memory "
+                    "stream, and read sequentially it is the default only if no memory stream is declared "
+                    "after it, which is known only at the end of the input; more than %u MiB of it would "
+                    "have to be held until then: name the stream with -s '%s'",
+                    q->file, s->name, s->type_name, SEQ_HOLD_MAX >> 20, s->name);
+            q->said = 1;
+            return ST_E_USAGE;
+        }
+        return e;
     }
     return start_and_write(q, s, first + a, p + a * s->entry_size, b - a);
 }

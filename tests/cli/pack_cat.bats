@@ -719,6 +719,26 @@ check_entry_ranges() {
     same got "$D/xzr.d64"
 }
 
+@test "default stream read sequentially: over 64 MiB of a non-memory first stream asks for -s (exit 2, one message)" {
+    # zeros: a small container of a large stream
+    head -c 70000000 /dev/zero | "$SIMTRACE_PACK" -T2 --type bytes -o z.sim
+    run catp z.sim -o out
+    expect_status 2
+    expect_prefix simtrace-cat
+    expect_output_has "not a memory stream"
+    expect_output_has "-s 'trace'"
+    [[ ${#lines[@]} -eq 1 ]] || fail "want one message, got: $output"
+    [[ ! -e out ]] || fail "output file left behind"
+    run "$SIMTRACE_CAT" --salvage -o out z.sim
+    expect_status 2
+    expect_output_has "-s 'trace'"
+    [[ ${#lines[@]} -eq 1 ]] || fail "--salvage: want one message, got: $output"
+    [[ ! -e out ]] || fail "output file left behind (--salvage)"
+    # named, or from the file through its directory, it comes out whole
+    catp z.sim -s trace | cmp - <(head -c 70000000 /dev/zero)
+    "$SIMTRACE_CAT" z.sim | cmp - <(head -c 70000000 /dev/zero)
+}
+
 # ---- usage -------------------------------------------------------------------------------
 
 @test "-F FORMAT that cannot hold the stream: exit 2 and one message, with any range, file and pipe" {
