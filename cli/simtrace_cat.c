@@ -82,6 +82,7 @@ typedef struct {
     int kind;
     uint64_t lo, hi; /* half-open; hi = UINT64_MAX when omitted */
     int has_hi;
+    const char *text; /* as given: messages quote it, not what it was taken for */
 } range;
 
 /* Parse "A:B" with either side optional; unit parser for each side. */
@@ -91,6 +92,7 @@ static int parse_range(const char *s, range *r, int kind, int (*num)(const char 
     if (!colon)
         return 0;
     r->kind = kind;
+    r->text = s;
     r->lo = 0;
     r->hi = UINT64_MAX;
     r->has_hi = 0;
@@ -255,8 +257,8 @@ static st_error select_frames(st_index *ix, unsigned si, const range *rg, uint64
     switch (rg->kind) {
     case R_ENTRIES:
         if (rg->lo > s->entries || (rg->has_hi && rg->hi > s->entries))
-            return st_diag_set(d, ST_E_RANGE, "entries %" PRIu64 ":%" PRIu64 " run past the end: stream '%s' has %" PRIu64
-                               " entries", rg->lo, rg->has_hi ? rg->hi : s->entries, s->name, s->entries);
+            return st_diag_set(d, ST_E_RANGE, "entries %s run past the end: stream '%s' has %" PRIu64 " entries",
+                               rg->text, s->name, s->entries);
         *lo = rg->lo;
         *hi = rg->has_hi ? rg->hi : s->entries;
         if (*lo == *hi) {
@@ -627,7 +629,7 @@ int main(int argc, char **argv)
     int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, c;
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
-    range rg = {R_NONE, 0, UINT64_MAX, 0};
+    range rg = {R_NONE, 0, UINT64_MAX, 0, NULL};
     opterr = 0;
     while ((c = getopt_long(argc, argv, "lts:F:o:cT:M:fkvqhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -905,8 +907,8 @@ sequential:;
             if (st_reader_stream(r, i)->id == q.id)
                 s = st_reader_stream(r, i);
         if (s && (rg.lo > s->entries || (rg.has_hi && rg.hi > s->entries))) {
-            cli_msg("%s: entries %" PRIu64 ":%" PRIu64 " run past the end: stream '%s' has %" PRIu64 " entries",
-                    in_name, rg.lo, rg.has_hi ? rg.hi : s->entries, s->name, s->entries);
+            cli_msg("%s: entries %s run past the end: stream '%s' has %" PRIu64 " entries", in_name, rg.text,
+                    s->name, s->entries);
             status = EXIT_DATA;
         }
     }
