@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/st_error.h"
@@ -122,14 +123,19 @@ int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd
     int in_fd, out_fd = -1, rc;
     if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
         return rc;
-    /* a regular file: look at the directory first, so that a container this
-     * program cannot write out is refused before any output exists.  A file
-     * whose directory is damaged is read sequentially below, which reports
-     * the damage after the intact frames. */
+    /* a regular file, named or on standard input (< FILE): look at the
+     * directory first, so that a container this program cannot write out is
+     * refused before any output exists.  st_index_open reads with pread and
+     * leaves the offset alone; it sees the whole file, so only when the read
+     * below starts at its beginning (standard input may have been read from
+     * already).  A file whose directory is damaged is read sequentially
+     * below, which reports the damage after the intact frames. */
     st_index *ix = NULL;
     st_diag d;
     st_diag_clear(&d);
-    if (in_fd != 0 && st_index_open(&ix, in_fd, &d) == ST_OK) {
+    struct stat st;
+    int whole_file = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(in_fd, 0, SEEK_CUR) == 0;
+    if (whole_file && st_index_open(&ix, in_fd, &d) == ST_OK) {
         unsigned ns = st_index_stream_count(ix);
         st_index_free(ix);
         if (ns > 1) {

@@ -2,6 +2,7 @@
  * whole or a range by entry index, cycle or wall-clock time; list, verify
  * and salvage containers. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -36,7 +37,8 @@ static void usage(FILE *f)
             "                        memory stream)\n"
             "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
             "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"
-            "                        decrease within the stream)\n"
+            "                        decrease within the stream); A, B, C1, C2 are decimal\n"
+            "                        (a leading 0 is not octal), or hexadecimal with 0x\n"
             "      --time=T1:T2      the frames written between T1 and T2 (ns since 1970,\n"
             "                        or with a suffix s, ms, us; needs --timestamps when packed)\n"
             "  -F, --format=FORMAT   raw (default, byte-identical to what was packed), text,\n"
@@ -85,6 +87,7 @@ typedef struct {
     int kind;
     uint64_t lo, hi; /* half-open; hi = UINT64_MAX when omitted */
     int has_hi;
+    const char *text; /* as given: messages quote it, not what it was taken for */
 } range;
 
 /* Parse "A:B" with either side optional; unit parser for each side. */
@@ -94,6 +97,7 @@ static int parse_range(const char *s, range *r, int kind, int (*num)(const char 
     if (!colon)
         return 0;
     r->kind = kind;
+    r->text = s;
     r->lo = 0;
     r->hi = UINT64_MAX;
     r->has_hi = 0;
@@ -114,11 +118,15 @@ static int num_plain(const char *s, size_t n, uint64_t *v)
         return 0;
     memcpy(buf, s, n);
     buf[n] = 0;
-    if (buf[0] < '0' || buf[0] > '9')
+    /* decimal, or hexadecimal with 0x (cycles are often written so); never
+     * octal: a leading 0 is a zero, as 010 is ten */
+    int hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
+    const char *digits = buf + (hex ? 2 : 0);
+    if (!(hex ? isxdigit((unsigned char)digits[0]) : isdigit((unsigned char)digits[0])))
         return 0;
     char *end;
     errno = 0;
-    unsigned long long x = strtoull(buf, &end, 0);
+    unsigned long long x = strtoull(digits, &end, hex ? 16 : 10);
     if (errno || *end)
         return 0;
     *v = x;
@@ -254,8 +262,8 @@ static st_error select_frames(st_index *ix, unsigned si, const range *rg, uint64
     switch (rg->kind) {
     case R_ENTRIES:
         if (rg->lo > s->entries || (rg->has_hi && rg->hi > s->entries))
-            return st_diag_set(d, ST_E_RANGE, "entries %" PRIu64 ":%" PRIu64 " run past the end: stream '%s' has %" PRIu64
-                               " entries", rg->lo, rg->has_hi ? rg->hi : s->entries, s->name, s->entries);
+            return st_diag_set(d, ST_E_RANGE, "entries %s run past the end: stream '%s' has %" PRIu64 " entries",
+                               rg->text, s->name, s->entries);
         *lo = rg->lo;
         *hi = rg->has_hi ? rg->hi : s->entries;
         if (*lo == *hi) {
@@ -400,6 +408,9 @@ typedef struct {
     st_buf hold;
     uint64_t hold_first;
     int hold_any;
+    /* a callback has printed the message of the error it returned: the
+     * reader's position, which main() would add, is not where it lies */
+    int said;
 } seq_t;
 
 /* On a pipe the companion vblock stream may come later than the entries
@@ -414,6 +425,7 @@ static st_error value_none(void *arg, uint64_t index, const uint8_t **value, siz
         if (st_reader_stream(q->r, i)->type == ST_TYPE_VBLOCK && st_reader_stream(q->r, i)->owner == q->id) {
             fprintf(stderr, "%s: %s: entry %" PRIu64 " has a wide value, which only a regular file (read through "
                             "its directory) can supply\n", cli_prog, q->file, index);
+            q->said = 1;
             return ST_E_UNSUPPORTED;
         }
     return ST_OK;
@@ -461,6 +473,9 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
                 q->hold_any = 0;
                 q->frames_seen = 0;
                 q->untimed = 0;
+                /* losses so far were of the held stream, which is not written */
+                q->lost_frames = 0;
+                q->lost_entries = 0;
             }
         }
     }
@@ -491,10 +506,14 @@ static st_error start_and_write(seq_t *q, const st_stream_info *s, uint64_t firs
     if (q->format && !q->o->x) {
         /* the exporter needs the stream's description, known from now on */
         st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
-        if (st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, q) != ST_OK) {
+        st_error e = st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, q);
+        if (e == ST_E_UNSUPPORTED) {
             cli_msg("%s: stream '%s' of type %s cannot be written as %s", q->file, s->name, s->type_name, q->format);
+            q->said = 1;
             return ST_E_USAGE;
         }
+        if (e != ST_OK)
+            return e;
     }
     return out_entries(q->o, first, p, n, s->entry_size);
 }
@@ -511,6 +530,7 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
     st_error e = slice(&q->sl, s, first, p, n, &a, &b, &d);
     if (e != ST_OK) {
         cli_report(e, &d, q->file);
+        q->said = 1;
         return e;
     }
     if (!q->chosen) {
@@ -520,11 +540,18 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
             q->hold_any = 1;
         }
         e = st_buf_append(&q->hold, p + a * s->entry_size, (b - a) * s->entry_size);
-        if (e != ST_OK)
-            cli_msg("%s: on a pipe, more than %u MiB of stream '%s' would have to be held until it is known "
-                    "that no memory stream follows; name the stream with --stream", q->file, SEQ_HOLD_MAX >> 20,
-                    s->name);
-        return e == ST_E_MEMLIMIT ? ST_E_USAGE : e;
+        if (e == ST_E_MEMLIMIT) {
+            /* nothing can be written before the end decides, and a pipe
+             * cannot be read twice: only the user can settle it */
+            cli_msg("%s: cannot choose the default stream: the first stream, '%s' (%s), is not a memory "
+                    "stream, and read sequentially it is the default only if no memory stream is declared "
+                    "after it, which is known only at the end of the input; more than %u MiB of it would "
+                    "have to be held until then: name the stream with -s '%s'",
+                    q->file, s->name, s->type_name, SEQ_HOLD_MAX >> 20, s->name);
+            q->said = 1;
+            return ST_E_USAGE;
+        }
+        return e;
     }
     return start_and_write(q, s, first + a, p + a * s->entry_size, b - a);
 }
@@ -534,7 +561,9 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
     seq_t *q = arg;
     if (!q->salvage)
         return e;
-    if (q->chosen && s->id == q->id) {
+    /* a held stream (see seq_t.tentative) becomes the output when no
+     * memory stream follows, so its losses count until it is replaced */
+    if (q->chosen ? s->id == q->id : q->tentative && s->id == q->tid) {
         q->lost_frames++;
         q->lost_entries += f->count;
     }
@@ -605,7 +634,7 @@ int main(int argc, char **argv)
     int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, c;
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
-    range rg = {R_NONE, 0, UINT64_MAX, 0};
+    range rg = {R_NONE, 0, UINT64_MAX, 0, NULL};
     opterr = 0;
     while ((c = getopt_long(argc, argv, "lts:F:o:cT:M:fkvqhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -623,7 +652,8 @@ int main(int argc, char **argv)
             }
             if (!parse_range(optarg, &rg, c == OPT_ENTRIES ? R_ENTRIES : c == OPT_CYCLES ? R_CYCLES : R_TIME,
                              c == OPT_TIME ? num_time : num_plain)) {
-                cli_msg("invalid range '%s' (A:B, A <= B, either end may be omitted)", optarg);
+                cli_msg("invalid range '%s' (A:B, A <= B, decimal or 0x hexadecimal, either end may be omitted)",
+                        optarg);
                 return EXIT_USAGE;
             }
             break;
@@ -687,6 +717,17 @@ int main(int argc, char **argv)
     if (regular && !salvage && !verify) {
         e = st_index_open(&ix, in_fd, &d);
         if (e == ST_E_BAD_FOOTER || e == ST_E_TRUNCATED) {
+            /* a file too short for a container may be no container at all:
+             * the reader's look at its file header tells, and then that is
+             * what is wrong, not a cut that --salvage could help with */
+            st_read_opts ho = {.threads = 1, .verify_only = 1};
+            st_reader *hr = NULL;
+            st_diag hd;
+            st_diag_clear(&hd);
+            st_error he = lseek(in_fd, 0, SEEK_SET) == 0 ? st_reader_new(&hr, in_fd, &ho, &hd) : ST_OK;
+            st_reader_free(hr);
+            if (he == ST_E_BAD_MAGIC)
+                return cli_report(he, &hd, in_name);
             rc = cli_report(e, &d, in_name);
             cli_msg("%s: no valid directory and footer (cut off?); 'simtrace-cat --salvage' reads what is intact",
                     in_name);
@@ -758,9 +799,14 @@ int main(int argc, char **argv)
                 st_export_stream es = {chosen->name, chosen->type, chosen->entry_size, chosen->header,
                                        chosen->header_len};
                 e = st_exporter_new(&o.x, format, &es, out_write, &o, value_of, &vals);
-                if (e != ST_OK)
+                if (e == ST_E_UNSUPPORTED) {
+                    /* the format chosen cannot hold this stream: bad usage */
                     cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen->name,
                             chosen->type_name, format);
+                    e = ST_E_USAGE;
+                } else if (e != ST_OK) {
+                    rc = cli_report(e, NULL, in_name);
+                }
             }
             if (e == ST_OK) {
                 e = cat_index(ix, (unsigned)si, &rg, &o, verbose, &d);
@@ -815,7 +861,9 @@ sequential:;
     q.r = r;
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
     int status = EXIT_OK;
-    if (e != ST_OK)
+    if (e != ST_OK && q.said)
+        status = cli_status(e);
+    else if (e != ST_OK)
         status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
     if (e == ST_OK && !list && !verify && !q.chosen && stream) {
         /* a stream without data frames: nothing went by, but it exists */
@@ -832,7 +880,7 @@ sequential:;
             if (q.format)
                 e = start_and_write(&q, s, 0, NULL, 0);
             if (e != ST_OK)
-                status = e == ST_E_USAGE ? EXIT_USAGE : cli_report(e, &d, out_path ? out_path : "(stdout)");
+                status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
         }
     }
     if (e == ST_OK && !list && !verify && !q.chosen && q.tentative) {
@@ -848,7 +896,7 @@ sequential:;
         else if (s && q.format)
             e = start_and_write(&q, s, 0, NULL, 0);
         if (e != ST_OK)
-            status = e == ST_E_USAGE ? EXIT_USAGE : cli_report(e, &d, out_path ? out_path : "(stdout)");
+            status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
     }
     if (e == ST_OK && q.chosen && rg.kind == R_TIME && (q.untimed || !q.frames_seen)) {
         cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.id));
@@ -868,8 +916,8 @@ sequential:;
             if (st_reader_stream(r, i)->id == q.id)
                 s = st_reader_stream(r, i);
         if (s && (rg.lo > s->entries || (rg.has_hi && rg.hi > s->entries))) {
-            cli_msg("%s: entries %" PRIu64 ":%" PRIu64 " run past the end: stream '%s' has %" PRIu64 " entries",
-                    in_name, rg.lo, rg.has_hi ? rg.hi : s->entries, s->name, s->entries);
+            cli_msg("%s: entries %s run past the end: stream '%s' has %" PRIu64 " entries", in_name, rg.text,
+                    s->name, s->entries);
             status = EXIT_DATA;
         }
     }
@@ -901,7 +949,7 @@ sequential:;
         st_exporter_free(o.x);
         o.x = NULL;
     }
-    if (salvage) {
+    if (salvage && status != EXIT_USAGE) {
         cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", in_name,
                 e == ST_OK ? "the whole container" : "up to the damage reported above", q.lost_frames,
                 q.lost_frames == 1 ? "" : "s", q.lost_entries, "");
@@ -915,7 +963,8 @@ sequential:;
     st_buf_free(&q.hold);
     free(q.stored);
     if (want_out) {
-        if (status != EXIT_OK && !salvage) {
+        /* --salvage keeps what it saved, but a usage error saves nothing */
+        if (status != EXIT_OK && (!salvage || status == EXIT_USAGE)) {
             cli_out_abort();
             return status;
         }

@@ -58,12 +58,16 @@ st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o_in, st_dia
     size_t got;
     st_error e = st_read_full(fd, h, sizeof h, &got);
     if (e == ST_OK && got < sizeof h) {
-        diag_at(d, got, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
-        e = got == 0 ? st_diag_set(d, ST_E_TRUNCATED, "empty input, no file header")
-            : (got >= 8 && memcmp(h, ST_MAGIC, 8) != 0)
-                ? st_diag_set(d, ST_E_BAD_MAGIC, "file does not start with \"simtrace\"")
-                : st_diag_set(d, ST_E_TRUNCATED, "file header cut off after %zu of %u bytes", got,
-                              ST_FILE_HEADER_SIZE);
+        if (got && memcmp(h, ST_MAGIC, got < 8 ? got : 8) != 0) {
+            /* not a container, however short: the magic at offset 0 is wrong */
+            diag_at(d, 0, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
+            e = st_diag_set(d, ST_E_BAD_MAGIC, "file does not start with \"simtrace\"");
+        } else {
+            diag_at(d, got, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
+            e = got == 0 ? st_diag_set(d, ST_E_TRUNCATED, "empty input, no file header")
+                         : st_diag_set(d, ST_E_TRUNCATED, "file header cut off after %zu of %u bytes", got,
+                                       ST_FILE_HEADER_SIZE);
+        }
     }
     if (e == ST_OK) {
         diag_at(d, 0, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);

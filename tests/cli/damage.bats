@@ -167,6 +167,30 @@ expect_entries() {
     expect_output_has "simtrace"
 }
 
+@test "wrong magic is reported at byte offset 0, however short the file, by every reader" {
+    printf 'xxxxxxxxxxxxxxxx' >m16
+    printf 'xxxx' >m4
+    local f
+    for f in m16 m4; do
+        dec_bad "$f"
+        expect_output_has "svpc-decompress: $f: at byte offset 0: not a simtrace container"
+        run sh -c 'cat "$1" | "$2"' _ "$f" "$DECOMPRESS"
+        expect_status 1
+        expect_output_has "svpc-decompress: (stdin): at byte offset 0: not a simtrace container"
+        run "$SIMTRACE_CAT" "$f"
+        expect_status 1
+        [[ $output == "simtrace-cat: $f: at byte offset 0: not a simtrace container"* ]] || fail "simtrace-cat $f: $output"
+        [[ ${#lines[@]} -eq 1 ]] || fail "simtrace-cat $f: want one message (no --salvage hint), got: $output"
+        run "$SIMTRACE_CAT" --salvage "$f"
+        expect_status 1
+        expect_output_has "simtrace-cat: $f: at byte offset 0: not a simtrace container"
+    done
+    # a short file that starts as a container is cut off, not foreign
+    head -c 40 c >h40
+    dec_bad h40
+    expect_output_has "truncated"
+}
+
 @test "non-container input (random bytes, a raw trace) is rejected" {
     rand_bytes 4096 rnd
     dec_bad rnd

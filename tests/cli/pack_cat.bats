@@ -239,21 +239,35 @@ check_entry_ranges() {
         run "$SIMTRACE_CAT" -s w --entries "$r" -o out.f "$D/two.sim"
         expect_status 1
         expect_prefix simtrace-cat
-        expect_output_has "'w'"
-        expect_output_has "$NE entries"
+        expect_output_has "entries $r run past the end: stream 'w' has $NE entries"
         [[ ! -e out.f ]] || fail "a failed range left its output file"
         run catp "$D/two.sim" -s w --entries "$r" -o out.p
         expect_status 1
         expect_prefix simtrace-cat
-        expect_output_has "'w'"
-        expect_output_has "$NE entries"
+        expect_output_has "entries $r run past the end: stream 'w' has $NE entries"
         [[ ! -e out.p ]] || fail "a failed range left its output file (pipe)"
     done
+}
+
+@test "--entries and --cycles numbers: decimal (a leading 0 is not octal) or hexadecimal with 0x" {
+    slice_entries "$D/cc1r.d64" 32 10 20 >want
+    cat_both "$D/small.sim" want --entries 010:020
+    slice_entries "$D/cc1r.d64" 32 8 9 >want
+    cat_both "$D/small.sim" want --entries 08:09
+    slice_entries "$D/cc1r.d64" 32 16 4096 >want
+    cat_both "$D/small.sim" want --entries 0x10:0X1000
+    local c0 c1
+    c0=$(cycle_of "$D/cc1r.d64" 32 1000)
+    c1=$(cycle_of "$D/cc1r.d64" 32 9000)
+    cycle_slices 32 "$D/cc1r.d64" cs "$c0:$c1"
+    cat_both "$D/small.sim" cs.0 --cycles "$(printf '0x%x:0x%X' "$c0" "$c1")"
+    cat_both "$D/small.sim" cs.0 --cycles "00$c0:0$c1"
 }
 
 @test "bad range syntax and conflicting options: exit 2" {
     local a
     for a in "--entries=5" "--entries=5:3" "--entries=x:y" "--entries=-1:2" "--entries=1::2" \
+        "--entries=0x:5" "--entries=0x-1:5" "--entries=0x+1:5" "--entries=1e3:" "--entries=0b1:" \
         "--cycles=10:9" "--cycles=abc:" "--time=1h:" "--time=5s:1s"; do
         run "$SIMTRACE_CAT" "$a" "$D/small.sim"
         expect_status 2
@@ -593,6 +607,49 @@ check_entry_ranges() {
     same got1 want1
 }
 
+@test "--salvage counts a skipped frame of a non-memory default stream: exit 1, file and pipe" {
+    # without -s, a pipe holds a non-memory first stream back until the end
+    # (a memory stream could follow); its losses must count all the same
+    real_d64 3000 d.d64
+    head -c 36000 d.d64 >v.bin
+    rand_bytes 5000 b.bin
+    local t in
+    for t in vpc bytes; do
+        in=v.bin
+        [[ $t == bytes ]] && in=b.bin
+        ok_to s.sim "$SIMTRACE_PACK" -T1 --frame-size 1000 --type "$t" "$in"
+        local off sz
+        off=$(frame_field s.sim 2 offset)
+        sz=$(frame_field s.sim 2 size)
+        [[ $(frame_field s.sim 2 kind) -eq 1 ]] || fail "frame 2 is no data frame"
+        cp s.sim bad.sim
+        flip_byte bad.sim $((off + 96 + (sz - 96) / 2)) 3
+        local esz=12
+        [[ $t == bytes ]] && esz=1
+        { head -c $((1000 * esz)) "$in"; tail -c +$((2000 * esz + 1)) "$in"; } >want
+        run to got "$SIMTRACE_CAT" --salvage bad.sim
+        expect_status 1
+        expect_output_has "1 damaged frame of the stream skipped (1000 entries)"
+        same got want
+        run to got.p catp bad.sim --salvage
+        expect_status 1
+        expect_output_has "1 damaged frame of the stream skipped (1000 entries)"
+        same got.p want
+    done
+    # a held stream that a later memory stream replaces: its losses do not
+    # count against the memory stream, which comes out whole
+    ok_to m.sim "$SIMTRACE_PACK" -T1 --stream mem d.d64
+    ok_to cc.sim "$SIMTRACE_PACK" --concat s.sim m.sim
+    [[ $(frame_table cc.sim | awk '$4 == 2 && $5 == 1 { print $1 }') -gt 2 ]] ||
+        fail "the memory stream must be declared after the damaged frame: $(frame_table cc.sim)"
+    cp cc.sim ccbad.sim
+    flip_byte ccbad.sim $((off + 96 + (sz - 96) / 2)) 3
+    run to got.p catp ccbad.sim --salvage
+    expect_status 0
+    expect_output_has "0 damaged frames of the stream skipped"
+    same got.p d.d64
+}
+
 @test "--salvage of an intact container: everything, exit 0" {
     run to got "$SIMTRACE_CAT" --salvage -s w "$D/two.sim"
     expect_status 0
@@ -660,7 +717,54 @@ check_entry_ranges() {
     same got "$D/xzr.d64"
 }
 
+@test "default stream read sequentially: over 64 MiB of a non-memory first stream asks for -s (exit 2, one message)" {
+    # zeros: a small container of a large stream
+    head -c 70000000 /dev/zero | "$SIMTRACE_PACK" -T2 --type bytes -o z.sim
+    run catp z.sim -o out
+    expect_status 2
+    expect_prefix simtrace-cat
+    expect_output_has "not a memory stream"
+    expect_output_has "-s 'trace'"
+    [[ ${#lines[@]} -eq 1 ]] || fail "want one message, got: $output"
+    [[ ! -e out ]] || fail "output file left behind"
+    run "$SIMTRACE_CAT" --salvage -o out z.sim
+    expect_status 2
+    expect_output_has "-s 'trace'"
+    [[ ${#lines[@]} -eq 1 ]] || fail "--salvage: want one message, got: $output"
+    [[ ! -e out ]] || fail "output file left behind (--salvage)"
+    # named, or from the file through its directory, it comes out whole
+    catp z.sim -s trace | cmp - <(head -c 70000000 /dev/zero)
+    "$SIMTRACE_CAT" z.sim | cmp - <(head -c 70000000 /dev/zero)
+}
+
 # ---- usage -------------------------------------------------------------------------------
+
+@test "-F FORMAT that cannot hold the stream: exit 2 and one message, with any range, file and pipe" {
+    local r
+    for r in "" "--entries=0:10" "--entries=5:" "--cycles=0:" "--salvage"; do
+        run "$SIMTRACE_CAT" -F vpc $r -o out "$D/small.sim"
+        expect_status 2 || fail "-F vpc $r (file)"
+        expect_prefix simtrace-cat
+        expect_output_has "type d64 cannot be written as vpc"
+        [[ ${#lines[@]} -eq 1 ]] || fail "-F vpc $r (file): want one message, got: $output"
+        [[ ! -e out ]] || fail "-F vpc $r (file) left its output file"
+        run catp "$D/small.sim" -F vpc $r -o out
+        expect_status 2 || fail "-F vpc $r (pipe)"
+        expect_output_has "type d64 cannot be written as vpc"
+        [[ ${#lines[@]} -eq 1 ]] || fail "-F vpc $r (pipe): want one message, got: $output"
+        [[ ! -e out ]] || fail "-F vpc $r (pipe) left its output file"
+    done
+}
+
+@test "--cycles on decreasing cycles from a pipe: exit 1 and one message naming the entry" {
+    perl -e 'binmode STDOUT; print pack("Q<4", $_ < 1500 ? 1000 + $_ : $_, 1, 2, 3) for 0 .. 2999' >dec.d64
+    ok_to dec.sim "$SIMTRACE_PACK" --frame-size 1000 dec.d64
+    run to got catp dec.sim --cycles 100:
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "cycles decrease at entry 1500"
+    [[ ${#lines[@]} -eq 1 ]] || fail "want one message, got: $output"
+}
 
 @test "usage errors: exit 2 with a message naming the program" {
     local -a cases=(

@@ -332,13 +332,19 @@ small_pair() {
     [[ $output == *"Try 'svpc-compress -d --help'"* ]] || fail "hint: $output"
 }
 
-@test "svpc-decompress refuses a container of two streams, before writing (file) or at the second stream (pipe)" {
+@test "svpc-decompress refuses a container of two streams, before writing (file, < file) or at the second stream (pipe)" {
     local f="$BATS_TEST_DIRNAME/../../testdata/good/two_streams.sim"
     run "$SVPC_BIN/svpc-decompress" -o "$BATS_TEST_TMPDIR/out" "$f"
     [ "$status" -eq 1 ]
     [[ "$output" == "svpc-decompress: "*"2 streams"* ]]
     [ ! -e "$BATS_TEST_TMPDIR/out" ]
-    run sh -c "'$SVPC_BIN/svpc-decompress' < '$f' > /dev/null"
+    # standard input redirected from the file is a regular file too: refused
+    # up front, nothing written
+    run sh -c "'$SVPC_BIN/svpc-decompress' < '$f' > '$BATS_TEST_TMPDIR/out.stdin'"
+    [ "$status" -eq 1 ]
+    [[ "$output" == "svpc-decompress: (stdin): container holds 2 streams"* ]]
+    [ ! -s "$BATS_TEST_TMPDIR/out.stdin" ]
+    run sh -c "cat '$f' | '$SVPC_BIN/svpc-decompress' > /dev/null"
     [ "$status" -eq 1 ]
     [[ "$output" == "svpc-decompress: (stdin): "*"more than one stream"* ]]
 }
