@@ -717,17 +717,6 @@ int main(int argc, char **argv)
     if (regular && !salvage && !verify) {
         e = st_index_open(&ix, in_fd, &d);
         if (e == ST_E_BAD_FOOTER || e == ST_E_TRUNCATED) {
-            /* a file too short for a container may be no container at all:
-             * the reader's look at its file header tells, and then that is
-             * what is wrong, not a cut that --salvage could help with */
-            st_read_opts ho = {.threads = 1, .verify_only = 1};
-            st_reader *hr = NULL;
-            st_diag hd;
-            st_diag_clear(&hd);
-            st_error he = lseek(in_fd, 0, SEEK_SET) == 0 ? st_reader_new(&hr, in_fd, &ho, &hd) : ST_OK;
-            st_reader_free(hr);
-            if (he == ST_E_BAD_MAGIC)
-                return cli_report(he, &hd, in_name);
             rc = cli_report(e, &d, in_name);
             cli_msg("%s: no valid directory and footer (cut off?); 'simtrace-cat --salvage' reads what is intact",
                     in_name);
