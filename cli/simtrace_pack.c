@@ -32,7 +32,7 @@ static void usage(FILE *f)
             "                        Inputs naming the same stream are appended to it\n"
             "      --type=T          entry type of raw inputs: d64 (default), d32, m64, m32,\n"
             "                        vpc, event, bytes, or NAME:SIZE for a user type of SIZE\n"
-            "                        bytes (1..%u)\n"
+            "                        bytes (1..%u); NAME is not a built-in type's\n"
             "      --from=FORMAT     import FORMAT instead of raw entries:",
             ST_MAX_USER_ENTRY);
     for (unsigned i = 0; st_import_formats[i]; i++)
@@ -350,7 +350,8 @@ static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
     return e;
 }
 
-/* Parse --type: a built-in name or NAME:SIZE. */
+/* Parse --type: a built-in name or NAME:SIZE.  Returns 1, 0 if s is not
+ * a type, -1 if NAME is a built-in type's name. */
 static int parse_type(const char *s, input *in)
 {
     const char *colon = strrchr(s, ':');
@@ -368,6 +369,10 @@ static int parse_type(const char *s, input *in)
         return 0;
     memcpy(names[nnames], s, nl);
     names[nnames][nl] = 0;
+    /* a user type named d64 would be listed as d64 while holding other
+     * entries, and messages about it would contradict themselves */
+    if (st_entry_parse(names[nnames]) != ST_TYPE_NONE)
+        return -1;
     in->type = ST_TYPE_USER;
     in->user_name = names[nnames++];
     in->user_size = (uint32_t)v;
@@ -478,7 +483,12 @@ int main(int argc, char **argv)
             cur.stream = optarg;
             break;
         case OPT_TYPE:
-            if (!parse_type(optarg, &cur)) {
+            if ((c = parse_type(optarg, &cur)) < 0) {
+                cli_msg("--type %s: '%.*s' is the name of a built-in entry type; give the user type another name",
+                        optarg, (int)(strrchr(optarg, ':') - optarg), optarg);
+                return EXIT_USAGE;
+            }
+            if (c == 0) {
                 cli_msg("unknown entry type '%s' (use d64, d32, m64, m32, vpc, event, bytes or NAME:SIZE with "
                         "SIZE 1..%u)", optarg, ST_MAX_USER_ENTRY);
                 return EXIT_USAGE;

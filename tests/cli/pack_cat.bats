@@ -171,6 +171,24 @@ expect_row() {
     cat_both j.sim rec2.bin -s recs
 }
 
+@test "a user type may not take a built-in type's name (exit 2, nothing written)" {
+    rand_bytes 3200 rec.bin
+    local t
+    for t in d64:32 d32:20 m64:24 m32:16 vpc:12 event:24 bytes:1 vblock:32 user:8; do
+        run "$SIMTRACE_PACK" --type "$t" -o u.sim rec.bin
+        expect_status 2 || fail "--type $t"
+        expect_prefix simtrace-pack
+        expect_output_has "--type $t: '${t%%:*}' is the name of a built-in entry type"
+        [[ ! -e u.sim ]] || fail "--type $t wrote u.sim"
+    done
+    # nor onto an existing container
+    ok_to x.sim "$SIMTRACE_PACK" --type rec:32 --stream t rec.bin
+    cp x.sim x.orig
+    run "$SIMTRACE_PACK" --append x.sim --type d64:32 --stream t rec.bin
+    expect_status 2
+    same x.sim x.orig
+}
+
 @test "-T1 and -T2 write byte-identical containers" {
     ok_to t1.sim "$SIMTRACE_PACK" -T1 --frame-size "$SMALL" --stream r "$D/xzr.d64" --stream w "$D/sortw.d64"
     ok_to t2.sim "$SIMTRACE_PACK" -T2 --frame-size "$SMALL" --stream r "$D/xzr.d64" --stream w "$D/sortw.d64"
