@@ -104,6 +104,8 @@ typedef struct {
     int verbose, quiet, skip_bad;
     double t0, last;
     const char *in_name; /* input being read, for messages */
+    const char *out_name; /* the container, for messages */
+    uint8_t enc_noted[65536]; /* note_kept_encoder() spoke of the stream */
     /* --concat: the current input's streams mapped to output handles */
     uint32_t map[65536];
     uint8_t mapped[65536];
@@ -179,6 +181,30 @@ static svpc_params params_for(const packer *pk, st_entry_type t)
     return p;
 }
 
+/*
+ * Entries added to a stream that was in the container before this run
+ * (--append) are coded with that stream's encoder, whatever -e says: a
+ * stream has one encoder, the old frames are not re-encoded, and the new
+ * entries are raw, so nothing is lost by using it.  -e chooses the encoder
+ * of the streams the run creates, as it already yields to a type it cannot
+ * code.  When -e asked for another encoder that could code the stream's
+ * type, say so once per stream (unlike --concat, whose frames are coded
+ * already and cannot join a stream of another encoder).
+ */
+static void note_kept_encoder(packer *pk, uint32_t sid, const char *name)
+{
+    uint16_t enc;
+    st_entry_type t = st_writer_stream_type(pk->w, sid, &enc, NULL);
+    if (!pk->enc_given || pk->quiet || pk->enc_noted[sid] || params_for(pk, t).encoder != pk->p.encoder ||
+        enc == pk->p.encoder)
+        return;
+    pk->enc_noted[sid] = 1;
+    cli_msg("%s: stream '%s' is encoded with %s: the entries appended to it use %s too, not -e %s "
+            "(a stream keeps the encoder it was created with)",
+            pk->out_name, name, svpc_encoder_name((svpc_encoder)enc), svpc_encoder_name((svpc_encoder)enc),
+            svpc_encoder_name(pk->p.encoder));
+}
+
 /* ---- raw entries ---- */
 
 static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial, st_diag *d)
@@ -194,6 +220,7 @@ static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial,
     }
     uint32_t sid;
     RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
+    note_kept_encoder(pk, sid, sp.name);
     uint64_t got;
     st_error e = st_writer_append_fd(pk->w, sid, fd, progress_cb, pk, &got, d);
     if (e == ST_E_PARTIAL_ENTRY) {
@@ -228,6 +255,8 @@ static st_error imp_add(void *arg, const st_stream_decl *decl, uint32_t *sid)
     st_error e = get_stream(ic->pk, &sp, sid, &d);
     if (e != ST_OK)
         cli_msg("%s: %s", ic->pk->in_name, d.detail[0] ? d.detail : st_error_name(e));
+    else
+        note_kept_encoder(ic->pk, *sid, name);
     return e;
 }
 
@@ -587,6 +616,7 @@ int main(int argc, char **argv)
         e = st_writer_new(&pk.w, out_fd, &wo);
     }
     const char *err_file = out_name;
+    pk.out_name = out_name;
     if (e != ST_OK) {
         cli_out_abort();
         return cli_report(e, &d, err_file);

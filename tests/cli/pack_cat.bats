@@ -484,6 +484,35 @@ check_entry_ranges() {
     cat_both h.sim "$D/xzr.d64" -s r
 }
 
+@test "--append -e onto a stream of another encoder: the stream keeps its encoder, with a note once per stream (-q: none)" {
+    slice_entries "$D/xzr.d64" 32 0 1000 >s.d64
+    ok_to x.sim "$SIMTRACE_PACK" s.d64
+    run "$SIMTRACE_PACK" --append x.sim -e cm1 s.d64 s.d64 --stream new s.d64
+    expect_status 0
+    expect_prefix simtrace-pack
+    expect_output_has "x.sim: stream 'trace' is encoded with cm: the entries appended to it use cm too, not -e cm1"
+    (($(grep -c "is encoded with" <<<"$output") == 1)) || fail "want one note: $output"
+    run "$SIMTRACE_PACK" -q --append x.sim -e cm1 s.d64
+    expect_status 0
+    [[ -z $output ]] || fail "-q said: $output"
+    # -e that cannot code the type does not apply to it: nothing to say
+    run "$SIMTRACE_PACK" --append x.sim -e vpc s.d64
+    expect_status 0
+    [[ -z $output ]] || fail "-e vpc said: $output"
+    cat s.d64 s.d64 s.d64 s.d64 s.d64 >want
+    ok_to got "$SIMTRACE_CAT" x.sim
+    same got want
+    ok_to got "$SIMTRACE_CAT" -s new x.sim
+    same got s.d64
+    # streams an importer adds to are treated alike
+    ok_to l.sim "$SIMTRACE_PACK" --from lackey "$ROOT/testdata/good/sample.lackey"
+    run "$SIMTRACE_PACK" --append l.sim -e generic --from lackey "$ROOT/testdata/good/sample.lackey"
+    expect_status 0
+    expect_output_has "stream 'read' is encoded with cm: the entries appended to it use cm too, not -e generic"
+    run "$SIMTRACE_CAT" -t l.sim
+    expect_status 0
+}
+
 @test "--append refuses a cut-off container (exit 1) and leaves it unchanged" {
     local cut=$(($(size "$D/two.sim") - 500))
     cut_to "$D/two.sim" "$cut" cut.sim
