@@ -32,7 +32,7 @@ static void usage(FILE *f)
             "                        Inputs naming the same stream are appended to it\n"
             "      --type=T          entry type of raw inputs: d64 (default), d32, m64, m32,\n"
             "                        vpc, event, bytes, or NAME:SIZE for a user type of SIZE\n"
-            "                        bytes (1..%u)\n"
+            "                        bytes (1..%u); NAME is not a built-in type's\n"
             "      --from=FORMAT     import FORMAT instead of raw entries:",
             ST_MAX_USER_ENTRY);
     for (unsigned i = 0; st_import_formats[i]; i++)
@@ -93,6 +93,8 @@ typedef struct {
     st_entry_type type;
     uint32_t user_size;  /* ST_TYPE_USER */
     const char *user_name;
+    int fd;              /* open_inputs() */
+    const char *name;    /* for messages: the path or "(stdin)" */
 } input;
 
 typedef struct {
@@ -102,6 +104,8 @@ typedef struct {
     int verbose, quiet, skip_bad;
     double t0, last;
     const char *in_name; /* input being read, for messages */
+    const char *out_name; /* the container, for messages */
+    uint8_t enc_noted[65536]; /* note_kept_encoder() spoke of the stream */
     /* --concat: the current input's streams mapped to output handles */
     uint32_t map[65536];
     uint8_t mapped[65536];
@@ -177,6 +181,30 @@ static svpc_params params_for(const packer *pk, st_entry_type t)
     return p;
 }
 
+/*
+ * Entries added to a stream that was in the container before this run
+ * (--append) are coded with that stream's encoder, whatever -e says: a
+ * stream has one encoder, the old frames are not re-encoded, and the new
+ * entries are raw, so nothing is lost by using it.  -e chooses the encoder
+ * of the streams the run creates, as it already yields to a type it cannot
+ * code.  When -e asked for another encoder that could code the stream's
+ * type, say so once per stream (unlike --concat, whose frames are coded
+ * already and cannot join a stream of another encoder).
+ */
+static void note_kept_encoder(packer *pk, uint32_t sid, const char *name)
+{
+    uint16_t enc;
+    st_entry_type t = st_writer_stream_type(pk->w, sid, &enc, NULL);
+    if (!pk->enc_given || pk->quiet || pk->enc_noted[sid] || params_for(pk, t).encoder != pk->p.encoder ||
+        enc == pk->p.encoder)
+        return;
+    pk->enc_noted[sid] = 1;
+    cli_msg("%s: stream '%s' is encoded with %s: the entries appended to it use %s too, not -e %s "
+            "(a stream keeps the encoder it was created with)",
+            pk->out_name, name, svpc_encoder_name((svpc_encoder)enc), svpc_encoder_name((svpc_encoder)enc),
+            svpc_encoder_name(pk->p.encoder));
+}
+
 /* ---- raw entries ---- */
 
 static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial, st_diag *d)
@@ -192,6 +220,7 @@ static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial,
     }
     uint32_t sid;
     RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
+    note_kept_encoder(pk, sid, sp.name);
     uint64_t got;
     st_error e = st_writer_append_fd(pk->w, sid, fd, progress_cb, pk, &got, d);
     if (e == ST_E_PARTIAL_ENTRY) {
@@ -226,6 +255,8 @@ static st_error imp_add(void *arg, const st_stream_decl *decl, uint32_t *sid)
     st_error e = get_stream(ic->pk, &sp, sid, &d);
     if (e != ST_OK)
         cli_msg("%s: %s", ic->pk->in_name, d.detail[0] ? d.detail : st_error_name(e));
+    else
+        note_kept_encoder(ic->pk, *sid, name);
     return e;
 }
 
@@ -348,7 +379,8 @@ static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
     return e;
 }
 
-/* Parse --type: a built-in name or NAME:SIZE. */
+/* Parse --type: a built-in name or NAME:SIZE.  Returns 1, 0 if s is not
+ * a type, -1 if NAME is a built-in type's name. */
 static int parse_type(const char *s, input *in)
 {
     const char *colon = strrchr(s, ':');
@@ -366,6 +398,10 @@ static int parse_type(const char *s, input *in)
         return 0;
     memcpy(names[nnames], s, nl);
     names[nnames][nl] = 0;
+    /* a user type named d64 would be listed as d64 while holding other
+     * entries, and messages about it would contradict themselves */
+    if (st_entry_parse(names[nnames]) != ST_TYPE_NONE)
+        return -1;
     in->type = ST_TYPE_USER;
     in->user_name = names[nnames++];
     in->user_size = (uint32_t)v;
@@ -380,10 +416,49 @@ static int known_import(const char *f)
     return 0;
 }
 
-static int same_file(const char *a, const char *b)
+/* Whether fd is the output file (out: its stat, NULL if there is none).
+ * Character devices (/dev/null, a terminal) hold nothing to lose. */
+static int is_output(int fd, const struct stat *out)
 {
-    struct stat sa, sb;
-    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    struct stat st;
+    return out && fstat(fd, &st) == 0 && st.st_dev == out->st_dev && st.st_ino == out->st_ino &&
+           !S_ISCHR(st.st_mode);
+}
+
+static void say_is_output(const char *name, const char *out_name, int append, int to_stdout)
+{
+    cli_msg("%s: input is the output file %s; refusing to %s", name, out_name,
+            append ? "append it to itself" : to_stdout ? "write it into itself" : "overwrite it");
+}
+
+/*
+ * Open every input, standard input included, before anything is written:
+ * an input that cannot be read then stops the run while the output (an
+ * --append container above all) is still as it was.  An input that is the
+ * output file itself is refused: -o would replace what is being read, and
+ * --append would read its own new frames for ever.  Regular files are
+ * closed again and reopened when their turn comes, so that any number of
+ * them can be named; pipes, FIFOs and devices cannot be opened twice and
+ * stay open (fd -1: reopen).  Returns an exit status.
+ */
+static int open_inputs(input *ins, size_t nin, const struct stat *out, const char *out_name, int append,
+                       int to_stdout)
+{
+    for (size_t i = 0; i < nin; i++) {
+        int rc = cli_in_open(ins[i].path, &ins[i].fd, &ins[i].name);
+        if (rc != EXIT_OK)
+            return rc;
+        if (is_output(ins[i].fd, out)) {
+            say_is_output(ins[i].name, out_name, append, to_stdout);
+            return EXIT_USAGE;
+        }
+        struct stat st;
+        if (ins[i].fd != 0 && fstat(ins[i].fd, &st) == 0 && S_ISREG(st.st_mode)) {
+            close(ins[i].fd);
+            ins[i].fd = -1;
+        }
+    }
+    return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -394,7 +469,7 @@ int main(int argc, char **argv)
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
     pk.p = (svpc_params){SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
     int force = 0, concat = 0, c;
-    input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL};
+    input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, -1, NULL};
     /* static: reachable until exit on every return path */
     static input *ins;
     ins = calloc((size_t)argc + 1, sizeof *ins);
@@ -437,7 +512,12 @@ int main(int argc, char **argv)
             cur.stream = optarg;
             break;
         case OPT_TYPE:
-            if (!parse_type(optarg, &cur)) {
+            if ((c = parse_type(optarg, &cur)) < 0) {
+                cli_msg("--type %s: '%.*s' is the name of a built-in entry type; give the user type another name",
+                        optarg, (int)(strrchr(optarg, ':') - optarg), optarg);
+                return EXIT_USAGE;
+            }
+            if (c == 0) {
                 cli_msg("unknown entry type '%s' (use d64, d32, m64, m32, vpc, event, bytes or NAME:SIZE with "
                         "SIZE 1..%u)", optarg, ST_MAX_USER_ENTRY);
                 return EXIT_USAGE;
@@ -486,36 +566,48 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     unsigned nstdin = 0;
-    for (size_t i = 0; i < nin; i++) {
+    for (size_t i = 0; i < nin; i++)
         if (strcmp(ins[i].path, "-") == 0)
             nstdin++;
-        else if (same_file(ins[i].path, append ? append : out_path)) {
-            cli_msg("%s: input is the output file; refusing to overwrite it", ins[i].path);
-            return EXIT_USAGE;
-        }
-    }
     if (nstdin > 1) {
         cli_msg("standard input can be named only once");
         return EXIT_USAGE;
     }
 
-    int out_fd, rc;
+    int out_fd = -1, rc;
     st_error e;
     st_diag d;
     st_diag_clear(&d);
     st_index *ix = NULL;
+    /* the output file as it is now, for open_inputs(); standard output only
+     * when it is a regular file (>> FILE) */
+    const char *out_name = append ? append : out_path && strcmp(out_path, "-") != 0 ? out_path : "(stdout)";
+    int to_stdout = !append && (!out_path || strcmp(out_path, "-") == 0);
+    struct stat out_st;
+    int have_out_st;
     if (append) {
         out_fd = open(append, O_RDWR);
         if (out_fd < 0) {
             cli_msg("%s: cannot open: %s", append, strerror(errno));
             return EXIT_DATA;
         }
+        have_out_st = fstat(out_fd, &out_st) == 0;
         e = st_index_open(&ix, out_fd, &d);
         if (e != ST_OK) {
             rc = cli_report(e, &d, append);
             cli_msg("%s: only a complete container can be appended to", append);
             return rc;
         }
+    } else if (out_path && strcmp(out_path, "-") != 0)
+        have_out_st = stat(out_path, &out_st) == 0;
+    else
+        have_out_st = fstat(1, &out_st) == 0 && S_ISREG(out_st.st_mode);
+    if ((rc = open_inputs(ins, nin, have_out_st ? &out_st : NULL, out_name, append != NULL, to_stdout)) != EXIT_OK) {
+        st_index_free(ix);
+        return rc;
+    }
+    if (append) {
+        /* from here on the container has no directory until st_writer_finish */
         e = st_writer_resume(&pk.w, out_fd, &wo, &pk.p, ix);
         st_index_free(ix);
     } else {
@@ -523,7 +615,8 @@ int main(int argc, char **argv)
             return rc;
         e = st_writer_new(&pk.w, out_fd, &wo);
     }
-    const char *err_file = append ? append : out_path ? out_path : "(stdout)";
+    const char *err_file = out_name;
+    pk.out_name = out_name;
     if (e != ST_OK) {
         cli_out_abort();
         return cli_report(e, &d, err_file);
@@ -536,13 +629,28 @@ int main(int argc, char **argv)
     st_diag data_diag;
     const char *data_file = NULL;
     for (size_t i = 0; i < nin && e == ST_OK && data_err == ST_OK; i++) {
-        int fd;
-        if ((rc = cli_in_open(ins[i].path, &fd, &pk.in_name)) != EXIT_OK) {
-            e = ST_E_READ;
-            err_file = NULL;
-            break;
-        }
+        int fd = ins[i].fd;
+        pk.in_name = ins[i].name;
         st_diag_clear(&d);
+        if (fd < 0) {
+            /* a regular file checked by open_inputs(): one that has gone
+             * since, or been replaced by the output, is bad input, and what
+             * came before it is kept */
+            fd = open(ins[i].path, O_RDONLY);
+            if (fd < 0 || is_output(fd, have_out_st ? &out_st : NULL)) {
+                st_diag_clear(&data_diag);
+                if (fd < 0)
+                    st_diag_set(&data_diag, ST_E_READ, "cannot open: %s", strerror(errno));
+                else {
+                    st_diag_set(&data_diag, ST_E_READ, "it has become the output file %s since the run began",
+                                out_name);
+                    close(fd);
+                }
+                data_err = ST_E_READ;
+                data_file = pk.in_name;
+                break;
+            }
+        }
         uint64_t partial = 0;
         if (concat)
             e = pack_container(&pk, fd, wo.threads, &d);
@@ -562,13 +670,13 @@ int main(int argc, char **argv)
         } else if (e != ST_OK) {
             err_file = pk.in_name;
             if (e == ST_E_WRITE)
-                err_file = append ? append : out_path ? out_path : "(stdout)";
+                err_file = out_name;
         }
     }
     if (e == ST_OK) {
         e = st_writer_finish(pk.w);
         if (e != ST_OK)
-            err_file = append ? append : out_path ? out_path : "(stdout)";
+            err_file = out_name;
     }
     if (e == ST_OK)
         progress(&pk, 1);
@@ -578,9 +686,7 @@ int main(int argc, char **argv)
         if (append)
             cli_msg("%s: the container now lacks its directory; 'simtrace-cat --salvage' reads what it holds", append);
         cli_out_abort();
-        if (err_file)
-            return cli_report(e, &d, err_file);
-        return rc ? rc : EXIT_DATA;
+        return cli_report(e, &d, err_file);
     }
     if (append) {
         if (close(out_fd) != 0) {

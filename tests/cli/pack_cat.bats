@@ -171,6 +171,24 @@ expect_row() {
     cat_both j.sim rec2.bin -s recs
 }
 
+@test "a user type may not take a built-in type's name (exit 2, nothing written)" {
+    rand_bytes 3200 rec.bin
+    local t
+    for t in d64:32 d32:20 m64:24 m32:16 vpc:12 event:24 bytes:1 vblock:32 user:8; do
+        run "$SIMTRACE_PACK" --type "$t" -o u.sim rec.bin
+        expect_status 2 || fail "--type $t"
+        expect_prefix simtrace-pack
+        expect_output_has "--type $t: '${t%%:*}' is the name of a built-in entry type"
+        [[ ! -e u.sim ]] || fail "--type $t wrote u.sim"
+    done
+    # nor onto an existing container
+    ok_to x.sim "$SIMTRACE_PACK" --type rec:32 --stream t rec.bin
+    cp x.sim x.orig
+    run "$SIMTRACE_PACK" --append x.sim --type d64:32 --stream t rec.bin
+    expect_status 2
+    same x.sim x.orig
+}
+
 @test "-T1 and -T2 write byte-identical containers" {
     ok_to t1.sim "$SIMTRACE_PACK" -T1 --frame-size "$SMALL" --stream r "$D/xzr.d64" --stream w "$D/sortw.d64"
     ok_to t2.sim "$SIMTRACE_PACK" -T2 --frame-size "$SMALL" --stream r "$D/xzr.d64" --stream w "$D/sortw.d64"
@@ -480,6 +498,35 @@ check_entry_ranges() {
     cat_both h.sim "$D/xzr.d64" -s r
 }
 
+@test "--append -e onto a stream of another encoder: the stream keeps its encoder, with a note once per stream (-q: none)" {
+    slice_entries "$D/xzr.d64" 32 0 1000 >s.d64
+    ok_to x.sim "$SIMTRACE_PACK" s.d64
+    run "$SIMTRACE_PACK" --append x.sim -e cm1 s.d64 s.d64 --stream new s.d64
+    expect_status 0
+    expect_prefix simtrace-pack
+    expect_output_has "x.sim: stream 'trace' is encoded with cm: the entries appended to it use cm too, not -e cm1"
+    (($(grep -c "is encoded with" <<<"$output") == 1)) || fail "want one note: $output"
+    run "$SIMTRACE_PACK" -q --append x.sim -e cm1 s.d64
+    expect_status 0
+    [[ -z $output ]] || fail "-q said: $output"
+    # -e that cannot code the type does not apply to it: nothing to say
+    run "$SIMTRACE_PACK" --append x.sim -e vpc s.d64
+    expect_status 0
+    [[ -z $output ]] || fail "-e vpc said: $output"
+    cat s.d64 s.d64 s.d64 s.d64 s.d64 >want
+    ok_to got "$SIMTRACE_CAT" x.sim
+    same got want
+    ok_to got "$SIMTRACE_CAT" -s new x.sim
+    same got s.d64
+    # streams an importer adds to are treated alike
+    ok_to l.sim "$SIMTRACE_PACK" --from lackey "$ROOT/testdata/good/sample.lackey"
+    run "$SIMTRACE_PACK" --append l.sim -e generic --from lackey "$ROOT/testdata/good/sample.lackey"
+    expect_status 0
+    expect_output_has "stream 'read' is encoded with cm: the entries appended to it use cm too, not -e generic"
+    run "$SIMTRACE_CAT" -t l.sim
+    expect_status 0
+}
+
 @test "--append refuses a cut-off container (exit 1) and leaves it unchanged" {
     local cut=$(($(size "$D/two.sim") - 500))
     cut_to "$D/two.sim" "$cut" cut.sim
@@ -506,6 +553,106 @@ check_entry_ranges() {
     expect_status 2
     expect_prefix simtrace-pack
     same x.sim x.orig
+}
+
+@test "standard input or a symlink that is the output: refused (exit 2), the file left alone" {
+    cp "$D/two.sim" x.sim
+    cp x.sim x.orig
+    ln -s x.sim link.sim
+    run "$SIMTRACE_PACK" -f -o x.sim <x.sim
+    expect_status 2
+    expect_prefix simtrace-pack
+    expect_output_has "(stdin): input is the output file x.sim"
+    run "$SIMTRACE_PACK" -f -o x.sim - <x.sim
+    expect_status 2
+    run "$SIMTRACE_PACK" -f --concat -o x.sim link.sim
+    expect_status 2
+    expect_output_has "link.sim: input is the output file x.sim"
+    # standard output appending to an input would read its own output
+    run bash -c '"$1" "$2" >>x.sim' _ "$SIMTRACE_PACK" x.sim
+    expect_status 2
+    expect_output_has "x.sim: input is the output file (stdout)"
+    same x.sim x.orig
+    # character devices hold nothing to lose
+    run "$SIMTRACE_PACK" -f -o /dev/null </dev/null
+    expect_status 0
+}
+
+@test "--append X with X as standard input, '-' or through a symlink: refused (exit 2) before X changes" {
+    slice_entries "$D/xzr.d64" 32 0 1000 >s.d64
+    ok_to x.sim "$SIMTRACE_PACK" s.d64
+    cp x.sim x.orig
+    ln -s x.sim link.sim
+    # a run that reads its own new frames would never end: bound it
+    run bash -c 'ulimit -f 20000; timeout 20 "$1" -T1 --frame-size 1 --append x.sim <x.sim' _ "$SIMTRACE_PACK"
+    expect_status 2
+    expect_prefix simtrace-pack
+    expect_output_has "(stdin): input is the output file x.sim; refusing to append it to itself"
+    same x.sim x.orig
+    run bash -c 'ulimit -f 20000; timeout 20 "$1" -T1 --append x.sim - <x.sim' _ "$SIMTRACE_PACK"
+    expect_status 2
+    same x.sim x.orig
+    run bash -c 'ulimit -f 20000; timeout 20 "$1" -T1 --append x.sim s.d64 link.sim' _ "$SIMTRACE_PACK"
+    expect_status 2
+    expect_output_has "link.sim: input is the output file x.sim"
+    same x.sim x.orig
+    run "$SIMTRACE_CAT" -t x.sim
+    expect_status 0
+}
+
+@test "--append with an input that cannot be opened (missing, a directory): exit 1, the container byte-identical" {
+    slice_entries "$D/xzr.d64" 32 0 1000 >s.d64
+    ok_to x.sim "$SIMTRACE_PACK" s.d64
+    cp x.sim x.orig
+    run "$SIMTRACE_PACK" --append x.sim s.d64 nonexist.d64
+    expect_status 1
+    expect_prefix simtrace-pack
+    expect_output_has "nonexist.d64: cannot open"
+    [[ $output != *"lacks its directory"* ]] || fail "the container was cut: $output"
+    same x.sim x.orig
+    mkdir adir
+    run "$SIMTRACE_PACK" --append x.sim s.d64 adir
+    expect_status 1
+    expect_output_has "adir: is a directory"
+    same x.sim x.orig
+    run "$SIMTRACE_PACK" --append x.sim --from text s.d64 nonexist.d64
+    expect_status 1
+    same x.sim x.orig
+    # -o: no output file is made at all
+    run "$SIMTRACE_PACK" -o new.sim s.d64 nonexist.d64
+    expect_status 1
+    [[ -z $(leftovers . new.sim) ]] || fail "left: $(leftovers . new.sim)"
+}
+
+@test "--append: a regular input removed after the run began is bad input; the container keeps what came before" {
+    slice_entries "$D/xzr.d64" 32 0 1000 >s.d64
+    ok_to x.sim "$SIMTRACE_PACK" s.d64
+    cp s.d64 gone.d64
+    cp x.sim x.orig
+    mkfifo fifo
+    # opened read-write here, the FIFO neither blocks the run nor ends before
+    # this end is closed: it is fed only once the run has resumed the
+    # container (cut off its directory) and gone.d64 has been removed
+    local wfd pid i
+    exec {wfd}<>fifo
+    "$SIMTRACE_PACK" -T1 --append x.sim fifo gone.d64 2>err 3>&- {wfd}>&- &
+    pid=$!
+    for ((i = 0; i < 400; i++)); do
+        (($(size x.sim) < $(size x.orig))) && break
+        sleep 0.05
+    done
+    rm gone.d64
+    cat s.d64 >&$wfd
+    exec {wfd}>&-
+    local rc=0
+    wait $pid || rc=$?
+    ((rc == 1)) || fail "exit $rc: $(cat err)"
+    grep -q "gone.d64: read error: cannot open" err || fail "message: $(cat err)"
+    run "$SIMTRACE_CAT" -t x.sim
+    expect_status 0
+    cat s.d64 s.d64 >want
+    ok_to got "$SIMTRACE_CAT" x.sim
+    same got want
 }
 
 # ---- --verify and --salvage --------------------------------------------------------------
