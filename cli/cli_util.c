@@ -230,6 +230,13 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
             cli_msg("refusing to write binary data to a terminal (use -o FILE, a pipe, or -f)");
             return EXIT_USAGE;
         }
+        /* `prog FILE >> FILE` would grow the input while it is read */
+        struct stat so1, si1;
+        if (in_fd >= 0 && fstat(1, &so1) == 0 && S_ISREG(so1.st_mode) && fstat(in_fd, &si1) == 0 &&
+            si1.st_dev == so1.st_dev && si1.st_ino == so1.st_ino) {
+            cli_msg("standard output is the input file; refusing to write into it");
+            return EXIT_USAGE;
+        }
         *fd = 1;
         return EXIT_OK;
     }

@@ -235,6 +235,30 @@ small_pair() {
     [[ -z $(leftovers . 'in.tmp') && -z $(leftovers . 'c.tmp') ]] || fail "temporary files left"
 }
 
+@test "standard output appended to the input file (prog FILE >> FILE) is refused (exit 2) and the input is unchanged" {
+    small_pair
+    local si sc
+    si=$(sum in)
+    sc=$(sum c)
+    run sh -c '"$0" in >>in' "$COMPRESS"
+    expect_status 2
+    [[ $output == "svpc-compress: "*"standard output is the input file"* ]] || fail "message: $output"
+    run sh -c '"$0" <in >>in' "$COMPRESS"
+    expect_status 2
+    [[ $(sum in) == "$si" ]] || fail "input changed"
+    run sh -c '"$0" c >>c' "$DECOMPRESS"
+    expect_status 2
+    run sh -c '"$0" -d c >>c' "$COMPRESS"
+    expect_status 2
+    run sh -c '"$0" c >>c' "$SVPC_BIN/simtrace-cat"
+    expect_status 2
+    [[ $output == "simtrace-cat: "* ]] || fail "message: $output"
+    [[ $(sum c) == "$sc" ]] || fail "container changed"
+    # other regular files and devices are fine
+    "$COMPRESS" in >>other
+    "$COMPRESS" in >/dev/null
+}
+
 @test "the input file is never modified or removed" {
     real_d64 300 in 900
     local si sc
