@@ -378,8 +378,8 @@ scaling() {
 RA_RAW=""
 # ra_measure SIM ENTRIES: prints "whole one one-unchecked", medians in
 # seconds: the whole stream, one entry at 11 random indices (the same ones
-# every run), and the same with --ignore-check, which decodes only the part
-# of the entry's frame up to it instead of the whole frame (to check it).
+# every run), and the same with --ignore-check, which decodes the entry's
+# frame up to it instead of to the end of its ENTRY_CRC block (to check it).
 ra_measure() {
     local sim=$1 n=$2 full=() one=() onex=() i idx
     RANDOM=42
@@ -406,9 +406,9 @@ random_access() {
     list_t=$(elapsed sh -c '"$0" --list "$1" >/dev/null' "$CAT" "$sim")
     echo "random access: $((want >> 20)) MiB of d64 ($n entries, $(("$(fsize "$sim")")) bytes packed), default settings"
     printf '  whole stream   %7.3f s (median of 3)\n' "$mf"
-    printf '  one entry      %7.3f s (median of 11 random indices)   = %s of the whole (its frame decoded whole and checked)\n' \
+    printf '  one entry      %7.3f s (median of 11 random indices)   = %s of the whole (decoded to the end of its checksum block)\n' \
         "$mo" "$(share "$mo" "$mf")"
-    printf '  one entry      %7.3f s (the same, --ignore-check)      = %s of the whole (its frame decoded up to it)\n' \
+    printf '  one entry      %7.3f s (the same, --ignore-check)      = %s of the whole (decoded up to it, unchecked)\n' \
         "$mx" "$(share "$mx" "$mf")"
     printf '  --list         %7.3f s, reads %s bytes (footer, directory, descriptors)\n' "$list_t" \
         "$("$CAT" -v --entries 0:1 -o /dev/null -f "$sim" 2>&1 | sed -n 's/.*read \([0-9]*\) bytes.*/\1/p')"
