@@ -89,6 +89,44 @@ static st_error read_back(const uint8_t *file, size_t len, unsigned threads, col
     return e;
 }
 
+/* One d64 stream of n entries e, cm, frames of `frame` entries: the file's
+ * bytes (*len of them). */
+static uint8_t *pack_d64(const uint8_t *e, size_t n, uint32_t frame, size_t *len)
+{
+    FILE *f = tmpfile();
+    st_write_opts o = {1, frame, 0};
+    st_writer *w;
+    CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
+    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    uint32_t sid;
+    CHECK(st_writer_add_stream(w, "t", ST_TYPE_D64, &p, &sid) == ST_OK);
+    CHECK(st_writer_append(w, sid, e, n) == ST_OK);
+    CHECK(st_writer_finish(w) == ST_OK);
+    st_writer_free(w);
+    fflush(f);
+    uint8_t *c = slurp(f, len);
+    fclose(f);
+    return c;
+}
+
+/* After a change to the payload of the frame whose header is at h: its
+ * payload and header CRCs made right again, so only the lie is left. */
+static void fix_crcs(uint8_t *h)
+{
+    st_store32(h + 80, st_crc32(h + ST_FRAME_HEADER_SIZE, (size_t)st_load64(h + 72)));
+    st_store32(h + 92, st_crc32(h, 92));
+}
+
+/* bytes as a file to read (rewound) */
+static FILE *as_file(const uint8_t *c, size_t len)
+{
+    FILE *g = tmpfile();
+    fwrite(c, 1, len, g);
+    fflush(g);
+    lseek(fileno(g), 0, SEEK_SET);
+    return g;
+}
+
 /* A frame sink that decodes each frame itself, as simtrace-pack --concat
  * does for vblock streams. */
 static st_error decoding_sink(void *arg, const st_stream_info *s, const st_frame_ref *f, const st_raw_frame *raw)
@@ -106,27 +144,13 @@ static st_error decoding_sink(void *arg, const st_stream_info *s, const st_frame
  * place, prefix reads included, unless the check is ignored. */
 static void entry_crc_checks(const uint8_t *a)
 {
-    FILE *f = tmpfile();
-    st_write_opts o = {1, 100, 0};
-    st_writer *w;
-    CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
-    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
-    uint32_t sid;
-    CHECK(st_writer_add_stream(w, "t", ST_TYPE_D64, &p, &sid) == ST_OK);
-    CHECK(st_writer_append(w, sid, a, 300) == ST_OK);
-    CHECK(st_writer_finish(w) == ST_OK);
-    st_writer_free(w);
-    fflush(f);
     size_t len;
-    uint8_t *c = slurp(f, &len);
-    fclose(f);
+    uint8_t *c = pack_d64(a, 300, 100, &len);
     /* frame 2 (the second data frame): DATA, then ENTRY_CRC */
     st_index *ix = NULL;
     st_diag d;
     st_diag_clear(&d);
-    FILE *g = tmpfile();
-    fwrite(c, 1, len, g);
-    fflush(g);
+    FILE *g = as_file(c, len);
     CHECK(st_index_open(&ix, fileno(g), &d) == ST_OK);
     const st_frame_ref *r = ix ? st_index_frame(ix, 2) : NULL;
     CHECK(r && r->kind == 1 && r->first_entry == 100);
@@ -139,8 +163,7 @@ static void entry_crc_checks(const uint8_t *a)
     CHECK(st_load32(crc) == ST_ATTR_ENTRY_CRC && st_load64(crc + 8) == 4);
     CHECK(st_load32(crc + 16) == st_crc32(a + 100 * 32, 100 * 32));
     crc[16] ^= 1;
-    st_store32(h + 80, st_crc32(pay, (size_t)st_load64(h + 72)));
-    st_store32(h + 92, st_crc32(h, 92));
+    fix_crcs(h);
 
     /* sequential read */
     collect col = {0};
@@ -149,10 +172,8 @@ static void entry_crc_checks(const uint8_t *a)
     CHECK(d.frame == 2 && d.offset == off);
     CHECK(col.len[0] == 100 * 32); /* the frame before it, never an entry of it */
     collect_free(&col);
-    /* random access: whole frame rejected, a prefix (50 entries) not checkable */
-    g = tmpfile();
-    fwrite(c, 1, len, g);
-    fflush(g);
+    /* random access */
+    g = as_file(c, len);
     ix = NULL;
     CHECK(st_index_open(&ix, fileno(g), &d) == ST_OK);
     st_buf out;
@@ -198,20 +219,8 @@ static void entry_crc_blocks(void)
         st_store64(e + 32 * i + 16, 0x8000 + (i % 1000) * 8);
         st_store64(e + 32 * i + 24, i * 2654435761u);
     }
-    FILE *f = tmpfile();
-    st_write_opts o = {1, (uint32_t)n, 0};
-    st_writer *w;
-    CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
-    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
-    uint32_t sid;
-    CHECK(st_writer_add_stream(w, "t", ST_TYPE_D64, &p, &sid) == ST_OK);
-    CHECK(st_writer_append(w, sid, e, n) == ST_OK);
-    CHECK(st_writer_finish(w) == ST_OK);
-    st_writer_free(w);
-    fflush(f);
     size_t len;
-    uint8_t *c = slurp(f, &len);
-    fclose(f);
+    uint8_t *c = pack_d64(e, n, (uint32_t)n, &len);
     /* frame 1 is the one data frame: three CRCs, the last of 1000 entries */
     uint8_t *h = c + 64 + 96 + st_load64(c + 64 + 72), *pay = h + ST_FRAME_HEADER_SIZE;
     CHECK(memcmp(h, "STFR", 4) == 0 && h[4] == 1); /* a data frame */
@@ -219,11 +228,8 @@ static void entry_crc_blocks(void)
     CHECK(st_load32(crc) == ST_ATTR_ENTRY_CRC && st_load64(crc + 8) == 12);
     CHECK(st_load32(crc + 16 + 8) == st_crc32(e + 2 * ST_ENTRY_CRC_BLOCK * 32, 1000 * 32));
     crc[16 + 4] ^= 1; /* block 1's */
-    st_store32(h + 80, st_crc32(pay, (size_t)st_load64(h + 72)));
-    st_store32(h + 92, st_crc32(h, 92));
-    FILE *g = tmpfile();
-    fwrite(c, 1, len, g);
-    fflush(g);
+    fix_crcs(h);
+    FILE *g = as_file(c, len);
     st_index *ix = NULL;
     st_diag d;
     st_diag_clear(&d);
