@@ -30,17 +30,11 @@ static void usage(FILE *f, const char *cmd)
                "  -f, --force           write to a terminal; overwrite an existing output\n"
                "      --ignore-check    do not check decoded entries against their frame's\n"
                "                        entry checksum (stored checksums are still checked)\n"
-               "  -k, --keep            accepted for xz compatibility (input is never removed)\n"
-               "  -v, --verbose         progress and a summary on standard error\n"
-               "  -q, --quiet           no warnings\n"
-               "  -h, --help            this help\n"
-               "  -V, --version         version\n"
-               "\n"
-               "Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.\n"
+               "%s"
                "A damaged or cut-off container: every entry of the frames before the\n"
                "damage is written (never an entry of a bad frame), then the program\n"
                "reports where the damage is and exits 1; with -o FILE no file is left.\n",
-            cmd);
+            cmd, cli_usage_tail);
 }
 
 static const struct option longopts[] = {

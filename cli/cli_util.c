@@ -33,6 +33,14 @@ int cli_status(st_error e)
     return EXIT_DATA;
 }
 
+const char cli_usage_tail[] = "  -k, --keep            accepted for xz compatibility (input is never removed)\n"
+                              "  -v, --verbose         progress and a summary on standard error\n"
+                              "  -q, --quiet           no warnings\n"
+                              "  -h, --help            this help\n"
+                              "  -V, --version         version\n"
+                              "\n"
+                              "Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.\n";
+
 int cli_report(st_error e, const st_diag *d, const char *file)
 {
     int saved = errno;

@@ -71,6 +71,10 @@ int cli_progress_due(double *last);
  * and hints name ("svpc-compress -d").  Returns the exit status. */
 int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd);
 
+/* The last lines of the help of svpc-compress and svpc-decompress: -k, -v,
+ * -q, -h, -V and the exit statuses. */
+extern const char cli_usage_tail[];
+
 /* Number of online CPUs (>= 1). */
 unsigned cli_ncpu(void);
 

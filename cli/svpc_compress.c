@@ -37,16 +37,10 @@ static void usage(FILE *f)
             "      --timestamps      record wall-clock time per frame (output then\n"
             "                        differs between runs)\n"
             "  -f, --force           write to a terminal; overwrite an existing output\n"
-            "  -k, --keep            accepted for xz compatibility (input is never removed)\n"
-            "  -v, --verbose         progress and a summary on standard error\n"
-            "  -q, --quiet           no warnings\n"
-            "  -h, --help            this help\n"
-            "  -V, --version         version\n"
-            "\n"
-            "Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.\n"
+            "%s"
             "Input that ends with a partial entry: the whole entries are compressed into a\n"
             "valid container, then the program reports the partial entry and exits 1.\n",
-            (unsigned)ST_DEFAULT_FRAME_ENTRIES);
+            (unsigned)ST_DEFAULT_FRAME_ENTRIES, cli_usage_tail);
 }
 
 enum { OPT_FRAME = 256, OPT_STREAM, OPT_TIMESTAMPS };
