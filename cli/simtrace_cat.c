@@ -62,8 +62,8 @@ static void usage(FILE *f)
             "  -h, --help, -V, --version\n"
             "\n"
             "A range read from a regular file decodes only the frames it needs, found\n"
-            "through the directory, and checks every entry it writes.  Exit status: 0 success, 1 bad data or I/O error,\n"
-            "2 bad usage.\n");
+            "through the directory, and checks every entry it writes.  Exit status:\n"
+            "0 success, 1 bad data or I/O error, 2 bad usage.\n");
 }
 
 enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK };

@@ -30,10 +30,16 @@ void st_file_header_write(uint8_t out[ST_FILE_HEADER_SIZE])
     st_store32(out + 60, st_crc32(out, 60));
 }
 
+st_error st_magic_check(const uint8_t *p, size_t n, st_diag *d)
+{
+    if (memcmp(p, ST_MAGIC, n < 8 ? n : 8) != 0)
+        return st_diag_set(d, ST_E_BAD_MAGIC, "file does not start with \"simtrace\"");
+    return ST_OK;
+}
+
 st_error st_file_header_parse(const uint8_t in[ST_FILE_HEADER_SIZE], st_diag *d)
 {
-    if (memcmp(in, ST_MAGIC, 8) != 0)
-        return st_diag_set(d, ST_E_BAD_MAGIC, "file does not start with \"simtrace\"");
+    RETURN_IF_ERROR(st_magic_check(in, ST_FILE_HEADER_SIZE, d));
     if (!st_crc_ok(st_load32(in + 60), in, 60))
         return st_diag_set(d, ST_E_HEADER_CRC, "file header checksum mismatch");
     if (st_load16(in + 8) != ST_VERSION_MAJOR)

@@ -107,6 +107,10 @@ static inline int st_crc_ok(uint32_t stored, const uint8_t *p, size_t n)
 uint32_t st_crc32_update(uint32_t crc, const uint8_t *p, size_t n);
 
 void st_file_header_write(uint8_t out[ST_FILE_HEADER_SIZE]);
+/* The first n bytes of a file (n <= 8 is a file that short) against the
+ * magic: ST_OK, or ST_E_BAD_MAGIC with d filled, so that a file that is no
+ * container says so however short it is. */
+st_error st_magic_check(const uint8_t *p, size_t n, st_diag *d);
 st_error st_file_header_parse(const uint8_t in[ST_FILE_HEADER_SIZE], st_diag *d);
 
 void st_frame_header_write(const st_frame_header *h, uint8_t out[ST_FRAME_HEADER_SIZE]);

@@ -307,8 +307,7 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
     /* a file that is no container at all says so before it is found short */
     size_t mlen = size < 8 ? (size_t)size : 8;
     RETURN_IF_ERROR(pread_full(fd, hb, mlen, 0));
-    if (memcmp(hb, ST_MAGIC, mlen) != 0)
-        return st_diag_set(d, ST_E_BAD_MAGIC, "file does not start with \"simtrace\"");
+    RETURN_IF_ERROR(st_magic_check(hb, mlen, d));
     if (size < ST_FILE_HEADER_SIZE + ST_FOOTER_SIZE)
         return st_diag_set(d, ST_E_TRUNCATED, "file of %llu bytes is too short for a container",
                            (unsigned long long)size);

@@ -58,11 +58,11 @@ st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o_in, st_dia
     size_t got;
     st_error e = st_read_full(fd, h, sizeof h, &got);
     if (e == ST_OK && got < sizeof h) {
-        if (got && memcmp(h, ST_MAGIC, got < 8 ? got : 8) != 0) {
-            /* not a container, however short: the magic at offset 0 is wrong */
-            diag_at(d, 0, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
-            e = st_diag_set(d, ST_E_BAD_MAGIC, "file does not start with \"simtrace\"");
-        } else {
+        /* a short input that is no container says so (the magic, at
+         * offset 0); one that could be is cut off */
+        diag_at(d, 0, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
+        e = st_magic_check(h, got, d);
+        if (e == ST_OK) {
             diag_at(d, got, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
             e = got == 0 ? st_diag_set(d, ST_E_TRUNCATED, "empty input, no file header")
                          : st_diag_set(d, ST_E_TRUNCATED, "file header cut off after %zu of %u bytes", got,

@@ -27,6 +27,16 @@ static st_entry_type codec_type(const st_job *j, size_t *n)
     return ST_TYPE_BYTES;
 }
 
+/* Block b of the ENTRY_CRC blocks of entries of esz bytes: its bytes
+ * off..off+len of the first end bytes of the entries (the last block may
+ * be shorter). */
+static void crc_block(size_t b, size_t esz, size_t end, size_t *off, size_t *len)
+{
+    size_t bb = (size_t)ST_ENTRY_CRC_BLOCK * esz;
+    *off = b * bb;
+    *len = end - *off < bb ? end - *off : bb;
+}
+
 static void run_encode(st_job *j, svpc_ctx *ctx)
 {
     size_t esz = j->esz, cn;
@@ -38,9 +48,9 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
         j->err = svpc_encode(ctx, &j->params, ct, j->in.data, cn, &j->out);
     /* A memory encoder can expand incompressible entries.  Past raw size +
      * 1 KiB, fall back to the generic encoder (at most raw + 16 bytes of
-     * stream set, + 16 of attribute header; ENTRY_CRC adds 20 below), so
-     * every payload stays within the raw size + 4 KiB that readers allow
-     * (SIMTRACE.md 6, 8). */
+     * stream set, + 16 of attribute header; ENTRY_CRC adds 16 + 4 per block
+     * of entries below, at most 1040), so every payload stays within the
+     * raw size + 4 KiB that readers allow (SIMTRACE.md 6, 8). */
     if (j->err == ST_OK && j->params.encoder != SVPC_ENC_GENERIC && j->out.len > j->n * esz + 1024) {
         svpc_params g = j->params;
         g.encoder = SVPC_ENC_GENERIC;
@@ -58,9 +68,10 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
      * wrong (SIMTRACE.md 5.2, key 10): one per block of entries, so that a
      * reader after one entry checks it without decoding the whole frame. */
     uint8_t crc[4 * (SVPC_MAX_FRAME_ENTRIES / ST_ENTRY_CRC_BLOCK)];
-    size_t nb = (size_t)st_entry_crc_len(j->n) / 4, bb = (size_t)ST_ENTRY_CRC_BLOCK * esz;
+    size_t nb = (size_t)st_entry_crc_len(j->n) / 4;
     for (size_t b = 0; b < nb; b++) {
-        size_t off = b * bb, len = j->n * esz - off < bb ? j->n * esz - off : bb;
+        size_t off, len;
+        crc_block(b, esz, j->n * esz, &off, &len);
         st_store32(crc + 4 * b, st_crc32(j->in.data + off, len));
     }
     j->err = st_attr_append(&j->out, ST_ATTR_ENTRY_CRC, 0, crc, 4 * nb);
@@ -78,9 +89,9 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
  * multiple of the block) against the ENTRY_CRC value crc. */
 static st_error check_blocks(st_job *j, const uint8_t *crc, size_t dec)
 {
-    size_t bb = (size_t)ST_ENTRY_CRC_BLOCK * j->esz, end = dec * j->esz;
-    for (size_t b = 0; b * bb < end; b++) {
-        size_t off = b * bb, len = end - off < bb ? end - off : bb;
+    size_t end = dec * j->esz, off, len;
+    for (size_t b = 0; b * ST_ENTRY_CRC_BLOCK < dec; b++) {
+        crc_block(b, j->esz, end, &off, &len);
         if (!st_crc_ok(st_load32(crc + 4 * b), j->out.data + off, len))
             return st_diag_set(&j->diag, ST_E_ENTRY_CRC,
                                "entries %zu..%zu of the frame have CRC-32 0x%08x, its ENTRY_CRC says 0x%08x",
@@ -121,29 +132,18 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
     j->err = svpc_decode_prefix(ctx, (svpc_encoder)j->h.encoder, ct, v.data, (size_t)v.dlen, cn, cdec, j->out.data, d);
     if (j->err != ST_OK)
         return;
-    j->out.len = dec * esz;
-    if (dec < j->n) {
-        uint64_t fc, lc;
-        cycles_of(j->type, esz, j->out.data, stop, &fc, &lc);
-        if (fc != j->h.first_cycle)
-            j->err = st_diag_set(d, ST_E_CORRUPT, "decoded first cycle %llu differs from the header's %llu",
-                                 (unsigned long long)fc, (unsigned long long)j->h.first_cycle);
-        else if (check)
-            j->err = check_blocks(j, v.entry_crc, dec);
-        j->out.len = stop * esz;
-        return;
-    }
     /* the header's cycle range must be the decoded one (0..0 for streams
-     * without cycles) */
+     * without cycles); of a prefix only the first cycle is known */
     uint64_t fc, lc;
-    cycles_of(j->type, esz, j->out.data, j->n, &fc, &lc);
-    if (fc != j->h.first_cycle || lc != j->h.last_cycle) {
+    cycles_of(j->type, esz, j->out.data, dec, &fc, &lc);
+    if (dec < j->n && fc != j->h.first_cycle)
+        j->err = st_diag_set(d, ST_E_CORRUPT, "decoded first cycle %llu differs from the header's %llu",
+                             (unsigned long long)fc, (unsigned long long)j->h.first_cycle);
+    else if (dec == j->n && (fc != j->h.first_cycle || lc != j->h.last_cycle))
         j->err = st_diag_set(d, ST_E_CORRUPT, "decoded cycles %llu..%llu differ from the header's %llu..%llu",
                              (unsigned long long)fc, (unsigned long long)lc, (unsigned long long)j->h.first_cycle,
                              (unsigned long long)j->h.last_cycle);
-        return;
-    }
-    if (check)
+    else if (check)
         j->err = check_blocks(j, v.entry_crc, dec);
     j->out.len = stop * esz;
 }
