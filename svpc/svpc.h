@@ -74,7 +74,8 @@ typedef enum {
     SVPC_ENC_CM1 = 3,
     SVPC_ENC_CM = 4,
     SVPC_ENC_VPC = 5,
-    SVPC_ENC_LAST = SVPC_ENC_VPC,
+    SVPC_ENC_CM2 = 6,
+    SVPC_ENC_LAST = SVPC_ENC_CM2,
 } svpc_encoder;
 
 typedef struct {

@@ -184,19 +184,24 @@ static void cm_reset(cm_model *m)
     memset(m->tuple, 0, sizeof m->tuple);
 }
 
+typedef struct cm2_model cm2_model;
+
 struct svpc_ctx {
     vpc_set set[F_COUNT];
-    svpc_encoder sets_for; /* encoder whose predictor sets are allocated, 0 = none (cm1 and cm share them) */
+    svpc_encoder sets_for; /* encoder whose predictor sets are allocated, 0 = none (cm1, cm, cm2 share them) */
     cm_model *cm;
+    cm2_model *cm2;
     vpcx_model *vx;
     st_buf buf[SS_MAX_STREAMS];
     svpc_stream_stat stats[SS_MAX_STREAMS];
     unsigned nstats;
 };
 
-/* cm1 and cm share predictors and model; they differ in the range coder's
- * adaptation only (rc.h). */
-static int is_cm(svpc_encoder e) { return e == SVPC_ENC_CM1 || e == SVPC_ENC_CM; }
+/* cm1, cm and cm2 share predictors; cm1 and cm also their model, and differ
+ * in the range coder's adaptation only (rc.h); cm2 has a model of its own. */
+static int is_cm(svpc_encoder e) { return e == SVPC_ENC_CM1 || e == SVPC_ENC_CM || e == SVPC_ENC_CM2; }
+static size_t cm2_model_size(void);
+static st_error cm2_ready(svpc_ctx *c);
 
 st_error svpc_ctx_new(svpc_ctx **out)
 {
@@ -218,6 +223,7 @@ void svpc_ctx_free(svpc_ctx *c)
     for (unsigned i = 0; i < SS_MAX_STREAMS; i++)
         st_buf_free(&c->buf[i]);
     free(c->cm);
+    free(c->cm2);
     vpcx_free(c->vx);
     free(c);
 }
@@ -232,7 +238,7 @@ size_t svpc_ctx_memory(svpc_encoder enc)
     const field_cfg_t *fc = field_cfg[is_cm(enc)];
     for (unsigned f = 0; f < F_COUNT; f++)
         total += vpc_set_memory(fc[f].cfg, fc[f].n);
-    return total + (is_cm(enc) ? sizeof(cm_model) : 0);
+    return total + (enc == SVPC_ENC_CM2 ? cm2_model_size() : sizeof(cm_model));
 }
 
 static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
@@ -255,6 +261,8 @@ static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
         for (unsigned f = 0; f < F_COUNT; f++)
             vpc_set_reset(&c->set[f]);
     }
+    if (enc == SVPC_ENC_CM2)
+        return cm2_ready(c);
     if (is_cm(enc)) {
         if (!c->cm && !(c->cm = malloc(sizeof *c->cm)))
             return ST_E_NOMEM;
@@ -266,7 +274,7 @@ static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
 /* ---- names --------------------------------------------------------------- */
 
 static const char *const stage_names[] = {"none", "lzma", "bzip2", "zlib"};
-static const char *const enc_names[] = {NULL, "generic", "paper", "cm1", "cm", "vpc"};
+static const char *const enc_names[] = {NULL, "generic", "paper", "cm1", "cm", "vpc", "cm2"};
 
 const char *svpc_stage_name(svpc_stage s) { return (unsigned)s <= SVPC_STAGE_ZLIB ? stage_names[s] : NULL; }
 const char *svpc_encoder_name(svpc_encoder e)
@@ -1006,6 +1014,348 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, unsigned rk, const 
     return err;
 }
 
+/* ---- CM2 encoder (6) ---------------------------------------------------------
+ * cm's predictors, expectations and id contexts, with every miss coded by
+ * the range coder itself instead of raw bytes through a second stage
+ * (SIMTRACE.md 6.9).  On real code the second stage was most of the time
+ * (LZMA took 79% of compressing grub_work.read) and, with its encoder's
+ * ~90 MB of match-finder tables taken fresh from the kernel for every
+ * frame, most of the memory too; a miss coded in context costs a few dozen
+ * binary decisions instead.
+ *   - ip, cycle, meta and address residuals (as cm's: zigzag difference or
+ *     XOR against the same references) are coded as a byte length and then
+ *     their bytes, most significant first, each through a bit tree whose
+ *     context is the field, the length and the byte's position;
+ *   - a data miss is coded lane by lane, most significant byte first,
+ *     against the last value seen at the same ip: a flag says whether the
+ *     lane equals that value's lane, and a lane that differs is coded
+ *     through a tree whose context is the lane and either the byte of the
+ *     previous data miss in the same lane (while every lane above matched:
+ *     byte streams such as copied text, one byte per store) or the lane
+ *     above (values that differ in their high bytes).
+ * One template codes and decodes (ENC a constant), so the two cannot
+ * disagree.  The payload is the range coder's output alone. */
+
+typedef struct {
+    rc_prob ipflag[16][32];
+    rc_prob iptree[16][16];
+    rc_prob allflag[128];
+    rc_prob fflag[F_COUNT][16][32];
+    rc_prob ftree[F_COUNT][16][16];
+    rc_prob nbtree[F_DATA][9][16];       /* [field][previous miss length] 4-bit length tree */
+    rc_prob refsel[4];
+    rc_prob rbyte[F_DATA][9][8][256];    /* [field][length][byte position] byte tree */
+    rc_prob deq[8][2][2];                /* [lane][all lanes above equal][this lane's flag at the last data miss] */
+    rc_prob dbyte[8][2][256][256];       /* [lane][mode][context byte] byte tree */
+} cm2_probs;
+
+struct cm2_model {
+    cm2_probs pr;
+    uint8_t ipnext[1u << KEY_BITS];
+    uint32_t tuple[1u << KEY_BITS];
+};
+
+static void cm2_reset(cm2_model *m)
+{
+    rc_prob *p = (rc_prob *)(void *)&m->pr;
+    for (size_t i = 0; i < sizeof m->pr / sizeof(rc_prob); i++)
+        p[i] = RC_PROB_INIT;
+    memset(m->ipnext, 0, sizeof m->ipnext);
+    memset(m->tuple, 0, sizeof m->tuple);
+}
+
+/* The coder of one frame: encoder or decoder, as the template's ENC says. */
+typedef struct {
+    rc_enc e;
+    rc_dec d;
+} cm2_io;
+
+/* Code one bit: the encoder writes `bit`, the decoder returns what it reads
+ * (its `bit` argument is not evaluated). */
+#define CM2_BIT(ENC, io, p, bit) \
+    ((ENC) ? (rc_encode(&(io)->e, (p), (bit), RC_COUNTED), (unsigned)(bit)) : rc_decode(&(io)->d, (p), RC_COUNTED))
+#define CM2_TREE(ENC, io, tree, nbits, sym)                                                             \
+    ((ENC) ? (rc_encode_tree(&(io)->e, (tree), (nbits), (sym), RC_COUNTED), (unsigned)(sym))            \
+           : rc_decode_tree(&(io)->d, (tree), (nbits), RC_COUNTED))
+
+/* State carried from entry to entry. */
+typedef struct {
+    uint64_t prev[F_COUNT];
+    uint64_t prev_dmiss;  /* the last data miss */
+    unsigned hist_ip, hist_all, hf, last_nb[F_DATA], refhist, dlane;
+    uint32_t kl;          /* key line of the previous ip */
+} cm2_state;
+
+/* A residual r of field f (ip, cycle, meta, address): its byte length, then
+ * its bytes, most significant first.  Returns NULL or what is wrong. */
+ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state *s, unsigned f, uint64_t *r)
+{
+    uint64_t x = ENC ? *r : 0;
+    unsigned nb = CM2_TREE(ENC, io, pr->nbtree[f][s->last_nb[f]], 4, nbytes_of(x));
+    if (!ENC && nb > 8)
+        return "miss length above 8 bytes";
+    s->last_nb[f] = nb;
+    for (unsigned k = nb; k-- > 0;) {
+        unsigned b = CM2_TREE(ENC, io, pr->rbyte[f][nb][k], 8, (unsigned)(x >> (8 * k)) & 255u);
+        if (!ENC) {
+            if (k == nb - 1 && b == 0)
+                return "miss longer than needed";
+            x |= (uint64_t)b << (8 * k);
+        }
+    }
+    *r = x;
+    return NULL;
+}
+
+/* A data miss v of W bytes against ref (the last value at the ip).  Returns
+ * NULL or what is wrong. */
+ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state *s, unsigned W, uint64_t ref,
+                                     uint64_t *v)
+{
+    uint64_t x = ENC ? *v : 0;
+    unsigned eq = 1, above = 0, dl = 0;
+    for (unsigned k = W; k-- > 0;) {
+        unsigned rb = (unsigned)(ref >> (8 * k)) & 255u, xb = (unsigned)(x >> (8 * k)) & 255u;
+        unsigned pb = (unsigned)(s->prev_dmiss >> (8 * k)) & 255u;
+        unsigned same = CM2_BIT(ENC, io, &pr->deq[k][eq][(s->dlane >> k) & 1u], xb == rb);
+        unsigned b = rb;
+        if (!same) {
+            b = CM2_TREE(ENC, io, pr->dbyte[k][eq][eq ? pb : above], 8, xb);
+            if (!ENC && b == rb)
+                return "data lane coded as different but equal";
+        }
+        eq &= same;
+        above = b;
+        dl |= same << k;
+        if (!ENC)
+            x |= (uint64_t)b << (8 * k);
+    }
+    s->prev_dmiss = x;
+    s->dlane = dl;
+    *v = x;
+    return NULL;
+}
+
+/* Reference of an address or data miss: the last value at the ip (the
+ * first slot of the ip-keyed LV predictor), read as the template's side
+ * has it (the encoder predicted every slot, the decoder only located). */
+ST_INLINE uint64_t cm2_lv(const int ENC, vpc_set *sets, unsigned f)
+{
+    return ENC ? sets[f].slot[EXT_LV_SLOT] : cm_slot(sets, f, EXT_LV_SLOT);
+}
+
+/* The fields of one entry after the ip: the entry's expectations and what
+ * its fields have coded so far. */
+typedef struct {
+    unsigned tup, all, flag, mismatch_seen, newtup, hf;
+    unsigned ids[4]; /* encoder: the ids chosen */
+} cm2_ent;
+
+/* Ip-keyed field j (cycle, meta, address, data for j = 0..3) of entry i. */
+ST_INLINE st_error cm2_field(svpc_ctx *c, cm2_io *io, const int ENC, st_entry_type t, cm2_state *s, cm2_ent *e,
+                             uint64_t *v, const unsigned j, const unsigned nf, size_t i, st_diag *d)
+{
+    cm2_probs *pr = &c->cm2->pr;
+    vpc_set *sets = c->set;
+    const unsigned tup = e->tup, all = e->all, flag = e->flag;
+    unsigned mismatch_seen = e->mismatch_seen;
+    const unsigned *ids = e->ids;
+    const unsigned f = F_CYCLE + j;
+    const unsigned exp = (tup >> (4 * j)) & 15u;
+    const unsigned ns = cm_nslots(f);
+    const uint64_t mask = cm_mask_T(f, t);
+    if (!ENC)
+        cm_locate(sets, f, v[F_IP], v[F_ADDR]);
+    unsigned fid = exp, match = 1;
+    if (!all) {
+        /* after all-but-one matched, the last one cannot match */
+        unsigned fh = (tup >> (20 + 2 * j)) & 3u;
+        match = 0;
+        if (j + 1 < nf || mismatch_seen)
+            match = CM2_BIT(ENC, io,
+                            &pr->fflag[f][exp][fh | (mismatch_seen << 2) | (flag << 3) | (((s->hf >> j) & 1u) << 4)],
+                            ids[j] == exp);
+        if (!match) {
+            fid = CM2_TREE(ENC, io, pr->ftree[f][exp], 4, ids[j]);
+            mismatch_seen = 1;
+            if (!ENC && fid == exp)
+                return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s id coded as unexpected but equals the expected",
+                                   i, field_names[f]);
+        }
+    }
+    if (fid == ns) {
+        const char *bad;
+        if (f == F_DATA) {
+            bad = cm2_data_miss(io, ENC, pr, s, st_entry_is_wide(t) ? 8 : 4, cm2_lv(ENC, sets, F_DATA), &v[f]);
+        } else {
+            uint64_t ref = s->prev[f], r = 0;
+            unsigned sel = 0;
+            if (f == F_ADDR) {
+                uint64_t lv = cm2_lv(ENC, sets, F_ADDR), r1 = 0;
+                if (lv)
+                    ref = lv;
+                if (ENC) {
+                    r = zz_delta(v[f], ref, mask, mask_bits(mask));
+                    r1 = zz_delta(v[f], s->prev[f], mask, mask_bits(mask));
+                }
+                sel = CM2_BIT(ENC, io, &pr->refsel[s->refhist & 3], r1 < r);
+                s->refhist = (s->refhist << 1) | sel;
+                if (sel) {
+                    ref = s->prev[f];
+                    r = r1;
+                }
+            } else if (ENC) {
+                r = f == F_META ? v[f] ^ ref : zz_delta(v[f], ref, mask, mask_bits(mask));
+            }
+            bad = cm2_residual(io, ENC, pr, s, f, &r);
+            if (!ENC && !bad)
+                v[f] = f == F_META ? r ^ ref : zz_apply(r, ref, mask);
+        }
+        if (bad)
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
+        if (!ENC && (v[f] & ~mask))
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s miss wider than the field", i, field_names[f]);
+    } else if (fid > ns) {
+        return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s predictor id %u out of range", i, field_names[f], fid);
+    } else if (!ENC) {
+        v[f] = cm_slot(sets, f, fid) & mask;
+    }
+    if (ENC)
+        vpc_set_count(&sets[f], fid);
+    field_update(sets, f, 1, v[f]);
+    e->mismatch_seen = mismatch_seen;
+    e->newtup |= fid << (4 * j) | ((((tup >> (20 + 2 * j)) << 1) | match) & 3u) << (20 + 2 * j);
+    e->hf |= match << j;
+    return ST_OK;
+}
+
+/* Entry i: ENC codes v[], the decoder fills it.  t is a memory type. */
+ST_INLINE st_error cm2_entry(svpc_ctx *c, cm2_io *io, const int ENC, st_entry_type t, cm2_state *s, uint64_t *v,
+                             size_t i, st_diag *d)
+{
+    cm2_model *m = c->cm2;
+    cm2_probs *pr = &m->pr;
+    vpc_set *sets = c->set;
+    const unsigned nf = cm_nfields(t);
+
+    /* ip: expected id is the one used after the previous ip last time */
+    const uint32_t kl = s->kl;
+    const unsigned eip = m->ipnext[kl] & 15u, kh = (m->ipnext[kl] >> 4) & 7u;
+    vpc_set *ips = &sets[F_IP];
+    unsigned id = 0;
+    if (ENC) {
+        predict_ip(ips, 0, 0);
+        id = vpc_set_choose(ips, v[F_IP], eip);
+    } else {
+        locate_ip(ips, 0, 0);
+    }
+    const unsigned flag = CM2_BIT(ENC, io, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], id == eip);
+    if (flag) {
+        id = eip;
+    } else {
+        id = CM2_TREE(ENC, io, pr->iptree[eip], 4, id);
+        if (!ENC && id == eip)
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
+    }
+    const uint64_t ipmask = cm_mask_T(F_IP, t);
+    if (id == nslots_ip) {
+        uint64_t r = ENC ? zz_delta(v[F_IP], s->prev[F_IP], ipmask, mask_bits(ipmask)) : 0;
+        const char *bad = cm2_residual(io, ENC, pr, s, F_IP, &r);
+        if (bad)
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip %s", i, bad);
+        if (!ENC)
+            v[F_IP] = zz_apply(r, s->prev[F_IP], ipmask);
+    } else if (id > nslots_ip) {
+        return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip predictor id %u out of range", i, id);
+    } else if (!ENC) {
+        v[F_IP] = slot_ip(ips, id) & ipmask;
+    }
+    if (ENC)
+        vpc_set_count(ips, id);
+    update_ip(ips, v[F_IP]);
+    m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
+    s->hist_ip = (s->hist_ip << 1) | flag;
+
+    /* the ip-keyed fields: expected ids are those used at this ip last time */
+    const uint32_t tl = vpc_key_line(v[F_IP], KEY_BITS);
+    const unsigned tup = m->tuple[tl];
+    unsigned ids[4] = {0, 0, 0, 0}, all = 1;
+    if (ENC) {
+        for (unsigned j = 0; j < nf; j++) {
+            unsigned f = F_CYCLE + j;
+            field_predict(sets, f, 1, v[F_IP], v[F_ADDR]);
+            ids[j] = vpc_set_choose(&sets[f], v[f], (tup >> (4 * j)) & 15u);
+            all &= ids[j] == ((tup >> (4 * j)) & 15u);
+        }
+    }
+    all = CM2_BIT(ENC, io, &pr->allflag[(((tup >> 16) & 7u) << 4) | (flag << 3) | (s->hist_all & 7)], all);
+    s->hist_all = (s->hist_all << 1) | all;
+    cm2_ent e = {tup, all, flag, 0, 0, 0, {ids[0], ids[1], ids[2], ids[3]}};
+    /* one instance per field, each with its field and width constant */
+    st_error err;
+    if ((err = cm2_field(c, io, ENC, t, s, &e, v, 0, nf, i, d)) != ST_OK ||
+        (nf > 1 && (err = cm2_field(c, io, ENC, t, s, &e, v, 1, nf, i, d)) != ST_OK) ||
+        (nf > 2 && (err = cm2_field(c, io, ENC, t, s, &e, v, 2, nf, i, d)) != ST_OK) ||
+        (nf > 3 && (err = cm2_field(c, io, ENC, t, s, &e, v, 3, nf, i, d)) != ST_OK))
+        return err;
+    unsigned newtup = e.newtup, hf = e.hf;
+    newtup |= ((((tup >> 16) << 1) | all) & 7u) << 16;
+    m->tuple[tl] = newtup;
+    s->hf = hf;
+    memcpy(s->prev, v, sizeof s->prev);
+    s->kl = tl;
+    return ST_OK;
+}
+
+ST_INLINE st_error encode_cm2_T(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, st_buf *out)
+{
+    const size_t esz = st_entry_size(t);
+    cm2_io io;
+    rc_enc_init(&io.e, out);
+    cm2_state s;
+    memset(&s, 0, sizeof s);
+    s.kl = vpc_key_line(0, KEY_BITS);
+    st_diag d;
+    memset(&d, 0, sizeof d);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v[F_COUNT];
+        cm_load_entry(t, raw + i * esz, v);
+        RETURN_IF_ERROR(cm2_entry(c, &io, 1, t, &s, v, i, &d));
+    }
+    return rc_enc_finish(&io.e);
+}
+
+ST_INLINE st_error decode_cm2_T(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
+                                size_t stop, uint8_t *raw, st_diag *d)
+{
+    const size_t esz = st_entry_size(t);
+    cm2_io io;
+    rc_dec_init(&io.d, payload, len);
+    cm2_state s;
+    memset(&s, 0, sizeof s);
+    s.kl = vpc_key_line(0, KEY_BITS);
+    for (size_t i = 0; i < stop; i++) {
+        uint64_t v[F_COUNT] = {0, 0, 0, 0, 0};
+        RETURN_IF_ERROR(cm2_entry(c, &io, 0, t, &s, v, i, d));
+        if (io.d.overrun)
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: range coder stream is corrupt or ends too early", i);
+        cm_store_entry(t, raw + i * esz, v);
+    }
+    if (stop == n && io.d.pos != io.d.len)
+        return st_diag_set(d, ST_E_CORRUPT, "range coder stream has bytes left over");
+    return ST_OK;
+}
+
+static size_t cm2_model_size(void) { return sizeof(cm2_model); }
+
+static st_error cm2_ready(svpc_ctx *c)
+{
+    if (!c->cm2 && !(c->cm2 = malloc(sizeof *c->cm2)))
+        return ST_E_NOMEM;
+    cm2_reset(c->cm2);
+    return ST_OK;
+}
+
 /* ---- per-type instances of the workers -------------------------------------
  * Thin wrappers pick the entry layout outside the per-entry loop, so entry
  * loads and stores compile to fixed-offset moves. */
@@ -1039,7 +1389,20 @@ typedef st_error (*dec_fn)(svpc_ctx *, st_entry_type, const uint8_t *, size_t, s
         return decode_paper_T(c, T, pl, len, n, stop, raw, d);                                              \
     }                                                                                                       \
     DEFINE_CM(cm1_##T, T, RC_TWO_RATE)                                                                      \
-    DEFINE_CM(cm_##T, T, RC_COUNTED)
+    DEFINE_CM(cm_##T, T, RC_COUNTED)                                                                        \
+    static st_error enc_cm2_##T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,     \
+                                size_t n, st_buf *out)                                                      \
+    {                                                                                                       \
+        (void)t;                                                                                            \
+        (void)p;                                                                                            \
+        return encode_cm2_T(c, T, raw, n, out);                                                             \
+    }                                                                                                       \
+    static st_error dec_cm2_##T(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n,      \
+                                size_t stop, uint8_t *raw, st_diag *d)                                      \
+    {                                                                                                       \
+        (void)t;                                                                                            \
+        return decode_cm2_T(c, T, pl, len, n, stop, raw, d);                                                \
+    }
 DEFINE_TYPED(ST_TYPE_D64)
 DEFINE_TYPED(ST_TYPE_D32)
 DEFINE_TYPED(ST_TYPE_M64)
@@ -1048,19 +1411,21 @@ DEFINE_TYPED(ST_TYPE_M32)
 DEFINE_CM(cm1_vpc, ST_TYPE_VPC, RC_TWO_RATE)
 DEFINE_CM(cm_vpc, ST_TYPE_VPC, RC_COUNTED)
 
-/* [type - ST_TYPE_D64: d64, d32, m64, m32, vpc][encoder - SVPC_ENC_PAPER] */
-static const enc_fn enc_table[5][3] = {
-    {enc_paper_ST_TYPE_D64, enc_cm1_ST_TYPE_D64, enc_cm_ST_TYPE_D64},
-    {enc_paper_ST_TYPE_D32, enc_cm1_ST_TYPE_D32, enc_cm_ST_TYPE_D32},
-    {enc_paper_ST_TYPE_M64, enc_cm1_ST_TYPE_M64, enc_cm_ST_TYPE_M64},
-    {enc_paper_ST_TYPE_M32, enc_cm1_ST_TYPE_M32, enc_cm_ST_TYPE_M32},
-    {NULL, enc_cm1_vpc, enc_cm_vpc}};
-static const dec_fn dec_table[5][3] = {
-    {dec_paper_ST_TYPE_D64, dec_cm1_ST_TYPE_D64, dec_cm_ST_TYPE_D64},
-    {dec_paper_ST_TYPE_D32, dec_cm1_ST_TYPE_D32, dec_cm_ST_TYPE_D32},
-    {dec_paper_ST_TYPE_M64, dec_cm1_ST_TYPE_M64, dec_cm_ST_TYPE_M64},
-    {dec_paper_ST_TYPE_M32, dec_cm1_ST_TYPE_M32, dec_cm_ST_TYPE_M32},
-    {NULL, dec_cm1_vpc, dec_cm_vpc}};
+/* [type - ST_TYPE_D64: d64, d32, m64, m32, vpc][paper, cm1, cm, cm2] */
+static const enc_fn enc_table[5][4] = {
+    {enc_paper_ST_TYPE_D64, enc_cm1_ST_TYPE_D64, enc_cm_ST_TYPE_D64, enc_cm2_ST_TYPE_D64},
+    {enc_paper_ST_TYPE_D32, enc_cm1_ST_TYPE_D32, enc_cm_ST_TYPE_D32, enc_cm2_ST_TYPE_D32},
+    {enc_paper_ST_TYPE_M64, enc_cm1_ST_TYPE_M64, enc_cm_ST_TYPE_M64, enc_cm2_ST_TYPE_M64},
+    {enc_paper_ST_TYPE_M32, enc_cm1_ST_TYPE_M32, enc_cm_ST_TYPE_M32, enc_cm2_ST_TYPE_M32},
+    {NULL, enc_cm1_vpc, enc_cm_vpc, NULL}};
+static const dec_fn dec_table[5][4] = {
+    {dec_paper_ST_TYPE_D64, dec_cm1_ST_TYPE_D64, dec_cm_ST_TYPE_D64, dec_cm2_ST_TYPE_D64},
+    {dec_paper_ST_TYPE_D32, dec_cm1_ST_TYPE_D32, dec_cm_ST_TYPE_D32, dec_cm2_ST_TYPE_D32},
+    {dec_paper_ST_TYPE_M64, dec_cm1_ST_TYPE_M64, dec_cm_ST_TYPE_M64, dec_cm2_ST_TYPE_M64},
+    {dec_paper_ST_TYPE_M32, dec_cm1_ST_TYPE_M32, dec_cm_ST_TYPE_M32, dec_cm2_ST_TYPE_M32},
+    {NULL, dec_cm1_vpc, dec_cm_vpc, NULL}};
+/* column of an encoder in the tables */
+static unsigned enc_col(svpc_encoder e) { return e == SVPC_ENC_CM2 ? 3 : (unsigned)(e - SVPC_ENC_PAPER); }
 
 /* Row of a type supported by paper or cm in the tables above. */
 static unsigned type_row(st_entry_type t) { return t == ST_TYPE_VPC ? 4 : (unsigned)(t - ST_TYPE_D64); }
@@ -1080,7 +1445,8 @@ int svpc_encoder_supports(svpc_encoder enc, st_entry_type t)
 {
     switch (enc) {
     case SVPC_ENC_GENERIC: return st_entry_size(t) != 0;
-    case SVPC_ENC_PAPER: return st_entry_is_memory(t);
+    case SVPC_ENC_PAPER:
+    case SVPC_ENC_CM2: return st_entry_is_memory(t);
     case SVPC_ENC_CM1:
     case SVPC_ENC_CM: return st_entry_is_memory(t) || t == ST_TYPE_VPC;
     case SVPC_ENC_VPC: return t == ST_TYPE_VPC;
@@ -1106,11 +1472,16 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
     case SVPC_ENC_PAPER:
     case SVPC_ENC_CM1:
     case SVPC_ENC_CM:
+    case SVPC_ENC_CM2:
         if (!svpc_encoder_supports(p->encoder, t))
             return ST_E_USAGE;
         e = ctx_ready(c, p->encoder);
         if (e == ST_OK)
-            e = enc_table[type_row(t)][p->encoder - SVPC_ENC_PAPER](c, p, t, raw, n, out);
+            e = enc_table[type_row(t)][enc_col(p->encoder)](c, p, t, raw, n, out);
+        if (e == ST_OK && p->encoder == SVPC_ENC_CM2) {
+            c->nstats = 1;
+            c->stats[0] = (svpc_stream_stat){"entries (range coded)", out->len - start, out->len - start};
+        }
         break;
     case SVPC_ENC_VPC:
         if (t != ST_TYPE_VPC)
@@ -1160,11 +1531,12 @@ st_error svpc_decode_prefix(svpc_ctx *c, svpc_encoder enc, st_entry_type t, cons
     case SVPC_ENC_PAPER:
     case SVPC_ENC_CM1:
     case SVPC_ENC_CM:
+    case SVPC_ENC_CM2:
         if (!svpc_encoder_supports(enc, t))
             return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s does not code entries of type %s",
                                svpc_encoder_name(enc), st_entry_name(t));
         RETURN_IF_ERROR(ctx_ready(c, enc));
-        return dec_table[type_row(t)][enc - SVPC_ENC_PAPER](c, t, payload, len, n, stop, raw, d);
+        return dec_table[type_row(t)][enc_col(enc)](c, t, payload, len, n, stop, raw, d);
     case SVPC_ENC_VPC: {
         if (t != ST_TYPE_VPC)
             return st_diag_set(d, ST_E_UNSUPPORTED, "encoder vpc does not code entries of type %s", st_entry_name(t));
