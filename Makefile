@@ -28,7 +28,7 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c formats/entry.c vpc
           formats/line_reader.c formats/import_bochs.c \
           formats/trace_io.c formats/import_common.c formats/import_access.c formats/import_text.c \
           formats/import_vpc.c formats/export_text.c \
-          svpc/stage2.c svpc/vpcx.c svpc/svpc_codec.c \
+          svpc/stage2.c svpc/vpcx.c svpc/cm2.c svpc/svpc_codec.c \
           frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat

@@ -13,141 +13,11 @@
 #include "stage2.h"
 #include "svpc.h"
 #include "vpcx.h"
-
-/* Inline templates must really be inlined for their constant arguments to
- * fold away; GCC and clang otherwise keep the larger ones out of line. */
-#if defined(__GNUC__)
-#define ST_INLINE static inline __attribute__((always_inline))
-#else
-#define ST_INLINE static inline
-#endif
-
-enum { F_IP, F_CYCLE, F_META, F_ADDR, F_DATA, F_COUNT };
-static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address", "data"};
-
-/*
- * Predictor configurations, one X-macro list per field:
- * X(kind, order r, values n, history bits s, value-table bits t, keyed by
- * address).  Each list generates the configuration table and the field's
- * predict/update wrappers, which call the vpc inline workers with constant
- * parameters (unrolled, one key-line computation per key): the hot loop
- * pays for no configuration lookups.
- *
- * Table 1 of the Simutrace white paper: FCMr[n]^s_t.
- */
-#define MEM_BITS 18
-#define CFG_IP(X) X(VPC_FCM, 1, 2, 0, 17, 0) X(VPC_FCM, 3, 2, 0, 19, 0)
-#define CFG_CYCLE(X) X(VPC_DCFCM, 1, 2, 0, 17, 0) X(VPC_DCFCM, 3, 2, 0, 19, 0)
-#define CFG_EXT(X)                                                                                             \
-    X(VPC_FCM, 1, 2, 16, 19, 0) X(VPC_DFCM, 1, 2, 16, 17, 0) X(VPC_DFCM, 3, 2, 16, 19, 0) X(VPC_LV, 0, 4, 0, 16, 0)
-/* Not in the paper: the meta field (fullSize, tag) as the last 2 values seen
- * at the same IP; and data also predicted from the last 2 values seen at the
- * same address (memory contents). */
-#define CFG_META(X) X(VPC_LV, 0, 2, 0, 16, 0)
-#define CFG_DATA_CM(X) CFG_EXT(X) X(VPC_LV, 0, 2, 0, MEM_BITS, 1)
-#define EXT_LV_SLOT 6 /* first slot of the LV predictor in CFG_EXT */
-
-#define AS_CFG(k, r, n, s, t, k2) {k, r, n, s, t, k2},
-#define AS_NSLOTS(k, r, n, s, t, k2) +n
-#define AS_PREDICT(k, r, n, s, t, k2)                                                 \
-    vpc_pred_predict(&set->pred[p_], (k2) ? key2 : key1, set->slot + o_, k, r, n, s, t); \
-    o_ += n;                                                                          \
-    p_++;
-#define AS_UPDATE(k, r, n, s, t, k2) vpc_pred_update(&set->pred[p_++], v, k, r, n, s, t);
-#define AS_LOCATE(k, r, n, s, t, k2) vpc_pred_locate(&set->pred[p_++], (k2) ? key2 : key1, k, r, s, t);
-#define AS_SLOT(k, r, n, s, t, k2)                        \
-    if (id < o_ + (n))                                    \
-        return vpc_pred_slot(&set->pred[p_], id - o_, k, n); \
-    o_ += n;                                              \
-    p_++;
-/* predict_X: all slots into set->slot (the encoder chooses among them);
- * locate_X + slot_X: the lines, then one slot on demand (the decoder's way:
- * it reads only the slot the encoder chose); update_X: learn the value. */
-#define DEFINE_FIELD(name, LIST)                                                               \
-    static const vpc_pred_cfg cfg_##name[] = {LIST(AS_CFG)};                                    \
-    enum { nslots_##name = 0 LIST(AS_NSLOTS) };                                                 \
-    ST_INLINE void predict_##name(vpc_set *set, uint64_t key1, uint64_t key2)                   \
-    {                                                                                           \
-        unsigned o_ = 0, p_ = 0;                                                                \
-        (void)key1;                                                                             \
-        (void)key2;                                                                             \
-        LIST(AS_PREDICT)                                                                        \
-        (void)o_;                                                                               \
-    }                                                                                           \
-    ST_INLINE void locate_##name(vpc_set *set, uint64_t key1, uint64_t key2)                    \
-    {                                                                                           \
-        unsigned p_ = 0;                                                                        \
-        (void)key1;                                                                             \
-        (void)key2;                                                                             \
-        LIST(AS_LOCATE)                                                                         \
-    }                                                                                           \
-    /* id < nslots */                                                                           \
-    ST_INLINE uint64_t slot_##name(const vpc_set *set, unsigned id)                             \
-    {                                                                                           \
-        unsigned o_ = 0, p_ = 0;                                                                \
-        LIST(AS_SLOT)                                                                           \
-        return 0;                                                                               \
-    }                                                                                           \
-    ST_INLINE void update_##name(vpc_set *set, uint64_t v)                                       \
-    {                                                                                           \
-        unsigned p_ = 0;                                                                        \
-        LIST(AS_UPDATE)                                                                         \
-    }
-
-DEFINE_FIELD(ip, CFG_IP)
-DEFINE_FIELD(cycle, CFG_CYCLE)
-DEFINE_FIELD(ext, CFG_EXT)
-DEFINE_FIELD(meta, CFG_META)
-DEFINE_FIELD(data_cm, CFG_DATA_CM)
-
-typedef struct {
-    const vpc_pred_cfg *cfg;
-    unsigned n;
-} field_cfg_t;
-#define NPREDS(a) (unsigned)(sizeof(a) / sizeof(a)[0])
-/* [encoder == cm][field] */
-static const field_cfg_t field_cfg[2][F_COUNT] = {
-    {{cfg_ip, NPREDS(cfg_ip)}, {cfg_cycle, NPREDS(cfg_cycle)}, {cfg_meta, NPREDS(cfg_meta)},
-     {cfg_ext, NPREDS(cfg_ext)}, {cfg_ext, NPREDS(cfg_ext)}},
-    {{cfg_ip, NPREDS(cfg_ip)}, {cfg_cycle, NPREDS(cfg_cycle)}, {cfg_meta, NPREDS(cfg_meta)},
-     {cfg_ext, NPREDS(cfg_ext)}, {cfg_data_cm, NPREDS(cfg_data_cm)}},
-};
-
-/* Predict field f of an entry whose ip (and address) are known; with f and
- * cm constant after inlining this is straight-line code. */
-ST_INLINE void field_predict(vpc_set *sets, unsigned f, int cm, uint64_t ip, uint64_t addr)
-{
-    switch (f) {
-    case F_IP: predict_ip(&sets[F_IP], 0, 0); break;
-    case F_CYCLE: predict_cycle(&sets[F_CYCLE], ip, ip); break;
-    case F_META: predict_meta(&sets[F_META], ip, ip); break;
-    case F_ADDR: predict_ext(&sets[F_ADDR], ip, ip); break;
-    default:
-        if (cm)
-            predict_data_cm(&sets[F_DATA], ip, addr);
-        else
-            predict_ext(&sets[F_DATA], ip, ip);
-    }
-}
-
-ST_INLINE void field_update(vpc_set *sets, unsigned f, int cm, uint64_t v)
-{
-    switch (f) {
-    case F_IP: update_ip(&sets[F_IP], v); break;
-    case F_CYCLE: update_cycle(&sets[F_CYCLE], v); break;
-    case F_META: update_meta(&sets[F_META], v); break;
-    case F_ADDR: update_ext(&sets[F_ADDR], v); break;
-    default:
-        if (cm)
-            update_data_cm(&sets[F_DATA], v);
-        else
-            update_ext(&sets[F_DATA], v);
-    }
-}
+#include "fields.h"
+#include "cm2.h"
 
 /* ---- context model of the CM encoder ----------------------------------- */
 
-#define KEY_BITS 16
 typedef struct {
     rc_prob ipflag[16][32];        /* [expected ip id][flags at this key: 3 bits][last 2 ip flags] */
     rc_prob iptree[16][16];        /* [expected ip id] 4-bit id tree */
@@ -184,8 +54,6 @@ static void cm_reset(cm_model *m)
     memset(m->tuple, 0, sizeof m->tuple);
 }
 
-typedef struct cm2_model cm2_model;
-
 struct svpc_ctx {
     vpc_set set[F_COUNT];
     svpc_encoder sets_for; /* encoder whose predictor sets are allocated, 0 = none (cm1, cm, cm2 share them) */
@@ -200,8 +68,7 @@ struct svpc_ctx {
 /* cm1, cm and cm2 share predictors; cm1 and cm also their model, and differ
  * in the range coder's adaptation only (rc.h); cm2 has a model of its own. */
 static int is_cm(svpc_encoder e) { return e == SVPC_ENC_CM1 || e == SVPC_ENC_CM || e == SVPC_ENC_CM2; }
-static size_t cm2_model_size(void);
-static st_error cm2_ready(svpc_ctx *c);
+
 
 st_error svpc_ctx_new(svpc_ctx **out)
 {
@@ -223,7 +90,7 @@ void svpc_ctx_free(svpc_ctx *c)
     for (unsigned i = 0; i < SS_MAX_STREAMS; i++)
         st_buf_free(&c->buf[i]);
     free(c->cm);
-    free(c->cm2);
+    cm2_model_free(c->cm2);
     vpcx_free(c->vx);
     free(c);
 }
@@ -238,7 +105,7 @@ size_t svpc_ctx_memory(svpc_encoder enc)
     const field_cfg_t *fc = field_cfg[is_cm(enc)];
     for (unsigned f = 0; f < F_COUNT; f++)
         total += vpc_set_memory(fc[f].cfg, fc[f].n);
-    return total + (enc == SVPC_ENC_CM2 ? cm2_model_size() : sizeof(cm_model));
+    return total + (enc == SVPC_ENC_CM2 ? cm2_model_memory() : sizeof(cm_model));
 }
 
 static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
@@ -262,7 +129,7 @@ static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
             vpc_set_reset(&c->set[f]);
     }
     if (enc == SVPC_ENC_CM2)
-        return cm2_ready(c);
+        return cm2_model_ready(&c->cm2);
     if (is_cm(enc)) {
         if (!c->cm && !(c->cm = malloc(sizeof *c->cm)))
             return ST_E_NOMEM;
@@ -321,23 +188,6 @@ static uint64_t field_mask(unsigned f, st_entry_type t)
     return st_entry_is_wide(t) ? UINT64_MAX : 0xFFFFFFFFu;
 }
 
-static unsigned mask_bits(uint64_t mask) { return mask == UINT64_MAX ? 64 : (unsigned)__builtin_popcountll(mask); }
-
-/* Signed difference v - ref in a field `bits` wide, zigzag-mapped so that
- * small differences of either sign become small numbers. */
-static inline uint64_t zz_delta(uint64_t v, uint64_t ref, uint64_t mask, unsigned bits)
-{
-    uint64_t d = (v - ref) & mask;
-    if (bits < 64 && (d >> (bits - 1)) & 1)
-        d |= ~mask;
-    return (d << 1) ^ (uint64_t)(0 - (d >> 63));
-}
-
-static inline uint64_t zz_apply(uint64_t r, uint64_t ref, uint64_t mask)
-{
-    uint64_t d = (r >> 1) ^ (uint64_t)(0 - (r & 1));
-    return (ref + d) & mask;
-}
 
 static inline void put_le(uint8_t **p, uint64_t v, unsigned nbytes)
 {
@@ -538,7 +388,6 @@ static inline uint64_t cm_residual(unsigned f, uint64_t v, uint64_t ref, uint64_
     return f == F_META ? (v ^ ref) : zz_delta(v, ref, mask, bits);
 }
 
-static inline unsigned nbytes_of(uint64_t r) { return r ? (unsigned)((64 - __builtin_clzll(r) + 7) >> 3) : 0; }
 
 /* A miss residual: its byte length through the field's length tree (context:
  * the field's previous length), its bytes into the field's miss stream. */
@@ -561,95 +410,6 @@ ST_INLINE const char *cm_get_miss(rc_dec *rc, rc_prob tree[9][16], unsigned *las
     *last_nb = nb;
     *r = get_le(ms, nb);
     return canonical(*r, nb) ? NULL : "miss longer than needed";
-}
-
-/* Width mask of field f, a constant for a constant type (field_mask() calls
- * the out-of-line entry-type functions, which a template cannot fold).  A
- * vpc entry's pc is 32 bits and its extended data, coded as the address
- * field (6.6 of SIMTRACE.md), 64. */
-ST_INLINE uint64_t cm_mask_T(unsigned f, st_entry_type t)
-{
-    if (f == F_CYCLE)
-        return ST_CYCLE_MASK;
-    if (f == F_META)
-        return 0xFFFF;
-    if (t == ST_TYPE_VPC)
-        return f == F_IP ? 0xFFFFFFFFu : UINT64_MAX;
-    return (t == ST_TYPE_D64 || t == ST_TYPE_M64) ? UINT64_MAX : 0xFFFFFFFFu;
-}
-
-/* The ip-keyed fields cm codes for type t, in coding order: cycle, meta,
- * address[, data] for the memory types; for vpc entries only the extended
- * data, as the address field (its predictors are the address set's, its
- * misses the address residuals).  nf is 4, 3 or 1; field j is
- * cm_field(t, j), and j is also its nibble and flag pair in TUPLE. */
-ST_INLINE unsigned cm_nfields(st_entry_type t)
-{
-    return t == ST_TYPE_VPC ? 1 : (t == ST_TYPE_D64 || t == ST_TYPE_D32) ? 4 : 3;
-}
-
-ST_INLINE unsigned cm_field(st_entry_type t, unsigned j) { return t == ST_TYPE_VPC ? F_ADDR : F_CYCLE + j; }
-
-/* Little-endian stores of the decoded entry: on little-endian hosts one
- * move each (GCC 12 does not merge st_store64's byte stores here). */
-ST_INLINE void cm_store64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 8);
-#else
-    st_store64(p, v);
-#endif
-}
-
-ST_INLINE void cm_store32(uint8_t *p, uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 4);
-#else
-    st_store32(p, v);
-#endif
-}
-
-/* st_entry_store() for a constant memory type, or a vpc pair (u32 pc,
- * u64 extended data: 12 bytes, packed). */
-ST_INLINE void cm_store_entry(st_entry_type t, uint8_t *p, const uint64_t *v)
-{
-    if (t == ST_TYPE_VPC) {
-        cm_store32(p, (uint32_t)v[F_IP]);
-        cm_store64(p + 4, v[F_ADDR]);
-        return;
-    }
-    cm_store64(p, (v[F_CYCLE] & ST_CYCLE_MASK) | (v[F_META] << 48));
-    if (t == ST_TYPE_D64 || t == ST_TYPE_M64) {
-        cm_store64(p + 8, v[F_IP]);
-        cm_store64(p + 16, v[F_ADDR]);
-        if (t == ST_TYPE_D64)
-            cm_store64(p + 24, v[F_DATA]);
-    } else {
-        cm_store32(p + 8, (uint32_t)v[F_IP]);
-        cm_store32(p + 12, (uint32_t)v[F_ADDR]);
-        if (t == ST_TYPE_D32)
-            cm_store32(p + 16, (uint32_t)v[F_DATA]);
-    }
-}
-
-/* The fields of entry p of type t (memory types: st_entry_load(); vpc: the
- * pc as ip and the extended data as address; absent fields 0). */
-ST_INLINE void cm_load_entry(st_entry_type t, const uint8_t *p, uint64_t *v)
-{
-    if (t == ST_TYPE_VPC) {
-        v[F_IP] = st_load32(p);
-        v[F_ADDR] = st_load64(p + 4);
-        v[F_CYCLE] = v[F_META] = v[F_DATA] = 0;
-        return;
-    }
-    st_entry e;
-    st_entry_load(t, p, &e);
-    v[F_IP] = e.ip;
-    v[F_CYCLE] = e.cycle;
-    v[F_META] = e.meta16;
-    v[F_ADDR] = e.addr;
-    v[F_DATA] = e.data;
 }
 
 /* Context of the all-flag.  A vpc entry has one ip-keyed field, so its
@@ -796,39 +556,6 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
  *     field, its width and its slot count as constants, so its
  *     predictors, masks and context arrays are fixed at compile time.
  * The checks and the order of the checks are those of the specification. */
-
-ST_INLINE unsigned cm_nslots(unsigned f)
-{
-    switch (f) {
-    case F_IP: return nslots_ip;
-    case F_CYCLE: return nslots_cycle;
-    case F_META: return nslots_meta;
-    case F_ADDR: return nslots_ext;
-    default: return nslots_data_cm;
-    }
-}
-
-/* Locate the lines of field f's predictors (f an ip-keyed field of cm). */
-ST_INLINE void cm_locate(vpc_set *sets, unsigned f, uint64_t ip, uint64_t addr)
-{
-    switch (f) {
-    case F_CYCLE: locate_cycle(&sets[F_CYCLE], ip, ip); break;
-    case F_META: locate_meta(&sets[F_META], ip, ip); break;
-    case F_ADDR: locate_ext(&sets[F_ADDR], ip, ip); break;
-    default: locate_data_cm(&sets[F_DATA], ip, addr);
-    }
-}
-
-/* Slot id (< nslots) of field f after cm_locate(). */
-ST_INLINE uint64_t cm_slot(const vpc_set *sets, unsigned f, unsigned id)
-{
-    switch (f) {
-    case F_CYCLE: return slot_cycle(&sets[F_CYCLE], id);
-    case F_META: return slot_meta(&sets[F_META], id);
-    case F_ADDR: return slot_ext(&sets[F_ADDR], id);
-    default: return slot_data_cm(&sets[F_DATA], id);
-    }
-}
 
 /* Decoder state: across entries (first group) and within one entry. */
 typedef struct {
@@ -1014,348 +741,6 @@ ST_INLINE st_error decode_cm_T(svpc_ctx *c, st_entry_type t, unsigned rk, const 
     return err;
 }
 
-/* ---- CM2 encoder (6) ---------------------------------------------------------
- * cm's predictors, expectations and id contexts, with every miss coded by
- * the range coder itself instead of raw bytes through a second stage
- * (SIMTRACE.md 6.9).  On real code the second stage was most of the time
- * (LZMA took 79% of compressing grub_work.read) and, with its encoder's
- * ~90 MB of match-finder tables taken fresh from the kernel for every
- * frame, most of the memory too; a miss coded in context costs a few dozen
- * binary decisions instead.
- *   - ip, cycle, meta and address residuals (as cm's: zigzag difference or
- *     XOR against the same references) are coded as a byte length and then
- *     their bytes, most significant first, each through a bit tree whose
- *     context is the field, the length and the byte's position;
- *   - a data miss is coded lane by lane, most significant byte first,
- *     against the last value seen at the same ip: a flag says whether the
- *     lane equals that value's lane, and a lane that differs is coded
- *     through a tree whose context is the lane and either the byte of the
- *     previous data miss in the same lane (while every lane above matched:
- *     byte streams such as copied text, one byte per store) or the lane
- *     above (values that differ in their high bytes).
- * One template codes and decodes (ENC a constant), so the two cannot
- * disagree.  The payload is the range coder's output alone. */
-
-typedef struct {
-    rc_prob ipflag[16][32];
-    rc_prob iptree[16][16];
-    rc_prob allflag[128];
-    rc_prob fflag[F_COUNT][16][32];
-    rc_prob ftree[F_COUNT][16][16];
-    rc_prob nbtree[F_DATA][9][16];       /* [field][previous miss length] 4-bit length tree */
-    rc_prob refsel[4];
-    rc_prob rbyte[F_DATA][9][8][256];    /* [field][length][byte position] byte tree */
-    rc_prob deq[8][2][2];                /* [lane][all lanes above equal][this lane's flag at the last data miss] */
-    rc_prob dbyte[8][2][256][256];       /* [lane][mode][context byte] byte tree */
-} cm2_probs;
-
-struct cm2_model {
-    cm2_probs pr;
-    uint8_t ipnext[1u << KEY_BITS];
-    uint32_t tuple[1u << KEY_BITS];
-};
-
-static void cm2_reset(cm2_model *m)
-{
-    rc_prob *p = (rc_prob *)(void *)&m->pr;
-    for (size_t i = 0; i < sizeof m->pr / sizeof(rc_prob); i++)
-        p[i] = RC_PROB_INIT;
-    memset(m->ipnext, 0, sizeof m->ipnext);
-    memset(m->tuple, 0, sizeof m->tuple);
-}
-
-/* The coder of one frame: encoder or decoder, as the template's ENC says. */
-typedef struct {
-    rc_enc e;
-    rc_dec d;
-} cm2_io;
-
-/* Code one bit: the encoder writes `bit`, the decoder returns what it reads
- * (its `bit` argument is not evaluated). */
-#define CM2_BIT(ENC, io, p, bit) \
-    ((ENC) ? (rc_encode(&(io)->e, (p), (bit), RC_COUNTED), (unsigned)(bit)) : rc_decode(&(io)->d, (p), RC_COUNTED))
-#define CM2_TREE(ENC, io, tree, nbits, sym)                                                             \
-    ((ENC) ? (rc_encode_tree(&(io)->e, (tree), (nbits), (sym), RC_COUNTED), (unsigned)(sym))            \
-           : rc_decode_tree(&(io)->d, (tree), (nbits), RC_COUNTED))
-
-/* State carried from entry to entry. */
-typedef struct {
-    uint64_t prev[F_COUNT];
-    uint64_t prev_dmiss;  /* the last data miss */
-    unsigned hist_ip, hist_all, hf, last_nb[F_DATA], refhist, dlane;
-    uint32_t kl;          /* key line of the previous ip */
-} cm2_state;
-
-/* A residual r of field f (ip, cycle, meta, address): its byte length, then
- * its bytes, most significant first.  Returns NULL or what is wrong. */
-ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state *s, unsigned f, uint64_t *r)
-{
-    uint64_t x = ENC ? *r : 0;
-    unsigned nb = CM2_TREE(ENC, io, pr->nbtree[f][s->last_nb[f]], 4, nbytes_of(x));
-    if (!ENC && nb > 8)
-        return "miss length above 8 bytes";
-    s->last_nb[f] = nb;
-    for (unsigned k = nb; k-- > 0;) {
-        unsigned b = CM2_TREE(ENC, io, pr->rbyte[f][nb][k], 8, (unsigned)(x >> (8 * k)) & 255u);
-        if (!ENC) {
-            if (k == nb - 1 && b == 0)
-                return "miss longer than needed";
-            x |= (uint64_t)b << (8 * k);
-        }
-    }
-    *r = x;
-    return NULL;
-}
-
-/* A data miss v of W bytes against ref (the last value at the ip).  Returns
- * NULL or what is wrong. */
-ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state *s, unsigned W, uint64_t ref,
-                                     uint64_t *v)
-{
-    uint64_t x = ENC ? *v : 0;
-    unsigned eq = 1, above = 0, dl = 0;
-    for (unsigned k = W; k-- > 0;) {
-        unsigned rb = (unsigned)(ref >> (8 * k)) & 255u, xb = (unsigned)(x >> (8 * k)) & 255u;
-        unsigned pb = (unsigned)(s->prev_dmiss >> (8 * k)) & 255u;
-        unsigned same = CM2_BIT(ENC, io, &pr->deq[k][eq][(s->dlane >> k) & 1u], xb == rb);
-        unsigned b = rb;
-        if (!same) {
-            b = CM2_TREE(ENC, io, pr->dbyte[k][eq][eq ? pb : above], 8, xb);
-            if (!ENC && b == rb)
-                return "data lane coded as different but equal";
-        }
-        eq &= same;
-        above = b;
-        dl |= same << k;
-        if (!ENC)
-            x |= (uint64_t)b << (8 * k);
-    }
-    s->prev_dmiss = x;
-    s->dlane = dl;
-    *v = x;
-    return NULL;
-}
-
-/* Reference of an address or data miss: the last value at the ip (the
- * first slot of the ip-keyed LV predictor), read as the template's side
- * has it (the encoder predicted every slot, the decoder only located). */
-ST_INLINE uint64_t cm2_lv(const int ENC, vpc_set *sets, unsigned f)
-{
-    return ENC ? sets[f].slot[EXT_LV_SLOT] : cm_slot(sets, f, EXT_LV_SLOT);
-}
-
-/* The fields of one entry after the ip: the entry's expectations and what
- * its fields have coded so far. */
-typedef struct {
-    unsigned tup, all, flag, mismatch_seen, newtup, hf;
-    unsigned ids[4]; /* encoder: the ids chosen */
-} cm2_ent;
-
-/* Ip-keyed field j (cycle, meta, address, data for j = 0..3) of entry i. */
-ST_INLINE st_error cm2_field(svpc_ctx *c, cm2_io *io, const int ENC, st_entry_type t, cm2_state *s, cm2_ent *e,
-                             uint64_t *v, const unsigned j, const unsigned nf, size_t i, st_diag *d)
-{
-    cm2_probs *pr = &c->cm2->pr;
-    vpc_set *sets = c->set;
-    const unsigned tup = e->tup, all = e->all, flag = e->flag;
-    unsigned mismatch_seen = e->mismatch_seen;
-    const unsigned *ids = e->ids;
-    const unsigned f = F_CYCLE + j;
-    const unsigned exp = (tup >> (4 * j)) & 15u;
-    const unsigned ns = cm_nslots(f);
-    const uint64_t mask = cm_mask_T(f, t);
-    if (!ENC)
-        cm_locate(sets, f, v[F_IP], v[F_ADDR]);
-    unsigned fid = exp, match = 1;
-    if (!all) {
-        /* after all-but-one matched, the last one cannot match */
-        unsigned fh = (tup >> (20 + 2 * j)) & 3u;
-        match = 0;
-        if (j + 1 < nf || mismatch_seen)
-            match = CM2_BIT(ENC, io,
-                            &pr->fflag[f][exp][fh | (mismatch_seen << 2) | (flag << 3) | (((s->hf >> j) & 1u) << 4)],
-                            ids[j] == exp);
-        if (!match) {
-            fid = CM2_TREE(ENC, io, pr->ftree[f][exp], 4, ids[j]);
-            mismatch_seen = 1;
-            if (!ENC && fid == exp)
-                return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s id coded as unexpected but equals the expected",
-                                   i, field_names[f]);
-        }
-    }
-    if (fid == ns) {
-        const char *bad;
-        if (f == F_DATA) {
-            bad = cm2_data_miss(io, ENC, pr, s, st_entry_is_wide(t) ? 8 : 4, cm2_lv(ENC, sets, F_DATA), &v[f]);
-        } else {
-            uint64_t ref = s->prev[f], r = 0;
-            unsigned sel = 0;
-            if (f == F_ADDR) {
-                uint64_t lv = cm2_lv(ENC, sets, F_ADDR), r1 = 0;
-                if (lv)
-                    ref = lv;
-                if (ENC) {
-                    r = zz_delta(v[f], ref, mask, mask_bits(mask));
-                    r1 = zz_delta(v[f], s->prev[f], mask, mask_bits(mask));
-                }
-                sel = CM2_BIT(ENC, io, &pr->refsel[s->refhist & 3], r1 < r);
-                s->refhist = (s->refhist << 1) | sel;
-                if (sel) {
-                    ref = s->prev[f];
-                    r = r1;
-                }
-            } else if (ENC) {
-                r = f == F_META ? v[f] ^ ref : zz_delta(v[f], ref, mask, mask_bits(mask));
-            }
-            bad = cm2_residual(io, ENC, pr, s, f, &r);
-            if (!ENC && !bad)
-                v[f] = f == F_META ? r ^ ref : zz_apply(r, ref, mask);
-        }
-        if (bad)
-            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
-        if (!ENC && (v[f] & ~mask))
-            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s miss wider than the field", i, field_names[f]);
-    } else if (fid > ns) {
-        return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s predictor id %u out of range", i, field_names[f], fid);
-    } else if (!ENC) {
-        v[f] = cm_slot(sets, f, fid) & mask;
-    }
-    if (ENC)
-        vpc_set_count(&sets[f], fid);
-    field_update(sets, f, 1, v[f]);
-    e->mismatch_seen = mismatch_seen;
-    e->newtup |= fid << (4 * j) | ((((tup >> (20 + 2 * j)) << 1) | match) & 3u) << (20 + 2 * j);
-    e->hf |= match << j;
-    return ST_OK;
-}
-
-/* Entry i: ENC codes v[], the decoder fills it.  t is a memory type. */
-ST_INLINE st_error cm2_entry(svpc_ctx *c, cm2_io *io, const int ENC, st_entry_type t, cm2_state *s, uint64_t *v,
-                             size_t i, st_diag *d)
-{
-    cm2_model *m = c->cm2;
-    cm2_probs *pr = &m->pr;
-    vpc_set *sets = c->set;
-    const unsigned nf = cm_nfields(t);
-
-    /* ip: expected id is the one used after the previous ip last time */
-    const uint32_t kl = s->kl;
-    const unsigned eip = m->ipnext[kl] & 15u, kh = (m->ipnext[kl] >> 4) & 7u;
-    vpc_set *ips = &sets[F_IP];
-    unsigned id = 0;
-    if (ENC) {
-        predict_ip(ips, 0, 0);
-        id = vpc_set_choose(ips, v[F_IP], eip);
-    } else {
-        locate_ip(ips, 0, 0);
-    }
-    const unsigned flag = CM2_BIT(ENC, io, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], id == eip);
-    if (flag) {
-        id = eip;
-    } else {
-        id = CM2_TREE(ENC, io, pr->iptree[eip], 4, id);
-        if (!ENC && id == eip)
-            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
-    }
-    const uint64_t ipmask = cm_mask_T(F_IP, t);
-    if (id == nslots_ip) {
-        uint64_t r = ENC ? zz_delta(v[F_IP], s->prev[F_IP], ipmask, mask_bits(ipmask)) : 0;
-        const char *bad = cm2_residual(io, ENC, pr, s, F_IP, &r);
-        if (bad)
-            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip %s", i, bad);
-        if (!ENC)
-            v[F_IP] = zz_apply(r, s->prev[F_IP], ipmask);
-    } else if (id > nslots_ip) {
-        return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip predictor id %u out of range", i, id);
-    } else if (!ENC) {
-        v[F_IP] = slot_ip(ips, id) & ipmask;
-    }
-    if (ENC)
-        vpc_set_count(ips, id);
-    update_ip(ips, v[F_IP]);
-    m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
-    s->hist_ip = (s->hist_ip << 1) | flag;
-
-    /* the ip-keyed fields: expected ids are those used at this ip last time */
-    const uint32_t tl = vpc_key_line(v[F_IP], KEY_BITS);
-    const unsigned tup = m->tuple[tl];
-    unsigned ids[4] = {0, 0, 0, 0}, all = 1;
-    if (ENC) {
-        for (unsigned j = 0; j < nf; j++) {
-            unsigned f = F_CYCLE + j;
-            field_predict(sets, f, 1, v[F_IP], v[F_ADDR]);
-            ids[j] = vpc_set_choose(&sets[f], v[f], (tup >> (4 * j)) & 15u);
-            all &= ids[j] == ((tup >> (4 * j)) & 15u);
-        }
-    }
-    all = CM2_BIT(ENC, io, &pr->allflag[(((tup >> 16) & 7u) << 4) | (flag << 3) | (s->hist_all & 7)], all);
-    s->hist_all = (s->hist_all << 1) | all;
-    cm2_ent e = {tup, all, flag, 0, 0, 0, {ids[0], ids[1], ids[2], ids[3]}};
-    /* one instance per field, each with its field and width constant */
-    st_error err;
-    if ((err = cm2_field(c, io, ENC, t, s, &e, v, 0, nf, i, d)) != ST_OK ||
-        (nf > 1 && (err = cm2_field(c, io, ENC, t, s, &e, v, 1, nf, i, d)) != ST_OK) ||
-        (nf > 2 && (err = cm2_field(c, io, ENC, t, s, &e, v, 2, nf, i, d)) != ST_OK) ||
-        (nf > 3 && (err = cm2_field(c, io, ENC, t, s, &e, v, 3, nf, i, d)) != ST_OK))
-        return err;
-    unsigned newtup = e.newtup, hf = e.hf;
-    newtup |= ((((tup >> 16) << 1) | all) & 7u) << 16;
-    m->tuple[tl] = newtup;
-    s->hf = hf;
-    memcpy(s->prev, v, sizeof s->prev);
-    s->kl = tl;
-    return ST_OK;
-}
-
-ST_INLINE st_error encode_cm2_T(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, st_buf *out)
-{
-    const size_t esz = st_entry_size(t);
-    cm2_io io;
-    rc_enc_init(&io.e, out);
-    cm2_state s;
-    memset(&s, 0, sizeof s);
-    s.kl = vpc_key_line(0, KEY_BITS);
-    st_diag d;
-    memset(&d, 0, sizeof d);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v[F_COUNT];
-        cm_load_entry(t, raw + i * esz, v);
-        RETURN_IF_ERROR(cm2_entry(c, &io, 1, t, &s, v, i, &d));
-    }
-    return rc_enc_finish(&io.e);
-}
-
-ST_INLINE st_error decode_cm2_T(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
-                                size_t stop, uint8_t *raw, st_diag *d)
-{
-    const size_t esz = st_entry_size(t);
-    cm2_io io;
-    rc_dec_init(&io.d, payload, len);
-    cm2_state s;
-    memset(&s, 0, sizeof s);
-    s.kl = vpc_key_line(0, KEY_BITS);
-    for (size_t i = 0; i < stop; i++) {
-        uint64_t v[F_COUNT] = {0, 0, 0, 0, 0};
-        RETURN_IF_ERROR(cm2_entry(c, &io, 0, t, &s, v, i, d));
-        if (io.d.overrun)
-            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: range coder stream is corrupt or ends too early", i);
-        cm_store_entry(t, raw + i * esz, v);
-    }
-    if (stop == n && io.d.pos != io.d.len)
-        return st_diag_set(d, ST_E_CORRUPT, "range coder stream has bytes left over");
-    return ST_OK;
-}
-
-static size_t cm2_model_size(void) { return sizeof(cm2_model); }
-
-static st_error cm2_ready(svpc_ctx *c)
-{
-    if (!c->cm2 && !(c->cm2 = malloc(sizeof *c->cm2)))
-        return ST_E_NOMEM;
-    cm2_reset(c->cm2);
-    return ST_OK;
-}
-
 /* ---- per-type instances of the workers -------------------------------------
  * Thin wrappers pick the entry layout outside the per-entry loop, so entry
  * loads and stores compile to fixed-offset moves. */
@@ -1389,20 +774,7 @@ typedef st_error (*dec_fn)(svpc_ctx *, st_entry_type, const uint8_t *, size_t, s
         return decode_paper_T(c, T, pl, len, n, stop, raw, d);                                              \
     }                                                                                                       \
     DEFINE_CM(cm1_##T, T, RC_TWO_RATE)                                                                      \
-    DEFINE_CM(cm_##T, T, RC_COUNTED)                                                                        \
-    static st_error enc_cm2_##T(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,     \
-                                size_t n, st_buf *out)                                                      \
-    {                                                                                                       \
-        (void)t;                                                                                            \
-        (void)p;                                                                                            \
-        return encode_cm2_T(c, T, raw, n, out);                                                             \
-    }                                                                                                       \
-    static st_error dec_cm2_##T(svpc_ctx *c, st_entry_type t, const uint8_t *pl, size_t len, size_t n,      \
-                                size_t stop, uint8_t *raw, st_diag *d)                                      \
-    {                                                                                                       \
-        (void)t;                                                                                            \
-        return decode_cm2_T(c, T, pl, len, n, stop, raw, d);                                                \
-    }
+    DEFINE_CM(cm_##T, T, RC_COUNTED)
 DEFINE_TYPED(ST_TYPE_D64)
 DEFINE_TYPED(ST_TYPE_D32)
 DEFINE_TYPED(ST_TYPE_M64)
@@ -1411,21 +783,19 @@ DEFINE_TYPED(ST_TYPE_M32)
 DEFINE_CM(cm1_vpc, ST_TYPE_VPC, RC_TWO_RATE)
 DEFINE_CM(cm_vpc, ST_TYPE_VPC, RC_COUNTED)
 
-/* [type - ST_TYPE_D64: d64, d32, m64, m32, vpc][paper, cm1, cm, cm2] */
+/* [type - ST_TYPE_D64: d64, d32, m64, m32, vpc][encoder - SVPC_ENC_PAPER] */
 static const enc_fn enc_table[5][4] = {
-    {enc_paper_ST_TYPE_D64, enc_cm1_ST_TYPE_D64, enc_cm_ST_TYPE_D64, enc_cm2_ST_TYPE_D64},
-    {enc_paper_ST_TYPE_D32, enc_cm1_ST_TYPE_D32, enc_cm_ST_TYPE_D32, enc_cm2_ST_TYPE_D32},
-    {enc_paper_ST_TYPE_M64, enc_cm1_ST_TYPE_M64, enc_cm_ST_TYPE_M64, enc_cm2_ST_TYPE_M64},
-    {enc_paper_ST_TYPE_M32, enc_cm1_ST_TYPE_M32, enc_cm_ST_TYPE_M32, enc_cm2_ST_TYPE_M32},
-    {NULL, enc_cm1_vpc, enc_cm_vpc, NULL}};
+    {enc_paper_ST_TYPE_D64, enc_cm1_ST_TYPE_D64, enc_cm_ST_TYPE_D64},
+    {enc_paper_ST_TYPE_D32, enc_cm1_ST_TYPE_D32, enc_cm_ST_TYPE_D32},
+    {enc_paper_ST_TYPE_M64, enc_cm1_ST_TYPE_M64, enc_cm_ST_TYPE_M64},
+    {enc_paper_ST_TYPE_M32, enc_cm1_ST_TYPE_M32, enc_cm_ST_TYPE_M32},
+    {NULL, enc_cm1_vpc, enc_cm_vpc}};
 static const dec_fn dec_table[5][4] = {
-    {dec_paper_ST_TYPE_D64, dec_cm1_ST_TYPE_D64, dec_cm_ST_TYPE_D64, dec_cm2_ST_TYPE_D64},
-    {dec_paper_ST_TYPE_D32, dec_cm1_ST_TYPE_D32, dec_cm_ST_TYPE_D32, dec_cm2_ST_TYPE_D32},
-    {dec_paper_ST_TYPE_M64, dec_cm1_ST_TYPE_M64, dec_cm_ST_TYPE_M64, dec_cm2_ST_TYPE_M64},
-    {dec_paper_ST_TYPE_M32, dec_cm1_ST_TYPE_M32, dec_cm_ST_TYPE_M32, dec_cm2_ST_TYPE_M32},
-    {NULL, dec_cm1_vpc, dec_cm_vpc, NULL}};
-/* column of an encoder in the tables */
-static unsigned enc_col(svpc_encoder e) { return e == SVPC_ENC_CM2 ? 3 : (unsigned)(e - SVPC_ENC_PAPER); }
+    {dec_paper_ST_TYPE_D64, dec_cm1_ST_TYPE_D64, dec_cm_ST_TYPE_D64},
+    {dec_paper_ST_TYPE_D32, dec_cm1_ST_TYPE_D32, dec_cm_ST_TYPE_D32},
+    {dec_paper_ST_TYPE_M64, dec_cm1_ST_TYPE_M64, dec_cm_ST_TYPE_M64},
+    {dec_paper_ST_TYPE_M32, dec_cm1_ST_TYPE_M32, dec_cm_ST_TYPE_M32},
+    {NULL, dec_cm1_vpc, dec_cm_vpc}};
 
 /* Row of a type supported by paper or cm in the tables above. */
 static unsigned type_row(st_entry_type t) { return t == ST_TYPE_VPC ? 4 : (unsigned)(t - ST_TYPE_D64); }
@@ -1477,7 +847,8 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
             return ST_E_USAGE;
         e = ctx_ready(c, p->encoder);
         if (e == ST_OK)
-            e = enc_table[type_row(t)][enc_col(p->encoder)](c, p, t, raw, n, out);
+            e = p->encoder == SVPC_ENC_CM2 ? cm2_encode(c->set, c->cm2, t, raw, n, out)
+                                            : enc_table[type_row(t)][p->encoder - SVPC_ENC_PAPER](c, p, t, raw, n, out);
         if (e == ST_OK && p->encoder == SVPC_ENC_CM2) {
             c->nstats = 1;
             c->stats[0] = (svpc_stream_stat){"entries (range coded)", out->len - start, out->len - start};
@@ -1536,7 +907,9 @@ st_error svpc_decode_prefix(svpc_ctx *c, svpc_encoder enc, st_entry_type t, cons
             return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s does not code entries of type %s",
                                svpc_encoder_name(enc), st_entry_name(t));
         RETURN_IF_ERROR(ctx_ready(c, enc));
-        return dec_table[type_row(t)][enc_col(enc)](c, t, payload, len, n, stop, raw, d);
+        if (enc == SVPC_ENC_CM2)
+            return cm2_decode(c->set, c->cm2, t, payload, len, n, stop, raw, d);
+        return dec_table[type_row(t)][enc - SVPC_ENC_PAPER](c, t, payload, len, n, stop, raw, d);
     case SVPC_ENC_VPC: {
         if (t != ST_TYPE_VPC)
             return st_diag_set(d, ST_E_UNSUPPORTED, "encoder vpc does not code entries of type %s", st_entry_name(t));

@@ -1,0 +1,544 @@
+/*
+ * cm2.c - the cm2 entry encoder (6): SIMTRACE.md 6.9.
+ *
+ * cm2 keeps cm's predictors, expectations and id contexts (6.4, 6.7) and
+ * codes every miss with the range coder itself, through models of its
+ * own, instead of writing raw miss bytes for a second stage.  On real code
+ * the second stage was most of the time (LZMA took 79% of compressing
+ * grub_work.read) and, with its encoder's match-finder tables taken fresh
+ * from the kernel for every frame, most of the memory too.
+ *
+ *   - A match model per miss kind (ip residuals, address residuals, data
+ *     values) remembers where the last K misses of its kind were last
+ *     followed by another, and proposes that one: LZ77 without offsets.
+ *     A copy in the trace (inflate's output, a memmove, a call sequence
+ *     that repeats) repeats a run of earlier misses, which is what LZMA
+ *     found in the miss streams.  One flag says whether the proposal is
+ *     right; its context is the match's length so far.
+ *   - Other ip, cycle, meta and address residuals (cm's zigzag differences
+ *     or XOR against the same references) are coded as a byte length and
+ *     then their bytes, most significant first, each through a bit tree
+ *     whose context is the field, the length and the byte's position.
+ *   - Other data values are coded lane by lane, most significant byte
+ *     first, against the last value seen at the same ip: a flag says
+ *     whether the lane equals that value's lane; a lane that differs is
+ *     coded through a tree whose context is the lane and either the same
+ *     lane of the previous data miss of the same upper half (while every
+ *     lane above matched: byte streams such as copied text, one byte per
+ *     store, where the upper half holds the access size) or the lane above.
+ *
+ * One template codes and decodes (ENC a constant), so the two cannot
+ * disagree.  The payload is the range coder's output alone.
+ */
+#include "cm2.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fields.h"
+#include "rc.h"
+
+/* Match models: the ring of a kind's misses, and per hashed context of its
+ * last K misses the index (plus 1; 0: none) of the miss that followed. */
+#define CM2_RING_BITS 17
+#define CM2_HASH_BITS 16
+#define CM2_RING_MASK ((UINT32_C(1) << CM2_RING_BITS) - 1u)
+enum { MM_IP, MM_ADDR, MM_DATA, MM_COUNT };
+/* context length of each kind's match model (ip: call and jump sequences;
+ * address: the next stride of a walk; data: runs of copied values) */
+static const unsigned mm_order[MM_COUNT] = {2, 1, 3};
+
+typedef struct {
+    uint64_t ring[1u << CM2_RING_BITS];
+    uint32_t hash[1u << CM2_HASH_BITS];
+} cm2_mtab;
+
+typedef struct {
+    rc_prob ipflag[16][32];
+    rc_prob iptree[16][16];
+    rc_prob allflag[128];
+    rc_prob fflag[F_COUNT][16][32];
+    rc_prob ftree[F_COUNT][16][16];
+    rc_prob refsel[4];
+    rc_prob match[MM_COUNT][16][2];    /* [kind][match length][its last flag] */
+    rc_prob nbtree[F_DATA][9][16];     /* [field][previous miss length] 4-bit length tree */
+    rc_prob rbyte[F_DATA][9][8][256];  /* [field][length][byte position] byte tree */
+    rc_prob deq[8][2][2];              /* [lane][all lanes above equal][this lane's flag at the last data miss] */
+    rc_prob dbyte[8][2][256][256];     /* [lane][all lanes above equal][context byte] byte tree */
+} cm2_probs;
+
+struct cm2_model {
+    cm2_probs pr;
+    cm2_mtab mm[MM_COUNT];
+    /* what happened last time at this key, as in cm (6.4.4): ipnext by the
+     * previous ip's line, tuple by the ip's line */
+    uint8_t ipnext[1u << KEY_BITS];
+    uint32_t tuple[1u << KEY_BITS];
+};
+
+size_t cm2_model_memory(void) { return sizeof(cm2_model); }
+
+void cm2_model_free(cm2_model *m) { free(m); }
+
+st_error cm2_model_ready(cm2_model **mp)
+{
+    cm2_model *m = *mp;
+    if (!m && !(m = *mp = malloc(sizeof *m)))
+        return ST_E_NOMEM;
+    rc_prob *p = (rc_prob *)(void *)&m->pr;
+    for (size_t i = 0; i < sizeof m->pr / sizeof(rc_prob); i++)
+        p[i] = RC_PROB_INIT;
+    /* the rings need no clearing: only indices the hashes hold are read */
+    for (unsigned k = 0; k < MM_COUNT; k++)
+        memset(m->mm[k].hash, 0, sizeof m->mm[k].hash);
+    memset(m->ipnext, 0, sizeof m->ipnext);
+    memset(m->tuple, 0, sizeof m->tuple);
+    return ST_OK;
+}
+
+/* ---- coding primitives: one call site for encoder and decoder ------------ */
+
+typedef struct {
+    rc_enc e;
+    rc_dec d;
+} cm2_io;
+
+#ifdef CM2_PROFILE
+/* Cost accounting by category, for tuning (not in normal builds). */
+#include <math.h>
+double cm2_cost[16];
+int cm2_cat;
+static inline void cm2_acc(rc_prob p, unsigned bit)
+{
+    double p0 = rc_p0(p, RC_COUNTED) / 65536.0;
+    cm2_cost[cm2_cat] -= log2(bit ? 1 - p0 : p0);
+}
+static inline void cm2_acc_tree(const rc_prob *tree, unsigned nbits, unsigned sym)
+{
+    unsigned node = 1;
+    for (unsigned i = nbits; i-- > 0;) {
+        unsigned b = (sym >> i) & 1u;
+        cm2_acc(tree[node], b);
+        node = (node << 1) | b;
+    }
+}
+#define CM2_CAT(x) (cm2_cat = (x))
+#define CM2_ACC(p, b) cm2_acc(*(p), (b))
+#define CM2_ACC_TREE(t, n, s) cm2_acc_tree((t), (n), (s))
+#else
+#define CM2_CAT(x) ((void)0)
+#define CM2_ACC(p, b) ((void)0)
+#define CM2_ACC_TREE(t, n, s) ((void)0)
+#endif
+
+/* One bit: the encoder writes `bit` and returns it; the decoder returns
+ * what it reads, and its `bit` is never evaluated. */
+#define CM2_BIT(ENC, io, p, bit)                                                                   \
+    ((ENC) ? (CM2_ACC(p, bit), rc_encode(&(io)->e, (p), (bit), RC_COUNTED), (unsigned)(bit))        \
+           : rc_decode(&(io)->d, (p), RC_COUNTED))
+/* nbits of sym through a bit tree, likewise. */
+#define CM2_TREE(ENC, io, tree, nbits, sym)                                                         \
+    ((ENC) ? (CM2_ACC_TREE(tree, nbits, sym), rc_encode_tree(&(io)->e, (tree), (nbits), (sym), RC_COUNTED), \
+              (unsigned)(sym))                                                                      \
+           : rc_decode_tree(&(io)->d, (tree), (nbits), RC_COUNTED))
+
+/* State carried from entry to entry. */
+typedef struct {
+    uint64_t prev[F_COUNT];
+    unsigned hist_ip, hist_all, hf, refhist;
+    unsigned last_nb[F_DATA];
+    uint32_t kl; /* key line of the previous ip */
+    /* match models */
+    struct {
+        uint64_t h[3]; /* the kind's last misses, most recent first */
+        uint32_t n;    /* misses of the kind so far */
+        uint32_t ptr;  /* index of the proposed miss */
+        uint32_t len;  /* length of the match; 0: no proposal */
+        unsigned last; /* the last flag */
+    } ms[MM_COUNT];
+    /* data lanes */
+    unsigned dlane;      /* bit k: lane k equalled its reference at the last data miss */
+    uint64_t dprev[16];  /* the last data miss of each (hashed) upper half */
+} cm2_state;
+
+/* The match model of kind k: if it proposes a value, code whether *x is
+ * it; 1 if so (the decoder's *x is then set). */
+ST_INLINE unsigned cm2_match_code(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, const unsigned k,
+                                  uint64_t *x)
+{
+    if (!s->ms[k].len)
+        return 0;
+    const uint64_t mv = m->mm[k].ring[s->ms[k].ptr & CM2_RING_MASK];
+    const unsigned len = s->ms[k].len < 15 ? s->ms[k].len : 15;
+    const unsigned hit = CM2_BIT(ENC, io, &m->pr.match[k][len][s->ms[k].last], *x == mv);
+    s->ms[k].last = hit;
+    if (hit)
+        *x = mv;
+    return hit;
+}
+
+/* After a miss x of kind k (hit: the match model proposed it): into the
+ * ring; follow the match, or look for one after the new context. */
+ST_INLINE void cm2_match_add(cm2_model *m, cm2_state *s, const unsigned k, uint64_t x, unsigned hit)
+{
+    cm2_mtab *t = &m->mm[k];
+    __typeof__(s->ms[0]) *ms = &s->ms[k];
+    t->ring[ms->n & CM2_RING_MASK] = x;
+    ms->n++;
+    ms->h[2] = ms->h[1];
+    ms->h[1] = ms->h[0];
+    ms->h[0] = x;
+    if (hit) {
+        ms->ptr++;
+        ms->len++;
+    } else {
+        ms->len = 0;
+    }
+    const unsigned K = mm_order[k];
+    uint64_t hk = ms->h[0] * UINT64_C(0x9E3779B97F4A7C15);
+    if (K > 1)
+        hk ^= ms->h[1] * UINT64_C(0xC2B2AE3D27D4EB4F);
+    if (K > 2)
+        hk ^= ms->h[2] * UINT64_C(0x165667B19E3779F9);
+    uint32_t *slot = &t->hash[(uint32_t)(hk >> (64 - CM2_HASH_BITS))];
+    if (!ms->len && *slot && ms->n - (*slot - 1) < CM2_RING_MASK) {
+        ms->ptr = *slot - 1;
+        ms->len = 1;
+    }
+    *slot = ms->n + 1;
+}
+
+/* A residual r of field f (ip, cycle, meta, address): its byte length, then
+ * its bytes, most significant first.  Returns NULL or what is wrong. */
+ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state *s, const unsigned f,
+                                   uint64_t *r)
+{
+    uint64_t x = ENC ? *r : 0;
+    const unsigned nb = CM2_TREE(ENC, io, pr->nbtree[f][s->last_nb[f]], 4, nbytes_of(x));
+    if (!ENC && nb > 8)
+        return "miss length above 8 bytes";
+    s->last_nb[f] = nb;
+    for (unsigned k = nb; k-- > 0;) {
+        unsigned b = CM2_TREE(ENC, io, pr->rbyte[f][nb][k], 8, (unsigned)(x >> (8 * k)) & 255u);
+        if (!ENC) {
+            if (k == nb - 1 && b == 0)
+                return "miss longer than needed";
+            x |= (uint64_t)b << (8 * k);
+        }
+    }
+    *r = x;
+    return NULL;
+}
+
+/* A residual of field f, through the kind's match model if it has one
+ * (mk < MM_COUNT), else as bytes. */
+ST_INLINE const char *cm2_miss(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, const unsigned f,
+                               const unsigned mk, uint64_t *r)
+{
+    unsigned hit = 0;
+    if (mk < MM_COUNT)
+        hit = cm2_match_code(io, ENC, m, s, mk, r);
+    if (!hit) {
+        const char *bad = cm2_residual(io, ENC, &m->pr, s, f, r);
+        if (bad)
+            return bad;
+    }
+    if (mk < MM_COUNT)
+        cm2_match_add(m, s, mk, *r, hit);
+    return NULL;
+}
+
+/* Slot of the dprev context for an upper half u of a data value. */
+static inline unsigned cm2_upper_slot(uint64_t u) { return (unsigned)((u * UINT64_C(0x9E3779B97F4A7C15)) >> 60); }
+
+/* The lanes of a data miss of W bytes against ref, most significant first.
+ * Returns the value; sets *bad if a lane coded as different equals ref's. */
+ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state *s, const unsigned W, uint64_t ref,
+                             uint64_t x, unsigned *bad)
+{
+    unsigned eq = 1, above = 0, dl = 0;
+    uint64_t pv = 0; /* the last miss of this upper half, once lane W/2 is reached */
+    for (unsigned k = W; k-- > 0;) {
+        if (k == W / 2 - 1)
+            pv = s->dprev[cm2_upper_slot(x >> (4 * W))]; /* the upper half is known by now */
+        const unsigned rb = (unsigned)(ref >> (8 * k)) & 255u, xb = (unsigned)(x >> (8 * k)) & 255u;
+        const unsigned same = CM2_BIT(ENC, io, &pr->deq[k][eq][(s->dlane >> k) & 1u], xb == rb);
+        unsigned b = rb;
+        if (!same) {
+            const unsigned cx = eq ? (unsigned)(pv >> (8 * k)) & 255u : above;
+            b = CM2_TREE(ENC, io, pr->dbyte[k][eq][cx], 8, xb);
+            if (!ENC && b == rb)
+                *bad = 1;
+        }
+        eq &= same;
+        above = b;
+        dl |= same << k;
+        if (!ENC)
+            x |= (uint64_t)b << (8 * k);
+    }
+    s->dlane = dl;
+    s->dprev[cm2_upper_slot(x >> (4 * W))] = x;
+    return x;
+}
+
+/* A data miss: the match model, then the lanes. */
+ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, const unsigned W,
+                                    uint64_t ref, uint64_t *v)
+{
+    uint64_t x = ENC ? *v : 0;
+    const unsigned hit = cm2_match_code(io, ENC, m, s, MM_DATA, &x);
+    unsigned bad = 0;
+    if (!hit)
+        x = cm2_lanes(io, ENC, &m->pr, s, W, ref, x, &bad);
+    if (bad)
+        return "lane coded as different but equal to its reference";
+    cm2_match_add(m, s, MM_DATA, x, hit);
+    *v = x;
+    return NULL;
+}
+
+/* Reference of an address or data miss: the last value at the ip (the first
+ * slot of the ip-keyed LV predictor), as the template's side has it (the
+ * encoder predicted every slot, the decoder only located the lines). */
+ST_INLINE uint64_t cm2_lv(const int ENC, vpc_set *sets, unsigned f)
+{
+    return ENC ? sets[f].slot[EXT_LV_SLOT] : cm_slot(sets, f, EXT_LV_SLOT);
+}
+
+/* ---- one entry ------------------------------------------------------------- */
+
+/* The fields after the ip: the entry's expectations and what its fields
+ * have coded so far. */
+typedef struct {
+    unsigned tup, all, flag, mismatch_seen, newtup, hf;
+    unsigned ids[4]; /* encoder: the ids chosen */
+} cm2_ent;
+
+/* The miss of ip-keyed field f: data lanes, or a residual against cm's
+ * reference (6.4.5). */
+ST_INLINE const char *cm2_field_miss(cm2_io *io, const int ENC, vpc_set *sets, cm2_model *m, cm2_state *s,
+                                     st_entry_type t, const unsigned f, uint64_t *v)
+{
+    const uint64_t mask = cm_mask_T(f, t);
+    if (f == F_DATA)
+        return cm2_data_miss(io, ENC, m, s, (t == ST_TYPE_D64 || t == ST_TYPE_M64) ? 8 : 4, cm2_lv(ENC, sets, F_DATA),
+                             &v[f]);
+    uint64_t ref = s->prev[f], r = 0;
+    if (f == F_ADDR) {
+        /* against the ip's last address, or the previous address if shorter */
+        const uint64_t lv = cm2_lv(ENC, sets, F_ADDR);
+        uint64_t r1 = 0;
+        if (lv)
+            ref = lv;
+        if (ENC) {
+            r = zz_delta(v[f], ref, mask, mask_bits(mask));
+            r1 = zz_delta(v[f], s->prev[f], mask, mask_bits(mask));
+        }
+        const unsigned sel = CM2_BIT(ENC, io, &m->pr.refsel[s->refhist & 3], r1 < r);
+        s->refhist = (s->refhist << 1) | sel;
+        if (sel) {
+            ref = s->prev[f];
+            r = r1;
+        }
+    } else if (ENC) {
+        r = f == F_META ? v[f] ^ ref : zz_delta(v[f], ref, mask, mask_bits(mask));
+    }
+    const char *bad = cm2_miss(io, ENC, m, s, f, f == F_ADDR ? MM_ADDR : MM_COUNT, &r);
+    if (!ENC && !bad)
+        v[f] = f == F_META ? r ^ ref : zz_apply(r, ref, mask);
+    return bad;
+}
+
+/* Ip-keyed field j (cycle, meta, address, data for j = 0..3) of entry i. */
+ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int ENC, st_entry_type t, cm2_state *s,
+                             cm2_ent *e, uint64_t *v, const unsigned j, const unsigned nf, size_t i, st_diag *d)
+{
+    cm2_probs *pr = &m->pr;
+    const unsigned f = F_CYCLE + j;
+    const unsigned exp = (e->tup >> (4 * j)) & 15u;
+    const unsigned ns = cm_nslots(f);
+    const uint64_t mask = cm_mask_T(f, t);
+    if (!ENC)
+        cm_locate(sets, f, v[F_IP], v[F_ADDR]);
+    unsigned id = exp, match = 1;
+    CM2_CAT(3 + j);
+    if (!e->all) {
+        /* after all-but-one matched, the last one cannot match */
+        const unsigned fh = (e->tup >> (20 + 2 * j)) & 3u;
+        match = 0;
+        if (j + 1 < nf || e->mismatch_seen)
+            match = CM2_BIT(ENC, io,
+                            &pr->fflag[f][exp][fh | (e->mismatch_seen << 2) | (e->flag << 3) | (((s->hf >> j) & 1u) << 4)],
+                            e->ids[j] == exp);
+        if (!match) {
+            id = CM2_TREE(ENC, io, pr->ftree[f][exp], 4, e->ids[j]);
+            e->mismatch_seen = 1;
+            if (!ENC && id == exp)
+                return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s id coded as unexpected but equals the expected", i,
+                                   field_names[f]);
+        }
+    }
+    /* (an expected id is always <= ns: TUPLE holds only checked ids) */
+    if (id == ns) {
+        CM2_CAT(7 + j);
+        const char *bad = cm2_field_miss(io, ENC, sets, m, s, t, f, v);
+        if (bad)
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
+        if (!ENC && (v[f] & ~mask))
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s miss wider than the field", i, field_names[f]);
+    } else if (id > ns) {
+        return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s predictor id %u out of range", i, field_names[f], id);
+    } else if (!ENC) {
+        v[f] = cm_slot(sets, f, id) & mask;
+    }
+    if (ENC)
+        vpc_set_count(&sets[f], id);
+    field_update(sets, f, 1, v[f]);
+    e->newtup |= id << (4 * j) | ((((e->tup >> (20 + 2 * j)) << 1) | match) & 3u) << (20 + 2 * j);
+    e->hf |= match << j;
+    return ST_OK;
+}
+
+/* Entry i: the encoder codes v[], the decoder fills it. */
+ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int ENC, st_entry_type t, cm2_state *s,
+                             uint64_t *v, size_t i, st_diag *d)
+{
+    cm2_probs *pr = &m->pr;
+    const unsigned nf = cm_nfields(t);
+
+    /* ip: the expected id is the one used after the previous ip last time */
+    const uint32_t kl = s->kl;
+    const unsigned eip = m->ipnext[kl] & 15u, kh = (m->ipnext[kl] >> 4) & 7u;
+    vpc_set *ips = &sets[F_IP];
+    unsigned id = 0;
+    if (ENC) {
+        predict_ip(ips, 0, 0);
+        id = vpc_set_choose(ips, v[F_IP], eip);
+    } else {
+        locate_ip(ips, 0, 0);
+    }
+    CM2_CAT(0);
+    const unsigned flag = CM2_BIT(ENC, io, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], id == eip);
+    if (flag) {
+        id = eip;
+    } else {
+        id = CM2_TREE(ENC, io, pr->iptree[eip], 4, id);
+        if (!ENC && id == eip)
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
+    }
+    const uint64_t ipmask = cm_mask_T(F_IP, t);
+    if (id == nslots_ip) {
+        CM2_CAT(1);
+        uint64_t r = ENC ? zz_delta(v[F_IP], s->prev[F_IP], ipmask, mask_bits(ipmask)) : 0;
+        const char *bad = cm2_miss(io, ENC, m, s, F_IP, MM_IP, &r);
+        if (bad)
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip %s", i, bad);
+        if (!ENC)
+            v[F_IP] = zz_apply(r, s->prev[F_IP], ipmask);
+    } else if (id > nslots_ip) {
+        return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip predictor id %u out of range", i, id);
+    } else if (!ENC) {
+        v[F_IP] = slot_ip(ips, id) & ipmask;
+    }
+    if (ENC)
+        vpc_set_count(ips, id);
+    update_ip(ips, v[F_IP]);
+    m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
+    s->hist_ip = (s->hist_ip << 1) | flag;
+
+    /* the ip-keyed fields: the expected ids are those used at this ip last time */
+    const uint32_t tl = vpc_key_line(v[F_IP], KEY_BITS);
+    cm2_ent e = {m->tuple[tl], 1, flag, 0, 0, 0, {0, 0, 0, 0}};
+    if (ENC) {
+        for (unsigned j = 0; j < nf; j++) {
+            const unsigned f = F_CYCLE + j, exp = (e.tup >> (4 * j)) & 15u;
+            field_predict(sets, f, 1, v[F_IP], v[F_ADDR]);
+            e.ids[j] = vpc_set_choose(&sets[f], v[f], exp);
+            e.all &= e.ids[j] == exp;
+        }
+    }
+    CM2_CAT(2);
+    e.all = CM2_BIT(ENC, io, &pr->allflag[(((e.tup >> 16) & 7u) << 4) | (flag << 3) | (s->hist_all & 7)], e.all);
+    s->hist_all = (s->hist_all << 1) | e.all;
+    /* one instance per field, each with its field and width constant */
+    st_error err;
+    if ((err = cm2_field(sets, m, io, ENC, t, s, &e, v, 0, nf, i, d)) != ST_OK ||
+        (nf > 1 && (err = cm2_field(sets, m, io, ENC, t, s, &e, v, 1, nf, i, d)) != ST_OK) ||
+        (nf > 2 && (err = cm2_field(sets, m, io, ENC, t, s, &e, v, 2, nf, i, d)) != ST_OK) ||
+        (nf > 3 && (err = cm2_field(sets, m, io, ENC, t, s, &e, v, 3, nf, i, d)) != ST_OK))
+        return err;
+    m->tuple[tl] = e.newtup | ((((e.tup >> 16) << 1) | e.all) & 7u) << 16;
+    s->hf = e.hf;
+    memcpy(s->prev, v, sizeof s->prev);
+    s->kl = tl;
+    return ST_OK;
+}
+
+static void cm2_state_init(cm2_state *s)
+{
+    memset(s, 0, sizeof *s);
+    s->kl = vpc_key_line(0, KEY_BITS);
+}
+
+/* ---- frames: per-type instances ---------------------------------------------- */
+
+ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t n, st_buf *out)
+{
+    const size_t esz = st_entry_size(t);
+    cm2_io io;
+    rc_enc_init(&io.e, out);
+    cm2_state s;
+    cm2_state_init(&s);
+    st_diag d;
+    memset(&d, 0, sizeof d);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v[F_COUNT];
+        cm_load_entry(t, raw + i * esz, v);
+        RETURN_IF_ERROR(cm2_entry(sets, m, &io, 1, t, &s, v, i, &d));
+    }
+    return rc_enc_finish(&io.e);
+}
+
+ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *payload, size_t len,
+                            size_t n, size_t stop, uint8_t *raw, st_diag *d)
+{
+    const size_t esz = st_entry_size(t);
+    cm2_io io;
+    rc_dec_init(&io.d, payload, len);
+    cm2_state s;
+    cm2_state_init(&s);
+    for (size_t i = 0; i < stop; i++) {
+        uint64_t v[F_COUNT] = {0, 0, 0, 0, 0};
+        RETURN_IF_ERROR(cm2_entry(sets, m, &io, 0, t, &s, v, i, d));
+        /* past its end the decoder reads zeros: what it made of them is not an entry */
+        if (io.d.overrun)
+            return st_diag_set(d, ST_E_CORRUPT, "entry %zu: the range coder's stream is corrupt or ends too early", i);
+        cm_store_entry(t, raw + i * esz, v);
+    }
+    if (stop == n && io.d.pos != io.d.len)
+        return st_diag_set(d, ST_E_CORRUPT, "the range coder's stream has %zu bytes left over", io.d.len - io.d.pos);
+    return ST_OK;
+}
+
+#define CM2_TYPES(X) X(ST_TYPE_D64) X(ST_TYPE_D32) X(ST_TYPE_M64) X(ST_TYPE_M32)
+#define AS_CASE_ENC(T) \
+    case T: return encode_T(sets, m, T, raw, n, out);
+#define AS_CASE_DEC(T) \
+    case T: return decode_T(sets, m, T, payload, len, n, stop, raw, d);
+
+st_error cm2_encode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t n, st_buf *out)
+{
+    switch (t) {
+        CM2_TYPES(AS_CASE_ENC)
+    default: return ST_E_USAGE;
+    }
+}
+
+st_error cm2_decode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
+                    size_t stop, uint8_t *raw, st_diag *d)
+{
+    switch (t) {
+        CM2_TYPES(AS_CASE_DEC)
+    default: return st_diag_set(d, ST_E_UNSUPPORTED, "encoder cm2 does not code entries of type %s", st_entry_name(t));
+    }
+}

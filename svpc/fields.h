@@ -1,0 +1,290 @@
+/*
+ * fields.h - what the SVPC memory encoders share (internal to svpc/): the
+ * fields of an entry, their predictor configurations and inline
+ * predict/update wrappers, residuals, and entry loads and stores for a
+ * constant type.  svpc_codec.c (paper, cm1, cm) and cm2.c include it.
+ */
+#ifndef SVPC_FIELDS_H
+#define SVPC_FIELDS_H
+
+#include <string.h>
+
+#include "../formats/entry.h"
+#include "../vpc/vpc.h"
+
+/* Inline templates must really be inlined for their constant arguments to
+ * fold away; GCC and clang otherwise keep the larger ones out of line. */
+#if defined(__GNUC__)
+#define ST_INLINE static inline __attribute__((always_inline))
+#else
+#define ST_INLINE static inline
+#endif
+
+enum { F_IP, F_CYCLE, F_META, F_ADDR, F_DATA, F_COUNT };
+static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address", "data"};
+
+/*
+ * Predictor configurations, one X-macro list per field:
+ * X(kind, order r, values n, history bits s, value-table bits t, keyed by
+ * address).  Each list generates the configuration table and the field's
+ * predict/update wrappers, which call the vpc inline workers with constant
+ * parameters (unrolled, one key-line computation per key): the hot loop
+ * pays for no configuration lookups.
+ *
+ * Table 1 of the Simutrace white paper: FCMr[n]^s_t.
+ */
+#define MEM_BITS 18
+#define CFG_IP(X) X(VPC_FCM, 1, 2, 0, 17, 0) X(VPC_FCM, 3, 2, 0, 19, 0)
+#define CFG_CYCLE(X) X(VPC_DCFCM, 1, 2, 0, 17, 0) X(VPC_DCFCM, 3, 2, 0, 19, 0)
+#define CFG_EXT(X)                                                                                             \
+    X(VPC_FCM, 1, 2, 16, 19, 0) X(VPC_DFCM, 1, 2, 16, 17, 0) X(VPC_DFCM, 3, 2, 16, 19, 0) X(VPC_LV, 0, 4, 0, 16, 0)
+/* Not in the paper: the meta field (fullSize, tag) as the last 2 values seen
+ * at the same IP; and data also predicted from the last 2 values seen at the
+ * same address (memory contents). */
+#define CFG_META(X) X(VPC_LV, 0, 2, 0, 16, 0)
+#define CFG_DATA_CM(X) CFG_EXT(X) X(VPC_LV, 0, 2, 0, MEM_BITS, 1)
+#define EXT_LV_SLOT 6 /* first slot of the LV predictor in CFG_EXT */
+
+#define AS_CFG(k, r, n, s, t, k2) {k, r, n, s, t, k2},
+#define AS_NSLOTS(k, r, n, s, t, k2) +n
+#define AS_PREDICT(k, r, n, s, t, k2)                                                 \
+    vpc_pred_predict(&set->pred[p_], (k2) ? key2 : key1, set->slot + o_, k, r, n, s, t); \
+    o_ += n;                                                                          \
+    p_++;
+#define AS_UPDATE(k, r, n, s, t, k2) vpc_pred_update(&set->pred[p_++], v, k, r, n, s, t);
+#define AS_LOCATE(k, r, n, s, t, k2) vpc_pred_locate(&set->pred[p_++], (k2) ? key2 : key1, k, r, s, t);
+#define AS_SLOT(k, r, n, s, t, k2)                        \
+    if (id < o_ + (n))                                    \
+        return vpc_pred_slot(&set->pred[p_], id - o_, k, n); \
+    o_ += n;                                              \
+    p_++;
+/* predict_X: all slots into set->slot (the encoder chooses among them);
+ * locate_X + slot_X: the lines, then one slot on demand (the decoder's way:
+ * it reads only the slot the encoder chose); update_X: learn the value. */
+#define DEFINE_FIELD(name, LIST)                                                               \
+    static const vpc_pred_cfg cfg_##name[] = {LIST(AS_CFG)};                                    \
+    enum { nslots_##name = 0 LIST(AS_NSLOTS) };                                                 \
+    ST_INLINE void predict_##name(vpc_set *set, uint64_t key1, uint64_t key2)                   \
+    {                                                                                           \
+        unsigned o_ = 0, p_ = 0;                                                                \
+        (void)key1;                                                                             \
+        (void)key2;                                                                             \
+        LIST(AS_PREDICT)                                                                        \
+        (void)o_;                                                                               \
+    }                                                                                           \
+    ST_INLINE void locate_##name(vpc_set *set, uint64_t key1, uint64_t key2)                    \
+    {                                                                                           \
+        unsigned p_ = 0;                                                                        \
+        (void)key1;                                                                             \
+        (void)key2;                                                                             \
+        LIST(AS_LOCATE)                                                                         \
+    }                                                                                           \
+    /* id < nslots */                                                                           \
+    ST_INLINE uint64_t slot_##name(const vpc_set *set, unsigned id)                             \
+    {                                                                                           \
+        unsigned o_ = 0, p_ = 0;                                                                \
+        LIST(AS_SLOT)                                                                           \
+        return 0;                                                                               \
+    }                                                                                           \
+    ST_INLINE void update_##name(vpc_set *set, uint64_t v)                                       \
+    {                                                                                           \
+        unsigned p_ = 0;                                                                        \
+        LIST(AS_UPDATE)                                                                         \
+    }
+
+DEFINE_FIELD(ip, CFG_IP)
+DEFINE_FIELD(cycle, CFG_CYCLE)
+DEFINE_FIELD(ext, CFG_EXT)
+DEFINE_FIELD(meta, CFG_META)
+DEFINE_FIELD(data_cm, CFG_DATA_CM)
+
+typedef struct {
+    const vpc_pred_cfg *cfg;
+    unsigned n;
+} field_cfg_t;
+#define NPREDS(a) (unsigned)(sizeof(a) / sizeof(a)[0])
+/* [encoder == cm][field] */
+static const field_cfg_t field_cfg[2][F_COUNT] = {
+    {{cfg_ip, NPREDS(cfg_ip)}, {cfg_cycle, NPREDS(cfg_cycle)}, {cfg_meta, NPREDS(cfg_meta)},
+     {cfg_ext, NPREDS(cfg_ext)}, {cfg_ext, NPREDS(cfg_ext)}},
+    {{cfg_ip, NPREDS(cfg_ip)}, {cfg_cycle, NPREDS(cfg_cycle)}, {cfg_meta, NPREDS(cfg_meta)},
+     {cfg_ext, NPREDS(cfg_ext)}, {cfg_data_cm, NPREDS(cfg_data_cm)}},
+};
+
+/* Predict field f of an entry whose ip (and address) are known; with f and
+ * cm constant after inlining this is straight-line code. */
+ST_INLINE void field_predict(vpc_set *sets, unsigned f, int cm, uint64_t ip, uint64_t addr)
+{
+    switch (f) {
+    case F_IP: predict_ip(&sets[F_IP], 0, 0); break;
+    case F_CYCLE: predict_cycle(&sets[F_CYCLE], ip, ip); break;
+    case F_META: predict_meta(&sets[F_META], ip, ip); break;
+    case F_ADDR: predict_ext(&sets[F_ADDR], ip, ip); break;
+    default:
+        if (cm)
+            predict_data_cm(&sets[F_DATA], ip, addr);
+        else
+            predict_ext(&sets[F_DATA], ip, ip);
+    }
+}
+
+ST_INLINE void field_update(vpc_set *sets, unsigned f, int cm, uint64_t v)
+{
+    switch (f) {
+    case F_IP: update_ip(&sets[F_IP], v); break;
+    case F_CYCLE: update_cycle(&sets[F_CYCLE], v); break;
+    case F_META: update_meta(&sets[F_META], v); break;
+    case F_ADDR: update_ext(&sets[F_ADDR], v); break;
+    default:
+        if (cm)
+            update_data_cm(&sets[F_DATA], v);
+        else
+            update_ext(&sets[F_DATA], v);
+    }
+}
+
+#define KEY_BITS 16
+ST_INLINE unsigned mask_bits(uint64_t mask) { return mask == UINT64_MAX ? 64 : (unsigned)__builtin_popcountll(mask); }
+
+/* Signed difference v - ref in a field `bits` wide, zigzag-mapped so that
+ * small differences of either sign become small numbers. */
+static inline uint64_t zz_delta(uint64_t v, uint64_t ref, uint64_t mask, unsigned bits)
+{
+    uint64_t d = (v - ref) & mask;
+    if (bits < 64 && (d >> (bits - 1)) & 1)
+        d |= ~mask;
+    return (d << 1) ^ (uint64_t)(0 - (d >> 63));
+}
+
+static inline uint64_t zz_apply(uint64_t r, uint64_t ref, uint64_t mask)
+{
+    uint64_t d = (r >> 1) ^ (uint64_t)(0 - (r & 1));
+    return (ref + d) & mask;
+}
+
+static inline unsigned nbytes_of(uint64_t r) { return r ? (unsigned)((64 - __builtin_clzll(r) + 7) >> 3) : 0; }
+
+/* Width mask of field f, a constant for a constant type (field_mask() calls
+ * the out-of-line entry-type functions, which a template cannot fold).  A
+ * vpc entry's pc is 32 bits and its extended data, coded as the address
+ * field (6.6 of SIMTRACE.md), 64. */
+ST_INLINE uint64_t cm_mask_T(unsigned f, st_entry_type t)
+{
+    if (f == F_CYCLE)
+        return ST_CYCLE_MASK;
+    if (f == F_META)
+        return 0xFFFF;
+    if (t == ST_TYPE_VPC)
+        return f == F_IP ? 0xFFFFFFFFu : UINT64_MAX;
+    return (t == ST_TYPE_D64 || t == ST_TYPE_M64) ? UINT64_MAX : 0xFFFFFFFFu;
+}
+
+/* The ip-keyed fields cm codes for type t, in coding order: cycle, meta,
+ * address[, data] for the memory types; for vpc entries only the extended
+ * data, as the address field (its predictors are the address set's, its
+ * misses the address residuals).  nf is 4, 3 or 1; field j is
+ * cm_field(t, j), and j is also its nibble and flag pair in TUPLE. */
+ST_INLINE unsigned cm_nfields(st_entry_type t)
+{
+    return t == ST_TYPE_VPC ? 1 : (t == ST_TYPE_D64 || t == ST_TYPE_D32) ? 4 : 3;
+}
+
+ST_INLINE unsigned cm_field(st_entry_type t, unsigned j) { return t == ST_TYPE_VPC ? F_ADDR : F_CYCLE + j; }
+
+/* Little-endian stores of the decoded entry: on little-endian hosts one
+ * move each (GCC 12 does not merge st_store64's byte stores here). */
+ST_INLINE void cm_store64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    st_store64(p, v);
+#endif
+}
+
+ST_INLINE void cm_store32(uint8_t *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 4);
+#else
+    st_store32(p, v);
+#endif
+}
+
+/* st_entry_store() for a constant memory type, or a vpc pair (u32 pc,
+ * u64 extended data: 12 bytes, packed). */
+ST_INLINE void cm_store_entry(st_entry_type t, uint8_t *p, const uint64_t *v)
+{
+    if (t == ST_TYPE_VPC) {
+        cm_store32(p, (uint32_t)v[F_IP]);
+        cm_store64(p + 4, v[F_ADDR]);
+        return;
+    }
+    cm_store64(p, (v[F_CYCLE] & ST_CYCLE_MASK) | (v[F_META] << 48));
+    if (t == ST_TYPE_D64 || t == ST_TYPE_M64) {
+        cm_store64(p + 8, v[F_IP]);
+        cm_store64(p + 16, v[F_ADDR]);
+        if (t == ST_TYPE_D64)
+            cm_store64(p + 24, v[F_DATA]);
+    } else {
+        cm_store32(p + 8, (uint32_t)v[F_IP]);
+        cm_store32(p + 12, (uint32_t)v[F_ADDR]);
+        if (t == ST_TYPE_D32)
+            cm_store32(p + 16, (uint32_t)v[F_DATA]);
+    }
+}
+
+/* The fields of entry p of type t (memory types: st_entry_load(); vpc: the
+ * pc as ip and the extended data as address; absent fields 0). */
+ST_INLINE void cm_load_entry(st_entry_type t, const uint8_t *p, uint64_t *v)
+{
+    if (t == ST_TYPE_VPC) {
+        v[F_IP] = st_load32(p);
+        v[F_ADDR] = st_load64(p + 4);
+        v[F_CYCLE] = v[F_META] = v[F_DATA] = 0;
+        return;
+    }
+    st_entry e;
+    st_entry_load(t, p, &e);
+    v[F_IP] = e.ip;
+    v[F_CYCLE] = e.cycle;
+    v[F_META] = e.meta16;
+    v[F_ADDR] = e.addr;
+    v[F_DATA] = e.data;
+}
+
+ST_INLINE unsigned cm_nslots(unsigned f)
+{
+    switch (f) {
+    case F_IP: return nslots_ip;
+    case F_CYCLE: return nslots_cycle;
+    case F_META: return nslots_meta;
+    case F_ADDR: return nslots_ext;
+    default: return nslots_data_cm;
+    }
+}
+
+/* Locate the lines of field f's predictors (f an ip-keyed field of cm). */
+ST_INLINE void cm_locate(vpc_set *sets, unsigned f, uint64_t ip, uint64_t addr)
+{
+    switch (f) {
+    case F_CYCLE: locate_cycle(&sets[F_CYCLE], ip, ip); break;
+    case F_META: locate_meta(&sets[F_META], ip, ip); break;
+    case F_ADDR: locate_ext(&sets[F_ADDR], ip, ip); break;
+    default: locate_data_cm(&sets[F_DATA], ip, addr);
+    }
+}
+
+/* Slot id (< nslots) of field f after cm_locate(). */
+ST_INLINE uint64_t cm_slot(const vpc_set *sets, unsigned f, unsigned id)
+{
+    switch (f) {
+    case F_CYCLE: return slot_cycle(&sets[F_CYCLE], id);
+    case F_META: return slot_meta(&sets[F_META], id);
+    case F_ADDR: return slot_ext(&sets[F_ADDR], id);
+    default: return slot_data_cm(&sets[F_DATA], id);
+    }
+}
+
+
+#endif /* SVPC_FIELDS_H */
