@@ -63,8 +63,11 @@ typedef struct {
     rc_prob match[MM_COUNT][16][2];    /* [kind][match length][its last flag] */
     rc_prob nbtree[F_DATA][9][16];     /* [field][previous miss length] 4-bit length tree */
     rc_prob rbyte[F_DATA][9][8][256];  /* [field][length][byte position] byte tree */
-    rc_prob deq[8][2][2];              /* [lane][all lanes above equal][this lane's flag at the last data miss] */
-    rc_prob dbyte[8][2][256][256];     /* [lane][all lanes above equal][context byte] byte tree */
+    rc_prob dup[4];                    /* upper half equals the reference's: [last two flags] */
+    rc_prob dhi[4][256][256];          /* upper half lane (below the top) [context: the lane above] byte tree */
+    rc_prob deq[4][5][2];              /* lower lane equals the reference's: [lane][size][its last flag] */
+    rc_prob dlo[4][256][256];          /* lower lane [context: the byte before it in memory] byte tree */
+    rc_prob dzero[5];                  /* the lower lanes above the size are zero: [size] */
 } cm2_probs;
 
 struct cm2_model {
@@ -157,7 +160,8 @@ typedef struct {
         unsigned last; /* the last flag */
     } ms[MM_COUNT];
     /* data lanes */
-    unsigned dlane;      /* bit k: lane k equalled its reference at the last data miss */
+    unsigned dlane;      /* bit k: lower lane k equalled its reference at the last data miss */
+    unsigned rhist;      /* the last upper-half flags */
     uint64_t dprev[16];  /* the last data miss of each (hashed) upper half */
 } cm2_state;
 
@@ -251,33 +255,81 @@ ST_INLINE const char *cm2_miss(cm2_io *io, const int ENC, cm2_model *m, cm2_stat
 /* Slot of the dprev context for an upper half u of a data value. */
 static inline unsigned cm2_upper_slot(uint64_t u) { return (unsigned)((u * UINT64_C(0x9E3779B97F4A7C15)) >> 60); }
 
-/* The lanes of a data miss of W bytes against ref, most significant first.
- * Returns the value; sets *bad if a lane coded as different equals ref's. */
+/* Lane k of a data miss in the context tree `tree`: whether it equals
+ * ref's lane (flag *pe), and if not the byte.  Returns the byte. */
+ST_INLINE unsigned cm2_lane(cm2_io *io, const int ENC, rc_prob *pe, rc_prob *tree, const unsigned k, uint64_t ref,
+                            uint64_t x, unsigned *same, unsigned *bad)
+{
+    const unsigned rb = (unsigned)(ref >> (8 * k)) & 255u, xb = (unsigned)(x >> (8 * k)) & 255u;
+    *same = CM2_BIT(ENC, io, pe, xb == rb);
+    if (*same)
+        return rb;
+    const unsigned b = CM2_TREE(ENC, io, tree, 8, xb);
+    if (!ENC && b == rb)
+        *bad = 1;
+    return b;
+}
+
+/* The lanes of a data miss of W bytes against ref.  The upper half first:
+ * for accesses narrower than 8 bytes it holds the size, mostly the same as
+ * ref's, so one flag says so.  Then the lower half from its least
+ * significant lane up, in the order of the bytes in memory, as far as the
+ * size (or the whole half): each lane a flag (equal to ref's?) and, if not,
+ * its byte in the context of the byte before it in memory, for the lowest
+ * lane the last byte of the previous miss of the same upper half: copied
+ * text, stored a byte or a word at a time, has the previous character as
+ * its context.  Last, for a size below the half, a flag says that the
+ * lanes above the size are zero (else they follow as any lane).  Returns
+ * the value; sets *bad if a lane or half coded as different equals ref's. */
 ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state *s, const unsigned W, uint64_t ref,
                              uint64_t x, unsigned *bad)
 {
-    unsigned eq = 1, above = 0, dl = 0;
-    uint64_t pv = 0; /* the last miss of this upper half, once lane W/2 is reached */
-    for (unsigned k = W; k-- > 0;) {
-        if (k == W / 2 - 1)
-            pv = s->dprev[cm2_upper_slot(x >> (4 * W))]; /* the upper half is known by now */
-        const unsigned rb = (unsigned)(ref >> (8 * k)) & 255u, xb = (unsigned)(x >> (8 * k)) & 255u;
-        const unsigned same = CM2_BIT(ENC, io, &pr->deq[k][eq][(s->dlane >> k) & 1u], xb == rb);
-        unsigned b = rb;
-        if (!same) {
-            const unsigned cx = eq ? (unsigned)(pv >> (8 * k)) & 255u : above;
-            b = CM2_TREE(ENC, io, pr->dbyte[k][eq][cx], 8, xb);
-            if (!ENC && b == rb)
-                *bad = 1;
+    const unsigned H = W / 2;
+    const uint64_t hmask = H == 4 ? UINT64_C(0xFFFFFFFF) : UINT64_C(0xFFFF);
+    unsigned same;
+    const unsigned upeq = CM2_BIT(ENC, io, &pr->dup[s->rhist & 3], (x >> (8 * H)) == (ref >> (8 * H)));
+    s->rhist = (s->rhist << 1) | upeq;
+    if (upeq) {
+        if (!ENC)
+            x = ref & ~hmask;
+    } else {
+        unsigned cx = 0, eq = 1;
+        for (unsigned k = W; k-- > H;) {
+            const unsigned b = cm2_lane(io, ENC, &pr->deq[k - H][0][eq], pr->dhi[k - H][cx], k, ref, x, &same, bad);
+            eq &= same;
+            cx = b;
+            if (!ENC)
+                x |= (uint64_t)b << (8 * k);
         }
-        eq &= same;
-        above = b;
+        if (!ENC && eq)
+            *bad = 1;
+    }
+    const uint64_t upper = x >> (8 * H);
+    const unsigned slot = cm2_upper_slot(upper);
+    const unsigned sz = upper >= 1 && upper < H ? (unsigned)upper : H;
+    unsigned cx = (unsigned)(s->dprev[slot] >> (8 * (sz - 1))) & 255u, dl = 0;
+    for (unsigned k = 0; k < sz; k++) {
+        const unsigned b =
+            cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx], k, ref, x, &same, bad);
         dl |= same << k;
+        cx = b;
         if (!ENC)
             x |= (uint64_t)b << (8 * k);
     }
+    if (sz < H) {
+        const uint64_t above = (x & hmask) >> (8 * sz);
+        if (!CM2_BIT(ENC, io, &pr->dzero[sz], above == 0))
+            for (unsigned k = sz; k < H; k++) {
+                const unsigned b =
+                    cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx], k, ref, x, &same, bad);
+                dl |= same << k;
+                cx = b;
+                if (!ENC)
+                    x |= (uint64_t)b << (8 * k);
+            }
+    }
     s->dlane = dl;
-    s->dprev[cm2_upper_slot(x >> (4 * W))] = x;
+    s->dprev[slot] = x;
     return x;
 }
 
