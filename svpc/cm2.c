@@ -44,9 +44,15 @@
 #define CM2_HASH_BITS 16
 #define CM2_RING_MASK ((UINT32_C(1) << CM2_RING_BITS) - 1u)
 enum { MM_IP, MM_ADDR, MM_DATA, MM_COUNT };
+/* How far back a data miss is looked for among the data misses before it
+ * (a value stored or loaded again elsewhere: hash state moving between
+ * variables, a saved register, a pointer), a power of 2. */
+#define CM2_RECENT_BITS 4
+#define CM2_RECENT (1u << CM2_RECENT_BITS)
 /* context length of each kind's match model (ip: call and jump sequences;
- * address: the next stride of a walk; data: runs of copied values) */
-static const unsigned mm_order[MM_COUNT] = {2, 1, 3};
+ * address: the strides of a walk that repeats; data: runs of copied values) */
+static const unsigned mm_order[MM_COUNT] = {2, 2, 3};
+#define CM2_MAX_ORDER 3
 
 typedef struct {
     uint64_t ring[1u << CM2_RING_BITS];
@@ -63,6 +69,8 @@ typedef struct {
     rc_prob match[MM_COUNT][16][2];    /* [kind][match length][its last flag] */
     rc_prob nbtree[F_DATA][9][16];     /* [field][previous miss length] 4-bit length tree */
     rc_prob rbyte[F_DATA][9][8][256];  /* [field][length][byte position] byte tree */
+    rc_prob recent[2][4];              /* data miss is among the last CM2_RECENT misses: [byte access][last two flags] */
+    rc_prob rdist[2][CM2_RECENT];      /* which one, back from the last: [byte access] tree */
     rc_prob dup[4];                    /* upper half equals the reference's: [last two flags] */
     rc_prob dhi[4][256][256];          /* upper half lane (below the top) [context: the lane above] byte tree */
     rc_prob deq[4][5][2];              /* lower lane equals the reference's: [lane][size][its last flag] */
@@ -153,7 +161,7 @@ typedef struct {
     uint32_t kl; /* key line of the previous ip */
     /* match models */
     struct {
-        uint64_t h[3]; /* the kind's last misses, most recent first */
+        uint64_t h[CM2_MAX_ORDER]; /* the kind's last misses, most recent first */
         uint32_t n;    /* misses of the kind so far */
         uint32_t ptr;  /* index of the proposed miss */
         uint32_t len;  /* length of the match; 0: no proposal */
@@ -162,6 +170,8 @@ typedef struct {
     /* data lanes */
     unsigned dlane;      /* bit k: lower lane k equalled its reference at the last data miss */
     unsigned rhist;      /* the last upper-half flags */
+    unsigned rchist;     /* the last recent-value flags */
+
     uint64_t dprev[16];  /* the last data miss of each (hashed) upper half */
 } cm2_state;
 
@@ -189,8 +199,9 @@ ST_INLINE void cm2_match_add(cm2_model *m, cm2_state *s, const unsigned k, uint6
     __typeof__(s->ms[0]) *ms = &s->ms[k];
     t->ring[ms->n & CM2_RING_MASK] = x;
     ms->n++;
-    ms->h[2] = ms->h[1];
-    ms->h[1] = ms->h[0];
+    const unsigned K = mm_order[k];
+    for (unsigned j = K - 1; j > 0; j--)
+        ms->h[j] = ms->h[j - 1];
     ms->h[0] = x;
     if (hit) {
         ms->ptr++;
@@ -198,12 +209,9 @@ ST_INLINE void cm2_match_add(cm2_model *m, cm2_state *s, const unsigned k, uint6
     } else {
         ms->len = 0;
     }
-    const unsigned K = mm_order[k];
-    uint64_t hk = ms->h[0] * UINT64_C(0x9E3779B97F4A7C15);
-    if (K > 1)
-        hk ^= ms->h[1] * UINT64_C(0xC2B2AE3D27D4EB4F);
-    if (K > 2)
-        hk ^= ms->h[2] * UINT64_C(0x165667B19E3779F9);
+    uint64_t hk = 0;
+    for (unsigned j = 0; j < K; j++)
+        hk = (hk + ms->h[j]) * UINT64_C(0x9E3779B97F4A7C15);
     uint32_t *slot = &t->hash[(uint32_t)(hk >> (64 - CM2_HASH_BITS))];
     if (!ms->len && *slot && ms->n - (*slot - 1) < CM2_RING_MASK) {
         ms->ptr = *slot - 1;
@@ -340,8 +348,31 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_model *m, cm2
     uint64_t x = ENC ? *v : 0;
     const unsigned hit = cm2_match_code(io, ENC, m, s, MM_DATA, &x);
     unsigned bad = 0;
-    if (!hit)
-        x = cm2_lanes(io, ENC, &m->pr, s, W, ref, x, &bad);
+    if (!hit) {
+        /* among the last data misses (the match model's ring)?  Byte
+         * accesses (by the reference's upper half) have their own
+         * contexts: their values are a small alphabet the lanes code well */
+        const unsigned cls = (ref >> (4 * W)) == 1;
+        const uint32_t n = s->ms[MM_DATA].n, lim = n < CM2_RECENT ? n : CM2_RECENT;
+        const uint64_t *ring = m->mm[MM_DATA].ring;
+        unsigned dist = CM2_RECENT;
+        if (ENC)
+            for (unsigned k = 0; k < lim; k++)
+                if (ring[(n - 1 - k) & CM2_RING_MASK] == x) {
+                    dist = k;
+                    break;
+                }
+        const unsigned in = lim ? CM2_BIT(ENC, io, &m->pr.recent[cls][s->rchist & 3], dist < CM2_RECENT) : 0;
+        s->rchist = (s->rchist << 1) | in;
+        if (in) {
+            dist = CM2_TREE(ENC, io, m->pr.rdist[cls], CM2_RECENT_BITS, dist);
+            if (!ENC && dist >= lim)
+                return "recent value further back than the misses so far";
+            x = ring[(n - 1 - dist) & CM2_RING_MASK];
+        } else {
+            x = cm2_lanes(io, ENC, &m->pr, s, W, ref, x, &bad);
+        }
+    }
     if (bad)
         return "lane coded as different but equal to its reference";
     cm2_match_add(m, s, MM_DATA, x, hit);
