@@ -72,8 +72,9 @@ typedef struct {
     rc_prob recent[2][4];              /* data miss is among the last CM2_RECENT misses: [byte access][last two flags] */
     rc_prob rdist[2][CM2_RECENT];      /* which one, back from the last: [byte access] tree */
     rc_prob dup[4];                    /* upper half equals the reference's: [last two flags] */
-    rc_prob dhi[4][256][256];          /* upper half lane (below the top) [context: the lane above] byte tree */
-    rc_prob deq[4][5][2];              /* lower lane equals the reference's: [lane][size][its last flag] */
+    rc_prob dhieq[4][2];               /* upper lane equals the reference's: [lane - W/2][all lanes above equal] */
+    rc_prob dhi[4][256][256];          /* upper lane [lane - W/2][context: the lane above] byte tree */
+    rc_prob deq[4][5][2];              /* lower lane equals the reference's: [lane][size 1..4][its last flag] */
     rc_prob dlo[4][256][256];          /* lower lane [context: the byte before it in memory] byte tree */
     rc_prob dzero[5];                  /* the lower lanes above the size are zero: [size] */
 } cm2_probs;
@@ -303,7 +304,7 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
     } else {
         unsigned cx = 0, eq = 1;
         for (unsigned k = W; k-- > H;) {
-            const unsigned b = cm2_lane(io, ENC, &pr->deq[k - H][0][eq], pr->dhi[k - H][cx], k, ref, x, &same, bad);
+            const unsigned b = cm2_lane(io, ENC, &pr->dhieq[k - H][eq], pr->dhi[k - H][cx], k, ref, x, &same, bad);
             eq &= same;
             cx = b;
             if (!ENC)
@@ -324,17 +325,17 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
         if (!ENC)
             x |= (uint64_t)b << (8 * k);
     }
-    if (sz < H) {
-        const uint64_t above = (x & hmask) >> (8 * sz);
-        if (!CM2_BIT(ENC, io, &pr->dzero[sz], above == 0))
-            for (unsigned k = sz; k < H; k++) {
-                const unsigned b =
-                    cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx], k, ref, x, &same, bad);
-                dl |= same << k;
-                cx = b;
-                if (!ENC)
-                    x |= (uint64_t)b << (8 * k);
-            }
+    if (sz < H && !CM2_BIT(ENC, io, &pr->dzero[sz], ((x & hmask) >> (8 * sz)) == 0)) {
+        for (unsigned k = sz; k < H; k++) {
+            const unsigned b =
+                cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx], k, ref, x, &same, bad);
+            dl |= same << k;
+            cx = b;
+            if (!ENC)
+                x |= (uint64_t)b << (8 * k);
+        }
+        if (!ENC && ((x & hmask) >> (8 * sz)) == 0)
+            *bad = 1; /* coded as not zero */
     }
     s->dlane = dl;
     s->dprev[slot] = x;
