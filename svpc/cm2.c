@@ -170,7 +170,7 @@ typedef struct {
     } ms[MM_COUNT];
     /* data lanes */
     unsigned dlane;      /* bit k: lower lane k equalled its reference at the last data miss */
-    unsigned rhist;      /* the last upper-half flags */
+    unsigned uphist;     /* the last upper-half flags */
     unsigned rchist;     /* the last recent-value flags */
 
     uint64_t dprev[16];  /* the last data miss of each (hashed) upper half */
@@ -296,8 +296,8 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
     const unsigned H = W / 2;
     const uint64_t hmask = H == 4 ? UINT64_C(0xFFFFFFFF) : UINT64_C(0xFFFF);
     unsigned same;
-    const unsigned upeq = CM2_BIT(ENC, io, &pr->dup[s->rhist & 3], (x >> (8 * H)) == (ref >> (8 * H)));
-    s->rhist = (s->rhist << 1) | upeq;
+    const unsigned upeq = CM2_BIT(ENC, io, &pr->dup[s->uphist & 3], (x >> (8 * H)) == (ref >> (8 * H)));
+    s->uphist = (s->uphist << 1) | upeq;
     if (upeq) {
         if (!ENC)
             x = ref & ~hmask;
