@@ -1,6 +1,6 @@
 /* Round trip: the input as raw entries -> encode -> decode must be equal.
- * Byte 0 picks encoder, type and second stage (byte 0 mod 5: generic,
- * paper, cm1, cm, or vpc on vpc pairs). */
+ * Byte 0 picks encoder, type and second stage (byte 0 mod 6: generic,
+ * paper, cm1, cm, vpc on vpc pairs, or cm2). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (size < 1)
         return 0;
-    svpc_params p = {(svpc_encoder)(1 + data[0] % 5), (svpc_stage)((data[0] >> 4) % 4), 1 + (data[0] >> 6)};
+    svpc_params p = {(svpc_encoder)(1 + data[0] % 6), (svpc_stage)((data[0] >> 4) % 4), 1 + (data[0] >> 6)};
     st_entry_type t = p.encoder == SVPC_ENC_VPC ? ST_TYPE_VPC : (st_entry_type)(1 + (data[0] >> 2) % 4);
     size_t esz = st_entry_size(t), n = (size - 1) / esz;
     st_buf out;

@@ -16,7 +16,7 @@ else
     perl -e 'for $i (0..1999) { $k=$i%4; print pack("QQQQ", 100+$i+($k==0), 0x401000+4*$k, 0x7ff000+8*int($i/4)+($k<<16), (4<<32)|int($i/4)); }' > "$raw"
 fi
 i=0
-for e in cm paper generic; do
+for e in cm cm2 paper generic; do
     for fs in 1 50 2000; do
         for t in d64 m32; do
             if [ "$t" = d64 ]; then bytes=32000; else bytes=16000; fi
@@ -36,7 +36,7 @@ for e in vpc cm; do
     done
 done
 cp "$root"/testdata/good/*.sim "$out/container/" 2>/dev/null || true
-for sel in 0 1 2 3 5 17 18 19 35 66; do
+for sel in 0 1 2 3 5 11 17 18 19 35 66; do
     { printf "\\x$(printf %02x $sel)"; head -c 6400 "$raw"; } > "$out/roundtrip/r$sel"
     { printf "\\x$(printf %02x $sel)\\x10\\x00"; head -c 300 "$raw"; } > "$out/codec/c$sel"
 done

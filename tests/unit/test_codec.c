@@ -82,7 +82,8 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
     /* wrong entry count or truncated payload: an error, not a crash */
     if (n > 0) {
         CHECK(svpc_decode(c, enc, t, out.data, out.len, n - 1, dec, &d) != ST_OK ||
-              enc == SVPC_ENC_CM || enc == SVPC_ENC_CM1 || enc == SVPC_ENC_VPC /* may decode n-1 entries then find bytes left */);
+              enc == SVPC_ENC_CM || enc == SVPC_ENC_CM1 || enc == SVPC_ENC_VPC ||
+              enc == SVPC_ENC_CM2 /* may decode n-1 entries then find bytes left */);
         CHECK(svpc_decode(c, enc, t, out.data, out.len / 2, n, dec, &d) != ST_OK);
     }
     /* flip bytes: must terminate without memory errors (ASan checks) */
@@ -298,13 +299,104 @@ static void test_vpc_encoder(svpc_ctx *c)
     st_buf_free(&cm);
 }
 
+/* Entries whose data exercise every path of cm2's data misses (6.9): byte
+ * stores of text (lanes in memory order, the match model when the text is
+ * copied again), word stores of text, values stored again a few misses
+ * later (recent values), 2-byte stores, 8-byte values, sizes that change
+ * at one ip (the upper half), and values with bits above their size (lanes
+ * above the size not zero). */
+static uint8_t *make_cm2_entries(st_entry_type t, size_t n, unsigned long long seed)
+{
+    static const char text[] = "the quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs. ";
+    const size_t tl = sizeof text - 1, esz = st_entry_size(t);
+    uint8_t *raw = malloc(n * esz + 1);
+    unsigned long long s = seed;
+    uint64_t recent[8] = {0};
+    for (size_t i = 0; i < n; i++) {
+        unsigned k = (unsigned)(i % 7), r = (unsigned)(check_rand(&s) % 100);
+        st_entry e;
+        e.cycle = 100 + 3 * i;
+        e.meta16 = (uint16_t)(k == 5);
+        e.ip = 0x8000 + 0x10 * k + (r < 3 ? 0x1000 : 0);
+        e.addr = 0x100000 + (i % 4096) * 4 + ((uint64_t)k << 20);
+        const unsigned char ch = (unsigned char)text[(i / 7 + (i > n / 2 ? 11 : 0)) % tl];
+        switch (k) {
+        case 0: e.data = ((uint64_t)1 << 32) | ch; break;                      /* a byte of text */
+        case 1: e.data = ((uint64_t)4 << 32) | (uint32_t)(ch * 0x01010101u); break; /* a word */
+        case 2: e.data = recent[check_rand(&s) % 8]; break;                   /* again, elsewhere */
+        case 3: e.data = ((uint64_t)2 << 32) | (check_rand(&s) & 0xFFFF); break;
+        case 4: e.data = check_rand(&s); break;                                /* 8 random bytes */
+        case 5: e.data = ((uint64_t)(1 + r % 4) << 32) | (check_rand(&s) & 0xFF); break; /* sizes vary */
+        default: e.data = ((uint64_t)1 << 32) | (r < 10 ? 0x1234500u : ch);     /* bits above the size */
+        }
+        recent[i % 8] = e.data;
+        if (t == ST_TYPE_D32 || t == ST_TYPE_M32) {
+            e.ip &= 0xFFFFFFFFu;
+            e.addr &= 0xFFFFFFFFu;
+            e.data &= 0xFFFFFFFFu;
+        }
+        st_entry_store(t, raw + i * esz, &e);
+    }
+    return raw;
+}
+
+/* cm2 (6.9): its own round trips, that it refuses vpc pairs, and that a
+ * payload cut anywhere is an error. */
+static void test_cm2(svpc_ctx *c)
+{
+    CHECK(svpc_encoder_supports(SVPC_ENC_CM2, ST_TYPE_D64) && svpc_encoder_supports(SVPC_ENC_CM2, ST_TYPE_M32));
+    CHECK(!svpc_encoder_supports(SVPC_ENC_CM2, ST_TYPE_VPC) && !svpc_encoder_supports(SVPC_ENC_CM2, ST_TYPE_BYTES));
+    svpc_encoder e;
+    CHECK(svpc_encoder_parse("cm2", &e) && e == SVPC_ENC_CM2 && strcmp(svpc_encoder_name(e), "cm2") == 0);
+    const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
+    for (int ti = 0; ti < 4; ti++) {
+        const st_entry_type t = types[ti];
+        const size_t n = 20000, esz = st_entry_size(t);
+        uint8_t *raw = make_cm2_entries(t, n, 7 + ti), *dec = malloc(n * esz + 1);
+        svpc_params p = {SVPC_ENC_CM2, SVPC_STAGE_LZMA, 6};
+        st_buf out;
+        st_buf_init(&out, 0);
+        CHECK(svpc_encode(c, &p, t, raw, n, &out) == ST_OK);
+        st_diag d;
+        st_diag_clear(&d);
+        st_error r = svpc_decode(c, SVPC_ENC_CM2, t, out.data, out.len, n, dec, &d);
+        CHECK(r == ST_OK && memcmp(dec, raw, n * esz) == 0);
+        if (r != ST_OK)
+            fprintf(stderr, "  cm2 type %d: %s: %s\n", t, st_error_name(r), d.detail);
+        /* the second stage does not apply: -s gives the same bytes */
+        st_buf other;
+        st_buf_init(&other, 0);
+        p.stage = SVPC_STAGE_NONE;
+        CHECK(svpc_encode(c, &p, t, raw, n, &other) == ST_OK);
+        CHECK(other.len == out.len && memcmp(other.data, out.data, out.len) == 0);
+        /* every cut is an error: the coder needs bytes past the end */
+        for (size_t cut = 0; cut < out.len; cut += 1 + out.len / 40)
+            CHECK(svpc_decode(c, SVPC_ENC_CM2, t, out.data, cut, n, dec, &d) == ST_E_CORRUPT);
+        /* a byte more is left over */
+        st_buf_append(&out, (const uint8_t *)"", 1);
+        CHECK(svpc_decode(c, SVPC_ENC_CM2, t, out.data, out.len, n, dec, &d) == ST_E_CORRUPT);
+        free(raw);
+        free(dec);
+        st_buf_free(&out);
+        st_buf_free(&other);
+    }
+    uint8_t pair[12] = {0};
+    st_buf out;
+    st_buf_init(&out, 0);
+    svpc_params p = {SVPC_ENC_CM2, SVPC_STAGE_LZMA, 6};
+    CHECK(svpc_encode(c, &p, ST_TYPE_VPC, pair, 1, &out) == ST_E_USAGE);
+    st_diag d;
+    CHECK(svpc_decode(c, SVPC_ENC_CM2, ST_TYPE_VPC, pair, 12, 1, pair, &d) == ST_E_UNSUPPORTED);
+    st_buf_free(&out);
+}
+
 int main(void)
 {
     svpc_ctx *c;
     CHECK(svpc_ctx_new(&c) == ST_OK);
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
-    const svpc_encoder encs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_PAPER, SVPC_ENC_GENERIC};
-    for (int ei = 0; ei < 4; ei++)
+    const svpc_encoder encs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_PAPER, SVPC_ENC_GENERIC, SVPC_ENC_CM2};
+    for (int ei = 0; ei < 5; ei++)
         for (int ti = 0; ti < 4; ti++) {
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 0, 0);
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 1, 1);
@@ -326,6 +418,7 @@ int main(void)
     }
     test_vpc_pairs(c);
     test_vpc_encoder(c);
+    test_cm2(c);
     /* one context, alternating encoders: state must not leak between frames */
     roundtrip(c, SVPC_ENC_PAPER, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
@@ -336,6 +429,8 @@ int main(void)
     roundtrip(c, SVPC_ENC_VPC, ST_TYPE_VPC, SVPC_STAGE_LZMA, 70000, 0); /* larger tables */
     roundtrip(c, SVPC_ENC_VPC, ST_TYPE_VPC, SVPC_STAGE_LZMA, 3000, 1);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D32, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_CM2, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     /* bad parameters */
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 0};
     st_buf out;
