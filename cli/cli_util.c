@@ -144,7 +144,7 @@ int cli_opt_stage(const char *arg, svpc_stage *out)
 int cli_opt_encoder(const char *arg, svpc_encoder *out)
 {
     if (!svpc_encoder_parse(arg, out)) {
-        cli_msg("unknown encoder '%s' (use cm, cm1, paper, generic or vpc)", arg);
+        cli_msg("unknown encoder '%s' (use cm, cm2, cm1, paper, generic or vpc)", arg);
         return 0;
     }
     return 1;

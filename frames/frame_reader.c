@@ -31,8 +31,7 @@ static void diag_at(st_diag *d, uint64_t off, uint64_t frame, uint64_t stream)
 
 uint64_t st_frame_decode_memory(uint64_t count, uint64_t esz, uint64_t payload)
 {
-    size_t cm = svpc_ctx_memory(SVPC_ENC_CM), vx = svpc_ctx_memory(SVPC_ENC_VPC);
-    return payload + 2 * count * esz + (cm > vx ? cm : vx);
+    return payload + 2 * count * esz + svpc_ctx_memory_max();
 }
 
 st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o_in, st_diag *d)

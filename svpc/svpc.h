@@ -47,6 +47,15 @@
  *                         of a shared context and the source's own line;
  *                         extended-data misses range-coded against the
  *                         nearest of four references (SIMTRACE.md 6.8).
+ *   SVPC_ENC_CM2     (6)  memory types (container 1.4): cm's predictors and
+ *                         id contexts, with every miss coded by the range
+ *                         coder through models of its own (match models of
+ *                         the ip, address and data misses, recent values,
+ *                         residual bytes, data lanes) instead of miss
+ *                         streams through a second stage (SIMTRACE.md 6.9);
+ *                         the payload is the range coder's output, and the
+ *                         stage and level are not used.  One template in
+ *                         svpc/cm2.c encodes and decodes.
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -101,15 +110,19 @@ void svpc_ctx_free(svpc_ctx *ctx);
  * (predictor tables and model; not counting frame buffers). */
 size_t svpc_ctx_memory(svpc_encoder enc);
 
+/* The largest svpc_ctx_memory() of any encoder: what a decoder of frames
+ * of unknown encoders must allow for. */
+size_t svpc_ctx_memory_max(void);
+
 /* 1 if encoder enc codes entries of type t: generic any type of known size
- * (ST_TYPE_BYTES included, ST_TYPE_USER not), paper the four memory types,
- * cm1 and cm the memory types and ST_TYPE_VPC, vpc ST_TYPE_VPC only.
+ * (ST_TYPE_BYTES included, ST_TYPE_USER not), paper and cm2 the four memory
+ * types, cm1 and cm the memory types and ST_TYPE_VPC, vpc ST_TYPE_VPC only.
  * svpc_encode() and svpc_decode()
  * refuse the other pairs; containers should check this, not the type
  * alone. */
 int svpc_encoder_supports(svpc_encoder enc, st_entry_type t);
 
-/* Names for the CLI: "lzma"..., "generic"/"paper"/"cm1"/"cm"/"vpc".  NULL if unknown. */
+/* Names for the CLI: "lzma"..., "generic"/"paper"/"cm1"/"cm"/"vpc"/"cm2".  NULL if unknown. */
 const char *svpc_stage_name(svpc_stage s);
 int svpc_stage_parse(const char *name, svpc_stage *out);   /* 1 on success */
 const char *svpc_encoder_name(svpc_encoder e);

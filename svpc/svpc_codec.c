@@ -108,6 +108,16 @@ size_t svpc_ctx_memory(svpc_encoder enc)
     return total + (enc == SVPC_ENC_CM2 ? cm2_model_memory() : sizeof(cm_model));
 }
 
+size_t svpc_ctx_memory_max(void)
+{
+    size_t most = 0;
+    for (unsigned e = SVPC_ENC_GENERIC; e <= SVPC_ENC_LAST; e++) {
+        size_t m = svpc_ctx_memory((svpc_encoder)e);
+        most = m > most ? m : most;
+    }
+    return most;
+}
+
 static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
 {
     if (c->sets_for != enc && !(is_cm(c->sets_for) && is_cm(enc))) {
