@@ -30,12 +30,16 @@ function sense(sec, fig) {
     if (fig ~ /MBps|_vs_gzip|_vs_reference|T2_vs_T1/) return 1
     return 0
 }
-/^#/ { w = (FILENAME == ARGV[1]) ? "old" : "new"; hdr[w] = hdr[w] w ": " substr($0, 3) "\n" }
+FNR == 1 { f++ }
+/^#/ { w = (f == 1) ? "old" : "new"; hdr[w] = hdr[w] w ": " substr($0, 3) "\n" }
 /^#/ || $1 == "section" { next }
-FILENAME == ARGV[1] { k = $1 FS $2 FS $3; old[k] = $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k }; next }
+f == 1 { k = $1 FS $2 FS $3; old[k] = $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k }; next }
 { k = $1 FS $2 FS $3; new[k] = $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
 END {
     printf "%s%s", hdr["old"], hdr["new"]
+    so = hdr["old"]; sn = hdr["new"]
+    sub(/^.*parts:/, "", so); sub(/^.*parts:/, "", sn)
+    if (so != sn) print "note: the runs differ in parts, traces or runs: the ALL and target rows cover different traces"
     printf "figures that moved by at least %s%% (or changed text):\n", thr
     printf "%-10s %-22s %-30s %14s %14s %9s  %s\n", "section", "trace", "figure", "old", "new", "change", ""
     moved = 0
@@ -63,8 +67,15 @@ END {
     for (i = 1; i <= n; i++) {
         k = order[i]
         if ((k in old) && (k in new)) continue
-        if (!only++) print "figures in one run only:"
+        only++
         split(k, p, FS)
-        printf "  %-6s %-10s %-22s %-30s %s\n", (k in old) ? "old" : "new", p[1], p[2], p[3], (k in old) ? old[k] : new[k]
+        g = ((k in old) ? "old" : "new") " " p[1]
+        if (!(g in cnt)) gorder[++ng] = g
+        cnt[g]++
+        if (index(" " tr[g] " ", " " p[2] " ") == 0) tr[g] = tr[g] (tr[g] == "" ? "" : " ") p[2]
+        line[only] = sprintf("  %-6s %-10s %-22s %-30s %s", (k in old) ? "old" : "new", p[1], p[2], p[3], (k in old) ? old[k] : new[k])
     }
+    if (only) print "figures in one run only:"
+    if (only <= 20) for (i = 1; i <= only; i++) print line[i]
+    else for (i = 1; i <= ng; i++) printf "  %-14s %4d figures: %s\n", gorder[i], cnt[gorder[i]], tr[gorder[i]]
 }' "$1" "$2"

@@ -126,6 +126,18 @@ elapsed() {
         echo FAIL
     fi
 }
+# timed OUT CMD...: run CMD with its standard output to OUT; print
+# "WALL CPU" in seconds (CPU = user + system time), or "FAIL FAIL"
+timed() {
+    local out=$1 TIMEFORMAT='%3R %3U %3S' t
+    shift
+    if t=$({ time "$@" >"$out" 2>"$TMP/timed.err"; } 2>&1); then
+        awk '{ printf "%s %.3f", $1, $2 + $3 }' <<<"$t"
+    else
+        cat "$TMP/timed.err" >&2
+        echo "FAIL FAIL"
+    fi
+}
 to() {
     local out=$1
     shift
@@ -278,14 +290,19 @@ corpus_main() {
         out="$TMP/c.svpc"
         if want speed; then
             note "$n: svpc -T1 and gzip, $RUNS runs"
-            cs=() ds=() gcs=() gds=()
+            # wall-clock seconds (cs, ...) and CPU seconds (ccs, ...) of each run
+            cs=() ds=() gcs=() gds=() ccs=() cds=() cgcs=() cgds=()
             for ((i = 0; i < RUNS; i++)); do
-                cs+=("$(elapsed to "$out" "$COMPRESS" -T1 "${COPTS[@]}" -c "$raw")")
-                [[ ${cs[-1]} == FAIL ]] && break
+                read -r t c <<<"$(timed "$out" "$COMPRESS" -T1 "${COPTS[@]}" -c "$raw")"
+                cs+=("$t") ccs+=("$c")
+                [[ $t == FAIL ]] && break
                 ((i)) || V[$n|svpc]=$(fsize "$out")
-                ds+=("$(elapsed to /dev/null "$DECOMPRESS" -T1 "${DOPTS[@]}" -c "$out")")
-                gcs+=("$(elapsed to "$TMP/c.gz" gzip -6 -c "$raw")")
-                gds+=("$(elapsed to /dev/null gzip -dc "$TMP/c.gz")")
+                read -r t c <<<"$(timed /dev/null "$DECOMPRESS" -T1 "${DOPTS[@]}" -c "$out")"
+                ds+=("$t") cds+=("$c")
+                read -r t c <<<"$(timed "$TMP/c.gz" gzip -6 -c "$raw")"
+                gcs+=("$t") cgcs+=("$c")
+                read -r t c <<<"$(timed /dev/null gzip -dc "$TMP/c.gz")"
+                gds+=("$t") cgds+=("$c")
             done
             if any_fail "${cs[@]}" "${ds[@]}"; then
                 fail "$n: svpc-compress or svpc-decompress -T1 failed"
@@ -298,6 +315,9 @@ corpus_main() {
             V[$n|c_gzip]=$(div "$gc" "$c" %.3f) V[$n|d_gzip]=$(div "$gd" "$d" %.3f)
             V[$n|c_ref]=$(div "${V[$n|c_gzip]}" "${REF_C[$n]:-}" %.3f)
             V[$n|d_ref]=$(div "${V[$n|d_gzip]}" "${REF_D[$n]:-}" %.3f)
+            # the same by CPU time: less sensitive to other work on the machine
+            V[$n|c_refcpu]=$(div "$(div "$(median "${cgcs[@]}")" "$(median "${ccs[@]}")" %.4f)" "${REF_C[$n]:-}" %.3f)
+            V[$n|d_refcpu]=$(div "$(div "$(median "${cgds[@]}")" "$(median "${cds[@]}")" %.4f)" "${REF_D[$n]:-}" %.3f)
         else
             note "$n: svpc (default threads)"
             if ! "$COMPRESS" "${COPTS[@]}" -c "$raw" >"$out"; then
@@ -363,12 +383,15 @@ corpus_main() {
     if want speed; then
         echo "corpus: speed, -T1, MB/s of raw data, medians of $RUNS runs with gzip -6 -c FILE and gzip -dc FILE.gz"
         echo "  interleaved; svpc/ref = (svpc's speed / gzip's) / (the reference's speed / gzip's, corpus README)"
-        printf '  %-20s | %7s %7s %8s %8s %8s | %7s %7s %8s %8s %8s\n' "" "svpc c" "gzip -6" svpc/gz ref/gz \
-            svpc/ref "svpc d" "gzip -d" svpc/gz ref/gz svpc/ref
+        echo "  (cpu: svpc/ref from user + system time instead, a cross-check less sensitive to other load)"
+        printf '  %-20s | %7s %7s %8s %8s %8s %5s | %7s %7s %8s %8s %8s %5s\n' "" "svpc c" "gzip -6" svpc/gz ref/gz \
+            svpc/ref cpu "svpc d" "gzip -d" svpc/gz ref/gz svpc/ref cpu
         for n in "${names[@]}"; do
-            printf '  %-20s | %7s %7s %8s %8s %8s | %7s %7s %8s %8s %8s\n' "$n" "${V[$n|c]}" "${V[$n|gc]}" \
-                "${V[$n|c_gzip]}" "${REF_C[$n]:-n/a}" "${V[$n|c_ref]}" "${V[$n|d]}" "${V[$n|gd]}" \
-                "${V[$n|d_gzip]}" "${REF_D[$n]:-n/a}" "${V[$n|d_ref]}"
+            printf '  %-20s | %7s %7s %8s %8s %8s %5.2f | %7s %7s %8s %8s %8s %5.2f\n' "$n" "${V[$n|c]}" "${V[$n|gc]}" \
+                "${V[$n|c_gzip]}" "${REF_C[$n]:-n/a}" "${V[$n|c_ref]}" "${V[$n|c_refcpu]}" "${V[$n|d]}" "${V[$n|gd]}" \
+                "${V[$n|d_gzip]}" "${REF_D[$n]:-n/a}" "${V[$n|d_ref]}" "${V[$n|d_refcpu]}"
+            tsv speed "$n" compress_vs_reference_cpu "${V[$n|c_refcpu]}"
+            tsv speed "$n" decompress_vs_reference_cpu "${V[$n|d_refcpu]}"
             tsv speed "$n" compress_T1_MBps "${V[$n|c]}"
             tsv speed "$n" decompress_T1_MBps "${V[$n|d]}"
             tsv speed "$n" gzip6_MBps "${V[$n|gc]}"
@@ -379,8 +402,11 @@ corpus_main() {
             tsv speed "$n" decompress_vs_reference "${V[$n|d_ref]}"
         done
         V[min_c]=$(minof c_ref "${names[@]}") V[min_d]=$(minof d_ref "${names[@]}")
-        printf '  %-20s | %7s %7s %8s %8s %8s | %7s %7s %8s %8s %8s\n' minimum "" "" "" "" "${V[min_c]% *}" \
-            "" "" "" "" "${V[min_d]% *}"
+        V[min_ccpu]=$(minof c_refcpu "${names[@]}") V[min_dcpu]=$(minof d_refcpu "${names[@]}")
+        printf '  %-20s | %7s %7s %8s %8s %8s %5s | %7s %7s %8s %8s %8s %5s\n' minimum "" "" "" "" "${V[min_c]% *}" \
+            "${V[min_ccpu]% *}" "" "" "" "" "${V[min_d]% *}" "${V[min_dcpu]% *}"
+        tsv speed ALL min_compress_vs_reference_cpu "${V[min_ccpu]% *}"
+        tsv speed ALL min_decompress_vs_reference_cpu "${V[min_dcpu]% *}"
         tsv speed ALL min_compress_vs_reference "${V[min_c]% *}"
         tsv speed ALL min_decompress_vs_reference "${V[min_d]% *}"
         echo
@@ -467,7 +493,7 @@ scaling_runs() {
 
 threads() {
     local mid="$TMP/200m.d64" what
-    echo "threads: -T2 against -T1, medians of $RUNS runs, interleaved (this machine: $NCPU CPUs)"
+    echo "threads: -T2 against -T1, medians of $RUNS runs, interleaved ($NCPU CPUs, load average $(cut -d' ' -f1 /proc/loadavg 2>/dev/null))"
     if what=$(lackey_input "$mid" $((3 << 26))); then
         echo "  $(($(fsize "$mid") / 1000000)) MB: $what"
         note "threads: 200 MB"
@@ -781,7 +807,7 @@ cmpf() { awk -v a="$1" -v b="$2" -v op="$3" 'BEGIN {
 target() { # target ID TEXT FIGURE OK: print and record a target
     local v
     v=$(verdict "$3" "$4")
-    printf '  %-52s %-34s %s\n' "$2" "$3" "$v"
+    printf '  %-50s %-46s %s\n' "$2" "$3" "$v"
     tsv target "$1" figure "$3"
     tsv target "$1" verdict "$v"
 }
@@ -808,6 +834,7 @@ targets() {
         target compress_T1 "compress -T1 >= 2x reference, every trace" "min ${m% *} (${m#* })" "$(cmpf "${m% *}" 2 ">=")"
         m=${V[min_d]:-n/a -}
         target decompress_T1 "decompress -T1 >= 2.5x reference, every trace" "min ${m% *} (${m#* })" "$(cmpf "${m% *}" 2.5 ">=")"
+        echo "    (by CPU time: compress min ${V[min_ccpu]:-n/a}, decompress min ${V[min_dcpu]:-n/a})"
     fi
     if want threads; then
         for n in 200MB 1GiB; do
