@@ -493,7 +493,8 @@ scaling_runs() {
 
 threads() {
     local mid="$TMP/200m.d64" what
-    echo "threads: -T2 against -T1, medians of $RUNS runs, interleaved ($NCPU CPUs, load average $(cut -d' ' -f1 /proc/loadavg 2>/dev/null))"
+    V[load_threads]=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo n/a)
+    echo "threads: -T2 against -T1, medians of $RUNS runs, interleaved ($NCPU CPUs, load average ${V[load_threads]})"
     if what=$(lackey_input "$mid" $((3 << 26))); then
         echo "  $(($(fsize "$mid") / 1000000)) MB: $what"
         note "threads: 200 MB"
@@ -843,6 +844,10 @@ targets() {
             [[ -n ${V[$n|c2]:-} ]] || v=n/a
             target "threads_$n" "-T2 >= 1.8x -T1 at $n, compress and decompress" "$v" "$ok"
         done
+        if [[ $(cmpf "${V[load_threads]:-0}" "$((NCPU - 1))" ">=") == 1 ]]; then
+            echo "    (load average ${V[load_threads]} on $NCPU CPUs when the thread part began: other work holds"
+            echo "     the CPUs that -T2 needs, so these ratios say little; measure again on an idle machine)"
+        fi
     fi
     if want memory; then
         m=${V[rss_max]:-n/a -}
