@@ -24,7 +24,7 @@
 #       testdata  testdata/good traces: svpc, -e paper, xz, zstd, bzip2, gzip
 #       importers importer throughput (needs `make unit`'s test_trace_io)
 #       vpc       legacy VPC store-address traces against bzip2 -9
-#     and, not in "all" (slow: about 10 minutes):
+#     and, not in "all" (slow: half an hour or more; bios_post.write alone took 2 minutes):
 #       corpus-xz corpus: xz -9 and zstd -19 --long=27 sizes and speeds
 #     e.g. BENCH_ONLY=size,speed  or  BENCH_ONLY=all,corpus-xz
 #   BENCH_TRACES=NAME,...  corpus and testdata traces to run, shell patterns
