@@ -189,9 +189,16 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)SVPC_BIN=$(abspath $(BUILD)) scripts/demo.sh
 
-## bench: compare against xz, zstd, bzip2, gzip on testdata/ and ../shared/corpus (not a test)
+## bench: svpc on ../shared/corpus against the reference, svpc 0.1.0 and gzip, and issue 11's targets (not a test; BENCH_ONLY=size,speed BENCH_TRACES=NAME: see scripts/bench.sh)
 bench: all $(UNITBINS)
 	$(Q)SVPC_BIN=$(abspath $(BUILD)) scripts/bench.sh
+
+## bench-compare: what moved between two runs: make bench-compare OLD=a.tsv [NEW=build/bench.tsv]
+.PHONY: bench-compare
+NEW ?= $(BUILD)/bench.tsv
+bench-compare:
+	$(Q)test -n "$(OLD)" || { echo "usage: make bench-compare OLD=old/bench.tsv [NEW=build/bench.tsv]" >&2; exit 2; }
+	$(Q)scripts/bench-compare.sh $(OLD) $(NEW)
 
 ## install: install the programs under $(DESTDIR)$(PREFIX)
 install: all

@@ -1,516 +1,748 @@
 #!/usr/bin/env bash
-# bench.sh - compare svpc with xz, zstd, bzip2 and gzip on real traces.
+# bench.sh - svpc on real code against the original SVPC implementation
+# (the reference), svpc 0.1.0, gzip, xz, zstd and bzip2, and the targets of
+# issue 11.
 #
 # Usage: SVPC_BIN=/abs/path/to/build scripts/bench.sh      (what `make bench` runs)
 #
-# Inputs: every testdata/good/*.d64.xz and, when present, the reference
-# corpus ../shared/corpus/*.zst beside the repository.  Each is unpacked to a
-# temporary directory, then compressed and decompressed by every tool in the
-# same run, so the speeds are comparable with each other (not with figures
-# from other runs: speeds on these shared machines vary by up to 2x).
+# Inputs: the reference corpus ../shared/corpus/*.d64.zst (unpacked with
+# zstd -d --long=31; skipped with a note when absent) and testdata/good/*.d64.xz.
+# Every figure is measured in this run; ratios are between figures of this
+# run (speeds on these shared machines vary by up to 2x between runs).
 #
-# Not a test: it prints tables (and writes them to build/bench.txt).  It
-# exits non-zero only when svpc fails or does not restore a file exactly.
+# Selectors (environment; `make bench` passes them through):
+#   BENCH_ONLY=PART,...  the parts to run (default: all), of
+#       size      corpus: container bytes against the reference payload and
+#                 svpc 0.1.0 (scripts/bench-reference.tsv, bench-baseline-0.1.0.tsv)
+#       speed     corpus: svpc -T1 against gzip -6 / gzip -d, calibrated to
+#                 the reference's ratios (implies the sizes' round trip check)
+#       threads   -T2 / -T1 on ~200 MB and on 1 GiB of corpus lackey entries
+#       memory    peak RSS, -T2, on the largest selected corpus trace and 1 GiB
+#       random    one entry of a 1 GiB (and a 4 GiB) stream against the whole
+#       overhead  corpus: default frames against one frame per trace
+#       tradeoff  random access and overhead at 2^18..2^21 entries per frame
+#       testdata  testdata/good traces: svpc, -e paper, xz, zstd, bzip2, gzip
+#       importers importer throughput (needs `make unit`'s test_trace_io)
+#       vpc       legacy VPC store-address traces against bzip2 -9
+#     and, not in "all" (slow: half an hour or more; bios_post.write alone took 2 minutes):
+#       corpus-xz corpus: xz -9 and zstd -19 --long=27 sizes and speeds
+#     e.g. BENCH_ONLY=size,speed  or  BENCH_ONLY=all,corpus-xz
+#   BENCH_TRACES=NAME,...  corpus and testdata traces to run, shell patterns
+#       (default: all), e.g. BENCH_TRACES=lackey_sqlite.read or 'grub_*'.
+#       The thread, memory (1 GiB) and random-access inputs do not depend on it.
+#   BENCH_RUNS=N         timed runs per figure (default 3; medians)
+#   SVPC_OPTS="..."      extra options for svpc-compress and simtrace-pack,
+#                        e.g. SVPC_OPTS="-e cm" to compare encoders
+#   BENCH_ENC=NAME       the same as SVPC_OPTS="-e NAME" (added to it)
+#   SVPC_DOPTS="..."     extra options for svpc-decompress and simtrace-cat
+#   BENCH_CORPUS=DIR     the corpus (default: ../shared/corpus beside the repository)
+#   BENCH_TMP=DIR        where to unpack (default /tmp; needs about 3 GB)
+#
+# Output: tables on standard output and in build/bench.txt, and one row per
+# trace and figure in build/bench.tsv (section, trace, figure, value) for
+# scripts/bench-compare.sh OLD.tsv NEW.tsv.
+#
+# Not a test: it exits non-zero only when svpc fails or does not restore a
+# file exactly (or on bad usage).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SVPC_BIN="${SVPC_BIN:-$ROOT/build}"
 COMPRESS="$SVPC_BIN/svpc-compress"
 DECOMPRESS="$SVPC_BIN/svpc-decompress"
-CORPUS="$ROOT/../shared/corpus"
+PACK="$SVPC_BIN/simtrace-pack"
+CAT="$SVPC_BIN/simtrace-cat"
+CORPUS="${BENCH_CORPUS:-$ROOT/../shared/corpus}"
+REFERENCE="$ROOT/scripts/bench-reference.tsv"
+BASELINE="$ROOT/scripts/bench-baseline-0.1.0.tsv"
 REPORT="$ROOT/build/bench.txt"
-RUNS=3 # svpc timings: median of this many runs
+TSV="$ROOT/build/bench.tsv"
+RUNS="${BENCH_RUNS:-3}"
+MAX_FRAME=16777216 # the largest --frame-size
 
 die() {
     echo "bench.sh: $*" >&2
-    exit 1
+    exit 2
 }
 note() { echo "bench.sh: $*" >&2; }
 
-[[ -x $COMPRESS && -x $DECOMPRESS ]] || die "svpc binaries not found in $SVPC_BIN (run 'make all')"
-for t in xz zstd; do
-    command -v "$t" >/dev/null || die "$t is needed to unpack the inputs"
-done
+# ---- selectors ------------------------------------------------------------------
 
-TMP="$(mktemp -d /tmp/svpc-bench.XXXXXX)"
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
-
-# ---- the baselines: name, compress command, decompress command -------------
-# (all single-threaded; read stdin, write stdout)
-BASE_NAMES=()
-declare -A BASE_C BASE_D
-add_base() {
-    local name=$1 tool=$2
-    if command -v "$tool" >/dev/null; then
-        BASE_NAMES+=("$name")
-        BASE_C[$name]=$3
-        BASE_D[$name]=$4
+ALL_PARTS="size speed threads memory random overhead tradeoff testdata importers vpc"
+EXTRA_PARTS="corpus-xz"
+PARTS=" "
+IFS=', ' read -ra _sel <<<"${BENCH_ONLY:-all}"
+for p in "${_sel[@]}"; do
+    [[ -n $p ]] || continue
+    if [[ $p == all ]]; then
+        PARTS+="$ALL_PARTS "
+    elif [[ " $ALL_PARTS $EXTRA_PARTS " == *" $p "* ]]; then
+        PARTS+="$p "
     else
-        note "$tool not installed: skipping the $name baseline"
+        die "BENCH_ONLY: unknown part '$p' (parts: all $ALL_PARTS $EXTRA_PARTS)"
     fi
+done
+want() { [[ $PARTS == *" $1 "* ]]; }
+IFS=', ' read -ra TRACE_PATS <<<"${BENCH_TRACES:-*}"
+picked() { # picked NAME: is NAME selected by BENCH_TRACES?
+    local p
+    for p in "${TRACE_PATS[@]}"; do
+        # shellcheck disable=SC2053 # a pattern on purpose
+        [[ -n $p && $1 == $p ]] && return 0
+    done
+    return 1
 }
-add_base "xz -9" xz "xz -9 -T1 -c" "xz -dc -T1"
-add_base "zstd -19" zstd "zstd -19 --long=27 -T1 -q -c" "zstd -d --long=27 -q -c"
-add_base "bzip2 -9" bzip2 "bzip2 -9 -c" "bzip2 -dc"
-add_base "gzip -9" gzip "gzip -9 -c -n" "gzip -dc"
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive number"
+read -ra COPTS <<<"${SVPC_OPTS:-}"
+[[ -z ${BENCH_ENC:-} ]] || COPTS+=(-e "$BENCH_ENC")
+read -ra DOPTS <<<"${SVPC_DOPTS:-}"
 
+[[ -x $COMPRESS && -x $DECOMPRESS ]] || die "svpc binaries not found in $SVPC_BIN (run 'make all')"
+for t in xz zstd gzip; do
+    command -v "$t" >/dev/null || die "$t is needed"
+done
 TIME_BIN=""
 if [[ -x /usr/bin/time ]] && /usr/bin/time -f %M true >/dev/null 2>&1; then
     TIME_BIN=/usr/bin/time
 else
     note "GNU time (/usr/bin/time) not installed: no peak memory figures"
 fi
-
 NCPU=$(nproc 2>/dev/null || echo 1)
 
-# ---- helpers ------------------------------------------------------------------
+TMP="$(mktemp -d "${BENCH_TMP:-/tmp}/svpc-bench.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
 
-now() { echo "$EPOCHREALTIME"; }
+# ---- helpers ----------------------------------------------------------------------
+
 fsize() { stat -c %s "$1"; }
-
-# elapsed CMD...: run CMD (its own redirections inside), print seconds.
+# elapsed CMD...: run CMD, print its seconds, or FAIL when it fails
+# to OUT CMD...: run CMD with its standard output to OUT
 elapsed() {
-    local t0 t1
-    t0=$(now)
-    "$@"
-    t1=$(now)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'
+    local t0=$EPOCHREALTIME
+    if "$@"; then
+        awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.6f", b - a }'
+    else
+        echo FAIL
+    fi
 }
-
+# timed OUT CMD...: run CMD with its standard output to OUT; print
+# "WALL CPU" in seconds (CPU = user + system time), or "FAIL FAIL"
+timed() {
+    local out=$1 TIMEFORMAT='%3R %3U %3S' t
+    shift
+    if t=$({ time "$@" >"$out" 2>"$TMP/timed.err"; } 2>&1); then
+        awk '{ printf "%s %.3f", $1, $2 + $3 }' <<<"$t"
+    else
+        cat "$TMP/timed.err" >&2
+        echo "FAIL FAIL"
+    fi
+}
+to() {
+    local out=$1
+    shift
+    "$@" >"$out"
+}
+isnum() { [[ $1 =~ ^[0-9.e+-]+$ ]]; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s <= 0) print "n/a"; else printf "%.1f", b / 1e6 / s }'; }
+mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s !~ /^[0-9.e+-]+$/ || s <= 0) print "n/a"; else printf "%.1f", b / 1e6 / s }'; }
 # div A B [FMT]: A / B, "n/a" when either is not a number
 div() {
     awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {
         if (a !~ /^[0-9.e+-]+$/ || b !~ /^[0-9.e+-]+$/ || b + 0 == 0) print "n/a"; else printf f, a / b }'
 }
 # group N: 1234567 -> 1,234,567
-group() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
-# raw_of FILE: the raw entries of a trace, decompressed by its suffix
-raw_of() {
-    case $1 in
-    *.zst) zstd -dc -q -- "$1" ;;
-    *.xz) xz -dc -- "$1" ;;
-    *) cat -- "$1" ;;
-    esac
-}
-# lackey_repeat FILE BYTES: the testdata lackey traces, repeated and cut to
-# BYTES; fails (writing nothing) when there are none
-lackey_repeat() {
-    local srcs=("$ROOT"/testdata/good/lackey_*.d64.xz) f
-    [[ -e ${srcs[0]} ]] || return 1
-    : >"$1"
-    while (($(fsize "$1") < $2)); do
-        for f in "${srcs[@]}"; do xz -dc "$f" >>"$1"; done
-    done
-    truncate -s "$2" "$1"
+group() { isnum "$1" && sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1" || echo "$1"; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a !~ /^[0-9.e+-]+$/ || b !~ /^[0-9.e+-]+$/ || b + 0 == 0) print "n/a"; else printf "%.1f", 100 * a / b }'; }
+grow() { awk -v a="$1" -v b="$2" 'BEGIN { if (a !~ /^[0-9.e+-]+$/ || b !~ /^[0-9.e+-]+$/ || b + 0 == 0) print "n/a"; else printf "%+.1f", 100 * (a - b) / b }'; }
+mib() { div "$1" 1024 "%.1f"; }
+# any_fail VALUE...: does any of them say FAIL?
+any_fail() { [[ " $* " == *" FAIL "* ]]; }
+
+# tsv SECTION TRACE FIGURE VALUE: one row of build/bench.tsv
+tsv() { printf '%s\t%s\t%s\t%s\n' "$@" >>"$TSV"; }
+
+FAILED=0
+fail() {
+    note "$*"
+    echo "FAILED: $*"
+    FAILED=1
 }
 
-svpc_c() { "$COMPRESS" "$@" <"$RAW" >"$TMP/out.svpc"; }
-svpc_d() { "$DECOMPRESS" "$@" <"$TMP/out.svpc" >/dev/null; }
-base_c() { sh -c "$1" <"$RAW" >"$TMP/out.base"; }
-base_d() { sh -c "$1" <"$TMP/out.base" >/dev/null; }
-
-# peak_kib CMD...: peak resident set of CMD in KiB (stdin/stdout as given)
+# peak_kib OUT CMD...: peak resident set of CMD (writing to OUT) in KiB
 peak_kib() {
+    local out=$1
+    shift
     [[ -n $TIME_BIN ]] || { echo n/a; return; }
-    "$TIME_BIN" -f %M -o "$TMP/rss" "$@"
-    tail -n 1 "$TMP/rss"
+    if "$TIME_BIN" -f %M -o "$TMP/rss" "$@" >"$out"; then tail -n 1 "$TMP/rss"; else echo FAIL; fi
 }
 
-# ---- collect the inputs ---------------------------------------------------------
+# verify RAW CONTAINER: does svpc-decompress (default threads) restore RAW?
+verify() { "$DECOMPRESS" "${DOPTS[@]}" -c "$2" | cmp -s - "$1"; }
 
-FILES=()      # short names, in order
-declare -A SRC REF_PAYLOAD REF_BPE REF_CMBS REF_DMBS
+# ---- the reference and the 0.1.0 baseline -------------------------------------------
+
+declare -A REF_PAY REF_BPE REF_XZ REF_ZSTD REF_C REF_D BASE010
+while IFS=$'\t' read -r t pay bpe x z c d; do
+    [[ -z $t || $t == \#* ]] && continue
+    REF_PAY[$t]=$pay REF_BPE[$t]=$bpe REF_XZ[$t]=$x REF_ZSTD[$t]=$z REF_C[$t]=$c REF_D[$t]=$d
+done <"$REFERENCE"
+while IFS=$'\t' read -r t b; do
+    [[ -z $t || $t == \#* ]] && continue
+    BASE010[$t]=$b
+done <"$BASELINE"
+
+# ---- inputs -----------------------------------------------------------------------
+
+CORPUS_ALL=() # every corpus trace, by name
+CORPUS_SEL=() # those BENCH_TRACES selects
+declare -A CSRC
+HAVE_CORPUS=0
 shopt -s nullglob
+if [[ -d $CORPUS ]]; then
+    for f in "$CORPUS"/*.d64.zst; do
+        n="$(basename "$f" .d64.zst)"
+        CORPUS_ALL+=("$n")
+        CSRC[$n]=$f
+        picked "$n" && CORPUS_SEL+=("$n")
+    done
+fi
+((${#CORPUS_ALL[@]})) && HAVE_CORPUS=1
+TESTDATA_SEL=()
+declare -A TSRC
 for f in "$ROOT"/testdata/good/*.d64.xz; do
     n="$(basename "$f" .d64.xz)"
-    FILES+=("$n")
-    SRC[$n]=$f
+    TSRC[$n]=$f
+    picked "$n" && TESTDATA_SEL+=("$n")
 done
-if [[ -d $CORPUS ]]; then
-    for f in "$CORPUS"/*.zst; do
-        n="$(basename "$f" .zst)"
-        n="${n%.d64}"
-        FILES+=("$n")
-        SRC[$n]=$f
-    done
-else
-    note "reference corpus not found at $CORPUS: skipping it"
-fi
 shopt -u nullglob
-# reference figures of the original SVPC implementation (corpus README)
-REF_PAYLOAD[bios_post.write]=72739
-REF_BPE[bios_post.write]=0.34
-REF_CMBS[bios_post.write]=54
-REF_DMBS[bios_post.write]=141
-REF_PAYLOAD[bios_post.read]=118177
-REF_BPE[bios_post.read]=0.29
-REF_CMBS[bios_post.read]=70
-REF_DMBS[bios_post.read]=160
 
-((${#FILES[@]})) || die "no inputs: neither testdata/good/*.d64.xz nor $CORPUS/*.zst"
-
-declare -A V # V[file|metric]
-FAILED=0
-
-for n in "${FILES[@]}"; do
-    src=${SRC[$n]}
-    RAW="$TMP/$n.d64"
-    note "$n: unpacking $(basename "$src")"
-    raw_of "$src" >"$RAW"
-    raw=$(fsize "$RAW")
-    V[$n|raw]=$raw
-    V[$n|entries]=$((raw / 32))
-    ((raw % 32 == 0)) || note "$n: $raw bytes is not a whole number of d64 entries"
-
-    # svpc: correctness first
-    note "$n: svpc (default settings)"
-    "$COMPRESS" <"$RAW" >"$TMP/out.svpc" || {
-        note "$n: svpc-compress failed"
-        FAILED=1
-        continue
-    }
-    if ! "$DECOMPRESS" <"$TMP/out.svpc" | cmp -s - "$RAW"; then
-        note "$n: svpc round trip FAILED"
-        FAILED=1
-        V[$n|verified]=FAILED
-    else
-        V[$n|verified]=yes
+# corpus_raw NAME: the path of the unpacked corpus trace NAME (unpacked once)
+corpus_raw() {
+    local raw="$TMP/corpus/$1.d64"
+    if [[ ! -e $raw ]]; then
+        mkdir -p "$TMP/corpus"
+        note "unpacking $1"
+        zstd -d --long=31 -q -c "${CSRC[$1]}" >"$raw.part"
+        mv "$raw.part" "$raw"
     fi
-    V[$n|svpc]=$(fsize "$TMP/out.svpc")
-    "$COMPRESS" -e paper <"$RAW" >"$TMP/out.paper"
-    V[$n|paper]=$(fsize "$TMP/out.paper")
+    echo "$raw"
+}
 
-    # svpc speeds: default threads, -T1, -T2 (the default is -T$NCPU)
-    for mode in default T1 T2; do
-        if [[ $mode == T2 && $NCPU -eq 2 ]]; then
-            V[$n|c_T2]=${V[$n|c_default]}
-            V[$n|d_T2]=${V[$n|d_default]}
-            continue
-        fi
-        args=()
-        [[ $mode == default ]] || args=("-${mode}")
-        note "$n: timing svpc ${args[*]:-(default threads)} x$RUNS"
-        cs=() ds=()
-        for ((i = 0; i < RUNS; i++)); do
-            cs+=("$(elapsed svpc_c "${args[@]}")")
-            ds+=("$(elapsed svpc_d "${args[@]}")")
+# lackey_input FILE BYTES: real-code entries for the thread, memory and
+# random-access inputs: the corpus lackey traces (2^26 bytes each) in order,
+# repeated, cut to BYTES; without the corpus, the testdata lackey traces
+# repeated.  Prints what it is made of.
+lackey_input() {
+    local out=$1 want=$2 srcs=() n f used=()
+    for n in "${CORPUS_ALL[@]}"; do [[ $n == lackey_* ]] && srcs+=("$n"); done
+    : >"$out"
+    if ((${#srcs[@]})); then
+        while (($(fsize "$out") < want)); do
+            for n in "${srcs[@]}"; do
+                (($(fsize "$out") < want)) || break
+                cat "$(corpus_raw "$n")" >>"$out"
+                used+=("$n")
+            done
         done
-        V[$n|c_$mode]=$(mbps "$raw" "$(median "${cs[@]}")")
-        V[$n|d_$mode]=$(mbps "$raw" "$(median "${ds[@]}")")
-    done
-
-    # peak memory at default settings
-    V[$n|rss_c]=$(peak_kib "$COMPRESS" -f -o /dev/null <"$RAW")
-    "$COMPRESS" <"$RAW" >"$TMP/out.svpc"
-    V[$n|rss_d]=$(peak_kib "$DECOMPRESS" -f -o /dev/null <"$TMP/out.svpc")
-
-    # baselines, once each
-    for b in "${BASE_NAMES[@]}"; do
-        note "$n: $b"
-        V[$n|c_$b]=$(mbps "$raw" "$(elapsed base_c "${BASE_C[$b]}")")
-        V[$n|size_$b]=$(fsize "$TMP/out.base")
-        V[$n|d_$b]=$(mbps "$raw" "$(elapsed base_d "${BASE_D[$b]}")")
-    done
-    rm -f "$RAW" "$TMP"/out.*
-done
-
-# ---- report ---------------------------------------------------------------------
-
-W=30 # metric column
-C=17 # file columns: wide enough for the longest name
-for n in "${FILES[@]}"; do
-    ((${#n} + 2 <= C)) || C=$((${#n} + 2))
-done
-HAVE_REF=0
-for n in "${FILES[@]}"; do
-    [[ -n ${REF_PAYLOAD[$n]:-} ]] && HAVE_REF=1
-done
-row() { # row LABEL VALUE...
-    printf "%-${W}s" "$1"
-    shift
-    local v
-    for v in "$@"; do printf "%${C}s" "$v"; done
-    printf '\n'
-}
-rule() { printf '%*s\n' $((W + C * ${#FILES[@]})) '' | tr ' ' -; }
-metric() { # metric LABEL KEY [FORMATTER]
-    local label=$1 key=$2 fmt=${3:-} vals=() n v
-    for n in "${FILES[@]}"; do
-        v=${V[$n|$key]:-n/a}
-        [[ -n $fmt && $v != n/a ]] && v=$($fmt "$v")
-        vals+=("$v")
-    done
-    row "$label" "${vals[@]}"
-}
-computed() { # computed LABEL FUNC [ARG] (FUNC FILE [ARG] prints the value)
-    local label=$1 f=$2 arg=${3:-} vals=() n
-    for n in "${FILES[@]}"; do vals+=("$($f "$n" "$arg")"); done
-    row "$label" "${vals[@]}"
-}
-mib() { div "$1" 1024 "%.1f"; }
-ratio_of() { div "${V[$1|raw]}" "${V[$1|svpc]}" "%.0fx"; }
-bpe_of() { div "$((${V[$1|svpc]} * 8))" "${V[$1|entries]}" "%.3f"; }
-vs_xz() { div "${V[$1|svpc]}" "${V[$1|size_xz -9]:-}" "%.3f"; }
-vs_zstd() { div "${V[$1|svpc]}" "${V[$1|size_zstd -19]:-}" "%.3f"; }
-paper_vs() { div "${V[$1|paper]}" "${V[$1|svpc]}" "%.3f"; }
-xratio() { local r; r=$(div "${V[$1|raw]}" "${V[$1|size_$2]:-}" "%.0fx"); echo "$r"; }
-t1_vs_xz_c() { div "${V[$1|c_T1]}" "${V[$1|c_xz -9]:-}" "%.1fx"; }
-t1_vs_xz_d() { div "${V[$1|d_T1]}" "${V[$1|d_xz -9]:-}" "%.1fx"; }
-t2_vs_t1_c() { div "${V[$1|c_T2]}" "${V[$1|c_T1]}" "%.2fx"; }
-t2_vs_t1_d() { div "${V[$1|d_T2]}" "${V[$1|d_T1]}" "%.2fx"; }
-ref_pay() { [[ -n ${REF_PAYLOAD[$1]:-} ]] && group "${REF_PAYLOAD[$1]}" || echo -; }
-ref_ratio() { [[ -n ${REF_PAYLOAD[$1]:-} ]] && div "${V[$1|raw]}" "${REF_PAYLOAD[$1]}" "%.0fx" || echo -; }
-ref_factor() { [[ -n ${REF_PAYLOAD[$1]:-} ]] && div "${V[$1|svpc]}" "${REF_PAYLOAD[$1]}" "%.3f" || echo -; }
-ref_target() {
-    [[ -n ${REF_PAYLOAD[$1]:-} ]] || { echo -; return; }
-    awk -v a="${V[$1|svpc]}" -v b="${REF_PAYLOAD[$1]}" 'BEGIN { print (a / b <= 0.8) ? "met" : "MISSED" }'
-}
-ref_bpe() { echo "${REF_BPE[$1]:--}"; }
-ref_speed() { [[ -n ${REF_CMBS[$1]:-} ]] && echo "${REF_CMBS[$1]} / ${REF_DMBS[$1]}" || echo -; }
-
-report() {
-    echo "svpc benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -m), $NCPU CPUs"
-    echo "svpc: $("$COMPRESS" --version | head -n 1); default threads = $NCPU"
-    echo
-    rule
-    row "" "${FILES[@]}"
-    rule
-    metric "entries (d64)" entries group
-    metric "raw bytes" raw group
-    metric "svpc bytes (default)" svpc group
-    computed "svpc ratio" ratio_of
-    computed "svpc bits per entry" bpe_of
-    metric "svpc -e paper bytes" paper group
-    computed "  paper / default" paper_vs
-    local b
-    for b in "${BASE_NAMES[@]}"; do
-        metric "$b bytes" "size_$b" group
-    done
-    for b in "${BASE_NAMES[@]}"; do
-        computed "$b ratio" xratio "$b"
-    done
-    computed "svpc / xz -9 size" vs_xz
-    computed "svpc / zstd -19 size" vs_zstd
-    metric "round trip exact" verified
-    rule
-    echo "speed, MB/s of raw data (svpc: median of $RUNS; baselines: 1 run)"
-    metric "svpc compress (T$NCPU default)" c_default
-    metric "svpc compress -T1" c_T1
-    metric "svpc decompress (T$NCPU def.)" d_default
-    metric "svpc decompress -T1" d_T1
-    for b in "${BASE_NAMES[@]}"; do
-        metric "$b compress" "c_$b"
-        metric "$b decompress" "d_$b"
-    done
-    computed "svpc -T1 / xz -9 compress" t1_vs_xz_c
-    computed "svpc -T1 / xz -9 decompress" t1_vs_xz_d
-    computed "svpc -T2 / -T1 compress" t2_vs_t1_c
-    computed "svpc -T2 / -T1 decompress" t2_vs_t1_d
-    rule
-    echo "peak memory, MiB (default settings)"
-    metric "svpc-compress" rss_c mib
-    metric "svpc-decompress" rss_d mib
-    rule
-    if ((HAVE_REF)); then
-        echo "reference: original SVPC (Simutrace 3.2.2), corpus README"
-        computed "reference payload bytes" ref_pay
-        computed "reference ratio" ref_ratio
-        computed "reference bits per entry" ref_bpe
-        computed "reference MB/s (c / d)" ref_speed
-        computed "svpc / reference size" ref_factor
-        computed "target svpc/ref <= 0.8" ref_target
-        rule
+    else
+        shopt -s nullglob
+        local tsrc=("$ROOT"/testdata/good/lackey_*.d64.xz)
+        shopt -u nullglob
+        ((${#tsrc[@]})) || return 1
+        while (($(fsize "$out") < want)); do
+            for f in "${tsrc[@]}"; do xz -dc "$f" >>"$out"; done
+        done
+        used=("the testdata lackey traces, repeated")
     fi
-    cat <<EOF
-Legend:
-  ratio = raw bytes / compressed bytes; bits per entry = 8 * compressed bytes / entries.
-  svpc bytes are the whole container (header, frames, directory, footer);
-  the reference figure is the original implementation's payload only, without
-  its container (4 KiB header + 128 KiB per directory).
-  svpc / xz, svpc / zstd, svpc / reference: size factors, below 1 means svpc is smaller.
-  svpc -T1 / xz -9: how many times faster svpc on one thread is than xz -9 (also one thread).
-  svpc -T2 / -T1: speed-up from a second thread (1.00x = none).
-  Speeds count raw bytes per second, reading from and writing to files or
-  /dev/null; only figures of the same run are comparable (shared machines
-  vary by up to 2x between runs).  zstd uses --long=27; xz and zstd run
-  with -T1.  Reference MB/s are the README's, from another run: not comparable.
-EOF
+    truncate -s "$want" "$out"
+    if ((${#used[@]} > 4)); then
+        echo "the ${#srcs[@]} corpus lackey traces in turn ($((${#used[@]})) pieces)"
+    else
+        local IFS=+
+        echo "${used[*]}"
+    fi
+}
+BIG="$TMP/1g.d64"
+BIG_WHAT=""
+big_input() { # make the 1 GiB input once
+    [[ -e $BIG ]] && return 0
+    note "making the 1 GiB input"
+    BIG_WHAT=$(lackey_input "$BIG" $((1 << 30))) || { rm -f "$BIG"; return 1; }
 }
 
-# scaling_runs FILE N: compress and decompress FILE N times with -T1 and
-# -T2, alternating; print the medians
+# ---- figures kept for the targets ----------------------------------------------------
+
+declare -A V # V[trace|figure]
+
+# =====================================================================================
+# corpus: size, speed, round trip
+# =====================================================================================
+
+corpus_main() {
+    ((HAVE_CORPUS)) || { echo "corpus: not found at $CORPUS: size, speed and overhead skipped"; echo; return; }
+    ((${#CORPUS_SEL[@]})) || { echo "corpus: BENCH_TRACES selects none of its traces"; echo; return; }
+    local n raw out cs ds gcs gds i t c d gc gd entries bytes
+    for n in "${CORPUS_SEL[@]}"; do
+        raw=$(corpus_raw "$n")
+        entries=$(($(fsize "$raw") / 32))
+        V[$n|raw]=$(fsize "$raw") V[$n|entries]=$entries
+        out="$TMP/c.svpc"
+        if want speed; then
+            note "$n: svpc -T1 and gzip, $RUNS runs"
+            # wall-clock seconds (cs, ...) and CPU seconds (ccs, ...) of each run
+            cs=() ds=() gcs=() gds=() ccs=() cds=() cgcs=() cgds=()
+            for ((i = 0; i < RUNS; i++)); do
+                read -r t c <<<"$(timed "$out" "$COMPRESS" -T1 "${COPTS[@]}" -c "$raw")"
+                cs+=("$t") ccs+=("$c")
+                [[ $t == FAIL ]] && break
+                ((i)) || V[$n|svpc]=$(fsize "$out")
+                read -r t c <<<"$(timed /dev/null "$DECOMPRESS" -T1 "${DOPTS[@]}" -c "$out")"
+                ds+=("$t") cds+=("$c")
+                read -r t c <<<"$(timed "$TMP/c.gz" gzip -6 -c "$raw")"
+                gcs+=("$t") cgcs+=("$c")
+                read -r t c <<<"$(timed /dev/null gzip -dc "$TMP/c.gz")"
+                gds+=("$t") cgds+=("$c")
+            done
+            if any_fail "${cs[@]}" "${ds[@]}"; then
+                fail "$n: svpc-compress or svpc-decompress -T1 failed"
+                continue
+            fi
+            V[$n|gzip]=$(fsize "$TMP/c.gz")
+            c=$(median "${cs[@]}") d=$(median "${ds[@]}") gc=$(median "${gcs[@]}") gd=$(median "${gds[@]}")
+            V[$n|c]=$(mbps "${V[$n|raw]}" "$c") V[$n|d]=$(mbps "${V[$n|raw]}" "$d")
+            V[$n|gc]=$(mbps "${V[$n|raw]}" "$gc") V[$n|gd]=$(mbps "${V[$n|raw]}" "$gd")
+            V[$n|c_gzip]=$(div "$gc" "$c" %.3f) V[$n|d_gzip]=$(div "$gd" "$d" %.3f)
+            V[$n|c_ref]=$(div "${V[$n|c_gzip]}" "${REF_C[$n]:-}" %.3f)
+            V[$n|d_ref]=$(div "${V[$n|d_gzip]}" "${REF_D[$n]:-}" %.3f)
+            # the same by CPU time: less sensitive to other work on the machine
+            V[$n|c_refcpu]=$(div "$(div "$(median "${cgcs[@]}")" "$(median "${ccs[@]}")" %.4f)" "${REF_C[$n]:-}" %.3f)
+            V[$n|d_refcpu]=$(div "$(div "$(median "${cgds[@]}")" "$(median "${cds[@]}")" %.4f)" "${REF_D[$n]:-}" %.3f)
+        else
+            note "$n: svpc (default threads)"
+            if ! "$COMPRESS" "${COPTS[@]}" -c "$raw" >"$out"; then
+                fail "$n: svpc-compress failed"
+                continue
+            fi
+            V[$n|svpc]=$(fsize "$out")
+        fi
+        V[$n|frames]=$("$CAT" --list "$out" 2>/dev/null | awk 'NR == 2 { print $4 }')
+        if verify "$raw" "$out"; then V[$n|exact]=yes; else
+            V[$n|exact]=NO
+            fail "$n: svpc round trip not exact"
+        fi
+        bytes=${V[$n|svpc]}
+        V[$n|bpe]=$(div "$((bytes * 8))" "$entries" %.3f)
+        V[$n|vs_ref]=$(div "$bytes" "${REF_PAY[$n]:-}" %.3f)
+        V[$n|vs_010]=$(div "$bytes" "${BASE010[$n]:-}" %.3f)
+        if want overhead; then
+            local fs=$entries
+            ((fs <= MAX_FRAME)) || fs=$MAX_FRAME
+            note "$n: one frame"
+            if "$COMPRESS" -T2 "${COPTS[@]}" --frame-size "$fs" -c "$raw" >"$TMP/one.svpc"; then
+                V[$n|one]=$(fsize "$TMP/one.svpc")
+                V[$n|overhead]=$(grow "$bytes" "${V[$n|one]}")
+            else
+                fail "$n: svpc-compress --frame-size $fs failed"
+            fi
+        fi
+        rm -f "$out" "$TMP/c.gz" "$TMP/one.svpc"
+    done
+
+    local names=() geo
+    if want size || want speed; then
+        echo "corpus: svpc's whole container against the reference's payload and against svpc 0.1.0 (c1d221d)"
+        echo "  ($(IFS=' '; echo "${COPTS[*]:-default settings}"); bits/entry = 8 * bytes / entries)"
+        printf '  %-20s %10s %11s %7s %11s %8s %11s %9s %8s %12s %8s\n' trace entries "svpc bytes" bits/e \
+            reference svpc/ref "0.1.0" svpc/0.1 "ref b/e" "xz -9 (ref)" svpc/xz
+        for n in "${CORPUS_SEL[@]}"; do
+            [[ -n ${V[$n|svpc]:-} ]] || continue
+            names+=("$n")
+            printf '  %-20s %10s %11s %7s %11s %8s %11s %9s %8s %12s %8s\n' "$n" "$(group "${V[$n|entries]}")" \
+                "$(group "${V[$n|svpc]}")" "${V[$n|bpe]}" "$(group "${REF_PAY[$n]:-n/a}")" "${V[$n|vs_ref]}" \
+                "$(group "${BASE010[$n]:-n/a}")" "${V[$n|vs_010]}" "${REF_BPE[$n]:-n/a}" \
+                "$(group "${REF_XZ[$n]:-n/a}")" "$(div "${V[$n|svpc]}" "${REF_XZ[$n]:-}" %.3f)"
+            tsv size "$n" entries "${V[$n|entries]}"
+            tsv size "$n" svpc_bytes "${V[$n|svpc]}"
+            tsv size "$n" bits_per_entry "${V[$n|bpe]}"
+            tsv size "$n" size_vs_reference "${V[$n|vs_ref]}"
+            tsv size "$n" size_vs_0.1.0 "${V[$n|vs_010]}"
+            tsv size "$n" round_trip "${V[$n|exact]}"
+        done
+        geo=$(for n in "${names[@]}"; do echo "${V[$n|vs_ref]}"; done |
+            awk '$1 ~ /^[0-9.]+$/ && $1 > 0 { s += log($1); k++ } END { if (k) printf "%.3f", exp(s / k); else print "n/a" }')
+        V[geo]=$geo
+        printf '  %-20s %10s %11s %7s %11s %8s\n' "geometric mean" "" "" "" "" "$geo"
+        tsv size ALL geomean_size_vs_reference "$geo"
+        echo "  round trips exact: $(for n in "${names[@]}"; do echo "${V[$n|exact]}"; done | grep -c yes) of ${#names[@]}"
+        echo "  (the reference's payload excludes its container: 4 KiB header + 128 KiB per directory;"
+        echo "   'ref b/e' and 'xz -9 (ref)' are the corpus README's figures)"
+        echo
+    fi
+
+    if want speed; then
+        echo "corpus: speed, -T1, MB/s of raw data, medians of $RUNS runs with gzip -6 -c FILE and gzip -dc FILE.gz"
+        echo "  interleaved; svpc/ref = (svpc's speed / gzip's) / (the reference's speed / gzip's, corpus README)"
+        echo "  (cpu: svpc/ref from user + system time instead, a cross-check less sensitive to other load)"
+        printf '  %-20s | %7s %7s %8s %8s %8s %5s | %7s %7s %8s %8s %8s %5s\n' "" "svpc c" "gzip -6" svpc/gz ref/gz \
+            svpc/ref cpu "svpc d" "gzip -d" svpc/gz ref/gz svpc/ref cpu
+        for n in "${names[@]}"; do
+            printf '  %-20s | %7s %7s %8s %8s %8s %5.2f | %7s %7s %8s %8s %8s %5.2f\n' "$n" "${V[$n|c]}" "${V[$n|gc]}" \
+                "${V[$n|c_gzip]}" "${REF_C[$n]:-n/a}" "${V[$n|c_ref]}" "${V[$n|c_refcpu]}" "${V[$n|d]}" "${V[$n|gd]}" \
+                "${V[$n|d_gzip]}" "${REF_D[$n]:-n/a}" "${V[$n|d_ref]}" "${V[$n|d_refcpu]}"
+            tsv speed "$n" compress_vs_reference_cpu "${V[$n|c_refcpu]}"
+            tsv speed "$n" decompress_vs_reference_cpu "${V[$n|d_refcpu]}"
+            tsv speed "$n" compress_T1_MBps "${V[$n|c]}"
+            tsv speed "$n" decompress_T1_MBps "${V[$n|d]}"
+            tsv speed "$n" gzip6_MBps "${V[$n|gc]}"
+            tsv speed "$n" gunzip_MBps "${V[$n|gd]}"
+            tsv speed "$n" compress_vs_gzip "${V[$n|c_gzip]}"
+            tsv speed "$n" decompress_vs_gzip "${V[$n|d_gzip]}"
+            tsv speed "$n" compress_vs_reference "${V[$n|c_ref]}"
+            tsv speed "$n" decompress_vs_reference "${V[$n|d_ref]}"
+        done
+        V[min_c]=$(minof c_ref "${names[@]}") V[min_d]=$(minof d_ref "${names[@]}")
+        V[min_ccpu]=$(minof c_refcpu "${names[@]}") V[min_dcpu]=$(minof d_refcpu "${names[@]}")
+        printf '  %-20s | %7s %7s %8s %8s %8s %5s | %7s %7s %8s %8s %8s %5s\n' minimum "" "" "" "" "${V[min_c]% *}" \
+            "${V[min_ccpu]% *}" "" "" "" "" "${V[min_d]% *}" "${V[min_dcpu]% *}"
+        tsv speed ALL min_compress_vs_reference_cpu "${V[min_ccpu]% *}"
+        tsv speed ALL min_decompress_vs_reference_cpu "${V[min_dcpu]% *}"
+        tsv speed ALL min_compress_vs_reference "${V[min_c]% *}"
+        tsv speed ALL min_decompress_vs_reference "${V[min_d]% *}"
+        echo
+    fi
+
+    if want overhead; then
+        echo "corpus: frame overhead, default frames against one frame for the whole trace (--frame-size = entries, max 16M)"
+        printf '  %-20s %10s %7s %13s %13s %9s\n' trace entries frames "default bytes" "one frame" overhead
+        names=()
+        for n in "${CORPUS_SEL[@]}"; do
+            [[ -n ${V[$n|one]:-} ]] || continue
+            names+=("$n")
+            printf '  %-20s %10s %7s %13s %13s %8s%%\n' "$n" "$(group "${V[$n|entries]}")" "${V[$n|frames]:-?}" \
+                "$(group "${V[$n|svpc]}")" "$(group "${V[$n|one]}")" "${V[$n|overhead]}"
+            tsv overhead "$n" one_frame_bytes "${V[$n|one]}"
+            tsv overhead "$n" frames "${V[$n|frames]:-}"
+            tsv overhead "$n" overhead_pct "${V[$n|overhead]}"
+        done
+        V[max_over]=$(maxof overhead "${names[@]}")
+        echo
+    fi
+}
+
+# minof FIGURE NAME...: "VALUE NAME" of the smallest V[NAME|FIGURE]; maxof: largest
+minof() { local f=$1 n; shift; for n in "$@"; do echo "${V[$n|$f]:-n/a} $n"; done | awk '$1 ~ /^[-+0-9.]+$/' | sort -g | head -n 1 | grep . || echo "n/a -"; }
+maxof() { local f=$1 n; shift; for n in "$@"; do echo "${V[$n|$f]:-n/a} $n"; done | awk '$1 ~ /^[-+0-9.]+$/' | sort -g | tail -n 1 | grep . || echo "n/a -"; }
+
+# corpus-xz: xz -9 and zstd -19 --long=27 on the corpus, one run each
+corpus_xz() {
+    ((HAVE_CORPUS && ${#CORPUS_SEL[@]})) || return 0
+    echo "corpus: xz -9 and zstd -19 --long=27, single-threaded, one run each (bytes; MB/s compress / decompress)"
+    echo "  ('README': the corpus README's sizes, measured by its authors)"
+    printf '  %-20s %12s %12s %13s %12s %12s %13s %8s\n' trace "xz -9" "README" "MB/s c/d" "zstd -19" "README" "MB/s c/d" "svpc/xz"
+    local n raw xc xd zc zd xs zs
+    for n in "${CORPUS_SEL[@]}"; do
+        raw=$(corpus_raw "$n")
+        note "$n: xz -9, zstd -19"
+        xc=$(elapsed to "$TMP/c.xz" xz -9 -T1 -c "$raw") xs=$(fsize "$TMP/c.xz")
+        xd=$(elapsed to /dev/null xz -dc -T1 "$TMP/c.xz")
+        zc=$(elapsed to "$TMP/c.zst" zstd -19 --long=27 -T1 -q -c "$raw") zs=$(fsize "$TMP/c.zst")
+        zd=$(elapsed to /dev/null zstd -d --long=27 -q -c "$TMP/c.zst")
+        rm -f "$TMP/c.xz" "$TMP/c.zst"
+        printf '  %-20s %12s %12s %13s %12s %12s %13s %8s\n' "$n" "$(group "$xs")" "$(group "${REF_XZ[$n]:-n/a}")" \
+            "$(mbps "$(fsize "$raw")" "$xc") / $(mbps "$(fsize "$raw")" "$xd")" "$(group "$zs")" "$(group "${REF_ZSTD[$n]:-n/a}")" \
+            "$(mbps "$(fsize "$raw")" "$zc") / $(mbps "$(fsize "$raw")" "$zd")" "$(div "${V[$n|svpc]:-}" "$xs" %.3f)"
+        tsv corpus-xz "$n" xz9_bytes "$xs"
+        tsv corpus-xz "$n" zstd19_bytes "$zs"
+    done
+    echo
+}
+
+# =====================================================================================
+# threads and memory
+# =====================================================================================
+
+# scaling_runs FILE N LABEL: compress and decompress FILE N times with -T1 and
+# -T2, interleaved; print the medians; V[LABEL|c2] and V[LABEL|d2] = -T2 / -T1
 scaling_runs() {
-    local RAW=$1 want c1=() c2=() d1=() d2=() i mc1 mc2 md1 md2
-    want=$(fsize "$RAW")
-    for ((i = 0; i < $2; i++)); do
-        c1+=("$(elapsed svpc_c -T1)")
-        d1+=("$(elapsed svpc_d -T1)")
-        c2+=("$(elapsed svpc_c -T2)")
-        d2+=("$(elapsed svpc_d -T2)")
+    local raw=$1 runs=$2 label=$3 c1=() c2=() d1=() d2=() i mc1 mc2 md1 md2 out="$TMP/s.svpc"
+    for ((i = 0; i < runs; i++)); do
+        c1+=("$(elapsed to "$out" "$COMPRESS" -T1 "${COPTS[@]}" -c "$raw")")
+        d1+=("$(elapsed to /dev/null "$DECOMPRESS" -T1 "${DOPTS[@]}" -c "$out")")
+        c2+=("$(elapsed to "$out" "$COMPRESS" -T2 "${COPTS[@]}" -c "$raw")")
+        d2+=("$(elapsed to /dev/null "$DECOMPRESS" -T2 "${DOPTS[@]}" -c "$out")")
     done
+    if any_fail "${c1[@]}" "${c2[@]}" "${d1[@]}" "${d2[@]}"; then
+        fail "threads, $label: svpc failed"
+        return
+    fi
+    verify "$raw" "$out" || fail "threads, $label: svpc round trip not exact"
     mc1=$(median "${c1[@]}") mc2=$(median "${c2[@]}") md1=$(median "${d1[@]}") md2=$(median "${d2[@]}")
-    printf '  compress    -T1 %6.2f s (%s MB/s)   -T2 %6.2f s (%s MB/s)   -T2 / -T1 %s\n' "$mc1" \
-        "$(mbps "$want" "$mc1")" "$mc2" "$(mbps "$want" "$mc2")" "$(div "$mc1" "$mc2" "%.2fx")"
-    printf '  decompress  -T1 %6.2f s (%s MB/s)   -T2 %6.2f s (%s MB/s)   -T2 / -T1 %s\n' "$md1" \
-        "$(mbps "$want" "$md1")" "$md2" "$(mbps "$want" "$md2")" "$(div "$md1" "$md2" "%.2fx")"
+    V[$label|c2]=$(div "$mc1" "$mc2") V[$label|d2]=$(div "$md1" "$md2")
+    printf '    compress    -T1 %6.2f s (%6s MB/s)   -T2 %6.2f s (%6s MB/s)   -T2 / -T1 %sx\n' "$mc1" \
+        "$(mbps "$(fsize "$raw")" "$mc1")" "$mc2" "$(mbps "$(fsize "$raw")" "$mc2")" "${V[$label|c2]}"
+    printf '    decompress  -T1 %6.2f s (%6s MB/s)   -T2 %6.2f s (%6s MB/s)   -T2 / -T1 %sx\n' "$md1" \
+        "$(mbps "$(fsize "$raw")" "$md1")" "$md2" "$(mbps "$(fsize "$raw")" "$md2")" "${V[$label|d2]}"
+    tsv threads "$label" compress_T1_s "$mc1"
+    tsv threads "$label" compress_T2_s "$mc2"
+    tsv threads "$label" decompress_T1_s "$md1"
+    tsv threads "$label" decompress_T2_s "$md2"
+    tsv threads "$label" compress_T2_vs_T1 "${V[$label|c2]}"
+    tsv threads "$label" decompress_T2_vs_T1 "${V[$label|d2]}"
 }
 
-# Thread scaling: frames are the unit of parallel work, and the traces above
-# are one to four frames of unequal work.  Here: ten default-size frames
-# (2^20 entries each) of real entries, the testdata lackey traces repeated.
-scaling() {
-    local big="$TMP/scaling.d64" want=$((10 * 1048576 * 32))
-    lackey_repeat "$big" "$want" || { echo "thread scaling: skipped (no lackey traces in testdata/good)"; return; }
-    note "scaling: ${want} bytes, -T1 and -T2 x5"
-    echo "thread scaling: $((want / 1000000)) MB of lackey entries in 10 frames, median of 5 runs each"
-    scaling_runs "$big" 5
-    rm -f "$big"
+threads() {
+    local mid="$TMP/200m.d64" what
+    V[load_threads]=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo n/a)
+    echo "threads: -T2 against -T1, medians of $RUNS runs, interleaved ($NCPU CPUs, load average ${V[load_threads]})"
+    if what=$(lackey_input "$mid" $((3 << 26))); then
+        echo "  $(($(fsize "$mid") / 1000000)) MB: $what"
+        note "threads: 200 MB"
+        scaling_runs "$mid" "$RUNS" 200MB
+    else
+        echo "  200 MB: skipped (no lackey traces)"
+    fi
+    rm -f "$mid"
+    if big_input; then
+        echo "  $(($(fsize "$BIG") / 1000000)) MB (1 GiB): $BIG_WHAT"
+        note "threads: 1 GiB"
+        scaling_runs "$BIG" "$RUNS" 1GiB
+    else
+        echo "  1 GiB: skipped (no lackey traces)"
+    fi
+    echo
 }
 
-# Random access (issue 3): one entry at a random index of a 1 GiB stream
-# (2^25 d64 entries of real lackey data) against decoding the whole stream,
-# both with simtrace-cat from the same file; and what opening and listing
-# reads.  Then the frame-size trade-off: random access and frame overhead
-# at 2^18..2^21 entries per frame.
-RA_RAW=""
-# ra_measure SIM ENTRIES: prints "whole one one-unchecked", medians in
-# seconds: the whole stream, one entry at 11 random indices (the same ones
-# every run), and the same with --ignore-check, which decodes the entry's
-# frame up to it instead of to the end of its ENTRY_CRC block (to check it).
-ra_measure() {
-    local sim=$1 n=$2 full=() one=() onex=() i idx
-    RANDOM=42
-    for ((i = 0; i < 3; i++)); do full+=("$(elapsed "$SVPC_BIN/simtrace-cat" -o /dev/null -f "$sim")"); done
-    for ((i = 0; i < 11; i++)); do
-        idx=$(((RANDOM * 32768 + RANDOM) % n))
-        one+=("$(elapsed "$SVPC_BIN/simtrace-cat" --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
-        onex+=("$(elapsed "$SVPC_BIN/simtrace-cat" --ignore-check --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
+memory() {
+    echo "memory: peak RSS (GNU time %M), -T2, MiB"
+    [[ -n $TIME_BIN ]] || { echo "  skipped: no GNU time"; echo; return; }
+    local ins=() labels=() n largest="" i raw k c d
+    for n in "${CORPUS_SEL[@]}"; do
+        [[ -z $largest || $(fsize "${CSRC[$n]}") -gt $(fsize "${CSRC[$largest]}") ]] && largest=$n
     done
+    # the largest by packed size is the largest unpacked in this corpus too
+    if [[ -n $largest ]]; then
+        ins+=("$(corpus_raw "$largest")") labels+=("$largest")
+    fi
+    big_input && ins+=("$BIG") labels+=(1GiB)
+    for i in "${!ins[@]}"; do
+        raw=${ins[$i]} k=${labels[$i]}
+        note "memory: $k"
+        c=$(peak_kib "$TMP/m.svpc" "$COMPRESS" -T2 "${COPTS[@]}" -c "$raw")
+        d=$(peak_kib /dev/null "$DECOMPRESS" -T2 "${DOPTS[@]}" -c "$TMP/m.svpc")
+        any_fail "$c" "$d" && { fail "memory, $k: svpc failed"; continue; }
+        rm -f "$TMP/m.svpc"
+        V[$k|rss_c]=$(mib "$c") V[$k|rss_d]=$(mib "$d")
+        printf '  %-20s %12s MiB compressing %9s MiB decompressing (%s MB)\n' "$k" "${V[$k|rss_c]}" \
+            "${V[$k|rss_d]}" "$(($(fsize "$raw") / 1000000))"
+        tsv memory "$k" compress_T2_MiB "${V[$k|rss_c]}"
+        tsv memory "$k" decompress_T2_MiB "${V[$k|rss_d]}"
+        V[rss_max]=$(printf '%s\n' "${V[rss_max]:-0 -}" "${V[$k|rss_c]} $k, compressing" "${V[$k|rss_d]} $k, decompressing" | sort -g | tail -n 1)
+    done
+    echo
+}
+
+# =====================================================================================
+# random access and the frame-size trade-off
+# =====================================================================================
+
+# ra_measure SIM ENTRIES: prints "whole one one-unchecked", medians in
+# seconds: the whole stream (3 runs), one entry at 21 random indices (the
+# same ones every call), and the same with --ignore-check, which decodes the
+# entry's frame up to it instead of to the end of its ENTRY_CRC block.  The
+# runs are interleaved (a whole stream, then 7 indices, three times), so that
+# a change in the machine's load weighs on both alike.
+ra_measure() {
+    local sim=$1 n=$2 full=() one=() onex=() i j idx
+    RANDOM=42
+    for ((i = 0; i < 3; i++)); do
+        full+=("$(elapsed "$CAT" "${DOPTS[@]}" -o /dev/null -f "$sim")")
+        for ((j = 0; j < 7; j++)); do
+            idx=$(((RANDOM * 32768 + RANDOM) % n))
+            one+=("$(elapsed "$CAT" "${DOPTS[@]}" --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
+            onex+=("$(elapsed "$CAT" "${DOPTS[@]}" --ignore-check --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
+        done
+    done
+    any_fail "${full[@]}" "${one[@]}" "${onex[@]}" && return 1
     echo "$(median "${full[@]}") $(median "${one[@]}") $(median "${onex[@]}")"
 }
-share() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", 100 * a / b }'; }
+
 random_access() {
-    local PACK="$SVPC_BIN/simtrace-pack" CAT="$SVPC_BIN/simtrace-cat"
-    [[ -x $PACK && -x $CAT ]] || { echo "random access: skipped (no simtrace-pack)"; return; }
-    local big="$TMP/ra.d64" sim="$TMP/ra.sim" want=$((1 << 30))
-    lackey_repeat "$big" "$want" || { echo "random access: skipped (no lackey traces in testdata/good)"; return; }
-    RA_RAW=$big
-    note "random access: packing $want bytes"
-    "$PACK" -o "$sim" -f "$big" || { echo "random access: simtrace-pack failed"; return; }
-    local n=$((want / 32)) mf mo mx
-    read -r mf mo mx < <(ra_measure "$sim" "$n")
-    local list_t
-    list_t=$(elapsed sh -c '"$0" --list "$1" >/dev/null' "$CAT" "$sim")
-    echo "random access: $((want >> 20)) MiB of d64 ($n entries, $(("$(fsize "$sim")")) bytes packed), default settings"
+    [[ -x $PACK && -x $CAT ]] || { echo "random access: skipped (no simtrace-pack)"; echo; return; }
+    big_input || { echo "random access: skipped (no lackey traces)"; echo; return; }
+    local sim="$TMP/ra.sim" n=$(($(fsize "$BIG") / 32)) mf mo mx r list_t
+    note "random access: packing 1 GiB"
+    "$PACK" "${COPTS[@]}" -o "$sim" -f "$BIG" || { fail "random access: simtrace-pack failed"; return; }
+    r=$(ra_measure "$sim" "$n") || { fail "random access: simtrace-cat failed"; return; }
+    read -r mf mo mx <<<"$r"
+    list_t=$(elapsed to /dev/null "$CAT" --list "$sim")
+    V[ra]=$(pct "$mo" "$mf")
+    echo "random access: 1 GiB of d64 ($n entries, $(group "$(fsize "$sim")") bytes packed): $BIG_WHAT"
     printf '  whole stream   %7.3f s (median of 3)\n' "$mf"
-    printf '  one entry      %7.3f s (median of 11 random indices)   = %s of the whole (decoded to the end of its checksum block)\n' \
-        "$mo" "$(share "$mo" "$mf")"
-    printf '  one entry      %7.3f s (the same, --ignore-check)      = %s of the whole (decoded up to it, unchecked)\n' \
-        "$mx" "$(share "$mx" "$mf")"
+    printf '  one entry      %7.3f s (median of 21 random indices)   = %s%% of the whole (decoded to the end of its checksum block)\n' \
+        "$mo" "${V[ra]}"
+    printf '  one entry      %7.3f s (the same, --ignore-check)      = %s%% of the whole (decoded up to it, unchecked)\n' \
+        "$mx" "$(pct "$mx" "$mf")"
     printf '  --list         %7.3f s, reads %s bytes (footer, directory, descriptors)\n' "$list_t" \
         "$("$CAT" -v --entries 0:1 -o /dev/null -f "$sim" 2>&1 | sed -n 's/.*read \([0-9]*\) bytes.*/\1/p')"
+    tsv random 1GiB whole_s "$mf"
+    tsv random 1GiB one_entry_s "$mo"
+    tsv random 1GiB one_entry_pct "${V[ra]}"
+    tsv random 1GiB one_entry_unchecked_pct "$(pct "$mx" "$mf")"
     # One entry costs the same in a longer stream, the whole grows with it:
     # the same input four times over, as one stream of 4 GiB.
-    note "random access: packing 4 x $want bytes"
-    "$PACK" -o "$sim" -f "$big" "$big" "$big" "$big" || { echo "random access: simtrace-pack failed"; return; }
-    read -r mf mo mx < <(ra_measure "$sim" $((4 * n)))
-    echo "random access: $((4 * want >> 20)) MiB of d64 (the same four times, one stream, $(("$(fsize "$sim")")) bytes packed)"
+    note "random access: packing 4 x 1 GiB"
+    "$PACK" "${COPTS[@]}" -o "$sim" -f "$BIG" "$BIG" "$BIG" "$BIG" || { fail "random access: simtrace-pack failed"; return; }
+    r=$(ra_measure "$sim" $((4 * n))) || { fail "random access: simtrace-cat failed"; return; }
+    read -r mf mo mx <<<"$r"
+    echo "random access: 4 GiB of d64 (the same four times, one stream, $(group "$(fsize "$sim")") bytes packed)"
     printf '  whole stream   %7.3f s (median of 3)\n' "$mf"
-    printf '  one entry      %7.3f s = %s of the whole; %7.3f s = %s with --ignore-check\n' \
-        "$mo" "$(share "$mo" "$mf")" "$mx" "$(share "$mx" "$mf")"
+    printf '  one entry      %7.3f s = %s%% of the whole; %7.3f s = %s%% with --ignore-check\n' \
+        "$mo" "$(pct "$mo" "$mf")" "$mx" "$(pct "$mx" "$mf")"
+    tsv random 4GiB whole_s "$mf"
+    tsv random 4GiB one_entry_pct "$(pct "$mo" "$mf")"
     rm -f "$sim"
-}
-
-# Thread scaling on a longer input: the 1 GiB of random_access, 32 frames,
-# where start-up (each worker's first touch of its tables and buffers) and
-# the last frames weigh less than in the 10 frames of scaling().
-scaling_long() {
-    [[ -n $RA_RAW && -e $RA_RAW ]] || return 0
-    note "scaling: 1 GiB, -T1 and -T2 x3"
-    echo "thread scaling: $(($(fsize "$RA_RAW") / 1000000)) MB of lackey entries in 32 frames, median of 3 runs each"
-    scaling_runs "$RA_RAW" 3
+    echo
 }
 
 # The trade-off (issue 3): smaller frames make random access cheaper and
-# cost size.  Needs random_access's raw file and frame_overhead's traces.
-frame_tradeoff() {
-    [[ -n $RA_RAW && -e $RA_RAW ]] || return 0
-    local fs sim="$TMP/ra.sim" mf mo mx e n raw hdr line
-    hdr=$(printf '  %-10s %14s %16s' "frame size" "random access" "--ignore-check")
-    for e in "${FO_FILES[@]}"; do hdr+=$(printf ' %24s' "overhead: ${e%%=*}"); done
+# cost size.  Random access on the 1 GiB input; overhead on the selected
+# corpus traces (or, without the corpus, the testdata traces concatenated).
+tradeoff() {
+    [[ -x $PACK && -x $CAT ]] || return 0
+    local sizes=(256k 512k 1M 2M) fs sim="$TMP/ra.sim" r mf mo mx n raw one line ins=() labels=() i
     echo "frame size trade-off: one entry of 1 GiB as a share of the whole stream, and frame overhead"
-    echo "$hdr"
-    for fs in 256k 512k 1M 2M; do
-        note "trade-off: frame size $fs"
-        "$SVPC_BIN/simtrace-pack" --frame-size "$fs" -o "$sim" -f "$RA_RAW" || return 0
-        read -r mf mo mx < <(ra_measure "$sim" $(($(fsize "$RA_RAW") / 32)))
-        line=$(printf '  %-10s %14s %16s' "$fs" "$(share "$mo" "$mf")" "$(share "$mx" "$mf")")
-        for e in "${FO_FILES[@]}"; do
-            n=${e%%=*} raw=${e#*=}
-            line+=$(printf ' %24s' "$(overhead_at "$raw" "$fs" "${FO_ONE[$n]}")")
+    if big_input; then
+        printf '  %-10s %14s %16s %10s %10s\n' "frame size" "random access" "--ignore-check" "whole, s" "one, s"
+        for fs in "${sizes[@]}"; do
+            note "trade-off: random access at $fs"
+            "$PACK" "${COPTS[@]}" --frame-size "$fs" -o "$sim" -f "$BIG" || { fail "trade-off: simtrace-pack failed"; return; }
+            r=$(ra_measure "$sim" $(($(fsize "$BIG") / 32))) || { fail "trade-off: simtrace-cat failed"; return; }
+            read -r mf mo mx <<<"$r"
+            printf '  %-10s %13s%% %15s%% %10.3f %10.3f\n' "$fs" "$(pct "$mo" "$mf")" "$(pct "$mx" "$mf")" "$mf" "$mo"
+            tsv tradeoff "1GiB" "one_entry_pct_$fs" "$(pct "$mo" "$mf")"
+        done
+        rm -f "$sim"
+    fi
+    if ((HAVE_CORPUS)); then
+        for n in "${CORPUS_SEL[@]}"; do ins+=("$(corpus_raw "$n")") labels+=("$n"); done
+    else
+        raw="$TMP/td.d64"
+        : >"$raw"
+        for n in "${TESTDATA_SEL[@]}"; do xz -dc "${TSRC[$n]}" >>"$raw"; done
+        [[ -s $raw ]] && ins+=("$raw") labels+=("testdata, ${#TESTDATA_SEL[@]} traces")
+    fi
+    ((${#ins[@]})) || { echo; return; }
+    line=$(printf '  %-24s' "overhead against one frame")
+    for fs in "${sizes[@]}"; do line+=$(printf ' %8s' "$fs"); done
+    echo "$line"
+    for i in "${!ins[@]}"; do
+        raw=${ins[$i]} n=${labels[$i]}
+        local e=$(($(fsize "$raw") / 32))
+        ((e <= MAX_FRAME)) || e=$MAX_FRAME
+        note "trade-off: overhead on $n"
+        if [[ -n ${V[$n|one]:-} ]]; then one=${V[$n|one]}; else
+            one=$("$COMPRESS" -T2 "${COPTS[@]}" --frame-size "$e" -c "$raw" | wc -c)
+        fi
+        line=$(printf '  %-24s' "$n")
+        for fs in "${sizes[@]}"; do
+            r=$(grow "$("$COMPRESS" -T2 "${COPTS[@]}" --frame-size "$fs" -c "$raw" | wc -c)" "$one")
+            line+=$(printf ' %7s%%' "$r")
+            tsv tradeoff "$n" "overhead_pct_$fs" "$r"
         done
         echo "$line"
     done
-    rm -f "$sim" "$RA_RAW" "$TMP"/fo.*.raw
+    rm -f "$TMP/td.d64"
+    echo
 }
 
-# Frame overhead (issue 3): the default frame size against one frame holding
-# the whole trace, on the traces longer than one frame: those of at most
-# 2^24 entries in the table above, and the eight testdata traces
-# concatenated.  Then the trade-off behind the default: the same overhead,
-# and random access (as in random_access above), at other frame sizes.
-overhead_at() { # FILE FRAMESIZE ONE-FRAME-BYTES: percent
-    local def
-    def=$("$SVPC_BIN/simtrace-pack" --frame-size "$2" -T2 <"$1" | wc -c)
-    awk -v a="$def" -v b="$3" 'BEGIN { printf "%+.1f%%", 100 * (a - b) / b }'
-}
-FO_FILES=() # name=raw file, for the trade-off table
-declare -A FO_ONE=()
-frame_overhead() {
-    local PACK="$SVPC_BIN/simtrace-pack" n f raw one def
-    [[ -x $PACK ]] || return 0
-    echo "frame overhead: default frames (2^20 entries) against one frame for the whole trace"
-    echo "  (traces of at most 2^20 entries are one frame either way and are not listed)"
-    local names=() srcs=()
-    for n in "${FILES[@]}"; do names+=("$n") srcs+=("${SRC[$n]}"); done
-    names+=("testdata, all 8 traces")
-    srcs+=("ALL8")
-    local i
-    for i in "${!names[@]}"; do
-        n=${names[$i]} f=${srcs[$i]}
-        raw="$TMP/fo.$i.raw"
-        if [[ $f == ALL8 ]]; then
-            : >"$raw"
-            for f in "$ROOT"/testdata/good/*.d64.xz; do xz -dc "$f" >>"$raw"; done
-        else
-            raw_of "$f" >"$raw"
+# =====================================================================================
+# testdata: svpc against xz, zstd, bzip2, gzip on the short traces
+# =====================================================================================
+
+testdata() {
+    ((${#TESTDATA_SEL[@]})) || return 0
+    local BASE_NAMES=() b n raw i cs ds
+    declare -A BC BD
+    add_base() {
+        if command -v "$2" >/dev/null; then
+            BASE_NAMES+=("$1") BC[$1]=$3 BD[$1]=$4
+        else note "$2 not installed: no $1 column"; fi
+    }
+    add_base "xz -9" xz "xz -9 -T1 -c" "xz -dc -T1"
+    add_base "zstd -19" zstd "zstd -19 --long=27 -T1 -q -c" "zstd -d --long=27 -q -c"
+    add_base "bzip2 -9" bzip2 "bzip2 -9 -c" "bzip2 -dc"
+    add_base "gzip -9" gzip "gzip -9 -c -n" "gzip -dc"
+    declare -A T
+    for n in "${TESTDATA_SEL[@]}"; do
+        raw="$TMP/t.d64"
+        xz -dc "${TSRC[$n]}" >"$raw"
+        T[$n|entries]=$(($(fsize "$raw") / 32))
+        note "$n: svpc, -e paper, baselines"
+        cs=() ds=()
+        for ((i = 0; i < RUNS; i++)); do
+            cs+=("$(elapsed to "$TMP/t.svpc" "$COMPRESS" -T1 "${COPTS[@]}" -c "$raw")")
+            ds+=("$(elapsed to /dev/null "$DECOMPRESS" -T1 "${DOPTS[@]}" -c "$TMP/t.svpc")")
+        done
+        any_fail "${cs[@]}" "${ds[@]}" && { fail "$n: svpc failed"; continue; }
+        T[$n|svpc]=$(fsize "$TMP/t.svpc")
+        T[$n|c]=$(mbps "$(fsize "$raw")" "$(median "${cs[@]}")")
+        T[$n|d]=$(mbps "$(fsize "$raw")" "$(median "${ds[@]}")")
+        if verify "$raw" "$TMP/t.svpc"; then T[$n|exact]=yes; else
+            T[$n|exact]=NO
+            fail "$n: svpc round trip not exact"
         fi
-        if (($(fsize "$raw") / 32 > 16777216 || $(fsize "$raw") / 32 <= 1048576)); then
-            rm -f "$raw"
-            continue
-        fi
-        one=$("$PACK" --frame-size 16M -T2 <"$raw" | wc -c)
-        def=$("$PACK" -T2 <"$raw" | wc -c)
-        printf '  %-28s %12s bytes in one frame, %12s at the default: %+.1f%%\n' "$n" \
-            "$(group "$one")" "$(group "$def")" "$(awk -v a="$def" -v b="$one" 'BEGIN { print 100 * (a - b) / b }')"
-        FO_FILES+=("$n=$raw")
-        FO_ONE[$n]=$one
+        if "$COMPRESS" "${COPTS[@]}" -e paper -c "$raw" >"$TMP/t.paper"; then
+            T[$n|paper]=$(fsize "$TMP/t.paper")
+        else T[$n|paper]=n/a; fi
+        for b in "${BASE_NAMES[@]}"; do
+            # shellcheck disable=SC2086 # the command's words
+            T[$n|c_$b]=$(mbps "$(fsize "$raw")" "$(elapsed to "$TMP/t.base" ${BC[$b]} "$raw")")
+            T[$n|size_$b]=$(fsize "$TMP/t.base")
+            # shellcheck disable=SC2086
+            T[$n|d_$b]=$(mbps "$(fsize "$raw")" "$(elapsed to /dev/null ${BD[$b]} "$TMP/t.base")")
+        done
+        rm -f "$raw" "$TMP"/t.*
+        tsv testdata "$n" svpc_bytes "${T[$n|svpc]}"
+        tsv testdata "$n" paper_bytes "${T[$n|paper]}"
+        tsv testdata "$n" compress_T1_MBps "${T[$n|c]}"
+        tsv testdata "$n" decompress_T1_MBps "${T[$n|d]}"
+        for b in "${BASE_NAMES[@]}"; do tsv testdata "$n" "${b// /}_bytes" "${T[$n|size_$b]}"; done
     done
+    echo "testdata/good: short traces ($(IFS=' '; echo "${COPTS[*]:-default settings}"); MB/s: svpc -T1 median of $RUNS, others one run)"
+    local hdr
+    hdr=$(printf '  %-18s %8s %9s %6s %9s' trace entries "svpc" "b/e" "-e paper")
+    for b in "${BASE_NAMES[@]}"; do hdr+=$(printf ' %10s' "$b"); done
+    echo "$hdr  svpc/xz"
+    for n in "${TESTDATA_SEL[@]}"; do
+        [[ -n ${T[$n|svpc]:-} ]] || continue
+        hdr=$(printf '  %-18s %8s %9s %6s %9s' "$n" "$(group "${T[$n|entries]}")" "$(group "${T[$n|svpc]}")" \
+            "$(div "$((${T[$n|svpc]} * 8))" "${T[$n|entries]}" %.2f)" "$(group "${T[$n|paper]}")")
+        for b in "${BASE_NAMES[@]}"; do hdr+=$(printf ' %10s' "$(group "${T[$n|size_$b]}")"); done
+        echo "$hdr  $(div "${T[$n|svpc]}" "${T[$n|size_xz -9]:-}" %.3f)"
+    done
+    echo "  MB/s compress / decompress:"
+    for n in "${TESTDATA_SEL[@]}"; do
+        [[ -n ${T[$n|svpc]:-} ]] || continue
+        hdr=$(printf '  %-18s %15s' "$n" "${T[$n|c]} / ${T[$n|d]}")
+        for b in "${BASE_NAMES[@]}"; do hdr+=$(printf ' %15s' "${T[$n|c_$b]} / ${T[$n|d_$b]}"); done
+        echo "$hdr"
+    done | { printf '  %-18s %15s' "" "svpc -T1"; for b in "${BASE_NAMES[@]}"; do printf ' %15s' "$b"; done; echo; cat; }
+    echo "  round trips exact: $(for n in "${TESTDATA_SEL[@]}"; do echo "${T[$n|exact]:-}"; done | grep -c yes) of ${#TESTDATA_SEL[@]}"
+    echo
 }
 
 # Importers (issue 5): MB/s of text parsed on one core into a sink that
 # discards (tests/unit/test_trace_io --bench), median of 3, on inputs made
-# from the testdata traces by the exporters (lackey, din, text), by awk from
+# from a testdata trace by the exporters (lackey, din, text), by awk from
 # the text export (xdin, pinatrace), and the Bochs sample repeated.
 importers() {
-    local TIO="$SVPC_BIN/tests/test_trace_io" PACK="$SVPC_BIN/simtrace-pack" CAT="$SVPC_BIN/simtrace-cat"
-    [[ -x $TIO && -x $PACK ]] || { echo "importers: skipped (build the unit tests: make unit)"; return; }
-    local src="$ROOT/testdata/good/lackey_cc1_read.d64.xz" d="$TMP/imp" f i fmt
-    [[ -e $src ]] || { echo "importers: skipped (no testdata)"; return; }
+    local TIO="$SVPC_BIN/tests/test_trace_io"
+    [[ -x $TIO && -x $PACK ]] || { echo "importers: skipped (build the unit tests: make unit)"; echo; return; }
+    local src="$ROOT/testdata/good/lackey_cc1_read.d64.xz" d="$TMP/imp" i fmt
+    [[ -e $src ]] || { echo "importers: skipped (no testdata)"; echo; return; }
     mkdir -p "$d"
+    note "importers"
     for i in 1 2 3 4; do xz -dc "$src"; done | "$PACK" -T1 -o "$d/in.sim" -f
     for fmt in lackey din text; do "$CAT" -F "$fmt" "$d/in.sim" >"$d/$fmt"; done
     awk '!/^#/ { printf "%s: %s %s %s\n", $3, "R", $4, $5 }' "$d/text" >"$d/pinatrace"
@@ -529,43 +761,142 @@ importers() {
         done
         printf '  %-10s %8.1f MB/s   (%s MB of input)\n' "$fmt" "$(median "${r[@]}")" \
             "$(awk -v b="$(fsize "$d/$fmt")" 'BEGIN { printf "%.0f", b / 1e6 }')"
+        tsv importers "$fmt" MBps "$(median "${r[@]}")"
     done
     rm -rf "$d"
+    echo
 }
 
 # Legacy VPC store-address traces (issue 5): the testdata write traces as
 # (u32 pc, u64 address) pairs after a u32 header, packed with simtrace-pack
-# --from vpc (cm with the VPC4 predictors) against bzip2 -9 of the same file.
+# --from vpc against bzip2 -9 of the same file.
 vpc_traces() {
-    local PACK="$SVPC_BIN/simtrace-pack" f n v s b
     [[ -x $PACK ]] || return 0
+    if ! command -v bzip2 >/dev/null || ! command -v perl >/dev/null; then
+        echo "vpc traces: skipped (no bzip2 or perl)"
+        echo
+        return
+    fi
+    local f n v s b
     echo "legacy VPC store-address traces: whole container against bzip2 -9 (target: at least 5x smaller)"
-    for f in "$ROOT"/testdata/good/*write*.d64.xz; do
-        n=$(basename "$f" .d64.xz)
-        v="$TMP/$n.vpc"
+    note "vpc traces"
+    for n in "${TESTDATA_SEL[@]}"; do
+        [[ $n == *write* ]] || continue
+        f=${TSRC[$n]} v="$TMP/$n.vpc"
         { printf '\x40\x00\x00\x00'; xz -dc "$f" | perl -e 'binmode STDIN; binmode STDOUT; local $/ = \32;
             while (my $e = <STDIN>) { my ($m, $ip, $a) = unpack("Q<3", $e); print pack("VQ<", $ip & 0xffffffff, $a) }'; } >"$v"
         s=$("$PACK" -T1 --from vpc "$v" | wc -c)
         b=$(bzip2 -9 -c "$v" | wc -c)
         printf '  %-20s %10s bytes: svpc %8s, bzip2 -9 %8s, %sx smaller\n' "$n" "$(group "$(fsize "$v")")" \
             "$(group "$s")" "$(group "$b")" "$(div "$b" "$s" "%.1f")"
+        tsv vpc "$n" svpc_bytes "$s"
+        tsv vpc "$n" bzip2_bytes "$b"
         rm -f "$v"
     done
+    echo
+}
+
+# =====================================================================================
+# the targets of issue 11
+# =====================================================================================
+
+# verdict FIGURE OK: "not measured" when FIGURE holds n/a
+verdict() { if [[ $1 == *n/a* ]]; then echo "not measured"; elif (($2)); then echo met; else echo "NOT met"; fi; }
+cmpf() { awk -v a="$1" -v b="$2" -v op="$3" 'BEGIN {
+    if (a !~ /^[-+0-9.]+$/) { print 0; exit }
+    if (op == "<=") print (a + 0 <= b + 0) ? 1 : 0; else if (op == ">=") print (a + 0 >= b + 0) ? 1 : 0; else print (a + 0 < b + 0) ? 1 : 0 }'; }
+target() { # target ID TEXT FIGURE OK: print and record a target
+    local v
+    v=$(verdict "$3" "$4")
+    printf '  %-50s %-46s %s\n' "$2" "$3" "$v"
+    tsv target "$1" figure "$3"
+    tsv target "$1" verdict "$v"
+}
+
+targets() {
+    want size || want speed || want threads || want memory || want random || want overhead || return 0
+    local nsel=${#CORPUS_SEL[@]} nall=${#CORPUS_ALL[@]} m v names=() n ok
+    echo "targets of issue 11 (default settings$([[ ${#COPTS[@]} -eq 0 ]] || echo ", but SVPC_OPTS: ${COPTS[*]}"))"
+    if ((!HAVE_CORPUS)); then
+        echo "  (no corpus: the size, speed and overhead targets are not measured)"
+    elif ((nsel < nall)); then
+        echo "  (on $nsel of the $nall corpus traces, as BENCH_TRACES selects: not a verdict on the corpus)"
+    fi
+    for n in "${CORPUS_SEL[@]}"; do [[ -n ${V[$n|svpc]:-} ]] && names+=("$n"); done
+    if want size || want speed; then
+        m=$(maxof vs_ref "${names[@]}")
+        target size_every "size <= 0.75x reference, every trace" "max ${m% *} (${m#* })" "$(cmpf "${m% *}" 0.75 "<=")"
+        target size_geomean "size <= 0.55x reference, geometric mean" "${V[geo]:-n/a}" "$(cmpf "${V[geo]:-n/a}" 0.55 "<=")"
+        m=$(maxof vs_010 "${names[@]}")
+        target size_vs_0.1.0 "no trace bigger than svpc 0.1.0" "max ${m% *} (${m#* })" "$(cmpf "${m% *}" 1 "<=")"
+    fi
+    if want speed; then
+        m=${V[min_c]:-n/a -}
+        target compress_T1 "compress -T1 >= 2x reference, every trace" "min ${m% *} (${m#* })" "$(cmpf "${m% *}" 2 ">=")"
+        m=${V[min_d]:-n/a -}
+        target decompress_T1 "decompress -T1 >= 2.5x reference, every trace" "min ${m% *} (${m#* })" "$(cmpf "${m% *}" 2.5 ">=")"
+        echo "    (by CPU time: compress min ${V[min_ccpu]:-n/a}, decompress min ${V[min_dcpu]:-n/a})"
+    fi
+    if want threads; then
+        for n in 200MB 1GiB; do
+            v="c ${V[$n|c2]:-n/a}x, d ${V[$n|d2]:-n/a}x"
+            ok=$(($(cmpf "${V[$n|c2]:-n/a}" 1.8 ">=") && $(cmpf "${V[$n|d2]:-n/a}" 1.8 ">=")))
+            [[ -n ${V[$n|c2]:-} ]] || v=n/a
+            target "threads_$n" "-T2 >= 1.8x -T1 at $n, compress and decompress" "$v" "$ok"
+        done
+        if [[ $(cmpf "${V[load_threads]:-0}" "$((NCPU - 1))" ">=") == 1 ]]; then
+            echo "    (load average ${V[load_threads]} on $NCPU CPUs when the thread part began: other work holds"
+            echo "     the CPUs that -T2 needs, so these ratios say little; measure again on an idle machine)"
+        fi
+    fi
+    if want memory; then
+        m=${V[rss_max]:-n/a -}
+        [[ $m == "0 -" ]] && m="n/a -"
+        target rss_T2 "peak RSS < 192 MiB, -T2" "max ${m%% *} MiB (${m#* })" "$(cmpf "${m%% *}" 192 "<")"
+    fi
+    if want random; then
+        target random_access "one entry <= 2% of the whole 1 GiB stream" "${V[ra]:-n/a}%" "$(cmpf "${V[ra]:-n/a}" 2 "<=")"
+    fi
+    if want overhead; then
+        m=${V[max_over]:-n/a -}
+        target frame_overhead "frame overhead <= 3%, every trace" "max ${m% *}% (${m#* })" "$(cmpf "${m% *}" 3 "<=")"
+    fi
+    echo
+}
+
+# =====================================================================================
+
+main() {
+    echo "svpc benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -m), $NCPU CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+    echo "svpc: $("$COMPRESS" --version | head -n 1)$([[ ${#COPTS[@]} -eq 0 ]] || echo "; SVPC_OPTS: ${COPTS[*]}")"
+    echo "parts:${PARTS% }; traces: ${BENCH_TRACES:-all}; runs: $RUNS"
+    echo
+    want size || want speed || want overhead && corpus_main
+    want corpus-xz && corpus_xz
+    want threads && threads
+    want memory && memory
+    want random && random_access
+    want tradeoff && tradeoff
+    want testdata && testdata
+    want importers && importers
+    want vpc && vpc_traces
+    targets
+    ((!FAILED))
 }
 
 mkdir -p "$(dirname "$REPORT")"
-report | tee "$REPORT"
-scaling | tee -a "$REPORT"
-frame_overhead >"$TMP/fo.txt"
-tee -a "$REPORT" <"$TMP/fo.txt"
-importers | tee -a "$REPORT"
-vpc_traces | tee -a "$REPORT"
-random_access >"$TMP/ra.txt"
-tee -a "$REPORT" <"$TMP/ra.txt"
-scaling_long | tee -a "$REPORT"
-frame_tradeoff | tee -a "$REPORT"
-echo "(written to ${REPORT#"$ROOT"/})"
-if ((FAILED)); then
+{
+    echo "# svpc bench $(date -u '+%Y-%m-%dT%H:%M:%SZ') $("$COMPRESS" --version | head -n 1)"
+    echo "# git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (modified)'); SVPC_OPTS: ${COPTS[*]:-}; parts:${PARTS% }; traces: ${BENCH_TRACES:-all}; runs: $RUNS"
+    printf 'section\ttrace\tfigure\tvalue\n'
+} >"$TSV"
+T_START=$EPOCHREALTIME
+set +e
+main | tee "$REPORT"
+rc=${PIPESTATUS[0]}
+set -e
+echo "(written to ${REPORT#"$ROOT"/} and ${TSV#"$ROOT"/}; $(awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s)" | tee -a "$REPORT"
+if ((rc)); then
     echo "bench.sh: svpc failed on at least one input (see above)" >&2
     exit 1
 fi
