@@ -73,9 +73,9 @@ typedef struct {
     rc_prob rdist[2][CM2_RECENT];      /* which one, back from the last: [byte access] tree */
     rc_prob dup[4];                    /* upper half equals the reference's: [last two flags] */
     rc_prob dhieq[4][2];               /* upper lane equals the reference's: [lane - W/2][all lanes above equal] */
-    rc_prob dhi[4][256][256];          /* upper lane [lane - W/2][context: the lane above] byte tree */
+    rc_prob dhi[4][256];               /* upper lane [lane - W/2] byte tree */
     rc_prob deq[4][5][2];              /* lower lane equals the reference's: [lane][size 1..4][its last flag] */
-    rc_prob dlo[4][256][256];          /* lower lane [context: the byte before it in memory] byte tree */
+    rc_prob dlo[4][16][256];           /* lower lane [the high nibble of the byte before it in memory] byte tree */
     rc_prob dzero[5];                  /* the lower lanes above the size are zero: [size] */
 } cm2_probs;
 
@@ -302,11 +302,10 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
         if (!ENC)
             x = ref & ~hmask;
     } else {
-        unsigned cx = 0, eq = 1;
+        unsigned eq = 1;
         for (unsigned k = W; k-- > H;) {
-            const unsigned b = cm2_lane(io, ENC, &pr->dhieq[k - H][eq], pr->dhi[k - H][cx], k, ref, x, &same, bad);
+            const unsigned b = cm2_lane(io, ENC, &pr->dhieq[k - H][eq], pr->dhi[k - H], k, ref, x, &same, bad);
             eq &= same;
-            cx = b;
             if (!ENC)
                 x |= (uint64_t)b << (8 * k);
         }
@@ -319,7 +318,7 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
     unsigned cx = (unsigned)(s->dprev[slot] >> (8 * (sz - 1))) & 255u, dl = 0;
     for (unsigned k = 0; k < sz; k++) {
         const unsigned b =
-            cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx], k, ref, x, &same, bad);
+            cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx >> 4], k, ref, x, &same, bad);
         dl |= same << k;
         cx = b;
         if (!ENC)
@@ -328,7 +327,7 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
     if (sz < H && !CM2_BIT(ENC, io, &pr->dzero[sz], ((x & hmask) >> (8 * sz)) == 0)) {
         for (unsigned k = sz; k < H; k++) {
             const unsigned b =
-                cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx], k, ref, x, &same, bad);
+                cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx >> 4], k, ref, x, &same, bad);
             dl |= same << k;
             cx = b;
             if (!ENC)
