@@ -315,8 +315,10 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
     const uint64_t upper = x >> (8 * H);
     const unsigned slot = cm2_upper_slot(upper);
     const unsigned sz = upper >= 1 && upper < H ? (unsigned)upper : H;
-    unsigned cx = (unsigned)(s->dprev[slot] >> (8 * (sz - 1))) & 255u, dl = 0;
-    for (unsigned k = 0; k < sz; k++) {
+    unsigned cx = (unsigned)(s->dprev[slot] >> (8 * (sz - 1))) & 255u, dl = 0, k = 0;
+    for (; k < H; k++) {
+        if (k == sz && CM2_BIT(ENC, io, &pr->dzero[sz], ((x & hmask) >> (8 * sz)) == 0))
+            break; /* the lanes above the size are zero */
         const unsigned b =
             cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx >> 4], k, ref, x, &same, bad);
         dl |= same << k;
@@ -324,18 +326,8 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
         if (!ENC)
             x |= (uint64_t)b << (8 * k);
     }
-    if (sz < H && !CM2_BIT(ENC, io, &pr->dzero[sz], ((x & hmask) >> (8 * sz)) == 0)) {
-        for (unsigned k = sz; k < H; k++) {
-            const unsigned b =
-                cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx >> 4], k, ref, x, &same, bad);
-            dl |= same << k;
-            cx = b;
-            if (!ENC)
-                x |= (uint64_t)b << (8 * k);
-        }
-        if (!ENC && ((x & hmask) >> (8 * sz)) == 0)
-            *bad = 1; /* coded as not zero */
-    }
+    if (!ENC && sz < H && k == H && ((x & hmask) >> (8 * sz)) == 0)
+        *bad = 1; /* lanes above the size coded as not zero, and zero */
     s->dlane = dl;
     s->dprev[slot] = x;
     return x;
