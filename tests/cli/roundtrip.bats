@@ -162,6 +162,8 @@ matrix() {
     # random entries too, with the paper encoder and no second stage
     rand_bytes $((25 * 32)) r
     rt r out --frame-size 1 -e paper -s none
+    # and cm2, whose frames of one entry are its smallest
+    rt in out --frame-size 1 -e cm2
 }
 
 @test "frame size 7: many frames, last one partial" {
@@ -172,6 +174,8 @@ matrix() {
     same in out
     rand_bytes $((99 * 20)) r
     rt r out --frame-size 7 -t d32 -s zlib
+    rt in out --frame-size 7 -e cm2
+    rt r out --frame-size 7 -t d32 -e cm2
 }
 
 @test "frame size 1000 (and the k suffix) on a 5500-entry input" {
