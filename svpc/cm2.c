@@ -385,7 +385,8 @@ ST_INLINE uint64_t cm2_lv(const int ENC, vpc_set *sets, unsigned f)
 /* The fields after the ip: the entry's expectations and what its fields
  * have coded so far. */
 typedef struct {
-    unsigned tup, all, flag, mismatch_seen, newtup, hf;
+    unsigned tup, all, flag, mismatch_seen;
+    unsigned idbits, hf; /* the ids (4 bits per field) and match flags (1 bit per field) coded */
     unsigned ids[4]; /* encoder: the ids chosen */
 } cm2_ent;
 
@@ -469,7 +470,7 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     if (ENC)
         vpc_set_count(&sets[f], id);
     field_update(sets, f, 1, v[f]);
-    e->newtup |= id << (4 * j) | ((((e->tup >> (20 + 2 * j)) << 1) | match) & 3u) << (20 + 2 * j);
+    e->idbits |= id << (4 * j);
     e->hf |= match << j;
     return ST_OK;
 }
@@ -542,7 +543,12 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
         (nf > 2 && (err = cm2_field(sets, m, io, ENC, t, s, &e, v, 2, nf, i, d)) != ST_OK) ||
         (nf > 3 && (err = cm2_field(sets, m, io, ENC, t, s, &e, v, 3, nf, i, d)) != ST_OK))
         return err;
-    m->tuple[tl] = e.newtup | ((((e.tup >> 16) << 1) | e.all) & 7u) << 16;
+    /* TUPLE's new line (6.4.4's newtup): the ids; each field's two match
+     * flags, the older one shifted up (bits 21, 23, .. from bits 20, 22,
+     * ..) and this entry's below; the all-flags likewise */
+    const unsigned hf2 = (e.hf & 1u) | ((e.hf & 2u) << 1) | ((e.hf & 4u) << 2) | ((e.hf & 8u) << 3);
+    const unsigned fhs = (((e.tup >> 20) << 1) & 0xAAu) | hf2;
+    m->tuple[tl] = e.idbits | fhs << 20 | ((((e.tup >> 16) << 1) | e.all) & 7u) << 16;
     s->hf = e.hf;
     memcpy(s->prev, v, sizeof s->prev);
     s->kl = tl;
