@@ -17,6 +17,7 @@
 #include "../formats/entry.h"
 #include "../formats/trace_io.h"
 #include "../frames/simtrace.h"
+#include "cat_merge.h"
 #include "cli_util.h"
 
 static void usage(FILE *f)
@@ -34,7 +35,10 @@ static void usage(FILE *f)
             "                        write every intact frame of the stream; report what was\n"
             "                        lost and where\n"
             "  -s, --stream=NAME     the stream (default: the only one, else the first\n"
-            "                        memory stream)\n"
+            "                        memory stream; lackey, din, xdin: every memory stream).\n"
+            "                        Several (-s A,B or -s A -s B) are merged by cycle\n"
+            "                        into one lackey, din, xdin or csv file\n"
+            "      --all             every memory stream, merged by cycle\n"
             "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
             "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"
             "                        decrease within the stream); A, B, C1, C2 are decimal\n"
@@ -42,7 +46,7 @@ static void usage(FILE *f)
             "      --time=T1:T2      the frames written between T1 and T2 (ns since 1970,\n"
             "                        or with a suffix s, ms, us; needs --timestamps when packed)\n"
             "  -F, --format=FORMAT   raw (default, byte-identical to what was packed), text,\n"
-            "                        or an exporter:");
+            "                        csv (decimal, for awk and spreadsheets), or an exporter:");
     for (unsigned i = 0; st_export_formats[i]; i++)
         fprintf(f, " %s", st_export_formats[i]);
     fprintf(f, "%s",
@@ -66,7 +70,7 @@ static void usage(FILE *f)
             "0 success, 1 bad data or I/O error, 2 bad usage.\n");
 }
 
-enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK };
+enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_ALL };
 
 static const struct option longopts[] = {
     {"list", no_argument, NULL, 'l'},          {"verify", no_argument, NULL, 't'},
@@ -78,7 +82,7 @@ static const struct option longopts[] = {
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
-    {"ignore-check", no_argument, NULL, OPT_IGNORE_CHECK},
+    {"ignore-check", no_argument, NULL, OPT_IGNORE_CHECK}, {"all", no_argument, NULL, OPT_ALL},
     {NULL, 0, NULL, 0}};
 
 enum { R_NONE, R_ENTRIES, R_CYCLES, R_TIME };
@@ -631,7 +635,7 @@ int main(int argc, char **argv)
 {
     cli_prog = "simtrace-cat";
     const char *out_path = NULL, *stream = NULL, *format = "raw";
-    int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, c;
+    int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, all = 0, c;
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
     range rg = {R_NONE, 0, UINT64_MAX, 0, NULL};
@@ -642,7 +646,11 @@ int main(int argc, char **argv)
         case 't': verify = 1; break;
         case OPT_SALVAGE: salvage = 1; break;
         case OPT_IGNORE_CHECK: ignore_check = 1; break;
-        case 's': stream = optarg; break;
+        case 's':
+            stream = optarg;
+            cat_select(optarg);
+            break;
+        case OPT_ALL: all = 1; break;
         case OPT_ENTRIES:
         case OPT_CYCLES:
         case OPT_TIME:
@@ -735,10 +743,24 @@ int main(int argc, char **argv)
         return rc;
     }
     int want_out = !list && !verify;
+    cat_merge_opts mo = {in_name, out_path ? out_path : "(stdout)", format, all, quiet, verbose,
+                         rg.kind == R_NONE ? CAT_RANGE_NONE : rg.kind == R_CYCLES ? CAT_RANGE_CYCLES : CAT_RANGE_OTHER,
+                         rg.lo, rg.hi};
+    if (want_out && !ix && !cat_merge_sequential_ok(&mo))
+        return EXIT_USAGE;
     int out_fd = -1;
     if (want_out && (rc = cli_out_open(out_path, force, raw, in_fd, &out_fd)) != EXIT_OK) {
         st_index_free(ix);
         return rc;
+    }
+    if (want_out && ix && (rc = cat_merge(ix, &mo, out_fd)) >= 0) {
+        /* several streams, merged (cat_merge.c) */
+        st_index_free(ix);
+        if (rc != EXIT_OK) {
+            cli_out_abort();
+            return rc;
+        }
+        return cli_out_commit();
     }
     out_t o = {out_fd, NULL, 0};
     values_t vals = {ix, -1, -1, {0}, {0}, &d};

@@ -59,6 +59,8 @@ typedef struct {
     size_t n;           /* entries buffered */
     uint64_t appended;  /* entries handed to the sink so far */
     int seen;           /* order of first appearance + 1; 0 = no entry yet */
+    int late;           /* declared after every other stream seen so far
+                           (the fetch stream: read stays the first stream) */
 } st_imp_stream;
 
 typedef struct {
