@@ -287,6 +287,9 @@ static st_error pack_import(packer *pk, const input *in, int fd, st_diag *d)
         cli_msg("%s: %llu lines, %llu entries%s%llu malformed line%s skipped", pk->in_name,
                 (unsigned long long)stats.lines, (unsigned long long)stats.entries, ", ",
                 (unsigned long long)stats.bad_lines, stats.bad_lines == 1 ? "" : "s");
+    if (stats.dropped && !pk->quiet) /* valid records without an entry: say so (IMPORT.md 10) */
+        cli_msg("%s: %llu record%s not kept (lackey SB, din labels 3 and 4, xdin m, c, v)", pk->in_name,
+                (unsigned long long)stats.dropped, stats.dropped == 1 ? "" : "s");
     return e;
 }
 
