@@ -1,0 +1,163 @@
+#!/usr/bin/env bats
+# Lossless conversion (issue 15, items 3 and 4): lackey, din and xdin
+# through a container and back byte for byte, a real valgrind run when
+# valgrind is installed, exporters that invent no records, SB lines, and
+# several streams merged into one file and split back.
+
+load helpers
+
+PACK="$SVPC_BIN/simtrace-pack"
+CAT="$SVPC_BIN/simtrace-cat"
+G="$ROOT/testdata/good"
+
+setup() {
+    common_setup
+    [[ -x $PACK && -x $CAT ]] || fail "simtrace-pack/simtrace-cat not built in $SVPC_BIN"
+}
+
+# same_streams A B: every stream of container A is byte-identical in B
+same_streams() {
+    local s
+    for s in $("$CAT" --list "$1" | awk 'NR > 1 { print $1 }'); do
+        cmp <("$CAT" -s "$s" "$1") <("$CAT" -s "$s" "$2") || fail "stream $s differs"
+    done
+}
+
+@test "lackey: the real sample comes back byte for byte, but valgrind's == lines" {
+    grep -v '^==' "$G/sample.lackey" >want
+    run "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    [ "$status" -eq 0 ]
+    [[ $("$CAT" --list l.sim | awk 'NR > 1 { print $1 }' | tr '\n' ' ') == "write read fetch " ]]
+    "$CAT" -F lackey l.sim >back
+    cmp want back
+    # and through pipes, the container read sequentially for the import
+    "$PACK" --from lackey <"$G/sample.lackey" | "$PACK" --concat -o l2.sim -
+    "$CAT" -F lackey l2.sim | cmp want -
+    # the inverse split: importing the export gives the same streams
+    "$PACK" --from lackey -o l3.sim back
+    same_streams l.sim l3.sim
+    # the fetch stream: one entry per I line, their addresses and sizes
+    [ "$("$CAT" --list l.sim | awk '$1 == "fetch" { print $3 }')" -eq "$(grep -c '^I ' want)" ]
+    "$CAT" -s fetch -F lackey l.sim | cmp - <(grep '^I ' want)
+}
+
+@test "lackey: a real valgrind run, with M lines and superblocks, byte for byte" {
+    command -v valgrind >/dev/null || skip "valgrind not installed"
+    [[ $SANITIZED == 1 ]] && skip "valgrind under sanitizers is slow"
+    printf 'b\na\nc\n' >in.txt
+    valgrind --tool=lackey --trace-mem=yes --log-fd=3 sort in.txt 3>sort.lk >/dev/null
+    grep -q '^ M ' sort.lk || fail "no M line in the valgrind run"
+    run "$PACK" --from lackey -o s.sim sort.lk
+    [ "$status" -eq 0 ]
+    "$CAT" -F lackey s.sim | cmp - <(grep -v '^==' sort.lk)
+    # SB lines are valgrind's own: skipped, counted, said
+    valgrind --tool=lackey --trace-mem=yes --trace-superblocks=yes --log-fd=3 /bin/true 3>sb.lk >/dev/null
+    sbs=$(grep -c '^SB ' sb.lk)
+    [ "$sbs" -gt 0 ]
+    run "$PACK" --from lackey -o sb.sim sb.lk
+    [ "$status" -eq 0 ]
+    [[ $output == *"sb.lk: $sbs records not kept (lackey SB"* ]]
+    "$CAT" -F lackey sb.sim | cmp - <(grep -v '^==\|^SB ' sb.lk)
+}
+
+@test "SB lines: skipped with a count, a malformed one is still an error" {
+    printf 'I  00001000,3\nSB 00001000\n L 00002000,4\n' >t.lk
+    run "$PACK" --from lackey -o t.sim t.lk
+    [ "$status" -eq 0 ]
+    [[ $output == *"t.lk: 1 record not kept (lackey SB"* ]]
+    run "$PACK" -q --from lackey -o q.sim t.lk
+    [ "$status" -eq 0 ] && [ -z "$output" ]
+    printf 'I  00001000,3\nSB zz\n' >bad.lk
+    run "$PACK" --from lackey -o bad.sim bad.lk
+    [ "$status" -eq 1 ]
+    [[ $output == *"bad.lk: line 2 at byte offset 14: "*"expected 'SB ADDR'"* ]]
+}
+
+@test "din and xdin with fetches: byte for byte, and the same reads and writes as lackey" {
+    "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    "$CAT" -F din l.sim >t.din
+    "$CAT" -F xdin l.sim >t.xdin
+    # every record once: no invented fetch lines
+    [ "$(wc -l <t.din)" -eq $(( $(grep -c '^I \|^ [LS] ' "$G/sample.lackey") + 2 * $(grep -c '^ M ' "$G/sample.lackey") )) ]
+    for f in din xdin; do
+        "$PACK" --from $f -o $f.sim t.$f
+        "$CAT" -F $f $f.sim | cmp t.$f -
+    done
+    # xdin keeps sizes: the reads and writes are those of the lackey import
+    for s in read write; do
+        cmp <("$CAT" -s $s l.sim) <("$CAT" -s $s xdin.sim)
+    done
+}
+
+@test "exporters invent no records: a stream alone, and a container without fetches" {
+    "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    # the write stream alone: its S and M lines as stores, nothing else
+    "$CAT" -s write -F lackey l.sim >w.lk
+    [ "$(wc -l <w.lk)" -eq "$(grep -c '^ [SM] ' "$G/sample.lackey")" ]
+    ! grep -qv '^ S ' w.lk
+    "$CAT" -s read -F din l.sim >r.din
+    ! grep -qv '^0 ' r.din
+    # raw reads and writes (no fetch stream): din and lackey without fetches
+    "$CAT" -s read l.sim >r.d64
+    "$CAT" -s write l.sim >w.d64
+    "$PACK" -o rw.sim --stream read r.d64 --stream write w.d64
+    "$CAT" -F din rw.sim >rw.din
+    [ "$(wc -l <rw.din)" -eq $(( $(size r.d64) / 32 + $(size w.d64) / 32 )) ]
+    ! grep -q '^2 ' rw.din
+}
+
+@test "merged export: -s A,B, -s A -s B and --all agree; lackey and din take every memory stream by default" {
+    "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    grep -v '^==' "$G/sample.lackey" >want
+    "$CAT" -s read,write,fetch -F lackey l.sim | cmp want -
+    "$CAT" -s fetch -s write -s read -F lackey l.sim | cmp want -
+    "$CAT" --all -F lackey l.sim | cmp want -
+    # reads and writes without fetches: merged by cycle, no I line
+    "$CAT" -s read,write -F lackey l.sim >rw.lk
+    # (an M is one record only where the fetch stream's kinds say so)
+    [ "$(wc -l <rw.lk)" -eq $(( $(grep -c '^ [LS] ' want) + 2 * $(grep -c '^ M ' want) )) ]
+    ! grep -q '^I' rw.lk
+    # csv: one header row, every entry of every stream once
+    "$CAT" --all -F csv l.sim >all.csv
+    [ "$(wc -l <all.csv)" -eq $(( 1 + $("$CAT" --list l.sim | awk 'NR > 1 { n += $3 } END { print n }') )) ]
+    # mawk reads the numbers
+    [ "$(mawk -F, 'NR > 1 && $1 == "read" { s += $6 } END { print s }' all.csv)" -eq \
+      "$(grep '^ [LM] ' want | mawk -F, '{ s += $2 } END { print s }')" ]
+}
+
+@test "merged export: streams left out are named; bad selections are refused" {
+    "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    head -c 240 /dev/urandom >ev.bin
+    "$PACK" --append l.sim --stream ev --type event ev.bin
+    run "$CAT" -F lackey -o out.lk l.sim
+    [ "$status" -eq 0 ]
+    [[ $output == *"l.sim: note: 1 stream not written as lackey: ev (event)"* ]]
+    grep -v '^==' "$G/sample.lackey" | cmp - out.lk
+    run "$CAT" -s read,nosuch -F lackey l.sim
+    [ "$status" -eq 1 ]
+    [[ $output == *"l.sim: no stream named 'nosuch'"* ]]
+    run "$CAT" -s read,read -F lackey l.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"stream 'read' is named twice"* ]]
+    run "$CAT" -s read,write -F text l.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"-F text writes one stream; several streams are merged into lackey, din, xdin or csv"* ]]
+    run "$CAT" -s read,ev -F lackey l.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"stream 'ev' of type event cannot be written as lackey"* ]]
+    run "$CAT" -s read,write --entries 0:10 -F din l.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"give several streams a --cycles range"* ]]
+    # standard input redirected from the file has a directory too
+    "$CAT" -s read -s write -F din <l.sim | cmp - <("$CAT" -s read,write -F din l.sim)
+    run bash -c "cat l.sim | '$CAT' -s read -s write -F din"
+    [ "$status" -eq 2 ]
+    [[ $output == *"several streams are merged through the directory of a regular file"* ]]
+}
+
+@test "merged export: --cycles cuts every stream at the same cycles" {
+    "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    "$CAT" -F lackey --cycles 100:200 l.sim >part.lk
+    # exactly the records of instructions 100..199: the I lines and what follows them
+    grep -v '^==' "$G/sample.lackey" | awk '/^I/ { n++ } n >= 100 && n < 200' | cmp - part.lk
+}
