@@ -15,7 +15,7 @@ OPT      ?= -O2
 CFLAGS   ?=
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -DSVPC_VERSION='"$(VERSION)"'
 ALL_CFLAGS = -std=c11 $(OPT) -g $(WARNINGS) $(CFLAGS)
-LDLIBS   = -llzma -lbz2 -lz -lpthread
+LDLIBS   = -llzma -lbz2 -lz -lzstd -lpthread
 
 ifeq ($(V),1)
 Q =
@@ -24,7 +24,7 @@ Q = @
 endif
 
 BUILD ?= build
-LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c formats/entry.c vpc/vpc.c \
+LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c formats/entry.c vpc/vpc.c \
           formats/line_reader.c formats/import_bochs.c \
           formats/trace_io.c formats/import_common.c formats/import_access.c formats/import_text.c \
           formats/import_vpc.c formats/export_text.c formats/export_merge.c \

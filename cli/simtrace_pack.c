@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/st_decomp.h"
 #include "../common/st_error.h"
 #include "../formats/entry.h"
 #include "../formats/trace_io.h"
@@ -655,12 +656,31 @@ int main(int argc, char **argv)
             }
         }
         uint64_t partial = 0;
-        if (concat)
+        /* xz, gzip, zstd inputs are read decompressed (common/st_decomp.h) */
+        st_decomp *dz = NULL;
+        const char *zkind;
+        int rfd = fd;
+        if (!concat)
+            e = st_decomp_open(fd, &rfd, &dz, &zkind);
+        if (e != ST_OK)
+            ;
+        else if (concat)
             e = pack_container(&pk, fd, wo.threads, &d);
         else if (ins[i].from)
-            e = pack_import(&pk, &ins[i], fd, &d);
+            e = pack_import(&pk, &ins[i], rfd, &d);
         else
-            e = pack_raw(&pk, &ins[i], fd, &partial, &d);
+            e = pack_raw(&pk, &ins[i], rfd, &partial, &d);
+        if (dz) {
+            /* damaged compressed data is what went wrong, whatever the
+             * reader of its output made of the early end */
+            st_diag zd;
+            st_diag_clear(&zd);
+            st_error ze = st_decomp_close(dz, &zd);
+            if (ze != ST_OK && e != ST_E_WRITE) {
+                e = ze;
+                d = zd;
+            }
+        }
         if (fd != 0)
             close(fd);
         if (e != ST_OK && !concat && e != ST_E_WRITE && e != ST_E_NOMEM && e != ST_E_TOO_LARGE &&
