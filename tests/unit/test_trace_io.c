@@ -12,8 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "../../common/st_decomp.h"
 #include "../../formats/trace_io.h"
 #include "check.h"
 
@@ -841,6 +847,134 @@ static void test_access_exporters(void)
     CHECK(st_export_merged("lackey", &bad, 1, m_next, &none, o_write, &o) == ST_E_UNSUPPORTED);
 }
 
+/* ---- compressed inputs (common/st_decomp.h) -------------------------------------------- */
+
+/* Compress p[0..n) as kind 0 xz, 1 gzip, 2 zstd; *out malloc'd. */
+static size_t compress_as(int kind, const uint8_t *p, size_t n, uint8_t **out)
+{
+    size_t cap = n + n / 2 + 1024, len = 0;
+    *out = malloc(cap);
+    if (kind == 0) {
+        if (lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, p, n, *out, &len, cap) != LZMA_OK)
+            len = 0;
+    } else if (kind == 1) {
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY); /* gzip wrapper */
+        z.next_in = (uint8_t *)p;
+        z.avail_in = (uInt)n;
+        z.next_out = *out;
+        z.avail_out = (uInt)cap;
+        len = deflate(&z, Z_FINISH) == Z_STREAM_END ? cap - z.avail_out : 0;
+        deflateEnd(&z);
+    } else {
+        len = ZSTD_compress(*out, cap, p, n, 3);
+        if (ZSTD_isError(len))
+            len = 0;
+    }
+    return len;
+}
+
+/* Feed buf through a pipe (from a child) or a file, read it back through
+ * st_decomp; returns the decompressed bytes in *out and the close result. */
+static st_error through_decomp(const uint8_t *buf, size_t n, int use_pipe, uint8_t **out, size_t *outn,
+                               const char **kind, st_diag *d)
+{
+    int fd;
+    pid_t pid = -1;
+    char path[] = "/tmp/test_trace_io_XXXXXX";
+    if (use_pipe) {
+        int p[2];
+        if (pipe(p) != 0)
+            return ST_E_INTERNAL;
+        pid = fork();
+        if (pid == 0) {
+            close(p[0]);
+            size_t off = 0;
+            while (off < n) {
+                ssize_t k = write(p[1], buf + off, n - off > 1000 ? 1000 : n - off);
+                if (k <= 0)
+                    _exit(1);
+                off += (size_t)k;
+            }
+            _exit(0);
+        }
+        close(p[1]);
+        fd = p[0];
+    } else {
+        fd = mkstemp(path);
+        if (fd < 0 || write(fd, buf, n) != (ssize_t)n || lseek(fd, 0, SEEK_SET) != 0)
+            return ST_E_INTERNAL;
+        unlink(path);
+    }
+    int rfd;
+    st_decomp *z;
+    st_error e = st_decomp_open(fd, &rfd, &z, kind);
+    size_t cap = 1 << 20, len = 0;
+    *out = malloc(cap);
+    while (e == ST_OK) {
+        if (len == cap)
+            *out = realloc(*out, cap *= 2);
+        ssize_t k = read(rfd, *out + len, cap - len);
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+    }
+    *outn = len;
+    st_diag_clear(d);
+    if (e == ST_OK)
+        e = st_decomp_close(z, d);
+    close(fd);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    return e;
+}
+
+static void test_decomp(void)
+{
+    size_t len;
+    uint8_t *b = read_file("testdata/good/sample.lackey", &len);
+    if (!b)
+        return;
+    static const char *const names[] = {"xz", "gzip", "zstd"};
+    for (int k = 0; k < 3; k++) {
+        uint8_t *c, *back;
+        size_t cn = compress_as(k, b, len, &c), bn;
+        const char *kind;
+        st_diag d;
+        CHECK(cn > 0);
+        for (int pipe_in = 0; pipe_in < 2; pipe_in++) {
+            CHECK(through_decomp(c, cn, pipe_in, &back, &bn, &kind, &d) == ST_OK);
+            CHECK(kind && strcmp(kind, names[k]) == 0 && bn == len && memcmp(back, b, len) == 0);
+            free(back);
+        }
+        /* cut off: everything before, then TRUNCATED at the end of the input */
+        CHECK(through_decomp(c, cn - 9, 1, &back, &bn, &kind, &d) == ST_E_TRUNCATED && d.offset == cn - 9);
+        CHECK(bn <= len && memcmp(back, b, bn) == 0 && strstr(d.detail, names[k]));
+        free(back);
+        /* a damaged byte: CORRUPT, never a clean end */
+        c[cn / 2] ^= 0x55;
+        st_error e = through_decomp(c, cn, 0, &back, &bn, &kind, &d);
+        CHECK(e == ST_E_CORRUPT && strstr(d.detail, "damaged"));
+        free(back);
+        free(c);
+    }
+    /* not compressed: the same descriptor, nothing read (file), or the same
+     * bytes (pipe) */
+    uint8_t *back;
+    size_t bn;
+    const char *kind;
+    st_diag d;
+    CHECK(through_decomp(b, len, 1, &back, &bn, &kind, &d) == ST_OK && !kind && bn == len &&
+          memcmp(back, b, len) == 0);
+    free(back);
+    CHECK(through_decomp(b, 3, 0, &back, &bn, &kind, &d) == ST_OK && !kind && bn == 3);
+    free(back);
+    CHECK(through_decomp(b, 0, 1, &back, &bn, &kind, &d) == ST_OK && !kind && bn == 0);
+    free(back);
+    free(b);
+}
+
 /* ---- bench ------------------------------------------------------------------------------- */
 
 static st_error null_add(void *arg, const st_stream_decl *d, uint32_t *sid)
@@ -893,5 +1027,6 @@ int main(int argc, char **argv)
     test_text_vwide();
     test_vpc();
     test_access_exporters();
+    test_decomp();
     return check_done("test_trace_io");
 }
