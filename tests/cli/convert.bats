@@ -161,3 +161,46 @@ same_streams() {
     # exactly the records of instructions 100..199: the I lines and what follows them
     grep -v '^==' "$G/sample.lackey" | awk '/^I/ { n++ } n >= 100 && n < 200' | cmp - part.lk
 }
+
+@test "compressed inputs: xz, gzip, zstd found by magic, for --from and raw entries, files and pipes" {
+    "$PACK" --from lackey -o plain.sim "$G/sample.lackey"
+    xz -c "$G/sample.lackey" >l.xz
+    gzip -c "$G/sample.lackey" >l.gz
+    zstd -q -c "$G/sample.lackey" >l.zst
+    cp l.zst misnamed.txt  # the name says nothing
+    for f in l.xz l.gz l.zst misnamed.txt; do
+        run "$PACK" --from lackey -o $f.sim $f
+        [ "$status" -eq 0 ] || fail "$f: $output"
+        same_streams plain.sim $f.sim
+        "$PACK" --from lackey <$f | "$PACK" --concat -o $f.pipe.sim -
+        same_streams plain.sim $f.pipe.sim
+    done
+    # raw entries: the bundled .d64.xz packs as its entries
+    "$PACK" -o raw.sim "$G/bios_write_300k.d64.xz"
+    "$CAT" raw.sim | cmp - <(xz -dc "$G/bios_write_300k.d64.xz")
+    # a plain input named .xz is read as it is
+    cp "$G/sample.lackey" notxz.xz
+    "$PACK" --from lackey -o n.sim notxz.xz
+    same_streams plain.sim n.sim
+}
+
+@test "compressed inputs: damaged or cut off is exit 1 with the compressed offset; what came before is kept" {
+    xz -c "$G/sample.lackey" >l.xz
+    zstd -q -c "$G/sample.lackey" >l.zst
+    n=$(size l.xz)
+    head -c $((n - 20)) l.xz >cut.xz
+    run "$PACK" --from lackey -o cut.sim cut.xz
+    [ "$status" -eq 1 ]
+    [[ $output == *"cut.xz: at byte offset $((n - 20)): unexpected end of input (truncated): the xz data ends early (cut off?)"* ]]
+    "$CAT" --verify cut.sim
+    cp l.zst bad.zst
+    printf '\125\125\125\125' | dd of=bad.zst bs=1 seek=$(( $(size l.zst) / 2 )) conv=notrunc 2>/dev/null
+    run "$PACK" --from lackey -o bad.sim bad.zst
+    [ "$status" -eq 1 ]
+    [[ $output == *"bad.zst: at byte offset "*": corrupt data: damaged zstd data"* ]]
+    [ -f bad.sim ]
+    head -c 100 "$G/bios_write_300k.d64.xz" >cut.d64.xz
+    run "$PACK" -o c.sim cut.d64.xz
+    [ "$status" -eq 1 ]
+    [[ $output == *"cut.d64.xz: at byte offset 100: unexpected end of input (truncated): the xz data ends early"* ]]
+}
