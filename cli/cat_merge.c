@@ -53,6 +53,29 @@ int cat_merge_sequential_ok(const cat_merge_opts *o)
     return 0;
 }
 
+void cat_merge_note_sequential(const cat_merge_opts *o, const st_reader *r, uint32_t chosen)
+{
+    if (o->quiet || nsel || o->all || !holds_all(o->format))
+        return;
+    char note[1024];
+    size_t m = 0;
+    unsigned left = 0;
+    const char *name = "?";
+    for (unsigned i = 0; i < st_reader_stream_count(r); i++) {
+        const st_stream_info *s = st_reader_stream(r, i);
+        if (s->id == chosen)
+            name = s->name;
+        else if (st_entry_is_memory(s->type)) {
+            if (m < sizeof note - 1)
+                m += (size_t)snprintf(note + m, sizeof note - m, "%s%s", left ? ", " : "", s->name);
+            left++;
+        }
+    }
+    if (left)
+        cli_msg("%s: note: read sequentially, only stream '%s' was written as %s, not %s (from a regular file "
+                "every memory stream is merged)", o->in_name, name, o->format, note);
+}
+
 typedef struct {
     st_index *ix;
     unsigned si;     /* stream index */

@@ -34,6 +34,11 @@ typedef struct {
  */
 int cat_merge_sequential_ok(const cat_merge_opts *o);
 
+/* After a sequential export (a pipe) in lackey, din or xdin without -s:
+ * name the memory streams that were not written, since from a file they
+ * would have been merged (not with -q). */
+void cat_merge_note_sequential(const cat_merge_opts *o, const st_reader *r, uint32_t chosen);
+
 /*
  * If the selection is more than one stream (several -s, a list, --all, or
  * -F lackey|din|xdin without -s: every memory stream), write them merged

@@ -967,6 +967,8 @@ sequential:;
         if (q.lost_frames)
             status = EXIT_DATA;
     }
+    if (want_out && e == ST_OK && q.chosen && !salvage)
+        cat_merge_note_sequential(&mo, r, q.id);
     if (verify && e == ST_OK && verbose)
         cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
                 st_reader_offset(r));

@@ -150,6 +150,11 @@ same_streams() {
     [[ $output == *"give several streams a --cycles range"* ]]
     # standard input redirected from the file has a directory too
     "$CAT" -s read -s write -F din <l.sim | cmp - <("$CAT" -s read,write -F din l.sim)
+    # from a pipe one stream is written, and the note says which were not
+    run bash -c "cat l.sim | '$CAT' -F lackey -o p.lk"
+    [ "$status" -eq 0 ]
+    [[ $output == *"(stdin): note: read sequentially, only stream 'write' was written as lackey, not read, fetch"* ]]
+    cmp p.lk <("$CAT" -s write -F lackey l.sim)
     run bash -c "cat l.sim | '$CAT' -s read -s write -F din"
     [ "$status" -eq 2 ]
     [[ $output == *"several streams are merged through the directory of a regular file"* ]]
