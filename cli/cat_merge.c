@@ -139,6 +139,15 @@ static st_error cursor_next(void *arg, unsigned k, const uint8_t **e, uint64_t *
     }
 }
 
+/* Whether a vblock stream holds the wide values of stream id. */
+static int owns_values(st_index *ix, uint32_t id)
+{
+    for (unsigned i = 0; i < st_index_stream_count(ix); i++)
+        if (st_index_stream(ix, i)->type == ST_TYPE_VBLOCK && st_index_stream(ix, i)->owner == id)
+            return 1;
+    return 0;
+}
+
 /* Add stream si to the selection once; 0 if it was there already. */
 static int add(unsigned *pick, unsigned *n, unsigned si)
 {
@@ -227,7 +236,8 @@ int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd)
         return -1; /* one stream after all: as it was */
     }
     if (rc == EXIT_OK && !is_merge_format(o->format)) {
-        cli_msg("-F %s writes one stream; several streams are merged into lackey, din, xdin or csv", o->format);
+        cli_msg("-F %s writes one stream; several streams are merged into lackey, din, xdin, csv or text",
+                o->format);
         rc = EXIT_USAGE;
     }
     if (rc == EXIT_OK && o->range == CAT_RANGE_OTHER) {
@@ -239,6 +249,11 @@ int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd)
         if (!st_entry_is_memory(s->type)) {
             cli_msg("%s: stream '%s' of type %s cannot be written as %s", o->in_name, s->name, s->type_name,
                     o->format);
+            rc = EXIT_USAGE;
+        } else if (strcmp(o->format, "text") == 0 && owns_values(ix, s->id)) {
+            /* the merge has no way to the values (st_export_merged) */
+            cli_msg("%s: stream '%s' has wide values in a vblock stream; write it alone with -F text",
+                    o->in_name, s->name);
             rc = EXIT_USAGE;
         } else if (o->range == CAT_RANGE_CYCLES && !st_index_keys_ordered(ix, pick[i])) {
             cli_msg("%s: the cycles of stream '%s' decrease between frames; --cycles needs non-decreasing cycles",

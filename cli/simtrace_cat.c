@@ -37,7 +37,7 @@ static void usage(FILE *f)
             "  -s, --stream=NAME     the stream (default: the only one, else the first\n"
             "                        memory stream; lackey, din, xdin: every memory stream).\n"
             "                        Several (-s A,B or -s A -s B) are merged by cycle\n"
-            "                        into one lackey, din, xdin or csv file\n"
+            "                        into one lackey, din, xdin, csv or text file\n"
             "      --all             every memory stream, merged by cycle\n"
             "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
             "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"

@@ -26,6 +26,8 @@ struct st_exporter {
     st_value_fn value;
     void *varg;
     int started;          /* the format's file header has been written */
+    int part;             /* text in a merged file: the stream's number K
+                             (header "part=K", lines "@K ..."); -1 alone */
     char role;            /* lackey/din/xdin: the record kind of the stream's
                              entries: 'I' fetch, 'S' write, 'L' other */
     uint8_t *buf;         /* ST_XBUF bytes */

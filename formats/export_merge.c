@@ -17,11 +17,11 @@
 
 #include "export_internal.h"
 
-const char *const st_merge_formats[] = {"lackey", "din", "xdin", "csv", NULL};
+const char *const st_merge_formats[] = {"lackey", "din", "xdin", "csv", "text", NULL};
 
 typedef struct {
     const st_export_stream *s;
-    st_exporter *x;   /* csv: the source's own exporter, writing into out */
+    st_exporter *x;   /* csv, text: the source's own exporter, writing into out */
     const uint8_t *e; /* head entry, NULL at the end */
     uint64_t index;
     uint64_t cycle;
@@ -63,7 +63,7 @@ static st_error emit(merger *m, unsigned j, char kind)
 {
     msrc *s = &m->src[j];
     if (s->x) {
-        RETURN_IF_ERROR(st_x_csv_write(s->x, s->index, s->e, 1));
+        RETURN_IF_ERROR(st_exporter_write(s->x, s->index, s->e, 1));
         RETURN_IF_ERROR(st_x_flush(s->x));
     } else {
         st_entry en;
@@ -110,7 +110,7 @@ static st_error run(merger *m)
                 pat_left = 0; /* the end, or kinds that do not fit: cycle order */
                 continue;
             }
-            if (kind == ST_KIND_MODIFY) {
+            if (kind == ST_KIND_MODIFY) { /* (csv, text: two entries, two lines) */
                 const msrc *r = &m->src[rd], *w = &m->src[wr];
                 if (!r->x && r->s->type == w->s->type && memcmp(r->e, w->e, r->s->entry_size) == 0) {
                     /* one lackey M record; the write half was the same entry */
@@ -164,11 +164,16 @@ st_error st_export_merged(const char *format, const st_export_stream *s, unsigne
         ok |= format && strcmp(format, st_merge_formats[i]) == 0;
     if (!ok || k == 0 || !s || !next)
         return ST_E_USAGE;
-    int csv = strcmp(format, "csv") == 0;
+    /* csv and text write entries, each through its stream's own exporter */
+    int own = strcmp(format, "csv") == 0 || strcmp(format, "text") == 0;
+    if (strcmp(format, "text") == 0 && k > ST_TEXT_PARTS)
+        return ST_E_TOO_LARGE;
     merger m = {NULL, calloc(k, sizeof(msrc)), k, next, narg};
     if (!m.src)
         return ST_E_NOMEM;
     st_error e = st_exporter_new(&m.out, format, &s[0], write, warg, NULL, NULL);
+    if (e == ST_OK && m.out->kind == X_TEXT)
+        m.out->started = 1; /* the streams' exporters write the header lines */
     if (e == ST_OK)
         e = st_exporter_write(m.out, 0, NULL, 0); /* csv: the header row first */
     for (unsigned j = 0; j < k && e == ST_OK; j++) {
@@ -178,10 +183,17 @@ st_error st_export_merged(const char *format, const st_export_stream *s, unsigne
         x->rd = x->wr = -1;
         if (!st_entry_is_memory(s[j].type))
             e = ST_E_UNSUPPORTED;
-        else if (csv) {
+        else if (own) {
             e = st_exporter_new(&x->x, format, &s[j], into_out, m.out, NULL, NULL);
-            if (e == ST_OK)
+            if (e == ST_OK && m.out->kind == X_CSV)
                 x->x->started = 1; /* one header row, written by out */
+            if (e == ST_OK && m.out->kind == X_TEXT) {
+                /* one header line per stream, all before the first entry */
+                x->x->part = (int)j;
+                e = st_exporter_write(x->x, 0, NULL, 0);
+                if (e == ST_OK)
+                    e = st_x_flush(x->x);
+            }
         }
     }
     for (unsigned j = 0; j < k && e == ST_OK; j++) {

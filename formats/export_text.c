@@ -48,6 +48,10 @@ st_error st_x_text_start(st_exporter *x)
             p[m++] = dig[x->header[i] & 15];
         }
     }
+    if (x->part >= 0) {
+        memcpy(p + m, " part=", 6);
+        m += 6 + st_x_dec(p + m + 6, (uint64_t)x->part);
+    }
     p[m++] = '\n';
     x->len += m;
     return ST_OK;
@@ -58,6 +62,17 @@ static size_t put_str(char *p, const char *s)
     size_t n = strlen(s);
     memcpy(p, s, n);
     return n;
+}
+
+/* "@K " before each line of a stream in a merged file (IMPORT.md 6.5). */
+static size_t part_prefix(const st_exporter *x, char *p)
+{
+    if (x->part < 0)
+        return 0;
+    p[0] = '@';
+    size_t m = 1 + st_x_dec(p + 1, (uint64_t)x->part);
+    p[m++] = ' ';
+    return m;
 }
 
 /* The whole value of a wide entry from the callback; *len 0 = none. */
@@ -83,8 +98,9 @@ st_error st_x_text_write(st_exporter *x, uint64_t first, const uint8_t *entries,
         char *p;
         size_t m = 0;
         if (t == ST_TYPE_VPC) {
-            RETURN_IF_ERROR(st_x_room(x, 64, &p));
-            m += st_x_dec(p, index);
+            RETURN_IF_ERROR(st_x_room(x, 96, &p));
+            m += part_prefix(x, p);
+            m += st_x_dec(p + m, index);
             m += put_str(p + m, " 0x");
             m += st_x_hex(p + m, st_load32(ep), 1);
             m += put_str(p + m, " 0x");
@@ -110,8 +126,9 @@ st_error st_x_text_write(st_exporter *x, uint64_t first, const uint8_t *entries,
             if (vwide)
                 RETURN_IF_ERROR(wide_value(x, index, size, &wv, &wlen));
         }
-        RETURN_IF_ERROR(st_x_room(x, 200 + 2 * wlen, &p));
-        m += st_x_dec(p, index);
+        RETURN_IF_ERROR(st_x_room(x, 232 + 2 * wlen, &p));
+        m += part_prefix(x, p);
+        m += st_x_dec(p + m, index);
         p[m++] = ' ';
         m += st_x_dec(p + m, e.cycle);
         m += put_str(p + m, " 0x");

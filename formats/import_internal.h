@@ -41,7 +41,7 @@ st_error st_import_vpc3(int fd, const st_import_opts *o, const st_import_sink *s
 
 /* ---- batched output to the sink ------------------------------------------- */
 
-#define ST_IMP_MAX_STREAMS 4
+#define ST_IMP_MAX_STREAMS (2 * ST_TEXT_PARTS) /* text: each stream and its vblocks */
 #define ST_IMP_BATCH 4096u      /* entries buffered per stream before append */
 #define ST_IMP_NAME_MAX 256u    /* longest stream name, prefix included */
 #define ST_IMP_HEADER_MAX 1024u /* longest kept stream header */

@@ -114,6 +114,7 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     }
     strcpy(x->name, nm);
     x->role = st_x_role(nm);
+    x->part = -1;
     *xp = x;
     return ST_OK;
 }

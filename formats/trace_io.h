@@ -163,8 +163,11 @@ void st_exporter_free(st_exporter *x);
  * until the next call for the same k. */
 typedef st_error (*st_next_fn)(void *arg, unsigned k, const uint8_t **entry, uint64_t *index);
 
+/* Streams one text file holds at most (IMPORT.md 6.5). */
+#define ST_TEXT_PARTS 16
+
 /* Names of the formats st_export_merged writes: "lackey", "din", "xdin",
- * "csv"; NULL-terminated. */
+ * "csv", "text"; NULL-terminated. */
 extern const char *const st_merge_formats[];
 
 /*
@@ -173,8 +176,12 @@ extern const char *const st_merge_formats[];
  * instruction record before the accesses of its cycle, which follow in the
  * order its kinds give; otherwise, within a cycle, in the order of s.
  * Pulls entries through next(narg, ...), holding one per source.
+ * text: entries as -F text writes them, each line "@K " for s[K], after one
+ * header line per stream (IMPORT.md 6.5); wide values are written with
+ * "nv" (no value callback here): give such streams alone.
  * Returns ST_OK; ST_E_USAGE (not a merge format, k == 0); ST_E_UNSUPPORTED
- * (a stream the format cannot hold); ST_E_NOMEM; next's or write's error.
+ * (a stream the format cannot hold); ST_E_TOO_LARGE (text: more than
+ * ST_TEXT_PARTS streams); ST_E_NOMEM; next's or write's error.
  */
 st_error st_export_merged(const char *format, const st_export_stream *s, unsigned k, st_next_fn next, void *narg,
                           st_write_fn write, void *warg);

@@ -12,7 +12,7 @@
 #include "../../formats/trace_io.h"
 #include "fuzz_util.h"
 
-#define MAXS 4
+#define MAXS 32 /* ST_IMP_MAX_STREAMS */
 typedef struct {
     int ns;
     char name[MAXS][300];
@@ -119,7 +119,7 @@ static st_error m_next(void *arg, unsigned k, const uint8_t **e, uint64_t *index
     *e = NULL;
     if (m->pos[k] < m->s->n[k]) {
         *index = m->pos[k];
-        *e = m->s->data[k] + 32 * m->pos[k]++;
+        *e = m->s->data[k] + st_entry_size(m->s->type[k]) * m->pos[k]++;
     }
     return ST_OK;
 }
@@ -171,7 +171,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sink_free(&s2);
         free(out.p);
     }
-    if (e == ST_OK && strcmp(fmt, "text") == 0 && s.ns >= 1) {
+    int vblocks = 0;
+    for (int i = 0; i < s.ns; i++)
+        vblocks += s.type[i] == ST_TYPE_VBLOCK;
+    if (e == ST_OK && strcmp(fmt, "text") == 0 && s.ns > 1 && !vblocks) {
+        /* several parts (IMPORT.md 6.5) -> merged text -> the same streams */
+        obuf out = {NULL, 0};
+        st_export_stream es[MAXS];
+        for (int i = 0; i < s.ns; i++)
+            es[i] = (st_export_stream){s.name[i], s.type[i], (uint32_t)st_entry_size(s.type[i]), NULL, 0};
+        size_t pos[MAXS] = {0};
+        msrc src = {&s, pos};
+        int mem = 1;
+        for (int i = 0; i < s.ns; i++)
+            mem &= st_entry_is_memory(s.type[i]);
+        st_error me = st_export_merged("text", es, (unsigned)s.ns, m_next, &src, owrite, &out);
+        if (me != (mem ? ST_OK : ST_E_UNSUPPORTED))
+            abort();
+        if (mem) {
+            int fd2 = fuzz_memfd(out.p, out.n);
+            sink s2;
+            memset(&s2, 0, sizeof s2);
+            if (st_import("text", fd2, NULL, &(st_import_sink){&s2, add, append}, &st, &d) != ST_OK || s2.ns != s.ns)
+                abort();
+            close(fd2);
+            for (int i = 0; i < s.ns; i++) {
+                size_t esz = st_entry_size(s.type[i]);
+                if (s2.n[i] != s.n[i] || s2.type[i] != s.type[i] || (s.n[i] && memcmp(s2.data[i], s.data[i], s.n[i] * esz)))
+                    abort();
+            }
+            sink_free(&s2);
+        }
+        free(out.p);
+    } else if (e == ST_OK && strcmp(fmt, "text") == 0 && (s.ns == 1 || (s.ns == 2 && s.type[1] == ST_TYPE_VBLOCK))) {
         /* text -> entries -> text -> entries: the same entries */
         obuf out = {NULL, 0};
         vs_sink = &s;

@@ -25,7 +25,7 @@
 
 /* ---- an in-memory sink ------------------------------------------------------ */
 
-#define MAXS 4
+#define MAXS 32 /* ST_IMP_MAX_STREAMS */
 typedef struct {
     int ns;
     char name[MAXS][300];
@@ -362,6 +362,45 @@ static void test_pinatrace(void)
     CHECK(st.entries == 5);
     m_free(&m);
     free(b);
+}
+
+/* ---- text files of several streams (IMPORT.md 6.5) ---------------------------------------- */
+
+static void test_text_parts(void)
+{
+    msink m;
+    st_diag d;
+    const char *t = "# simtrace text 1 stream=a type=d64 part=0\n"
+                    "# simtrace text 1 type=m32 part=1\n"
+                    "@1 0 5 0x10 0x20 full\n"
+                    "@0 0 5 0x10 0x30 8 0x1\n"
+                    "@1 1 6 0x11 0x21\n";
+    CHECK(imp_s("text", t, &m, &d) == ST_OK && m.ns == 2 && strcmp(m.name[0], "a") == 0 &&
+          strcmp(m.name[1], "trace.1") == 0 && m.type[1] == ST_TYPE_M32 && m.n[0] == 1 && m.n[1] == 2);
+    m_free(&m);
+    static const struct {
+        const char *text, *why;
+        unsigned line;
+    } bad[] = {
+        {"# simtrace text 1 part=1\n", "in order", 1},
+        {"# simtrace text 1 part=0\n0 0 1 0x0 0x0 8 0x0\n", "'@PART '", 2},
+        {"# simtrace text 1 part=0\n@1 0 1 0x0 0x0 8 0x0\n", "no header line declares", 2},
+        {"# simtrace text 1 part=0\n@0 0 1 0x0 0x0 8 0x0\n# simtrace text 1 part=1\n", "after the first entry", 3},
+        {"# simtrace text 1\n# simtrace text 1 part=0\n", "a second", 2},
+        {"# simtrace text 1 part=0\n# simtrace text 1\n", "a second", 2},
+        {"# simtrace text 1 part=x\n", "decimal", 1},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        st_error e = imp_s("text", bad[i].text, &m, &d);
+        CHECK((e == ST_E_SYNTAX || e == ST_E_NOT_FORMAT) && d.line == bad[i].line && strstr(d.detail, bad[i].why));
+        m_free(&m);
+    }
+    char many[4096];
+    size_t k = 0;
+    for (int i = 0; i <= ST_TEXT_PARTS; i++)
+        k += (size_t)snprintf(many + k, sizeof many - k, "# simtrace text 1 stream=s%d part=%d\n", i, i);
+    CHECK(imp_s("text", many, &m, &d) == ST_E_TOO_LARGE && d.line == ST_TEXT_PARTS + 1);
+    m_free(&m);
 }
 
 /* ---- the error policy ------------------------------------------------------------ */
@@ -783,6 +822,12 @@ static void test_access_exporters(void)
         free(o2.p);
         m_free(&back);
     }
+    /* text: one file of parts, split back into the same streams (6.5) */
+    CHECK(exp_merged("text", &m, all, 3, &o) == ST_OK);
+    CHECK(o.n > 60 && memcmp(o.p, "# simtrace text 1 stream=read type=d64 part=0\n", 46) == 0);
+    CHECK(imp("text", o.p, o.n, NULL, &back, &st, &d) == ST_OK && same_streams(&m, &back));
+    m_free(&back);
+    free(o.p);
     /* one stream alone: its own records, none invented */
     for (int s = 0; s < m.ns; s++) {
         CHECK(exp_stream("lackey", &m, s, NULL, &o, 0) == ST_OK && count_lines(&o) == m.n[s]);
@@ -843,7 +888,7 @@ static void test_access_exporters(void)
     }
     st_export_stream bad = {"r", ST_TYPE_VPC, 12, NULL, 0};
     msrc none = {NULL, NULL, {0}};
-    CHECK(st_export_merged("text", &bad, 1, m_next, &none, o_write, &o) == ST_E_USAGE);
+    CHECK(st_export_merged("raw", &bad, 1, m_next, &none, o_write, &o) == ST_E_USAGE);
     CHECK(st_export_merged("lackey", &bad, 1, m_next, &none, o_write, &o) == ST_E_UNSUPPORTED);
 }
 
@@ -1023,6 +1068,7 @@ int main(int argc, char **argv)
     test_pinatrace();
     test_errors();
     test_text_grammar();
+    test_text_parts();
     test_text_raw_roundtrip();
     test_text_vwide();
     test_vpc();
