@@ -215,3 +215,22 @@ same_streams() {
     [ "$status" -eq 1 ]
     [[ $output == *"cut.d64.xz: at byte offset 100: unexpected end of input (truncated): the xz data ends early"* ]]
 }
+
+@test "compressed inputs: svpc-compress reads .xz, .gz, .zst entries; a cut one keeps the whole entries, exit 1" {
+    xz -dc "$G/bios_read_300k.d64.xz" >r.d64
+    gzip -c r.d64 >r.gz
+    zstd -q -c r.d64 >r.zst
+    for f in "$G/bios_read_300k.d64.xz" r.gz r.zst; do
+        "$SVPC_BIN/svpc-compress" -c "$f" | "$SVPC_BIN/svpc-decompress" | cmp r.d64 -
+        "$SVPC_BIN/svpc-compress" -c <"$f" | "$SVPC_BIN/svpc-decompress" | cmp r.d64 -
+    done
+    half=$(( $(size r.zst) / 2 ))
+    head -c $half r.zst >cut.zst
+    run "$SVPC_BIN/svpc-compress" -o cut.sim cut.zst
+    [ "$status" -eq 1 ]
+    [[ $output == *"cut.zst: at byte offset $half: unexpected end of input (truncated): the zstd data ends early (cut off?)"* ]]
+    "$SVPC_BIN/svpc-decompress" -t cut.sim
+    n=$("$SVPC_BIN/svpc-decompress" -c cut.sim | wc -c)
+    [ $((n % 32)) -eq 0 ] && [ "$n" -gt 0 ]
+    cmp <("$SVPC_BIN/svpc-decompress" -c cut.sim) <(head -c "$n" r.d64)
+}
