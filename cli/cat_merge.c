@@ -158,50 +158,57 @@ static int add(unsigned *pick, unsigned *n, unsigned si)
     return 1;
 }
 
-/* The streams asked for, in order: an exact name first, else a list split
- * at commas.  Returns an exit status (EXIT_OK). */
-static int resolve(st_index *ix, const cat_merge_opts *o, unsigned *pick, unsigned *n)
+/* The streams asked for in container ix, in order: an exact name first,
+ * else a list split at commas; found[a] counts the containers where the
+ * a-th name (or list) was found.  A name missing from ix is an error when
+ * ix is the only container.  Returns an exit status (EXIT_OK). */
+static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, int only, unsigned *pick,
+                   unsigned *n, unsigned *found)
 {
     unsigned ns = st_index_stream_count(ix);
     *n = 0;
-    if (nsel == 0) {
+    if (nsel == 0 || o->all)
         for (unsigned i = 0; i < ns; i++)
             if (st_entry_is_memory(st_index_stream(ix, i)->type))
                 add(pick, n, i);
-        return EXIT_OK;
-    }
     for (unsigned a = 0; a < nsel; a++) {
         int si = st_index_find_stream(ix, sel[a]);
         if (si >= 0) {
-            if (!add(pick, n, (unsigned)si)) {
+            found[a]++;
+            if (!add(pick, n, (unsigned)si) && !o->all) {
                 cli_msg("stream '%s' is named twice", sel[a]);
                 return EXIT_USAGE;
             }
             continue;
         }
         const char *s = sel[a];
+        int any = 0;
         for (;;) {
             size_t l = strcspn(s, ",");
             char name[256];
             if (l == 0 || l >= sizeof name) {
-                cli_msg("%s: no stream named '%s' (see --list)", o->in_name, sel[a]);
+                cli_msg("%s: no stream named '%s' (see --list)", in_name, sel[a]);
                 return EXIT_DATA;
             }
             memcpy(name, s, l);
             name[l] = 0;
             si = st_index_find_stream(ix, name);
-            if (si < 0) {
-                cli_msg("%s: no stream named '%s' (see --list)", o->in_name, name);
+            if (si < 0 && only) {
+                cli_msg("%s: no stream named '%s' (see --list)", in_name, name);
                 return EXIT_DATA;
             }
-            if (!add(pick, n, (unsigned)si)) {
-                cli_msg("stream '%s' is named twice", name);
-                return EXIT_USAGE;
+            if (si >= 0) {
+                any = 1;
+                if (!add(pick, n, (unsigned)si) && !o->all) {
+                    cli_msg("stream '%s' is named twice", name);
+                    return EXIT_USAGE;
+                }
             }
             if (!s[l])
                 break;
             s += l + 1;
         }
+        found[a] += (unsigned)any;
     }
     return EXIT_OK;
 }
@@ -211,109 +218,183 @@ static st_error write_fd(void *arg, const void *buf, size_t n)
     return st_write_all(*(const int *)arg, buf, n);
 }
 
-int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd)
+/* One container of a merge. */
+typedef struct {
+    st_index *ix;
+    const char *name;
+    unsigned *pick; /* its streams in the merge */
+    unsigned n;
+} cat_input;
+
+/* The checks, the note on what is left out, and the merge of the streams
+ * picked in every input.  Returns an exit status. */
+static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int out_fd)
 {
-    int several = o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',') && st_index_find_stream(ix, sel[0]) < 0);
-    if (!several && !(nsel == 0 && holds_all(o->format)))
-        return -1;
-    unsigned ns = st_index_stream_count(ix), n = 0;
-    unsigned *pick = calloc(ns + 1, sizeof *pick);
-    if (!pick) {
-        cli_msg("out of memory");
-        return EXIT_DATA;
-    }
-    int rc = resolve(ix, o, pick, &n);
-    if (rc == EXIT_OK && o->all)
-        for (unsigned i = 0; i < ns; i++)
-            if (st_entry_is_memory(st_index_stream(ix, i)->type))
-                add(pick, &n, i);
-    if (rc == EXIT_OK && n == 0) {
-        cli_msg("%s: the container holds no memory stream to write as %s", o->in_name, o->format);
-        rc = EXIT_DATA;
-    }
-    if (rc == EXIT_OK && n == 1 && !several) {
-        free(pick);
-        return -1; /* one stream after all: as it was */
-    }
-    if (rc == EXIT_OK && !is_merge_format(o->format)) {
+    unsigned n = 0;
+    for (unsigned c = 0; c < nc; c++)
+        n += in[c].n;
+    if (!is_merge_format(o->format)) {
         cli_msg("-F %s writes one stream; several streams are merged into lackey, din, xdin, csv or text",
                 o->format);
-        rc = EXIT_USAGE;
+        return EXIT_USAGE;
     }
-    if (rc == EXIT_OK && o->range == CAT_RANGE_OTHER) {
+    if (o->range == CAT_RANGE_OTHER) {
         cli_msg("--entries and --time count within one stream; give several streams a --cycles range");
-        rc = EXIT_USAGE;
+        return EXIT_USAGE;
     }
-    for (unsigned i = 0; rc == EXIT_OK && i < n; i++) {
-        const st_stream_info *s = st_index_stream(ix, pick[i]);
-        if (!st_entry_is_memory(s->type)) {
-            cli_msg("%s: stream '%s' of type %s cannot be written as %s", o->in_name, s->name, s->type_name,
-                    o->format);
-            rc = EXIT_USAGE;
-        } else if (strcmp(o->format, "text") == 0 && owns_values(ix, s->id)) {
-            /* the merge has no way to the values (st_export_merged) */
-            cli_msg("%s: stream '%s' has wide values in a vblock stream; write it alone with -F text",
-                    o->in_name, s->name);
-            rc = EXIT_USAGE;
-        } else if (o->range == CAT_RANGE_CYCLES && !st_index_keys_ordered(ix, pick[i])) {
-            cli_msg("%s: the cycles of stream '%s' decrease between frames; --cycles needs non-decreasing cycles",
-                    o->in_name, s->name);
-            rc = EXIT_DATA;
+    if (n == 0) {
+        cli_msg("%s: no memory stream to write", in[0].name);
+        return EXIT_USAGE;
+    }
+    for (unsigned c = 0; c < nc; c++)
+        for (unsigned i = 0; i < in[c].n; i++) {
+            st_index *ix = in[c].ix;
+            const st_stream_info *s = st_index_stream(ix, in[c].pick[i]);
+            if (!st_entry_is_memory(s->type)) {
+                cli_msg("%s: stream '%s' of type %s cannot be written as %s", in[c].name, s->name, s->type_name,
+                        o->format);
+                return EXIT_USAGE;
+            }
+            if (strcmp(o->format, "text") == 0 && owns_values(ix, s->id)) {
+                /* the merge has no way to the values (st_export_merged) */
+                cli_msg("%s: stream '%s' has wide values in a vblock stream; write it alone with -F text",
+                        in[c].name, s->name);
+                return EXIT_USAGE;
+            }
+            if (o->range == CAT_RANGE_CYCLES && !st_index_keys_ordered(ix, in[c].pick[i])) {
+                cli_msg("%s: the cycles of stream '%s' decrease between frames; --cycles needs non-decreasing "
+                        "cycles", in[c].name, s->name);
+                return EXIT_DATA;
+            }
         }
-    }
-    if (rc != EXIT_OK) {
-        free(pick);
-        return rc;
-    }
-    if (!o->quiet && (nsel == 0 || o->all)) {
+    for (unsigned c = 0; c < nc && !o->quiet && (nsel == 0 || o->all); c++) {
         /* what the default leaves out, so that nothing goes missing unsaid */
         char note[1024];
         size_t m = 0;
         unsigned left = 0;
-        for (unsigned i = 0; i < ns; i++) {
-            int in = 0;
-            for (unsigned k = 0; k < n; k++)
-                in |= pick[k] == i;
-            if (in)
+        for (unsigned i = 0; i < st_index_stream_count(in[c].ix); i++) {
+            int inside = 0;
+            for (unsigned k = 0; k < in[c].n; k++)
+                inside |= in[c].pick[k] == i;
+            if (inside)
                 continue;
-            const st_stream_info *s = st_index_stream(ix, i);
+            const st_stream_info *s = st_index_stream(in[c].ix, i);
             if (m < sizeof note - 1)
                 m += (size_t)snprintf(note + m, sizeof note - m, "%s%s (%s)", left ? ", " : "", s->name,
                                       s->type_name);
             left++;
         }
         if (left)
-            cli_msg("%s: note: %u stream%s not written as %s: %s", o->in_name, left, left == 1 ? "" : "s",
+            cli_msg("%s: note: %u stream%s not written as %s: %s", in[c].name, left, left == 1 ? "" : "s",
                     o->format, note);
     }
     st_export_stream *es = calloc(n, sizeof *es);
     cursor *cur = calloc(n, sizeof *cur);
+    char (*qual)[512] = nc > 1 ? calloc(n, sizeof *qual) : NULL;
     st_diag d;
     st_diag_clear(&d);
-    st_error e = es && cur ? ST_OK : ST_E_NOMEM;
-    for (unsigned i = 0; e == ST_OK && i < n; i++) {
-        const st_stream_info *s = st_index_stream(ix, pick[i]);
-        es[i] = (st_export_stream){s->name, s->type, s->entry_size, s->header, s->header_len};
-        cur[i].ix = ix;
-        cur[i].si = pick[i];
-        cur[i].nf = st_index_stream_frames(ix, pick[i]);
-        cur[i].esz = s->entry_size;
-        if (o->range == CAT_RANGE_CYCLES)
-            cur[i].j = st_index_lower_key(ix, pick[i], o->lo);
-        st_buf_init(&cur[i].buf, 0);
-    }
+    st_error e = es && cur && (nc == 1 || qual) ? ST_OK : ST_E_NOMEM;
+    unsigned j = 0;
+    for (unsigned c = 0; c < nc && e == ST_OK; c++)
+        for (unsigned i = 0; i < in[c].n; i++, j++) {
+            st_index *ix = in[c].ix;
+            const st_stream_info *s = st_index_stream(ix, in[c].pick[i]);
+            const char *name = s->name;
+            if (qual) {
+                /* "FILE:NAME": the same names in several containers stay
+                 * apart, and a fetch stream finds its reads and writes in
+                 * its own container (formats/IMPORT.md 8.6) */
+                snprintf(qual[j], sizeof qual[j], "%s:%s", in[c].name, s->name);
+                name = qual[j];
+            }
+            es[j] = (st_export_stream){name, s->type, s->entry_size, s->header, s->header_len};
+            cur[j].ix = ix;
+            cur[j].si = in[c].pick[i];
+            cur[j].nf = st_index_stream_frames(ix, in[c].pick[i]);
+            cur[j].esz = s->entry_size;
+            if (o->range == CAT_RANGE_CYCLES)
+                cur[j].j = st_index_lower_key(ix, in[c].pick[i], o->lo);
+            st_buf_init(&cur[j].buf, 0);
+        }
     mctx c = {cur, o, &d};
     if (e == ST_OK) {
         if (o->verbose)
-            cli_msg("%s: merging %u streams by cycle into %s", o->in_name, n, o->format);
+            cli_msg("merging %u streams of %u container%s by cycle into %s", n, nc, nc == 1 ? "" : "s", o->format);
         e = st_export_merged(o->format, es, n, cursor_next, &c, write_fd, &out_fd);
     }
+    int rc = EXIT_OK;
     if (e != ST_OK)
         rc = cli_report(e, &d, e == ST_E_WRITE ? o->out_name : o->in_name);
     for (unsigned i = 0; cur && i < n; i++)
         st_buf_free(&cur[i].buf);
+    free(qual);
     free(cur);
     free(es);
-    free(pick);
+    return rc;
+}
+
+int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd)
+{
+    int several = o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',') && st_index_find_stream(ix, sel[0]) < 0);
+    if (!several && !(nsel == 0 && holds_all(o->format)))
+        return -1;
+    unsigned ns = st_index_stream_count(ix), *found = calloc(nsel + 1, sizeof *found);
+    cat_input in = {ix, o->in_name, calloc(ns + 1, sizeof(unsigned)), 0};
+    if (!in.pick || !found) {
+        free(in.pick);
+        free(found);
+        cli_msg("out of memory");
+        return EXIT_DATA;
+    }
+    int rc = resolve(ix, o, o->in_name, 1, in.pick, &in.n, found);
+    free(found);
+    if (rc == EXIT_OK && in.n <= 1 && !several)
+        rc = -1; /* one stream, or none, after all: the one-stream export */
+    else if (rc == EXIT_OK)
+        rc = merge_inputs(&in, 1, o, out_fd);
+    free(in.pick);
+    return rc;
+}
+
+int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd)
+{
+    cat_input *in = calloc(nc, sizeof *in);
+    unsigned *found = calloc(nsel + 1, sizeof *found);
+    int rc = in && found ? EXIT_OK : EXIT_DATA;
+    if (rc != EXIT_OK)
+        cli_msg("out of memory");
+    for (unsigned c = 0; c < nc && rc == EXIT_OK; c++) {
+        int fd;
+        st_diag d;
+        st_diag_clear(&d);
+        if ((rc = cli_in_open(paths[c], &fd, &in[c].name)) != EXIT_OK)
+            break;
+        st_error e = st_index_open(&in[c].ix, fd, &d);
+        if (e != ST_OK) {
+            rc = cli_report(e, &d, in[c].name);
+            cli_msg("%s: several containers are merged through their directories (regular, complete files)",
+                    in[c].name);
+            break;
+        }
+        in[c].pick = calloc(st_index_stream_count(in[c].ix) + 1, sizeof(unsigned));
+        if (!in[c].pick) {
+            cli_msg("out of memory");
+            rc = EXIT_DATA;
+        } else
+            rc = resolve(in[c].ix, o, in[c].name, 0, in[c].pick, &in[c].n, found);
+    }
+    for (unsigned a = 0; a < nsel && rc == EXIT_OK; a++)
+        if (!found[a]) {
+            cli_msg("no stream named '%s' in any of the %u containers (see --list)", sel[a], nc);
+            rc = EXIT_DATA;
+        }
+    if (rc == EXIT_OK)
+        rc = merge_inputs(in, nc, o, out_fd);
+    for (unsigned c = 0; in && c < nc; c++) {
+        st_index_free(in[c].ix);
+        free(in[c].pick);
+    }
+    free(found);
+    free(in);
     return rc;
 }

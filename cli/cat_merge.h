@@ -47,4 +47,11 @@ void cat_merge_note_sequential(const cat_merge_opts *o, const st_reader *r, uint
  */
 int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd);
 
+/*
+ * Several containers named on the command line: the streams asked for (or,
+ * without -s, every memory stream) of each, merged into out_fd; in names
+ * the streams are "FILE:NAME".  Returns an exit status (messages printed).
+ */
+int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd);
+
 #endif

@@ -688,13 +688,29 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (argc - optind > 1) {
-        cli_msg("only one container may be given (got %d)", argc - optind);
+    if (argc - optind > 1 && (list || verify || salvage)) {
+        cli_msg("--list, --verify and --salvage take one container (got %d)", argc - optind);
         return EXIT_USAGE;
     }
     if (list + verify + salvage > 1) {
         cli_msg("give at most one of --list, --verify, --salvage");
         return EXIT_USAGE;
+    }
+    if (argc - optind > 1) {
+        /* several containers: their streams merged by cycle (cat_merge.c) */
+        cat_merge_opts mo = {"(several)", out_path ? out_path : "(stdout)", format, all, quiet, verbose,
+                             rg.kind == R_NONE ? CAT_RANGE_NONE : rg.kind == R_CYCLES ? CAT_RANGE_CYCLES
+                                                                                       : CAT_RANGE_OTHER,
+                             rg.lo, rg.hi};
+        int out_fd, rc;
+        if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
+            return rc;
+        rc = cat_merge_files(argv + optind, (unsigned)(argc - optind), &mo, out_fd);
+        if (rc != EXIT_OK) {
+            cli_out_abort();
+            return rc;
+        }
+        return cli_out_commit();
     }
     if ((list || verify) && rg.kind != R_NONE) {
         cli_msg("--list and --verify take no range");

@@ -234,3 +234,32 @@ same_streams() {
     [ $((n % 32)) -eq 0 ] && [ "$n" -gt 0 ]
     cmp <("$SVPC_BIN/svpc-decompress" -c cut.sim) <(head -c "$n" r.d64)
 }
+
+@test "merged export of several containers: every stream of each, by cycle; text splits them back" {
+    "$PACK" --from lackey -o a.sim "$G/sample.lackey"
+    "$PACK" --from xdin -o b.sim "$G/sample.xdin" 2>/dev/null
+    "$CAT" -F text a.sim b.sim >ab.txt
+    [ "$(grep -c '^# simtrace text 1 stream=[ab].sim:' ab.txt)" -eq 6 ]
+    "$PACK" --from text -o ab.sim ab.txt
+    for c in a b; do
+        for s in read write fetch; do
+            cmp <("$CAT" -s $s $c.sim) <("$CAT" -s $c.sim:$s ab.sim)
+        done
+    done
+    # lackey: every record of both, each container's in its order
+    "$CAT" -F lackey a.sim b.sim >ab.lk
+    [ "$(wc -l <ab.lk)" -eq $(( $(grep -vc '^==' "$G/sample.lackey") + $(grep -c '^[irw] ' "$G/sample.xdin") )) ]
+    # -s picks the streams of that name in every container
+    "$CAT" -s write -F csv a.sim b.sim >w.csv
+    [ "$(grep -c '^a.sim:write,' w.csv)" -eq "$("$CAT" --list a.sim | awk '$1 == "write" { print $3 }')" ]
+    [ "$(grep -c '^b.sim:write,' w.csv)" -eq 2 ]
+    run "$CAT" -s nosuch -F csv a.sim b.sim
+    [ "$status" -eq 1 ]
+    [[ $output == *"no stream named 'nosuch' in any of the 2 containers"* ]]
+    run "$CAT" --list a.sim b.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"--list, --verify and --salvage take one container (got 2)"* ]]
+    run bash -c "cat a.sim | '$CAT' -F din - b.sim"
+    [ "$status" -eq 1 ]
+    [[ $output == *"several containers are merged through their directories"* ]]
+}
