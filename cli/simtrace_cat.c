@@ -24,8 +24,10 @@ static void usage(FILE *f)
 {
     fprintf(f, "%s",
             "Usage: simtrace-cat [OPTION]... [FILE]\n"
+            "       simtrace-cat -F lackey|din|xdin|csv|text [OPTION]... FILE FILE...\n"
             "Write the entries of one stream of the simtrace container FILE (or standard\n"
-            "input) to standard output (or -o FILE).\n"
+            "input) to standard output (or -o FILE); several streams, or the streams of\n"
+            "several containers (named FILE:NAME), merged by cycle into one file.\n"
             "\n"
             "  -l, --list            list the streams: name, type, entries, frames, raw and\n"
             "                        stored bytes, ratio, first and last cycle\n"
