@@ -46,7 +46,9 @@ static int holds_all(const char *f)
 
 int cat_merge_sequential_ok(const cat_merge_opts *o)
 {
-    if (!o->all && nsel <= 1)
+    /* (a list read from a pipe cannot be told from a name with a comma,
+     * which only the directory would show: taken as a list) */
+    if (!o->all && (nsel == 0 || (nsel == 1 && !strchr(sel[0], ','))))
         return 1;
     cli_msg("%s: several streams are merged through the directory of a regular file; "
             "standard input is not one (save it to a file first)", o->in_name);

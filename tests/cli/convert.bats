@@ -161,6 +161,9 @@ same_streams() {
     [ "$status" -eq 0 ]
     [[ $output == *"(stdin): note: read sequentially, only stream 'write' was written as lackey, not read, fetch"* ]]
     cmp p.lk <("$CAT" -s write -F lackey l.sim)
+    run bash -c "cat l.sim | '$CAT' -s read,write -F din"
+    [ "$status" -eq 2 ]
+    [[ $output == *"several streams are merged through the directory of a regular file"* ]]
     run bash -c "cat l.sim | '$CAT' -s read -s write -F din"
     [ "$status" -eq 2 ]
     [[ $output == *"several streams are merged through the directory of a regular file"* ]]
