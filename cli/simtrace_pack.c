@@ -675,8 +675,10 @@ int main(int argc, char **argv)
              * reader of its output made of the early end */
             st_diag zd;
             st_diag_clear(&zd);
-            st_error ze = st_decomp_close(dz, &zd);
+            st_error ze = st_decomp_close(dz, e != ST_OK && st_error_is_data(e), &zd);
             if (ze != ST_OK && e != ST_E_WRITE) {
+                if (e != ST_OK && !pk.quiet)
+                    cli_report(e, &d, pk.in_name); /* what the damage did, then the damage */
                 e = ze;
                 d = zd;
             }

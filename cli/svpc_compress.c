@@ -197,7 +197,7 @@ int main(int argc, char **argv)
      * container, as a partial entry does, and the damage is reported */
     st_diag zd;
     st_diag_clear(&zd);
-    st_error ze = st_decomp_close(dz, &zd);
+    st_error ze = st_decomp_close(dz, 0, &zd);
     if (ze != ST_OK && e == ST_E_PARTIAL_ENTRY)
         e = ST_OK; /* the cut, not a partial entry, is what went wrong */
     /* a partial entry at the end: the whole entries make a valid container,

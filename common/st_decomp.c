@@ -352,10 +352,16 @@ st_error st_decomp_open(int fd, int *out, st_decomp **dp, const char **kind)
     return ST_OK;
 }
 
-st_error st_decomp_close(st_decomp *z, st_diag *d)
+st_error st_decomp_close(st_decomp *z, int drain, st_diag *d)
 {
     if (!z)
         return ST_OK;
+    if (drain) {
+        uint8_t buf[4096];
+        ssize_t k;
+        while ((k = read(z->rd, buf, sizeof buf)) > 0 || (k < 0 && errno == EINTR))
+            ;
+    }
     /* a consumer that stopped early: the thread's writes now fail (EPIPE;
      * SIGPIPE is blocked in it) and it ends */
     close(z->rd);

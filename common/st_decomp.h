@@ -29,13 +29,15 @@ typedef struct st_decomp st_decomp;
 st_error st_decomp_open(int fd, int *out, st_decomp **dp, const char **kind);
 
 /*
- * Once the consumer has stopped reading *out: close *out, stop the thread
- * and return its result: ST_OK; ST_E_CORRUPT (damaged data) or
+ * Once the consumer has stopped reading *out: with drain, read and drop the
+ * rest, so that damage after where the consumer stopped (a malformed line
+ * that damaged data made, say) is still found; then close *out, stop the
+ * thread and return its result: ST_OK; ST_E_CORRUPT (damaged data) or
  * ST_E_TRUNCATED (the compressed input ends early), with d->offset the
  * byte offset in the compressed input and d->detail what is wrong;
- * ST_E_MEMLIMIT (d->detail says how much); ST_E_READ.  A consumer that
- * stopped before the end is not an error.  dp NULL: ST_OK.
+ * ST_E_MEMLIMIT (d->detail says how much); ST_E_READ.  Without drain, a
+ * consumer that stopped before the end is not an error.  dp NULL: ST_OK.
  */
-st_error st_decomp_close(st_decomp *dp, st_diag *d);
+st_error st_decomp_close(st_decomp *dp, int drain, st_diag *d);
 
 #endif

@@ -213,6 +213,12 @@ same_streams() {
     [ "$status" -eq 1 ]
     [[ $output == *"bad.zst: at byte offset "*": corrupt data: damaged zstd data"* ]]
     [ -f bad.sim ]
+    # damage that makes a malformed line first: both are said, the damage last
+    gzip -c "$G/sample.lackey" >bad.gz
+    printf '\125\125\125\125' | dd of=bad.gz bs=1 seek=$(( $(size bad.gz) / 2 )) conv=notrunc 2>/dev/null
+    run "$PACK" --from lackey -o badgz.sim bad.gz
+    [ "$status" -eq 1 ]
+    [[ ${lines[-1]} == *"bad.gz: at byte offset "*": corrupt data: damaged gzip data" ]]
     head -c 100 "$G/bios_write_300k.d64.xz" >cut.d64.xz
     run "$PACK" -o c.sim cut.d64.xz
     [ "$status" -eq 1 ]

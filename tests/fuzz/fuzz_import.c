@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st_error e = (data[0] >> 4) & 1 ? st_decomp_open(fd, &rfd, &z, &kind) : ST_OK;
     if (e == ST_OK)
         e = st_import(fmt, rfd, &o, &(st_import_sink){&s, add, append}, &st, &d);
-    if (z && st_decomp_close(z, &d) != ST_OK)
+    if (z && st_decomp_close(z, e != ST_OK, &d) != ST_OK)
         e = ST_E_CORRUPT;
     close(fd);
     if (e == ST_OK && s.ns >= 1 && data[0] % 8 < 3) {

@@ -968,7 +968,7 @@ static st_error through_decomp(const uint8_t *buf, size_t n, int use_pipe, uint8
     *outn = len;
     st_diag_clear(d);
     if (e == ST_OK)
-        e = st_decomp_close(z, d);
+        e = st_decomp_close(z, 0, d);
     close(fd);
     if (pid > 0)
         waitpid(pid, NULL, 0);
