@@ -212,8 +212,8 @@ st_error st_x_csv_write(st_exporter *x, uint64_t first, const uint8_t *entries, 
             value = e.data;
         }
         char *p;
-        /* a name of 255 bytes, each maybe doubled, and nine numbers */
-        RETURN_IF_ERROR(st_x_room(x, 2 * 256 + 3 + 9 * 21, &p));
+        /* the name, each byte maybe doubled, in quotes, and eight numbers */
+        RETURN_IF_ERROR(st_x_room(x, 2 * strlen(x->name) + 3 + 8 * 21 + 1, &p));
         size_t m = csv_name(p, x->name);
         const uint64_t f[8] = {first + i, e.cycle, e.ip, e.addr, size, value, e.meta16 >> 1, (uint64_t)full};
         for (int k = 0; k < 8; k++) {

@@ -262,6 +262,11 @@ same_streams() {
     "$CAT" -s write -F csv a.sim b.sim >w.csv
     [ "$(grep -c '^a.sim:write,' w.csv)" -eq "$("$CAT" --list a.sim | awk '$1 == "write" { print $3 }')" ]
     [ "$(grep -c '^b.sim:write,' w.csv)" -eq 2 ]
+    # a long name with commas and quotes: one quoted CSV field
+    long="$(printf 'x%.0s' {1..200}),\"q\".sim"
+    cp b.sim "$long"
+    "$CAT" -s write -F csv a.sim "$long" >q.csv
+    [ "$(grep -c '^"x\{200\},""q"".sim:write",' q.csv)" -eq 2 ]
     run "$CAT" -s nosuch -F csv a.sim b.sim
     [ "$status" -eq 1 ]
     [[ $output == *"no stream named 'nosuch' in any of the 2 containers"* ]]
