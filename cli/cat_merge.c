@@ -292,7 +292,7 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     }
     st_export_stream *es = calloc(n, sizeof *es);
     cursor *cur = calloc(n, sizeof *cur);
-    char (*qual)[512] = nc > 1 ? calloc(n, sizeof *qual) : NULL;
+    char **qual = nc > 1 ? calloc(n, sizeof *qual) : NULL;
     st_diag d;
     st_diag_clear(&d);
     st_error e = es && cur && (nc == 1 || qual) ? ST_OK : ST_E_NOMEM;
@@ -306,7 +306,12 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
                 /* "FILE:NAME": the same names in several containers stay
                  * apart, and a fetch stream finds its reads and writes in
                  * its own container (formats/IMPORT.md 8.6) */
-                snprintf(qual[j], sizeof qual[j], "%s:%s", in[c].name, s->name);
+                size_t l = strlen(in[c].name) + strlen(s->name) + 2;
+                if (!(qual[j] = malloc(l))) {
+                    e = ST_E_NOMEM;
+                    break;
+                }
+                snprintf(qual[j], l, "%s:%s", in[c].name, s->name);
                 name = qual[j];
             }
             es[j] = (st_export_stream){name, s->type, s->entry_size, s->header, s->header_len};
@@ -327,8 +332,11 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     int rc = EXIT_OK;
     if (e != ST_OK)
         rc = cli_report(e, &d, e == ST_E_WRITE ? o->out_name : o->in_name);
-    for (unsigned i = 0; cur && i < n; i++)
+    for (unsigned i = 0; cur && i < n; i++) {
         st_buf_free(&cur[i].buf);
+        if (qual)
+            free(qual[i]);
+    }
     free(qual);
     free(cur);
     free(es);

@@ -262,11 +262,15 @@ same_streams() {
     "$CAT" -s write -F csv a.sim b.sim >w.csv
     [ "$(grep -c '^a.sim:write,' w.csv)" -eq "$("$CAT" --list a.sim | awk '$1 == "write" { print $3 }')" ]
     [ "$(grep -c '^b.sim:write,' w.csv)" -eq 2 ]
-    # a long name with commas and quotes: one quoted CSV field
-    long="$(printf 'x%.0s' {1..200}),\"q\".sim"
-    cp b.sim "$long"
-    "$CAT" -s write -F csv a.sim "$long" >q.csv
-    [ "$(grep -c '^"x\{200\},""q"".sim:write",' q.csv)" -eq 2 ]
+    # a long name with commas and quotes: one quoted CSV field, longer than
+    # the rows of a buffer's room (nested directories: FILE is the path)
+    dir="$(printf 'd%.0s' {1..200})/$(printf 'e%.0s' {1..200})/$(printf 'f%.0s' {1..200})"
+    mkdir -p "$dir"
+    long="$dir/$(printf 'x%.0s' {1..200}),\"q\".sim"
+    cp a.sim "$long"
+    "$CAT" -s write -F csv b.sim "$long" >q.csv
+    [ "$(grep -c '^"d\{200\}/e\{200\}/f\{200\}/x\{200\},""q"".sim:write",' q.csv)" -eq \
+      "$("$CAT" --list a.sim | awk '$1 == "write" { print $3 }')" ]
     run "$CAT" -s nosuch -F csv a.sim b.sim
     [ "$status" -eq 1 ]
     [[ $output == *"no stream named 'nosuch' in any of the 2 containers"* ]]
