@@ -633,6 +633,17 @@ static int list_index(st_index *ix)
     return fflush(stdout) == 0 ? EXIT_OK : EXIT_DATA;
 }
 
+/* What the merge of several streams (cat_merge.c) needs of the options. */
+static cat_merge_opts merge_opts(const char *in_name, const char *out_path, const char *format, int all, int quiet,
+                                 int verbose, const range *rg)
+{
+    cat_merge_opts mo = {in_name, out_path ? out_path : "(stdout)", format, all, quiet, verbose, CAT_RANGE_OTHER,
+                         rg->lo, rg->hi};
+    if (rg->kind == R_NONE || rg->kind == R_CYCLES)
+        mo.range = rg->kind == R_NONE ? CAT_RANGE_NONE : CAT_RANGE_CYCLES;
+    return mo;
+}
+
 int main(int argc, char **argv)
 {
     cli_prog = "simtrace-cat";
@@ -700,10 +711,7 @@ int main(int argc, char **argv)
     }
     if (argc - optind > 1) {
         /* several containers: their streams merged by cycle (cat_merge.c) */
-        cat_merge_opts mo = {"(several)", out_path ? out_path : "(stdout)", format, all, quiet, verbose,
-                             rg.kind == R_NONE ? CAT_RANGE_NONE : rg.kind == R_CYCLES ? CAT_RANGE_CYCLES
-                                                                                       : CAT_RANGE_OTHER,
-                             rg.lo, rg.hi};
+        cat_merge_opts mo = merge_opts("(several)", out_path, format, all, quiet, verbose, &rg);
         int out_fd, rc;
         if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
             return rc;
@@ -761,9 +769,7 @@ int main(int argc, char **argv)
         return rc;
     }
     int want_out = !list && !verify;
-    cat_merge_opts mo = {in_name, out_path ? out_path : "(stdout)", format, all, quiet, verbose,
-                         rg.kind == R_NONE ? CAT_RANGE_NONE : rg.kind == R_CYCLES ? CAT_RANGE_CYCLES : CAT_RANGE_OTHER,
-                         rg.lo, rg.hi};
+    cat_merge_opts mo = merge_opts(in_name, out_path, format, all, quiet, verbose, &rg);
     if (want_out && !ix && !cat_merge_sequential_ok(&mo))
         return EXIT_USAGE;
     int out_fd = -1;

@@ -662,14 +662,10 @@ int main(int argc, char **argv)
         int rfd = fd;
         if (!concat)
             e = st_decomp_open(fd, &rfd, &dz, &zkind);
-        if (e != ST_OK)
-            ;
-        else if (concat)
-            e = pack_container(&pk, fd, wo.threads, &d);
-        else if (ins[i].from)
-            e = pack_import(&pk, &ins[i], rfd, &d);
-        else
-            e = pack_raw(&pk, &ins[i], rfd, &partial, &d);
+        if (e == ST_OK)
+            e = concat       ? pack_container(&pk, fd, wo.threads, &d)
+                : ins[i].from ? pack_import(&pk, &ins[i], rfd, &d)
+                              : pack_raw(&pk, &ins[i], rfd, &partial, &d);
         if (dz) {
             /* damaged compressed data is what went wrong, whatever the
              * reader of its output made of the early end */
