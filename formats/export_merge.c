@@ -10,7 +10,7 @@
  * records back in their original order.  Where they do not fit the
  * streams (another producer's fetch stream, a stream left out) the merge
  * falls back to cycle order, and within a cycle fetch streams first, then
- * the order of the sources.
+ * reads, then writes, each in the order of the sources.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +90,12 @@ static int at(const merger *m, int j, uint64_t cycle)
     return j >= 0 && m->src[j].e && m->src[j].cycle == cycle;
 }
 
+/* Order of the records of one cycle where no kinds say it. */
+static int role_rank(char role)
+{
+    return role == 'I' ? 0 : role == 'L' ? 1 : 2;
+}
+
 static st_error run(merger *m)
 {
     for (unsigned j = 0; j < m->k; j++)
@@ -125,14 +131,15 @@ static st_error run(merger *m)
                 RETURN_IF_ERROR(emit(m, (unsigned)wr, 'S'));
             continue;
         }
-        /* the smallest cycle; in a tie fetch sources first, then source order */
+        /* the smallest cycle; in a tie the instruction, then its reads, then
+         * its writes (a read-modify-write reads first), then source order */
         int best = -1;
         for (unsigned j = 0; j < m->k; j++) {
             const msrc *s = &m->src[j];
             if (!s->e)
                 continue;
             if (best < 0 || s->cycle < m->src[best].cycle ||
-                (s->cycle == m->src[best].cycle && s->role == 'I' && m->src[best].role != 'I'))
+                (s->cycle == m->src[best].cycle && role_rank(s->role) < role_rank(m->src[best].role)))
                 best = (int)j;
         }
         if (best < 0)

@@ -174,7 +174,8 @@ extern const char *const st_merge_formats[];
  * Write the k streams s[0..k-1] as one file of format `format`, their
  * entries merged by cycle (formats/IMPORT.md 8.6): a fetch stream's
  * instruction record before the accesses of its cycle, which follow in the
- * order its kinds give; otherwise, within a cycle, in the order of s.
+ * order its kinds give; otherwise, within a cycle, reads before writes,
+ * each in the order of s.
  * Pulls entries through next(narg, ...), holding one per source.
  * text: entries as -F text writes them, each line "@K " for s[K], after one
  * header line per stream (IMPORT.md 6.5); wide values are written with

@@ -861,6 +861,18 @@ static void test_access_exporters(void)
     free(o.p);
     m_free(&m);
 
+    /* without the fetch stream, a cycle's reads come before its writes,
+     * whatever the order of the streams (a read-modify-write reads first) */
+    CHECK(imp_s("din", "2 10\n1 100\n0 200\n", &m, &d) == ST_OK && strcmp(m.name[0], "write") == 0);
+    int wr[2] = {0, m_find(&m, "read")};
+    CHECK(exp_merged("din", &m, wr, 2, &o) == ST_OK && o.n == 12 && memcmp(o.p, "0 200\n1 100\n", 12) == 0);
+    free(o.p);
+    /* with it, the order of the records */
+    int wrf[3] = {0, m_find(&m, "read"), m_find(&m, "fetch")};
+    CHECK(exp_merged("din", &m, wrf, 3, &o) == ST_OK && o.n == 17 && memcmp(o.p, "2 10\n1 100\n0 200\n", 17) == 0);
+    free(o.p);
+    m_free(&m);
+
     /* exact spelling */
     uint8_t e[2][32];
     st_entry a = {3, 1, 0x401000, 0x7ff0, 0}, c = {5, 0, 0x401010, 0x7ff8, 4 * K32};
