@@ -15,7 +15,7 @@ OPT      ?= -O2
 CFLAGS   ?=
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -DSVPC_VERSION='"$(VERSION)"'
 ALL_CFLAGS = -std=c11 $(OPT) -g $(WARNINGS) $(CFLAGS)
-LDLIBS   = -llzma -lbz2 -lz -lpthread
+LDLIBS   = -llzma -lbz2 -lz -lzstd -lpthread
 
 ifeq ($(V),1)
 Q =
@@ -24,10 +24,10 @@ Q = @
 endif
 
 BUILD ?= build
-LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c formats/entry.c vpc/vpc.c \
+LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c formats/entry.c vpc/vpc.c \
           formats/line_reader.c formats/import_bochs.c \
           formats/trace_io.c formats/import_common.c formats/import_access.c formats/import_text.c \
-          formats/import_vpc.c formats/export_text.c \
+          formats/import_vpc.c formats/export_text.c formats/export_merge.c \
           svpc/stage2.c svpc/vpcx.c svpc/cm2.c svpc/svpc_codec.c \
           frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c
 CLI_UTIL = cli/cli_util.c
@@ -63,8 +63,9 @@ $(LIB): $(LIB_OBJ)
 # decompressor is shared by svpc-decompress and svpc-compress -d
 $(BINS): $(BUILD)/%: $(BUILD)/cli/$$(subst -,_,%).o $(BUILD)/cli/cli_util.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(LIB),$^) $(LIB) $(LDLIBS)
 $(BUILD)/svpc-compress $(BUILD)/svpc-decompress: $(BUILD)/cli/cli_decompress.o
+$(BUILD)/simtrace-cat: $(BUILD)/cli/cat_merge.o
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)

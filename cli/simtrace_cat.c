@@ -17,14 +17,17 @@
 #include "../formats/entry.h"
 #include "../formats/trace_io.h"
 #include "../frames/simtrace.h"
+#include "cat_merge.h"
 #include "cli_util.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "%s",
             "Usage: simtrace-cat [OPTION]... [FILE]\n"
+            "       simtrace-cat -F lackey|din|xdin|csv|text [OPTION]... FILE FILE...\n"
             "Write the entries of one stream of the simtrace container FILE (or standard\n"
-            "input) to standard output (or -o FILE).\n"
+            "input) to standard output (or -o FILE); several streams, or the streams of\n"
+            "several containers (named FILE:NAME), merged by cycle into one file.\n"
             "\n"
             "  -l, --list            list the streams: name, type, entries, frames, raw and\n"
             "                        stored bytes, ratio, first and last cycle\n"
@@ -34,7 +37,10 @@ static void usage(FILE *f)
             "                        write every intact frame of the stream; report what was\n"
             "                        lost and where\n"
             "  -s, --stream=NAME     the stream (default: the only one, else the first\n"
-            "                        memory stream)\n"
+            "                        memory stream; lackey, din, xdin: every memory stream).\n"
+            "                        Several (-s A,B or -s A -s B) are merged by cycle\n"
+            "                        into one lackey, din, xdin, csv or text file\n"
+            "      --all             every memory stream, merged by cycle\n"
             "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
             "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"
             "                        decrease within the stream); A, B, C1, C2 are decimal\n"
@@ -42,7 +48,7 @@ static void usage(FILE *f)
             "      --time=T1:T2      the frames written between T1 and T2 (ns since 1970,\n"
             "                        or with a suffix s, ms, us; needs --timestamps when packed)\n"
             "  -F, --format=FORMAT   raw (default, byte-identical to what was packed), text,\n"
-            "                        or an exporter:");
+            "                        csv (decimal, for awk and spreadsheets), or an exporter:");
     for (unsigned i = 0; st_export_formats[i]; i++)
         fprintf(f, " %s", st_export_formats[i]);
     fprintf(f, "%s",
@@ -66,7 +72,7 @@ static void usage(FILE *f)
             "0 success, 1 bad data or I/O error, 2 bad usage.\n");
 }
 
-enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK };
+enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_ALL };
 
 static const struct option longopts[] = {
     {"list", no_argument, NULL, 'l'},          {"verify", no_argument, NULL, 't'},
@@ -78,7 +84,7 @@ static const struct option longopts[] = {
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
-    {"ignore-check", no_argument, NULL, OPT_IGNORE_CHECK},
+    {"ignore-check", no_argument, NULL, OPT_IGNORE_CHECK}, {"all", no_argument, NULL, OPT_ALL},
     {NULL, 0, NULL, 0}};
 
 enum { R_NONE, R_ENTRIES, R_CYCLES, R_TIME };
@@ -627,11 +633,22 @@ static int list_index(st_index *ix)
     return fflush(stdout) == 0 ? EXIT_OK : EXIT_DATA;
 }
 
+/* What the merge of several streams (cat_merge.c) needs of the options. */
+static cat_merge_opts merge_opts(const char *in_name, const char *out_path, const char *format, int all, int quiet,
+                                 int verbose, const range *rg)
+{
+    cat_merge_opts mo = {in_name, out_path ? out_path : "(stdout)", format, all, quiet, verbose, CAT_RANGE_OTHER,
+                         rg->lo, rg->hi};
+    if (rg->kind == R_NONE || rg->kind == R_CYCLES)
+        mo.range = rg->kind == R_NONE ? CAT_RANGE_NONE : CAT_RANGE_CYCLES;
+    return mo;
+}
+
 int main(int argc, char **argv)
 {
     cli_prog = "simtrace-cat";
     const char *out_path = NULL, *stream = NULL, *format = "raw";
-    int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, c;
+    int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, all = 0, c;
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
     range rg = {R_NONE, 0, UINT64_MAX, 0, NULL};
@@ -642,7 +659,11 @@ int main(int argc, char **argv)
         case 't': verify = 1; break;
         case OPT_SALVAGE: salvage = 1; break;
         case OPT_IGNORE_CHECK: ignore_check = 1; break;
-        case 's': stream = optarg; break;
+        case 's':
+            stream = optarg;
+            cat_select(optarg);
+            break;
+        case OPT_ALL: all = 1; break;
         case OPT_ENTRIES:
         case OPT_CYCLES:
         case OPT_TIME:
@@ -680,13 +701,26 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (argc - optind > 1) {
-        cli_msg("only one container may be given (got %d)", argc - optind);
+    if (argc - optind > 1 && (list || verify || salvage)) {
+        cli_msg("--list, --verify and --salvage take one container (got %d)", argc - optind);
         return EXIT_USAGE;
     }
     if (list + verify + salvage > 1) {
         cli_msg("give at most one of --list, --verify, --salvage");
         return EXIT_USAGE;
+    }
+    if (argc - optind > 1) {
+        /* several containers: their streams merged by cycle (cat_merge.c) */
+        cat_merge_opts mo = merge_opts("(several)", out_path, format, all, quiet, verbose, &rg);
+        int out_fd, rc;
+        if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
+            return rc;
+        rc = cat_merge_files(argv + optind, (unsigned)(argc - optind), &mo, out_fd);
+        if (rc != EXIT_OK) {
+            cli_out_abort();
+            return rc;
+        }
+        return cli_out_commit();
     }
     if ((list || verify) && rg.kind != R_NONE) {
         cli_msg("--list and --verify take no range");
@@ -735,10 +769,22 @@ int main(int argc, char **argv)
         return rc;
     }
     int want_out = !list && !verify;
+    cat_merge_opts mo = merge_opts(in_name, out_path, format, all, quiet, verbose, &rg);
+    if (want_out && !ix && !cat_merge_sequential_ok(&mo))
+        return EXIT_USAGE;
     int out_fd = -1;
     if (want_out && (rc = cli_out_open(out_path, force, raw, in_fd, &out_fd)) != EXIT_OK) {
         st_index_free(ix);
         return rc;
+    }
+    if (want_out && ix && (rc = cat_merge(ix, &mo, out_fd)) >= 0) {
+        /* several streams, merged (cat_merge.c) */
+        st_index_free(ix);
+        if (rc != EXIT_OK) {
+            cli_out_abort();
+            return rc;
+        }
+        return cli_out_commit();
     }
     out_t o = {out_fd, NULL, 0};
     values_t vals = {ix, -1, -1, {0}, {0}, &d};
@@ -945,6 +991,8 @@ sequential:;
         if (q.lost_frames)
             status = EXIT_DATA;
     }
+    if (want_out && e == ST_OK && q.chosen && !salvage)
+        cat_merge_note_sequential(&mo, r, q.id);
     if (verify && e == ST_OK && verbose)
         cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
                 st_reader_offset(r));

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/st_decomp.h"
 #include "../common/st_error.h"
 #include "../formats/entry.h"
 #include "../formats/trace_io.h"
@@ -287,6 +288,9 @@ static st_error pack_import(packer *pk, const input *in, int fd, st_diag *d)
         cli_msg("%s: %llu lines, %llu entries%s%llu malformed line%s skipped", pk->in_name,
                 (unsigned long long)stats.lines, (unsigned long long)stats.entries, ", ",
                 (unsigned long long)stats.bad_lines, stats.bad_lines == 1 ? "" : "s");
+    if (stats.dropped && !pk->quiet) /* valid records without an entry: say so (IMPORT.md 10) */
+        cli_msg("%s: %llu record%s not kept (lackey SB, din labels 3 and 4, xdin m, c, v)", pk->in_name,
+                (unsigned long long)stats.dropped, stats.dropped == 1 ? "" : "s");
     return e;
 }
 
@@ -652,12 +656,29 @@ int main(int argc, char **argv)
             }
         }
         uint64_t partial = 0;
-        if (concat)
-            e = pack_container(&pk, fd, wo.threads, &d);
-        else if (ins[i].from)
-            e = pack_import(&pk, &ins[i], fd, &d);
-        else
-            e = pack_raw(&pk, &ins[i], fd, &partial, &d);
+        /* xz, gzip, zstd inputs are read decompressed (common/st_decomp.h) */
+        st_decomp *dz = NULL;
+        const char *zkind;
+        int rfd = fd;
+        if (!concat)
+            e = st_decomp_open(fd, &rfd, &dz, &zkind);
+        if (e == ST_OK)
+            e = concat       ? pack_container(&pk, fd, wo.threads, &d)
+                : ins[i].from ? pack_import(&pk, &ins[i], rfd, &d)
+                              : pack_raw(&pk, &ins[i], rfd, &partial, &d);
+        if (dz) {
+            /* damaged compressed data is what went wrong, whatever the
+             * reader of its output made of the early end */
+            st_diag zd;
+            st_diag_clear(&zd);
+            st_error ze = st_decomp_close(dz, e != ST_OK && st_error_is_data(e), &zd);
+            if (ze != ST_OK && e != ST_E_WRITE) {
+                if (e != ST_OK && !pk.quiet)
+                    cli_report(e, &d, pk.in_name); /* what the damage did, then the damage */
+                e = ze;
+                d = zd;
+            }
+        }
         if (fd != 0)
             close(fd);
         if (e != ST_OK && !concat && e != ST_E_WRITE && e != ST_E_NOMEM && e != ST_E_TOO_LARGE &&

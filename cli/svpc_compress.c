@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/st_decomp.h"
 #include "../common/st_error.h"
 #include "../formats/entry.h"
 #include "../frames/simtrace.h"
@@ -182,11 +183,24 @@ int main(int argc, char **argv)
     st_diag d;
     st_diag_clear(&d);
     const char *err_file = out_path ? out_path : "(stdout)";
+    /* xz, gzip, zstd input is read decompressed (common/st_decomp.h) */
+    st_decomp *dz = NULL;
+    const char *zkind;
+    int rfd = in_fd;
+    if (e == ST_OK)
+        e = st_decomp_open(in_fd, &rfd, &dz, &zkind);
     if (e == ST_OK) {
-        e = st_writer_append_fd(w, sid, in_fd, verbose ? prog_cb : NULL, &ps, &in_bytes, &d);
+        e = st_writer_append_fd(w, sid, rfd, verbose ? prog_cb : NULL, &ps, &in_bytes, &d);
         if (e == ST_E_READ)
             err_file = in_name;
     }
+    /* damaged or cut compressed data: the entries before it make a valid
+     * container, as a partial entry does, and the damage is reported */
+    st_diag zd;
+    st_diag_clear(&zd);
+    st_error ze = st_decomp_close(dz, 0, &zd);
+    if (ze != ST_OK && e == ST_E_PARTIAL_ENTRY)
+        e = ST_OK; /* the cut, not a partial entry, is what went wrong */
     /* a partial entry at the end: the whole entries make a valid container,
      * reported after it is written */
     uint64_t have = 0, have_at = 0;
@@ -207,6 +221,8 @@ int main(int argc, char **argv)
     }
     if ((rc = cli_out_commit()) != EXIT_OK)
         return rc;
+    if (ze != ST_OK)
+        return cli_report(ze, &zd, in_name);
     if (have) {
         cli_msg("%s: input ends with a partial entry: %llu trailing byte%s at byte offset %llu (entry size %zu); "
                 "the %llu whole entries were compressed",

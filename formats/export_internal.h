@@ -12,7 +12,7 @@
 
 #define ST_XBUF (64u * 1024u)
 
-typedef enum { X_RAW, X_TEXT, X_LACKEY, X_DIN, X_VPC, X_VPC3 } st_xkind;
+typedef enum { X_RAW, X_TEXT, X_LACKEY, X_DIN, X_XDIN, X_CSV, X_VPC, X_VPC3 } st_xkind;
 
 struct st_exporter {
     st_xkind kind;
@@ -26,9 +26,10 @@ struct st_exporter {
     st_value_fn value;
     void *varg;
     int started;          /* the format's file header has been written */
-    int is_write;         /* lackey/din: the stream holds writes */
-    int have_prev;        /* lackey/din: an entry was written */
-    uint64_t prev_cycle;
+    int part;             /* text in a merged file: the stream's number K
+                             (header "part=K", lines "@K ..."); -1 alone */
+    char role;            /* lackey/din/xdin: the record kind of the stream's
+                             entries: 'I' fetch, 'S' write, 'L' other */
     uint8_t *buf;         /* ST_XBUF bytes */
     size_t len;
 };
@@ -76,5 +77,15 @@ static inline size_t st_x_hex(char *p, uint64_t v, unsigned min)
 /* The text format (export_text.c). */
 st_error st_x_text_start(st_exporter *x);
 st_error st_x_text_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n);
+/* csv (export_text.c): the header row, and one row per entry. */
+st_error st_x_csv_start(st_exporter *x);
+st_error st_x_csv_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n);
+
+/* One record of a lackey, din or xdin file (trace_io.c): kind 'I' (an
+ * instruction), 'L', 'S', or 'M' (lackey's modify; din and xdin write it
+ * as a read and a write) for entry e of type t. */
+st_error st_x_access(st_exporter *x, st_entry_type t, const st_entry *e, char kind);
+/* The record kind a stream named name holds: 'I', 'S' or 'L'. */
+char st_x_role(const char *name);
 
 #endif /* ST_EXPORT_INTERNAL_H */

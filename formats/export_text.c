@@ -48,6 +48,10 @@ st_error st_x_text_start(st_exporter *x)
             p[m++] = dig[x->header[i] & 15];
         }
     }
+    if (x->part >= 0) {
+        memcpy(p + m, " part=", 6);
+        m += 6 + st_x_dec(p + m + 6, (uint64_t)x->part);
+    }
     p[m++] = '\n';
     x->len += m;
     return ST_OK;
@@ -58,6 +62,17 @@ static size_t put_str(char *p, const char *s)
     size_t n = strlen(s);
     memcpy(p, s, n);
     return n;
+}
+
+/* "@K " before each line of a stream in a merged file (IMPORT.md 6.5). */
+static size_t part_prefix(const st_exporter *x, char *p)
+{
+    if (x->part < 0)
+        return 0;
+    p[0] = '@';
+    size_t m = 1 + st_x_dec(p + 1, (uint64_t)x->part);
+    p[m++] = ' ';
+    return m;
 }
 
 /* The whole value of a wide entry from the callback; *len 0 = none. */
@@ -83,8 +98,9 @@ st_error st_x_text_write(st_exporter *x, uint64_t first, const uint8_t *entries,
         char *p;
         size_t m = 0;
         if (t == ST_TYPE_VPC) {
-            RETURN_IF_ERROR(st_x_room(x, 64, &p));
-            m += st_x_dec(p, index);
+            RETURN_IF_ERROR(st_x_room(x, 96, &p));
+            m += part_prefix(x, p);
+            m += st_x_dec(p + m, index);
             m += put_str(p + m, " 0x");
             m += st_x_hex(p + m, st_load32(ep), 1);
             m += put_str(p + m, " 0x");
@@ -110,8 +126,9 @@ st_error st_x_text_write(st_exporter *x, uint64_t first, const uint8_t *entries,
             if (vwide)
                 RETURN_IF_ERROR(wide_value(x, index, size, &wv, &wlen));
         }
-        RETURN_IF_ERROR(st_x_room(x, 200 + 2 * wlen, &p));
-        m += st_x_dec(p, index);
+        RETURN_IF_ERROR(st_x_room(x, 232 + 2 * wlen, &p));
+        m += part_prefix(x, p);
+        m += st_x_dec(p + m, index);
         p[m++] = ' ';
         m += st_x_dec(p + m, e.cycle);
         m += put_str(p + m, " 0x");
@@ -143,6 +160,66 @@ st_error st_x_text_write(st_exporter *x, uint64_t first, const uint8_t *entries,
             m += put_str(p + m, " nv");
         if (!has_data && full)
             m += put_str(p + m, " full");
+        p[m++] = '\n';
+        x->len += m;
+    }
+    return ST_OK;
+}
+
+/* ---- csv (IMPORT.md 8.5): decimal numbers for awk and spreadsheets ---- */
+
+st_error st_x_csv_start(st_exporter *x)
+{
+    static const char head[] = "stream,index,cycle,ip,address,size,value,tag,fullsize\n";
+    char *p;
+    RETURN_IF_ERROR(st_x_room(x, sizeof head, &p));
+    memcpy(p, head, sizeof head - 1);
+    x->len += sizeof head - 1;
+    return ST_OK;
+}
+
+/* The stream name as one CSV field (RFC 4180: quoted, quotes doubled, when
+ * it holds a comma, a quote or a line break). */
+static size_t csv_name(char *p, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n"))
+        return put_str(p, s);
+    size_t m = 0;
+    p[m++] = '"';
+    for (; *s; s++) {
+        if (*s == '"')
+            p[m++] = '"';
+        p[m++] = *s;
+    }
+    p[m++] = '"';
+    return m;
+}
+
+st_error st_x_csv_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n)
+{
+    st_entry_type t = x->type;
+    int has_data = st_entry_has_data(t), wide = st_entry_is_wide(t);
+    unsigned vbits = wide ? 32 : 16;
+    for (size_t i = 0; i < n; i++) {
+        st_entry e;
+        st_entry_load(t, entries + i * x->esize, &e);
+        int full = (int)(e.meta16 & 1);
+        uint64_t size = full ? (wide ? 8 : 4) : 0, value = 0;
+        if (has_data && !full) {
+            size = (e.data >> vbits) & (wide ? UINT32_MAX : 0xFFFF);
+            value = e.data & ((UINT64_C(1) << vbits) - 1);
+        } else if (has_data) {
+            value = e.data;
+        }
+        char *p;
+        /* the name, each byte maybe doubled, in quotes, and eight numbers */
+        RETURN_IF_ERROR(st_x_room(x, 2 * strlen(x->name) + 3 + 8 * 21 + 1, &p));
+        size_t m = csv_name(p, x->name);
+        const uint64_t f[8] = {first + i, e.cycle, e.ip, e.addr, size, value, e.meta16 >> 1, (uint64_t)full};
+        for (int k = 0; k < 8; k++) {
+            p[m++] = ',';
+            m += st_x_dec(p + m, f[k]);
+        }
         p[m++] = '\n';
         x->len += m;
     }

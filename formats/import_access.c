@@ -15,17 +15,62 @@
 
 #define FULLSIZE_BIT (UINT64_C(1) << 48)
 
-enum { S_READ = 0, S_WRITE = 1 };
+enum { S_READ = 0, S_WRITE = 1, S_FETCH = 2 };
 
 typedef struct {
-    uint64_t cycle; /* instructions (or accesses) so far */
-    uint64_t ip;    /* address of the last instruction record */
+    uint64_t cycle;   /* instructions (or accesses) so far */
+    uint64_t ip;      /* address of the last instruction record */
+    int fetch;        /* the format has instruction records: stream "fetch" */
+    uint8_t *fslot;   /* the fetch entry the next access kind goes to, in
+                         the fetch batch (flushed only when the next fetch
+                         entry is made), or NULL */
+    unsigned nkinds;  /* kinds in *fslot */
+    uint64_t dropped; /* valid records not kept (st_import_stats.dropped) */
 } access_state;
 
-static st_error add_rw(st_imp_out *out)
+static st_error add_streams(st_imp_out *out, int fetch)
 {
     RETURN_IF_ERROR(st_imp_out_add(out, "read", ST_TYPE_D64, -1, NULL, 0));
-    return st_imp_out_add(out, "write", ST_TYPE_D64, -1, NULL, 0);
+    RETURN_IF_ERROR(st_imp_out_add(out, "write", ST_TYPE_D64, -1, NULL, 0));
+    if (!fetch)
+        return ST_OK;
+    RETURN_IF_ERROR(st_imp_out_add(out, ST_FETCH_STREAM, ST_TYPE_D64, -1, NULL, 0));
+    out->s[S_FETCH].late = 1; /* read stays the first stream, as before */
+    return ST_OK;
+}
+
+/* A fetch entry (trace_io.h): an instruction record, or with cont a
+ * continuation that only carries kinds. */
+static st_line_result fetch_entry(access_state *st, st_imp_out *out, uint64_t size, int cont, st_error *code)
+{
+    uint8_t *p;
+    st_error e = st_imp_slot(out, S_FETCH, &p);
+    if (e != ST_OK) {
+        *code = e;
+        return ST_LINE_FATAL;
+    }
+    st_store64(p, st->cycle | (cont ? ST_FETCH_CONT : 0));
+    st_store64(p + 8, st->ip);
+    st_store64(p + 16, st->ip);
+    st_store64(p + 24, size << 32);
+    st->fslot = p;
+    st->nkinds = 0;
+    return ST_LINE_ENTRY;
+}
+
+/* Record the kind of the access just appended in the current fetch entry. */
+static inline st_line_result note_kind(access_state *st, st_imp_out *out, uint64_t kind, st_error *code)
+{
+    if (!st->fetch)
+        return ST_LINE_ENTRY;
+    if (!st->fslot || st->nkinds == ST_FETCH_KINDS) {
+        st_line_result r = fetch_entry(st, out, 0, 1, code);
+        if (r != ST_LINE_ENTRY)
+            return r;
+    }
+    st_store64(st->fslot + 24, st_load64(st->fslot + 24) | kind << (2 * st->nkinds));
+    st->nkinds++;
+    return ST_LINE_ENTRY;
 }
 
 /*
@@ -62,6 +107,24 @@ static inline st_line_result emit(st_imp_out *out, int stream, uint64_t cycle, u
         *code = ST_E_TOO_LARGE;  \
         return ST_LINE_BAD;      \
     } while (0)
+
+#define CHECK_LINE(x)                        \
+    do {                                     \
+        st_line_result r_ = (x);             \
+        if (r_ != ST_LINE_ENTRY)             \
+            return r_;                       \
+    } while (0)
+
+/* An instruction record: the next cycle, at addr. */
+static st_line_result instruction(access_state *st, st_imp_out *out, uint64_t addr, uint64_t size,
+                                  const char **why, st_error *code)
+{
+    if (st->cycle == ST_CYCLE_MASK)
+        TOO_LARGE("instruction count does not fit in 48 bits");
+    st->cycle++;
+    st->ip = addr;
+    return fetch_entry(st, out, size, 0, code);
+}
 
 static int at_end(const char *s)
 {
@@ -107,11 +170,18 @@ static st_line_result lackey_line(void *state, st_imp_out *out, const char *l, s
     if (l[0] == 'I' && l[1] == ' ') {
         if ((r = lackey_addr_size(l + 2, &addr, &size, why, code)) != ST_LINE_ENTRY)
             return r;
-        if (st->cycle == ST_CYCLE_MASK)
-            TOO_LARGE("instruction count does not fit in 48 bits");
-        st->cycle++;
-        st->ip = addr;
-        return ST_LINE_ENTRY;
+        return instruction(st, out, addr, size, why, code);
+    }
+    if (l[0] == 'S' && l[1] == 'B' && l[2] == ' ') {
+        /* "SB %08lx": a superblock entered (--trace-superblocks=yes) */
+        const char *s = st_skip_blank(l + 3);
+        int n = st_parse_hex(&s, &addr);
+        if (n < 0)
+            TOO_LARGE("address wider than 64 bits");
+        if (n == 0 || !at_end(s))
+            BAD("expected 'SB ADDR'");
+        st->dropped++;
+        return ST_LINE_SKIP;
     }
     if (len < 3 || l[0] != ' ' || l[2] != ' ')
         BAD("expected 'I  ADDR,SIZE' or ' L|S|M ADDR,SIZE'");
@@ -126,7 +196,7 @@ static st_line_result lackey_line(void *state, st_imp_out *out, const char *l, s
         return r;
     if (k != 'L' && (r = emit(out, S_WRITE, st->cycle, st->ip, addr, size, code)) != ST_LINE_ENTRY)
         return r;
-    return ST_LINE_ENTRY;
+    return note_kind(st, out, k == 'L' ? ST_KIND_READ : k == 'S' ? ST_KIND_WRITE : ST_KIND_MODIFY, code);
 }
 
 /* ---- din and xdin ----------------------------------------------------------- */
@@ -156,16 +226,15 @@ static st_line_result din_apply(access_state *st, st_imp_out *out, int kind, uin
 {
     switch (kind) {
     case K_READ:
-        return emit(out, S_READ, st->cycle, st->ip, addr, size, code);
+        CHECK_LINE(emit(out, S_READ, st->cycle, st->ip, addr, size, code));
+        return note_kind(st, out, ST_KIND_READ, code);
     case K_WRITE:
-        return emit(out, S_WRITE, st->cycle, st->ip, addr, size, code);
+        CHECK_LINE(emit(out, S_WRITE, st->cycle, st->ip, addr, size, code));
+        return note_kind(st, out, ST_KIND_WRITE, code);
     case K_IFETCH:
-        if (st->cycle == ST_CYCLE_MASK)
-            TOO_LARGE("instruction count does not fit in 48 bits");
-        st->cycle++;
-        st->ip = addr;
-        return ST_LINE_ENTRY;
+        return instruction(st, out, addr, size, why, code);
     default:
+        st->dropped++;
         return ST_LINE_ENTRY; /* escape, flush, copy-back, invalidate: no access */
     }
 }
@@ -297,15 +366,19 @@ static st_line_result pin_line(void *state, st_imp_out *out, const char *l, size
 
 /* ---- entry points --------------------------------------------------------------- */
 
-static st_error run(int fd, const char *format, st_line_fn fn, const st_import_opts *o,
+static st_error run(int fd, const char *format, st_line_fn fn, int fetch, const st_import_opts *o,
                     const st_import_sink *sink, st_import_stats *stats, st_diag *d)
 {
     st_imp_out out;
-    access_state st = {0, 0};
+    access_state st;
+    memset(&st, 0, sizeof st);
+    st.fetch = fetch;
     st_imp_out_init(&out, sink, o);
-    st_error e = add_rw(&out);
+    st_error e = add_streams(&out, fetch);
     if (e == ST_OK)
         e = st_imp_run_lines(fd, format, fn, &st, &out, o, stats, d);
+    if (stats)
+        stats->dropped = st.dropped;
     st_imp_out_free(&out);
     return e;
 }
@@ -313,23 +386,23 @@ static st_error run(int fd, const char *format, st_line_fn fn, const st_import_o
 st_error st_import_lackey(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
                           st_diag *d)
 {
-    return run(fd, "lackey", lackey_line, o, sink, stats, d);
+    return run(fd, "lackey", lackey_line, 1, o, sink, stats, d);
 }
 
 st_error st_import_din(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
                        st_diag *d)
 {
-    return run(fd, "din", din_line, o, sink, stats, d);
+    return run(fd, "din", din_line, 1, o, sink, stats, d);
 }
 
 st_error st_import_xdin(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
                         st_diag *d)
 {
-    return run(fd, "xdin", xdin_line, o, sink, stats, d);
+    return run(fd, "xdin", xdin_line, 1, o, sink, stats, d);
 }
 
 st_error st_import_pinatrace(int fd, const st_import_opts *o, const st_import_sink *sink,
                              st_import_stats *stats, st_diag *d)
 {
-    return run(fd, "pinatrace", pin_line, o, sink, stats, d);
+    return run(fd, "pinatrace", pin_line, 0, o, sink, stats, d);
 }

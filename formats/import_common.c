@@ -84,13 +84,15 @@ st_error st_imp_out_declare(st_imp_out *out, int i)
 }
 
 /* Declare every stream that has had an entry, in order of first appearance,
- * so the sink sees the same order however the batches happen to fill. */
+ * so the sink sees the same order however the batches happen to fill; late
+ * streams (a fetch stream) after the others seen so far (IMPORT.md 1.2). */
 static st_error declare_pending(st_imp_out *out)
 {
-    for (int k = 1; k <= out->next_seen; k++)
-        for (int i = 0; i < out->ns; i++)
-            if (out->s[i].seen == k && !out->s[i].declared)
-                RETURN_IF_ERROR(st_imp_out_declare(out, i));
+    for (int late = 0; late < 2; late++)
+        for (int k = 1; k <= out->next_seen; k++)
+            for (int i = 0; i < out->ns; i++)
+                if (out->s[i].seen == k && !out->s[i].declared && out->s[i].late == late)
+                    RETURN_IF_ERROR(st_imp_out_declare(out, i));
     return ST_OK;
 }
 

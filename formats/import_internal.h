@@ -41,7 +41,7 @@ st_error st_import_vpc3(int fd, const st_import_opts *o, const st_import_sink *s
 
 /* ---- batched output to the sink ------------------------------------------- */
 
-#define ST_IMP_MAX_STREAMS 4
+#define ST_IMP_MAX_STREAMS (2 * ST_TEXT_PARTS) /* text: each stream and its vblocks */
 #define ST_IMP_BATCH 4096u      /* entries buffered per stream before append */
 #define ST_IMP_NAME_MAX 256u    /* longest stream name, prefix included */
 #define ST_IMP_HEADER_MAX 1024u /* longest kept stream header */
@@ -59,6 +59,8 @@ typedef struct {
     size_t n;           /* entries buffered */
     uint64_t appended;  /* entries handed to the sink so far */
     int seen;           /* order of first appearance + 1; 0 = no entry yet */
+    int late;           /* declared after every other stream seen so far
+                           (the fetch stream: read stays the first stream) */
 } st_imp_stream;
 
 typedef struct {

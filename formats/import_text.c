@@ -9,6 +9,7 @@
  * stream NAME.vdata.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,12 +18,21 @@
 #define FULLSIZE_BIT (UINT64_C(1) << 48)
 #define TAG_MAX 0x7FFFu
 
+/* One stream of the file: the only one, or part K of a merged file (6.5). */
 typedef struct {
-    int started;        /* primary stream added (header line or first entry) */
-    int entries_seen;   /* an entry line has been read */
     st_entry_type type;
     char name[ST_IMP_NAME_MAX + 1]; /* without the importer prefix */
-    int vdata;          /* index of the vblock stream in out, -1 until needed */
+    int idx;            /* its index in out */
+    int vdata;          /* index of its vblock stream in out, -1 until needed */
+} text_part;
+
+typedef struct {
+    int started;        /* part 0 added (header line or first entry) */
+    int entries_seen;   /* an entry line has been read */
+    int multi;          /* header lines with part=: entry lines start "@K " */
+    int nparts;
+    text_part part[ST_TEXT_PARTS];
+    text_part *cur;     /* the part of the line being read */
     uint8_t header[ST_IMP_HEADER_MAX];
     uint8_t value[ST_VALUE_MAX];
     uint8_t blocks[((ST_VALUE_MAX + ST_VBLOCK_BYTES - 1) / ST_VBLOCK_BYTES) * ST_VBLOCK_SIZE];
@@ -48,20 +58,29 @@ typedef struct {
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
 static int token_end(char c) { return c == '\0' || is_blank(c); }
 
-static st_error start(text_state *st, st_imp_out *out, const uint8_t *header, size_t header_len)
+/* Add part k (its name and type set) to out. */
+static st_error start(text_state *st, st_imp_out *out, int k, const uint8_t *header, size_t header_len)
 {
     st->started = 1;
-    return st_imp_out_add(out, st->name, st->type, -1, header, header_len);
+    st->part[k].idx = out->ns;
+    st->part[k].vdata = -1;
+    if (k >= st->nparts)
+        st->nparts = k + 1;
+    return st_imp_out_add(out, st->part[k].name, st->part[k].type, -1, header, header_len);
 }
 
-/* "# simtrace text 1 stream=NAME type=TYPE [header=HEX]" */
+/* "# simtrace text 1 stream=NAME type=TYPE [header=HEX] [part=K]" */
 static st_line_result header_line(text_state *st, st_imp_out *out, const char *s, const char **why,
                                   st_error *code)
 {
     uint8_t *hdr = st->header;
     size_t hlen = 0;
-    if (st->started)
-        BAD("a second '# simtrace text' line, or one after the first entry");
+    uint64_t k = 0;
+    int has_part = 0;
+    char name[ST_IMP_NAME_MAX + 1] = "";
+    st_entry_type type = ST_TYPE_D64;
+    if (st->entries_seen)
+        BAD("a '# simtrace text' line after the first entry");
     s = st_skip_blank(s);
     if (s[0] != '1' || !token_end(s[1]))
         BAD("unsupported text format version (expected 1)");
@@ -78,16 +97,16 @@ static st_line_result header_line(text_state *st, st_imp_out *out, const char *s
         if (kl == 6 && memcmp(s, "stream", 6) == 0) {
             if (vl == 0 || vl > ST_IMP_NAME_MAX)
                 BAD("stream name empty or too long");
-            memcpy(st->name, v, vl);
-            st->name[vl] = '\0';
+            memcpy(name, v, vl);
+            name[vl] = '\0';
         } else if (kl == 4 && memcmp(s, "type", 4) == 0) {
             char t[16];
             if (vl >= sizeof t)
                 BAD("unknown entry type");
             memcpy(t, v, vl);
             t[vl] = '\0';
-            st->type = st_entry_parse(t);
-            if (!st_entry_is_memory(st->type) && st->type != ST_TYPE_VPC)
+            type = st_entry_parse(t);
+            if (!st_entry_is_memory(type) && type != ST_TYPE_VPC)
                 BAD("entry type not supported by the text format (d64, d32, m64, m32, vpc)");
         } else if (kl == 6 && memcmp(s, "header", 6) == 0) {
             if (vl % 2)
@@ -101,14 +120,32 @@ static st_line_result header_line(text_state *st, st_imp_out *out, const char *s
                 hdr[i / 2] = (uint8_t)(hi << 4 | lo);
             }
             hlen = vl / 2;
+        } else if (kl == 4 && memcmp(s, "part", 4) == 0) {
+            const char *q = v;
+            if (st_parse_dec(&q, &k) <= 0 || q != e)
+                BAD("part= needs a decimal number");
+            has_part = 1;
         } else {
-            BAD("unknown key in the header line (stream, type, header)");
+            BAD("unknown key in the header line (stream, type, header, part)");
         }
         s = st_skip_blank(e);
     }
-    st_error e = start(st, out, hdr, hlen);
+    if (st->started && (!has_part || !st->multi))
+        BAD("a second '# simtrace text' line (several streams number theirs with part=)");
+    if (has_part && k != (uint64_t)st->nparts)
+        BAD("part= numbers must be 0, 1, 2 ... in order");
+    if (k >= ST_TEXT_PARTS)
+        TOO_LARGE("more than 16 streams in one text file");
+    st->multi = has_part;
+    text_part *p = &st->part[k];
+    p->type = type;
+    if (name[0])
+        memcpy(p->name, name, sizeof name);
+    else if (k)
+        snprintf(p->name, sizeof p->name, "trace.%u", (unsigned)k);
+    st_error e = start(st, out, (int)k, hdr, hlen);
     if (e == ST_OK)
-        e = st_imp_out_declare(out, 0); /* an empty stream keeps its name and header */
+        e = st_imp_out_declare(out, p->idx); /* an empty stream keeps its name and header */
     if (e != ST_OK)
         FATAL(e);
     return ST_LINE_ENTRY;
@@ -158,9 +195,8 @@ static st_line_result vpc_line(text_state *st, st_imp_out *out, const char *s, c
         TOO_LARGE("data wider than 64 bits");
     if (*s)
         BAD("trailing characters after the data");
-    (void)st;
     uint8_t *p;
-    st_error e = st_imp_slot(out, 0, &p);
+    st_error e = st_imp_slot(out, st->cur->idx, &p);
     if (e != ST_OK)
         FATAL(e);
     st_store32(p, (uint32_t)pc);
@@ -186,7 +222,8 @@ static int wide_value(text_state *st, const char *h, size_t nd, size_t size)
 static st_line_result memory_line(text_state *st, st_imp_out *out, const char *s, const char **why,
                                   st_error *code)
 {
-    st_entry_type t = st->type;
+    text_part *cp = st->cur;
+    st_entry_type t = cp->type;
     int wide = st_entry_is_wide(t), has_data = st_entry_has_data(t);
     uint64_t lim = wide ? UINT64_MAX : UINT32_MAX;
     uint64_t index, cycle, ip, addr, size = 0, value = 0, tag = 0;
@@ -276,26 +313,26 @@ static st_line_result memory_line(text_state *st, st_imp_out *out, const char *s
         }
         if (vwide && !nv) {
             /* the owner entry first, then its blocks (the sink's order rule) */
-            uint64_t owner = st_imp_next_index(out, 0);
+            uint64_t owner = st_imp_next_index(out, cp->idx);
             st_entry en = {cycle, (uint64_t)full | tag << 1, ip, addr, data};
             uint8_t *p;
-            st_error e = st_imp_slot(out, 0, &p);
+            st_error e = st_imp_slot(out, cp->idx, &p);
             if (e != ST_OK)
                 FATAL(e);
             st_entry_store(t, p, &en);
-            if (st->vdata < 0) {
+            if (cp->vdata < 0) {
                 char vname[ST_IMP_NAME_MAX + 8];
-                memcpy(vname, st->name, strlen(st->name));
-                memcpy(vname + strlen(st->name), ".vdata", 7);
-                e = st_imp_out_add(out, vname, ST_TYPE_VBLOCK, 0, NULL, 0);
+                memcpy(vname, cp->name, strlen(cp->name));
+                memcpy(vname + strlen(cp->name), ".vdata", 7);
+                e = st_imp_out_add(out, vname, ST_TYPE_VBLOCK, cp->idx, NULL, 0);
                 if (e != ST_OK)
                     FATAL(e);
-                st->vdata = out->ns - 1;
+                cp->vdata = out->ns - 1;
             }
             size_t nb = st_vblock_count((size_t)size);
             st_vblock_split(owner, st->value, (size_t)size, st->blocks);
             for (size_t b = 0; b < nb; b++) {
-                if ((e = st_imp_slot(out, st->vdata, &p)) != ST_OK)
+                if ((e = st_imp_slot(out, cp->vdata, &p)) != ST_OK)
                     FATAL(e);
                 memcpy(p, st->blocks + b * ST_VBLOCK_SIZE, ST_VBLOCK_SIZE);
             }
@@ -304,7 +341,7 @@ static st_line_result memory_line(text_state *st, st_imp_out *out, const char *s
     }
     st_entry en = {cycle, (uint64_t)full | tag << 1, ip, addr, data};
     uint8_t *p;
-    st_error e = st_imp_slot(out, 0, &p);
+    st_error e = st_imp_slot(out, cp->idx, &p);
     if (e != ST_OK)
         FATAL(e);
     st_entry_store(t, p, &en);
@@ -325,12 +362,23 @@ static st_line_result text_line(void *state, st_imp_out *out, const char *l, siz
         return ST_LINE_SKIP;
     }
     if (!st->started) {
-        st_error e = start(st, out, NULL, 0);
+        st_error e = start(st, out, 0, NULL, 0);
         if (e != ST_OK)
             FATAL(e);
     }
+    st->cur = &st->part[0];
+    if (st->multi) {
+        /* "@K " names the stream of the line (6.5) */
+        uint64_t k;
+        if (*s++ != '@' || st_parse_dec(&s, &k) <= 0 || !is_blank(*s))
+            BAD("expected '@PART ' before the entry (the file has part= header lines)");
+        if (k >= (uint64_t)st->nparts)
+            BAD("no header line declares this part");
+        st->cur = &st->part[k];
+        s = st_skip_blank(s);
+    }
     st->entries_seen = 1;
-    return st->type == ST_TYPE_VPC ? vpc_line(st, out, s, why, code) : memory_line(st, out, s, why, code);
+    return st->cur->type == ST_TYPE_VPC ? vpc_line(st, out, s, why, code) : memory_line(st, out, s, why, code);
 }
 
 st_error st_import_text(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
@@ -341,9 +389,8 @@ st_error st_import_text(int fd, const st_import_opts *o, const st_import_sink *s
     if (!ts)
         return ST_E_NOMEM;
     memset(ts, 0, offsetof(text_state, header));
-    ts->type = ST_TYPE_D64;
-    strcpy(ts->name, "trace");
-    ts->vdata = -1;
+    ts->part[0].type = ST_TYPE_D64;
+    strcpy(ts->part[0].name, "trace");
     st_imp_out out;
     st_imp_out_init(&out, sink, o);
     st_error e = st_imp_run_lines(fd, "text", text_line, ts, &out, o, stats, d);

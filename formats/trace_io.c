@@ -41,11 +41,8 @@ st_error st_import(const char *format, int fd, const st_import_opts *o, const st
 
 /* ---- exporter object ---------------------------------------------------------- */
 
-const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "vpc", "vpc3", NULL};
-
-/* Instruction lines written at most per entry by lackey/din to re-create a
- * cycle step; a larger step is cut (IMPORT.md 8.3) so output stays bounded. */
-#define X_MAX_FILLER 256u
+/* In the order of st_xkind. */
+const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3", NULL};
 
 st_error st_x_flush(st_exporter *x)
 {
@@ -66,10 +63,9 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
                          void *warg, st_value_fn value, void *varg)
 {
     *xp = NULL;
-    static const char *const names[] = {"raw", "text", "lackey", "din", "vpc", "vpc3"};
     int kind = -1;
-    for (int i = 0; i < 6; i++)
-        if (format && strcmp(format, names[i]) == 0)
+    for (int i = 0; st_export_formats[i]; i++)
+        if (format && strcmp(format, st_export_formats[i]) == 0)
             kind = i;
     if (kind < 0 || !s || !write)
         return ST_E_USAGE;
@@ -82,7 +78,9 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     case X_RAW: ok = 1; break;
     case X_TEXT: ok = st_entry_is_memory(t) || t == ST_TYPE_VPC; break;
     case X_LACKEY:
-    case X_DIN: ok = st_entry_is_memory(t); break;
+    case X_DIN:
+    case X_XDIN:
+    case X_CSV: ok = st_entry_is_memory(t); break;
     default: ok = t == ST_TYPE_VPC; break;
     }
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)
@@ -115,7 +113,8 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
         return ST_E_NOMEM;
     }
     strcpy(x->name, nm);
-    x->is_write = ends_with(nm, "write");
+    x->role = st_x_role(nm);
+    x->part = -1;
     *xp = x;
     return ST_OK;
 }
@@ -145,6 +144,8 @@ static st_error start(st_exporter *x)
         return ST_OK;
     case X_TEXT:
         return st_x_text_start(x);
+    case X_CSV:
+        return st_x_csv_start(x);
     default:
         return ST_OK;
     }
@@ -167,79 +168,83 @@ static st_error put_bytes(st_exporter *x, const uint8_t *p, size_t bytes)
     return ST_OK;
 }
 
-/* The access size an entry records, or the full width when it records none
- * (m64/m32 without fullSize, or a zero size field): lackey and Dinero
- * readers expect a size, and a word access is the likeliest. */
-static uint64_t access_size(st_entry_type t, const st_entry *e)
+char st_x_role(const char *name)
 {
-    uint64_t width = st_entry_is_wide(t) ? 8 : 4;
+    if (ends_with(name, ST_FETCH_STREAM))
+        return 'I';
+    return ends_with(name, "write") ? 'S' : 'L';
+}
+
+/* The size an entry records (fullSize: the full width 8 or 4), 0 if none
+ * (m64/m32 without fullSize, a zero size field). */
+static uint64_t size_field(st_entry_type t, const st_entry *e)
+{
     if (e->meta16 & 1)
-        return width;
-    uint64_t size = 0;
+        return st_entry_is_wide(t) ? 8 : 4;
     if (t == ST_TYPE_D64)
-        size = e->data >> 32;
-    else if (t == ST_TYPE_D32)
-        size = (e->data >> 16) & 0xFFFF;
-    return size ? size : width;
+        return e->data >> 32;
+    if (t == ST_TYPE_D32)
+        return (e->data >> 16) & 0xFFFF;
+    return 0;
 }
 
-/* Instruction records needed before an entry of cycle c (IMPORT.md 8.3). */
-static uint64_t filler_count(st_exporter *x, uint64_t c)
+st_error st_x_access(st_exporter *x, st_entry_type t, const st_entry *e, char kind)
 {
-    uint64_t k;
-    if (!x->have_prev)
-        k = c;
-    else if (c > x->prev_cycle)
-        k = c - x->prev_cycle;
-    else if (c < x->prev_cycle)
-        k = 1; /* a step back cannot be expressed: mark the new instruction */
-    else
-        k = 0;
-    x->have_prev = 1;
-    x->prev_cycle = c;
-    return k < X_MAX_FILLER ? k : X_MAX_FILLER;
+    char *p;
+    RETURN_IF_ERROR(st_x_room(x, 128, &p));
+    size_t m = 0;
+    uint64_t size = size_field(t, e);
+    switch (x->kind) {
+    case X_LACKEY:
+        /* valgrind's "I  %08lx,%lu" and " L %08lx,%lu"; an access without
+         * a size gets the full width, which lackey readers need */
+        if (kind == 'I') {
+            memcpy(p, "I  ", 3);
+        } else {
+            p[0] = ' ';
+            p[1] = kind;
+            p[2] = ' ';
+            if (!size)
+                size = st_entry_is_wide(t) ? 8 : 4;
+        }
+        m = 3 + st_x_hex(p + 3, e->addr, 8);
+        p[m++] = ',';
+        m += st_x_dec(p + m, size);
+        p[m++] = '\n';
+        break;
+    default: /* din: "LABEL ADDR"; xdin: "ATYPE ADDR [SIZE]", SIZE hex */
+        for (int half = 0; half < 2; half++) {
+            char k = kind == 'M' ? (half ? 'S' : 'L') : kind;
+            if (half && kind != 'M')
+                break;
+            if (x->kind == X_DIN)
+                p[m++] = k == 'I' ? '2' : k == 'S' ? '1' : '0';
+            else
+                p[m++] = k == 'I' ? 'i' : k == 'S' ? 'w' : 'r';
+            p[m++] = ' ';
+            m += st_x_hex(p + m, e->addr, 1);
+            if (x->kind == X_XDIN && size) {
+                p[m++] = ' ';
+                m += st_x_hex(p + m, size, 1);
+            }
+            p[m++] = '\n';
+        }
+        break;
+    }
+    x->len += m;
+    return ST_OK;
 }
 
+/* One stream alone: its records, none invented (IMPORT.md 8.3); the
+ * continuation entries of a fetch stream are no records. */
 static st_error access_lines(st_exporter *x, const uint8_t *entries, size_t n)
 {
-    int lackey = x->kind == X_LACKEY;
     for (size_t i = 0; i < n; i++) {
         st_entry e;
         st_entry_load(x->type, entries + i * x->esize, &e);
-        uint64_t k = filler_count(x, e.cycle);
-        for (uint64_t j = 0; j < k; j++) {
-            char *p;
-            RETURN_IF_ERROR(st_x_room(x, 40, &p));
-            size_t m = 0;
-            if (lackey) {
-                memcpy(p, "I  ", 3);
-                m = 3 + st_x_hex(p + 3, e.ip, 8);
-                memcpy(p + m, ",0\n", 3); /* instruction length unknown */
-                m += 3;
-            } else {
-                memcpy(p, "2 ", 2);
-                m = 2 + st_x_hex(p + 2, e.ip, 1);
-                p[m++] = '\n';
-            }
-            x->len += m;
-        }
-        char *p;
-        RETURN_IF_ERROR(st_x_room(x, 64, &p));
-        size_t m;
-        if (lackey) {
-            p[0] = ' ';
-            p[1] = x->is_write ? 'S' : 'L';
-            p[2] = ' ';
-            m = 3 + st_x_hex(p + 3, e.addr, 8);
-            p[m++] = ',';
-            m += st_x_dec(p + m, access_size(x->type, &e));
-        } else {
-            p[0] = x->is_write ? '1' : '0';
-            p[1] = ' ';
-            m = 2 + st_x_hex(p + 2, e.addr, 1);
-        }
-        p[m++] = '\n';
-        x->len += m;
+        if (x->role == 'I' && ((e.meta16 << 48) & ST_FETCH_CONT))
+            continue;
+        RETURN_IF_ERROR(st_x_access(x, x->type, &e, x->role));
     }
     return ST_OK;
 }
@@ -250,8 +255,11 @@ st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entrie
     switch (x->kind) {
     case X_TEXT:
         return st_x_text_write(x, first, entries, n);
+    case X_CSV:
+        return st_x_csv_write(x, first, entries, n);
     case X_LACKEY:
     case X_DIN:
+    case X_XDIN:
         return access_lines(x, entries, n);
     default:
         return put_bytes(x, entries, n * x->esize);

@@ -65,7 +65,26 @@ typedef struct {
     uint64_t lines;     /* lines read (text formats) */
     uint64_t entries;   /* entries appended, all streams */
     uint64_t bad_lines; /* malformed lines skipped (skip_bad) */
+    uint64_t dropped;   /* valid records the importer does not keep: lackey
+                           "SB" lines, din labels 3 and 4, xdin m, c, v */
 } st_import_stats;
+
+/*
+ * The fetch stream of the lackey, din and xdin importers (IMPORT.md 1.6):
+ * one d64 entry per instruction record (cycle = its ordinal, ip = address =
+ * the instruction's address, fullSize 0, data = size << 32 | kinds), whose
+ * low 32 data bits list the kinds of the access records that follow it, 2
+ * bits each from bit 0 (ST_KIND_*, ST_KIND_END after the last).  More than
+ * ST_FETCH_KINDS accesses, or accesses before the first instruction, go to
+ * continuation entries: tag bit 0 set, no instruction record of their own,
+ * the cycle and ip of the accesses, size 0.  The read and write streams are
+ * what they would be without it; with it, lackey, din and xdin exports give
+ * the records back in their order.
+ */
+#define ST_FETCH_STREAM "fetch"
+#define ST_FETCH_CONT (UINT64_C(1) << 49)
+#define ST_FETCH_KINDS 16u
+enum { ST_KIND_END = 0, ST_KIND_READ = 1, ST_KIND_WRITE = 2, ST_KIND_MODIFY = 3 };
 
 /* Names of the importers: "bochs", "lackey", "din", "xdin", "pinatrace",
  * "text", "vpc", "vpc3"; NULL-terminated. */
@@ -136,5 +155,36 @@ st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entrie
 st_error st_exporter_finish(st_exporter *x);
 
 void st_exporter_free(st_exporter *x);
+
+/* ---- several streams merged into one file (export_merge.c) ---------------- */
+
+/* The next entry of source k (entry_size bytes of its type), and its index
+ * in its stream; *entry NULL at the source's end.  The entry stays valid
+ * until the next call for the same k. */
+typedef st_error (*st_next_fn)(void *arg, unsigned k, const uint8_t **entry, uint64_t *index);
+
+/* Streams one text file holds at most (IMPORT.md 6.5). */
+#define ST_TEXT_PARTS 16
+
+/* Names of the formats st_export_merged writes: "lackey", "din", "xdin",
+ * "csv", "text"; NULL-terminated. */
+extern const char *const st_merge_formats[];
+
+/*
+ * Write the k streams s[0..k-1] as one file of format `format`, their
+ * entries merged by cycle (formats/IMPORT.md 8.6): a fetch stream's
+ * instruction record before the accesses of its cycle, which follow in the
+ * order its kinds give; otherwise, within a cycle, reads before writes,
+ * each in the order of s.
+ * Pulls entries through next(narg, ...), holding one per source.
+ * text: entries as -F text writes them, each line "@K " for s[K], after one
+ * header line per stream (IMPORT.md 6.5); wide values are written with
+ * "nv" (no value callback here): give such streams alone.
+ * Returns ST_OK; ST_E_USAGE (not a merge format, k == 0); ST_E_UNSUPPORTED
+ * (a stream the format cannot hold); ST_E_TOO_LARGE (text: more than
+ * ST_TEXT_PARTS streams); ST_E_NOMEM; next's or write's error.
+ */
+st_error st_export_merged(const char *format, const st_export_stream *s, unsigned k, st_next_fn next, void *narg,
+                          st_write_fn write, void *warg);
 
 #endif /* ST_TRACE_IO_H */

@@ -18,6 +18,7 @@ PKGS=(
     liblzma-dev         # LZMA second stage
     libbz2-dev
     zlib1g-dev
+    libzstd-dev         # .zst inputs of simtrace-pack
     bats                # shell tests
     xz-utils            # xz baseline / testdata
     zstd                # reference corpus

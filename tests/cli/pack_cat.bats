@@ -927,7 +927,7 @@ check_entry_ranges() {
         "pack|- -|standard input can be named only once"
         "cat|--bogus|--bogus"
         "cat|-F nosuch x|unknown output format 'nosuch'"
-        "cat|a b|only one container"
+        "cat|--list a b|take one container (got 2)"
         "cat|--list --verify x|at most one"
     )
     local c prog args msg

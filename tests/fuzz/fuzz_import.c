@@ -1,17 +1,21 @@
-/* The importers on arbitrary input: byte 0 picks the format and skip_bad,
- * the rest is the file.  Beyond "no crash, no leak", the sink checks the
+/* The importers on arbitrary input: byte 0 picks the format, skip_bad and
+ * whether the input goes through st_decomp (xz, gzip, zstd by magic), the
+ * rest is the file.  Beyond "no crash, no leak", the sink checks the
  * sink contract (declared sids, vblocks after their owner), and every text
  * input that imports cleanly must come back identical through the text
  * exporter and the importer again. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/st_decomp.h"
 #include "../../formats/trace_io.h"
 #include "fuzz_util.h"
 
-#define MAXS 4
+#define MAXS 32 /* ST_IMP_MAX_STREAMS */
 typedef struct {
     int ns;
+    char name[MAXS][300];
     st_entry_type type[MAXS];
     uint32_t owner[MAXS];
     uint8_t header[MAXS][1024];
@@ -26,6 +30,7 @@ static st_error add(void *arg, const st_stream_decl *d, uint32_t *sid)
     if (s->ns == MAXS || d->header_len > 1024 || !d->name)
         abort();
     int i = s->ns++;
+    snprintf(s->name[i], sizeof s->name[i], "%s", d->name);
     s->type[i] = d->type;
     s->owner[i] = d->owner;
     if (d->type == ST_TYPE_VBLOCK && d->owner >= (uint32_t)i)
@@ -102,6 +107,23 @@ static st_error value(void *arg, uint64_t index, const uint8_t **v, size_t *len)
     return ST_OK;
 }
 
+/* The streams of a sink as sources of st_export_merged. */
+typedef struct {
+    const sink *s;
+    size_t *pos;
+} msrc;
+
+static st_error m_next(void *arg, unsigned k, const uint8_t **e, uint64_t *index)
+{
+    msrc *m = arg;
+    *e = NULL;
+    if (m->pos[k] < m->s->n[k]) {
+        *index = m->pos[k];
+        *e = m->s->data[k] + st_entry_size(m->s->type[k]) * m->pos[k]++;
+    }
+    return ST_OK;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -114,9 +136,74 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&s, 0, sizeof s);
     st_import_stats st;
     st_diag d;
-    st_error e = st_import(fmt, fd, &o, &(st_import_sink){&s, add, append}, &st, &d);
+    st_decomp *z = NULL;
+    int rfd = fd;
+    const char *kind;
+    st_error e = (data[0] >> 4) & 1 ? st_decomp_open(fd, &rfd, &z, &kind) : ST_OK;
+    if (e == ST_OK)
+        e = st_import(fmt, rfd, &o, &(st_import_sink){&s, add, append}, &st, &d);
+    if (z && st_decomp_close(z, e != ST_OK, &d) != ST_OK)
+        e = ST_E_CORRUPT;
     close(fd);
-    if (e == ST_OK && strcmp(fmt, "text") == 0 && s.ns >= 1) {
+    if (e == ST_OK && s.ns >= 1 && data[0] % 8 < 3) {
+        /* lackey, din, xdin -> entries -> the same format, merged -> the
+         * same entries in every stream (the fetch stream's kinds restore the
+         * order, formats/IMPORT.md 8.6) */
+        obuf out = {NULL, 0};
+        st_export_stream es[MAXS];
+        for (int i = 0; i < s.ns; i++)
+            es[i] = (st_export_stream){s.name[i], s.type[i], 32, NULL, 0};
+        size_t pos[MAXS] = {0};
+        msrc src = {&s, pos};
+        if (st_export_merged(fmt, es, (unsigned)s.ns, m_next, &src, owrite, &out) != ST_OK)
+            abort();
+        int fd2 = fuzz_memfd(out.p ? out.p : (const uint8_t *)"", out.n);
+        sink s2;
+        memset(&s2, 0, sizeof s2);
+        if (st_import(fmt, fd2, NULL, &(st_import_sink){&s2, add, append}, &st, &d) != ST_OK)
+            abort();
+        close(fd2);
+        if (s2.ns != s.ns)
+            abort();
+        for (int i = 0; i < s.ns; i++)
+            if (s2.n[i] != s.n[i] || strcmp(s2.name[i], s.name[i]) || (s.n[i] && memcmp(s2.data[i], s.data[i], s.n[i] * 32)))
+                abort();
+        sink_free(&s2);
+        free(out.p);
+    }
+    int vblocks = 0;
+    for (int i = 0; i < s.ns; i++)
+        vblocks += s.type[i] == ST_TYPE_VBLOCK;
+    if (e == ST_OK && strcmp(fmt, "text") == 0 && s.ns > 1 && !vblocks) {
+        /* several parts (IMPORT.md 6.5) -> merged text -> the same streams */
+        obuf out = {NULL, 0};
+        st_export_stream es[MAXS];
+        for (int i = 0; i < s.ns; i++)
+            es[i] = (st_export_stream){s.name[i], s.type[i], (uint32_t)st_entry_size(s.type[i]), NULL, 0};
+        size_t pos[MAXS] = {0};
+        msrc src = {&s, pos};
+        int mem = 1;
+        for (int i = 0; i < s.ns; i++)
+            mem &= st_entry_is_memory(s.type[i]);
+        st_error me = st_export_merged("text", es, (unsigned)s.ns, m_next, &src, owrite, &out);
+        if (me != (mem ? ST_OK : ST_E_UNSUPPORTED))
+            abort();
+        if (mem) {
+            int fd2 = fuzz_memfd(out.p, out.n);
+            sink s2;
+            memset(&s2, 0, sizeof s2);
+            if (st_import("text", fd2, NULL, &(st_import_sink){&s2, add, append}, &st, &d) != ST_OK || s2.ns != s.ns)
+                abort();
+            close(fd2);
+            for (int i = 0; i < s.ns; i++) {
+                size_t esz = st_entry_size(s.type[i]);
+                if (s2.n[i] != s.n[i] || s2.type[i] != s.type[i] || (s.n[i] && memcmp(s2.data[i], s.data[i], s.n[i] * esz)))
+                    abort();
+            }
+            sink_free(&s2);
+        }
+        free(out.p);
+    } else if (e == ST_OK && strcmp(fmt, "text") == 0 && (s.ns == 1 || (s.ns == 2 && s.type[1] == ST_TYPE_VBLOCK))) {
         /* text -> entries -> text -> entries: the same entries */
         obuf out = {NULL, 0};
         vs_sink = &s;

@@ -53,6 +53,15 @@ done
 # a text seed from the text exporter (format 4)
 { printf '\x04'; head -c 3200 "$raw" | "$SVPC_BIN/simtrace-pack" -T1 2>/dev/null | "$SVPC_BIN/simtrace-cat" -F text 2>/dev/null; } \
     > "$out/import/text-export" || true
+# several streams in one text file (parts), and compressed inputs (bit 4 of
+# byte 0: through st_decomp): xz, gzip and zstd of the lackey sample
+head -c 4000 "$root/testdata/good/sample.lackey" | "$SVPC_BIN/simtrace-pack" -T1 --from lackey 2>/dev/null \
+    > "$out/parts.sim" || true
+{ printf '\x04'; "$SVPC_BIN/simtrace-cat" --all -F text "$out/parts.sim" 2>/dev/null; } > "$out/import/text-parts" || true
+rm -f "$out/parts.sim"
+for z in "xz -c" "gzip -c" "zstd -q -c"; do
+    { printf '\x10'; head -c 4000 "$root/testdata/good/sample.lackey" | $z; } > "$out/import/lackey-${z%% *}" || true
+done
 # ranges: 16 bytes choosing the range (two u64), then a container: the index
 # seeds, the good containers and the bad-file corpus, each with a few ranges
 i=0

@@ -12,14 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "../../common/st_decomp.h"
 #include "../../formats/trace_io.h"
 #include "check.h"
 
 /* ---- an in-memory sink ------------------------------------------------------ */
 
-#define MAXS 4
+#define MAXS 32 /* ST_IMP_MAX_STREAMS */
 typedef struct {
     int ns;
     char name[MAXS][300];
@@ -242,10 +248,18 @@ static void test_lackey(void)
                     " L 0000abcd,4\n"
                     "I  0401ab73,5\n"
                     " M 1fff000620,2\n"
+                    "SB 0401ab73\n"
                     " L 10,16\n";
     st_import_opts o = {0, "cpu0.", NULL, NULL};
     CHECK(imp("lackey", t, strlen(t), &o, &m, &st, &d) == ST_OK);
-    CHECK(m.ns == 2 && strcmp(m.name[0], "cpu0.write") == 0 && strcmp(m.name[1], "cpu0.read") == 0);
+    /* the fetch stream is declared after read and write (read stays first) */
+    CHECK(m.ns == 3 && strcmp(m.name[0], "cpu0.write") == 0 && strcmp(m.name[1], "cpu0.read") == 0 &&
+          strcmp(m.name[2], "cpu0.fetch") == 0);
+    /* one entry per I line: its size, and the kinds of the accesses after it
+     * (S then L: 2 | 1 << 2; M then L: 3 | 1 << 2) */
+    CHECK(m.n[2] == 2 && is_entry(&m, 2, 0, 1, 0, 0x401ab70, 0x401ab70, 3 * K32 | 6));
+    CHECK(is_entry(&m, 2, 1, 2, 0, 0x401ab73, 0x401ab73, 5 * K32 | 7));
+    CHECK(st.dropped == 1); /* the SB line, skipped and counted */
     CHECK(m.type[0] == ST_TYPE_D64 && m.owner[0] == UINT32_MAX && m.header_len[0] == 0);
     int r = m_find(&m, "cpu0.read"), w = m_find(&m, "cpu0.write");
     CHECK(m.n[r] == 3 && m.n[w] == 2);
@@ -254,7 +268,23 @@ static void test_lackey(void)
     CHECK(is_entry(&m, r, 1, 2, 0, 0x401ab73, 0x1fff000620, 2 * K32)); /* M: read ... */
     CHECK(is_entry(&m, w, 1, 2, 0, 0x401ab73, 0x1fff000620, 2 * K32)); /* ... and write */
     CHECK(is_entry(&m, r, 2, 2, 0, 0x401ab73, 0x10, 16 * K32));        /* vector: no vblock */
-    CHECK(st.lines == 7 && st.entries == 5 && st.bytes == strlen(t) && st.bad_lines == 0);
+    CHECK(st.lines == 8 && st.entries == 7 && st.bytes == strlen(t) && st.bad_lines == 0);
+    m_free(&m);
+    /* SB needs an address; more than 16 accesses of one instruction, and
+     * accesses before the first instruction, go to continuation entries */
+    CHECK(imp_s("lackey", "I  10,3\nSB\n", &m, &d) == ST_E_SYNTAX && d.line == 2);
+    m_free(&m);
+    char many[2048];
+    size_t k = (size_t)snprintf(many, sizeof many, " S 8,1\nI  10,3\n");
+    for (int i = 0; i < 17; i++)
+        k += (size_t)snprintf(many + k, sizeof many - k, " L %x,4\n", 0x100 + i);
+    CHECK(imp_s("lackey", many, &m, &d) == ST_OK && m.ns == 3 && strcmp(m.name[2], "fetch") == 0);
+    /* cycle 0: an S, no I line (meta: the continuation bit, tag bit 0) */
+    CHECK(m.n[2] == 3 && st_load64(m.data[2]) == ST_FETCH_CONT && st_load64(m.data[2] + 24) == 2);
+    CHECK(st_load64(m.data[2] + 8) == 0 && st_load64(m.data[2] + 16) == 0);
+    CHECK(is_entry(&m, 2, 1, 1, 0, 0x10, 0x10, 3 * K32 | 0x55555555)); /* 16 L */
+    CHECK(st_load64(m.data[2] + 64) == (ST_FETCH_CONT | 1) && st_load64(m.data[2] + 64 + 8) == 0x10 &&
+          st_load64(m.data[2] + 64 + 24) == 1); /* the 17th L */
     m_free(&m);
 
     /* A real lackey log gives what scripts/lackey2d64.c gives (hashes of its
@@ -285,8 +315,10 @@ static void test_din(void)
     st_import_stats st;
     CHECK(b && imp("din", b, len, NULL, &m, &st, &d) == ST_OK);
     int r = m_find(&m, "read"), w = m_find(&m, "write");
-    CHECK(m.ns == 2 && r == 0 && w == 1 && m.n[r] == 3 && m.n[w] == 2);
+    CHECK(m.ns == 3 && r == 0 && w == 1 && m.n[r] == 3 && m.n[w] == 2);
     CHECK(is_entry(&m, r, 0, 1, 0, 0x400100, 0x7ffd1000, 0)); /* size unknown: 0, 0 */
+    CHECK(m.n[2] == 5 && is_entry(&m, 2, 1, 2, 0, 0x400104, 0x400104, 2)); /* label 2, then a write */
+    CHECK(st.dropped == 2);                                                 /* labels 3 and 4 */
     CHECK(is_entry(&m, r, 1, 3, 0, 0x400108, 0x601040, 0));
     CHECK(is_entry(&m, r, 2, 4, 0, 0x40010c, 0x7ffd1000, 0));
     CHECK(is_entry(&m, w, 0, 2, 0, 0x400104, 0x7ffd1008, 0));
@@ -307,6 +339,7 @@ static void test_din(void)
     CHECK(is_entry(&m, r, 2, 4, 0, 0x40010c, 0x7ffd1000, 16 * K32)); /* size 10 is hex */
     CHECK(is_entry(&m, w, 0, 2, 0, 0x400104, 0x7ffd1008, 4 * K32));
     CHECK(is_entry(&m, w, 1, 4, 0, 0x40010c, 0x7ffd1000, 2 * K32));
+    CHECK(m.n[2] == 5 && is_entry(&m, 2, 3, 4, 0, 0x40010c, 0x40010c, 4 * K32 | 9)); /* i, then r and w */
     m_free(&m);
     free(b);
 }
@@ -331,6 +364,45 @@ static void test_pinatrace(void)
     free(b);
 }
 
+/* ---- text files of several streams (IMPORT.md 6.5) ---------------------------------------- */
+
+static void test_text_parts(void)
+{
+    msink m;
+    st_diag d;
+    const char *t = "# simtrace text 1 stream=a type=d64 part=0\n"
+                    "# simtrace text 1 type=m32 part=1\n"
+                    "@1 0 5 0x10 0x20 full\n"
+                    "@0 0 5 0x10 0x30 8 0x1\n"
+                    "@1 1 6 0x11 0x21\n";
+    CHECK(imp_s("text", t, &m, &d) == ST_OK && m.ns == 2 && strcmp(m.name[0], "a") == 0 &&
+          strcmp(m.name[1], "trace.1") == 0 && m.type[1] == ST_TYPE_M32 && m.n[0] == 1 && m.n[1] == 2);
+    m_free(&m);
+    static const struct {
+        const char *text, *why;
+        unsigned line;
+    } bad[] = {
+        {"# simtrace text 1 part=1\n", "in order", 1},
+        {"# simtrace text 1 part=0\n0 0 1 0x0 0x0 8 0x0\n", "'@PART '", 2},
+        {"# simtrace text 1 part=0\n@1 0 1 0x0 0x0 8 0x0\n", "no header line declares", 2},
+        {"# simtrace text 1 part=0\n@0 0 1 0x0 0x0 8 0x0\n# simtrace text 1 part=1\n", "after the first entry", 3},
+        {"# simtrace text 1\n# simtrace text 1 part=0\n", "a second", 2},
+        {"# simtrace text 1 part=0\n# simtrace text 1\n", "a second", 2},
+        {"# simtrace text 1 part=x\n", "decimal", 1},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        st_error e = imp_s("text", bad[i].text, &m, &d);
+        CHECK((e == ST_E_SYNTAX || e == ST_E_NOT_FORMAT) && d.line == bad[i].line && strstr(d.detail, bad[i].why));
+        m_free(&m);
+    }
+    char many[4096];
+    size_t k = 0;
+    for (int i = 0; i <= ST_TEXT_PARTS; i++)
+        k += (size_t)snprintf(many + k, sizeof many - k, "# simtrace text 1 stream=s%d part=%d\n", i, i);
+    CHECK(imp_s("text", many, &m, &d) == ST_E_TOO_LARGE && d.line == ST_TEXT_PARTS + 1);
+    m_free(&m);
+}
+
 /* ---- the error policy ------------------------------------------------------------ */
 
 static void test_errors(void)
@@ -343,7 +415,7 @@ static void test_errors(void)
     const char *mid = "I  10,3\n L 20,4\n X bad line\n L 30,4\n";
     CHECK(imp("lackey", mid, strlen(mid), NULL, &m, &st, &d) == ST_E_SYNTAX);
     CHECK(d.line == 3 && d.offset == 16 && strstr(d.detail, "` X bad line`"));
-    CHECK(m.ns == 1 && m.n[0] == 1 && st.entries == 1);
+    CHECK(m.ns == 2 && m.n[0] == 1 && st.entries == 2); /* read, and fetch */
     m_free(&m);
 
     /* end, without a final newline */
@@ -637,7 +709,60 @@ static void test_vpc(void)
     CHECK(st_import_formats[7] && strcmp(st_import_formats[7], "vpc3") == 0 && !st_import_formats[8]);
 }
 
-/* ---- lackey and din exporters ----------------------------------------------------------- */
+/* ---- lackey, din, xdin, csv exporters, alone and merged ----------------------------------- */
+
+/* The streams idx[0..k-1] of an msink as sources of st_export_merged. */
+typedef struct {
+    const msink *m;
+    const int *idx;
+    size_t pos[MAXS];
+} msrc;
+
+static st_error m_next(void *arg, unsigned k, const uint8_t **e, uint64_t *index)
+{
+    msrc *s = arg;
+    int i = s->idx[k];
+    *e = NULL;
+    if (s->pos[k] < s->m->n[i]) {
+        *index = s->pos[k];
+        *e = s->m->data[i] + s->pos[k]++ * st_entry_size(s->m->type[i]);
+    }
+    return ST_OK;
+}
+
+static st_error exp_merged(const char *fmt, const msink *m, const int *idx, unsigned k, obuf *o)
+{
+    memset(o, 0, sizeof *o);
+    st_export_stream s[MAXS];
+    for (unsigned j = 0; j < k; j++)
+        s[j] = (st_export_stream){m->name[idx[j]], m->type[idx[j]], (uint32_t)st_entry_size(m->type[idx[j]]),
+                                  NULL, 0};
+    msrc src = {m, idx, {0}};
+    st_error e = st_export_merged(fmt, s, k, m_next, &src, o_write, o);
+    if (e == ST_OK && !o->p)
+        o->p = calloc(1, 1);
+    return e;
+}
+
+static size_t count_lines(const obuf *o)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < o->n; i++)
+        n += o->p[i] == '\n';
+    return n;
+}
+
+static int same_streams(const msink *a, const msink *b)
+{
+    if (a->ns != b->ns)
+        return 0;
+    for (int i = 0; i < a->ns; i++) {
+        int j = m_find(b, a->name[i]);
+        if (j < 0 || b->n[j] != a->n[i] || memcmp(a->data[i], b->data[j], a->n[i] * 32) != 0)
+            return 0;
+    }
+    return 1;
+}
 
 static void test_access_exporters(void)
 {
@@ -649,58 +774,262 @@ static void test_access_exporters(void)
     st_diag d;
     st_import_stats st;
     CHECK(imp("lackey", b, len, NULL, &m, &st, &d) == ST_OK);
-    free(b);
-    /* per stream: lackey -> d64 -> lackey -> d64 keeps every field (sizes are
-     * known, cycle steps are small in this sample) */
-    for (int s = 0; s < m.ns; s++) {
-        obuf o;
-        CHECK(exp_stream("lackey", &m, s, NULL, &o, 0) == ST_OK);
-        msink back;
-        CHECK(imp("lackey", o.p, o.n, NULL, &back, &st, &d) == ST_OK);
-        int k = m_find(&back, m.name[s]);
-        CHECK(back.ns == 1 && k == 0 && back.n[0] == m.n[s]);
-        CHECK(k == 0 && memcmp(back.data[0], m.data[s], m.n[s] * 32) == 0);
-        free(o.p);
-        m_free(&back);
-
-        /* din keeps cycle, ip and address; sizes are not in din */
-        CHECK(exp_stream("din", &m, s, NULL, &o, 0) == ST_OK);
-        CHECK(imp("din", o.p, o.n, NULL, &back, &st, &d) == ST_OK);
-        k = m_find(&back, m.name[s]);
-        CHECK(k == 0 && back.n[0] == m.n[s]);
-        int same = k == 0;
-        for (size_t i = 0; same && i < m.n[s]; i++) {
-            st_entry a, c;
-            entry(&m, s, i, &a);
-            entry(&back, 0, i, &c);
-            same = a.cycle == c.cycle && a.ip == c.ip && a.addr == c.addr && c.data == 0 && c.meta16 == 0;
+    /* the real log without valgrind's "==" lines */
+    char *want = malloc(len + 1);
+    size_t wn = 0;
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && b[e] != '\n')
+            e++;
+        if (!(e - i >= 2 && b[i] == '=' && b[i + 1] == '=')) {
+            memcpy(want + wn, b + i, e - i + (e < len));
+            wn += e - i + (e < len);
         }
-        CHECK(same);
+        i = e + 1;
+    }
+    free(b);
+    int r = m_find(&m, "read"), w = m_find(&m, "write"), f = m_find(&m, "fetch");
+    CHECK(r >= 0 && w >= 0 && f >= 0);
+    if (r < 0 || w < 0 || f < 0)
+        return;
+    int all[3] = {r, w, f};
+    obuf o;
+    /* lackey -> entries -> lackey gives the log back byte for byte; and the
+     * entries again (the inverse split) */
+    CHECK(exp_merged("lackey", &m, all, 3, &o) == ST_OK && o.n == wn && memcmp(o.p, want, wn) == 0);
+    msink back;
+    CHECK(imp("lackey", o.p, o.n, NULL, &back, &st, &d) == ST_OK && same_streams(&m, &back));
+    m_free(&back);
+    free(o.p);
+    /* the order of the sources does not matter where the kinds decide */
+    int rev[3] = {f, w, r};
+    CHECK(exp_merged("lackey", &m, rev, 3, &o) == ST_OK && o.n == wn && memcmp(o.p, want, wn) == 0);
+    free(o.p);
+    /* din and xdin: the same records (M as a read and a write), the same
+     * streams back but for sizes (din) and M (its kinds) */
+    for (int x = 0; x < 2; x++) {
+        const char *fmt = x ? "xdin" : "din";
+        CHECK(exp_merged(fmt, &m, all, 3, &o) == ST_OK);
+        CHECK(imp(fmt, o.p, o.n, NULL, &back, &st, &d) == ST_OK);
+        obuf o2;
+        int ball[3] = {m_find(&back, "read"), m_find(&back, "write"), m_find(&back, "fetch")};
+        CHECK(exp_merged(fmt, &back, ball, 3, &o2) == ST_OK && o2.n == o.n && memcmp(o.p, o2.p, o.n) == 0);
+        CHECK(back.n[ball[0]] == m.n[r] && back.n[ball[1]] == m.n[w] && back.n[ball[2]] == m.n[f]);
+        if (x)
+            CHECK(memcmp(back.data[ball[0]], m.data[r], m.n[r] * 32) == 0 &&
+                  memcmp(back.data[ball[1]], m.data[w], m.n[w] * 32) == 0);
         free(o.p);
+        free(o2.p);
         m_free(&back);
     }
+    /* text: one file of parts, split back into the same streams (6.5) */
+    CHECK(exp_merged("text", &m, all, 3, &o) == ST_OK);
+    CHECK(o.n > 60 && memcmp(o.p, "# simtrace text 1 stream=read type=d64 part=0\n", 46) == 0);
+    CHECK(imp("text", o.p, o.n, NULL, &back, &st, &d) == ST_OK && same_streams(&m, &back));
+    m_free(&back);
+    free(o.p);
+    /* one stream alone: its own records, none invented */
+    for (int s = 0; s < m.ns; s++) {
+        CHECK(exp_stream("lackey", &m, s, NULL, &o, 0) == ST_OK && count_lines(&o) == m.n[s]);
+        CHECK(o.n && o.p[0] == (s == f ? 'I' : ' '));
+        free(o.p);
+        CHECK(exp_stream("din", &m, s, NULL, &o, 0) == ST_OK && count_lines(&o) == m.n[s]);
+        free(o.p);
+    }
+    free(want);
+    m_free(&m);
+
+    /* accesses before the first instruction and more than 16 after one:
+     * continuation entries keep their order */
+    char many[2048];
+    size_t k = (size_t)snprintf(many, sizeof many, " S 00000008,1\nI  00000010,3\n M 00000020,2\n");
+    for (int i = 0; i < 17; i++)
+        k += (size_t)snprintf(many + k, sizeof many - k, i == 15 ? " S %08x,4\n" : " L %08x,4\n", 0x100 + i);
+    k += (size_t)snprintf(many + k, sizeof many - k, "I  00000013,0\n");
+    CHECK(imp_s("lackey", many, &m, &d) == ST_OK);
+    int idx[3] = {m_find(&m, "read"), m_find(&m, "write"), m_find(&m, "fetch")};
+    CHECK(exp_merged("lackey", &m, idx, 3, &o) == ST_OK && o.n == k && memcmp(o.p, many, k) == 0);
+    free(o.p);
+    /* a fetch stream whose kinds do not fit its streams: cycle order, every
+     * entry once */
+    st_store64(m.data[idx[2]] + 32 + 24, 3 * K32 | 0xAAAAAAAA); /* all S */
+    CHECK(exp_merged("lackey", &m, idx, 3, &o) == ST_OK && count_lines(&o) == 2 + m.n[idx[0]] + m.n[idx[1]]);
+    free(o.p);
+    int two[2] = {idx[0], idx[1]}; /* reads and writes without fetches: no I line */
+    CHECK(exp_merged("din", &m, two, 2, &o) == ST_OK && count_lines(&o) == m.n[idx[0]] + m.n[idx[1]]);
+    CHECK(!memchr(o.p, '2', 1));
+    free(o.p);
+    m_free(&m);
+
+    /* without the fetch stream, a cycle's reads come before its writes,
+     * whatever the order of the streams (a read-modify-write reads first) */
+    CHECK(imp_s("din", "2 10\n1 100\n0 200\n", &m, &d) == ST_OK && strcmp(m.name[0], "write") == 0);
+    int wr[2] = {0, m_find(&m, "read")};
+    CHECK(exp_merged("din", &m, wr, 2, &o) == ST_OK && o.n == 12 && memcmp(o.p, "0 200\n1 100\n", 12) == 0);
+    free(o.p);
+    /* with it, the order of the records */
+    int wrf[3] = {0, m_find(&m, "read"), m_find(&m, "fetch")};
+    CHECK(exp_merged("din", &m, wrf, 3, &o) == ST_OK && o.n == 17 && memcmp(o.p, "2 10\n1 100\n0 200\n", 17) == 0);
+    free(o.p);
+    m_free(&m);
+
     /* exact spelling */
     uint8_t e[2][32];
     st_entry a = {3, 1, 0x401000, 0x7ff0, 0}, c = {5, 0, 0x401010, 0x7ff8, 4 * K32};
     st_entry_store(ST_TYPE_D64, e[0], &a);
     st_entry_store(ST_TYPE_D64, e[1], &c);
-    obuf o = {0};
-    st_export_stream s = {"cpu0.write", ST_TYPE_D64, 32, NULL, 0};
-    st_exporter *x;
-    CHECK(st_exporter_new(&x, "lackey", &s, o_write, &o, NULL, NULL) == ST_OK);
-    CHECK(st_exporter_write(x, 0, e[0], 2) == ST_OK && st_exporter_finish(x) == ST_OK);
-    st_exporter_free(x);
-    CHECK(o.p && strcmp((char *)o.p, "I  00401000,0\nI  00401000,0\nI  00401000,0\n S 00007ff0,8\n"
-                                     "I  00401010,0\nI  00401010,0\n S 00007ff8,4\n") == 0);
-    free(o.p);
-    memset(&o, 0, sizeof o);
-    s.name = "read";
-    CHECK(st_exporter_new(&x, "din", &s, o_write, &o, NULL, NULL) == ST_OK);
-    CHECK(st_exporter_write(x, 0, e[0], 2) == ST_OK && st_exporter_finish(x) == ST_OK);
-    st_exporter_free(x);
-    CHECK(o.p && strcmp((char *)o.p, "2 401000\n2 401000\n2 401000\n0 7ff0\n2 401010\n2 401010\n0 7ff8\n") == 0);
-    free(o.p);
-    m_free(&m);
+    static const struct {
+        const char *fmt, *name, *text;
+    } sp[] = {
+        {"lackey", "cpu0.write", " S 00007ff0,8\n S 00007ff8,4\n"},
+        {"din", "read", "0 7ff0\n0 7ff8\n"},
+        {"xdin", "cpu0.write", "w 7ff0 8\nw 7ff8 4\n"},
+        {"xdin", "fetch", "i 7ff0 8\ni 7ff8 4\n"},
+        {"csv", "a,\"b", "stream,index,cycle,ip,address,size,value,tag,fullsize\n"
+                         "\"a,\"\"b\",0,3,4198400,32752,8,0,0,1\n\"a,\"\"b\",1,5,4198416,32760,4,0,0,0\n"},
+    };
+    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
+        memset(&o, 0, sizeof o);
+        st_export_stream s = {sp[i].name, ST_TYPE_D64, 32, NULL, 0};
+        st_exporter *x;
+        CHECK(st_exporter_new(&x, sp[i].fmt, &s, o_write, &o, NULL, NULL) == ST_OK);
+        CHECK(st_exporter_write(x, 0, e[0], 2) == ST_OK && st_exporter_finish(x) == ST_OK);
+        st_exporter_free(x);
+        CHECK(o.p && o.n == strlen(sp[i].text) && memcmp(o.p, sp[i].text, o.n) == 0);
+        free(o.p);
+    }
+    st_export_stream bad = {"r", ST_TYPE_VPC, 12, NULL, 0};
+    msrc none = {NULL, NULL, {0}};
+    CHECK(st_export_merged("raw", &bad, 1, m_next, &none, o_write, &o) == ST_E_USAGE);
+    CHECK(st_export_merged("lackey", &bad, 1, m_next, &none, o_write, &o) == ST_E_UNSUPPORTED);
+}
+
+/* ---- compressed inputs (common/st_decomp.h) -------------------------------------------- */
+
+/* Compress p[0..n) as kind 0 xz, 1 gzip, 2 zstd; *out malloc'd. */
+static size_t compress_as(int kind, const uint8_t *p, size_t n, uint8_t **out)
+{
+    size_t cap = n + n / 2 + 1024, len = 0;
+    *out = malloc(cap);
+    if (kind == 0) {
+        if (lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, p, n, *out, &len, cap) != LZMA_OK)
+            len = 0;
+    } else if (kind == 1) {
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY); /* gzip wrapper */
+        z.next_in = (uint8_t *)p;
+        z.avail_in = (uInt)n;
+        z.next_out = *out;
+        z.avail_out = (uInt)cap;
+        len = deflate(&z, Z_FINISH) == Z_STREAM_END ? cap - z.avail_out : 0;
+        deflateEnd(&z);
+    } else {
+        len = ZSTD_compress(*out, cap, p, n, 3);
+        if (ZSTD_isError(len))
+            len = 0;
+    }
+    return len;
+}
+
+/* Feed buf through a pipe (from a child) or a file, read it back through
+ * st_decomp; returns the decompressed bytes in *out and the close result. */
+static st_error through_decomp(const uint8_t *buf, size_t n, int use_pipe, uint8_t **out, size_t *outn,
+                               const char **kind, st_diag *d)
+{
+    int fd;
+    pid_t pid = -1;
+    char path[] = "/tmp/test_trace_io_XXXXXX";
+    if (use_pipe) {
+        int p[2];
+        if (pipe(p) != 0)
+            return ST_E_INTERNAL;
+        pid = fork();
+        if (pid == 0) {
+            close(p[0]);
+            size_t off = 0;
+            while (off < n) {
+                ssize_t k = write(p[1], buf + off, n - off > 1000 ? 1000 : n - off);
+                if (k <= 0)
+                    _exit(1);
+                off += (size_t)k;
+            }
+            _exit(0);
+        }
+        close(p[1]);
+        fd = p[0];
+    } else {
+        fd = mkstemp(path);
+        if (fd < 0 || write(fd, buf, n) != (ssize_t)n || lseek(fd, 0, SEEK_SET) != 0)
+            return ST_E_INTERNAL;
+        unlink(path);
+    }
+    int rfd;
+    st_decomp *z;
+    st_error e = st_decomp_open(fd, &rfd, &z, kind);
+    size_t cap = 1 << 20, len = 0;
+    *out = malloc(cap);
+    while (e == ST_OK) {
+        if (len == cap)
+            *out = realloc(*out, cap *= 2);
+        ssize_t k = read(rfd, *out + len, cap - len);
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+    }
+    *outn = len;
+    st_diag_clear(d);
+    if (e == ST_OK)
+        e = st_decomp_close(z, 0, d);
+    close(fd);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    return e;
+}
+
+static void test_decomp(void)
+{
+    size_t len;
+    uint8_t *b = read_file("testdata/good/sample.lackey", &len);
+    if (!b)
+        return;
+    static const char *const names[] = {"xz", "gzip", "zstd"};
+    for (int k = 0; k < 3; k++) {
+        uint8_t *c, *back;
+        size_t cn = compress_as(k, b, len, &c), bn;
+        const char *kind;
+        st_diag d;
+        CHECK(cn > 0);
+        for (int pipe_in = 0; pipe_in < 2; pipe_in++) {
+            CHECK(through_decomp(c, cn, pipe_in, &back, &bn, &kind, &d) == ST_OK);
+            CHECK(kind && strcmp(kind, names[k]) == 0 && bn == len && memcmp(back, b, len) == 0);
+            free(back);
+        }
+        /* cut off: everything before, then TRUNCATED at the end of the input */
+        CHECK(through_decomp(c, cn - 9, 1, &back, &bn, &kind, &d) == ST_E_TRUNCATED && d.offset == cn - 9);
+        CHECK(bn <= len && memcmp(back, b, bn) == 0 && strstr(d.detail, names[k]));
+        free(back);
+        /* a damaged byte: CORRUPT, never a clean end */
+        c[cn / 2] ^= 0x55;
+        st_error e = through_decomp(c, cn, 0, &back, &bn, &kind, &d);
+        CHECK(e == ST_E_CORRUPT && strstr(d.detail, "damaged"));
+        free(back);
+        free(c);
+    }
+    /* not compressed: the same descriptor, nothing read (file), or the same
+     * bytes (pipe) */
+    uint8_t *back;
+    size_t bn;
+    const char *kind;
+    st_diag d;
+    CHECK(through_decomp(b, len, 1, &back, &bn, &kind, &d) == ST_OK && !kind && bn == len &&
+          memcmp(back, b, len) == 0);
+    free(back);
+    CHECK(through_decomp(b, 3, 0, &back, &bn, &kind, &d) == ST_OK && !kind && bn == 3);
+    free(back);
+    CHECK(through_decomp(b, 0, 1, &back, &bn, &kind, &d) == ST_OK && !kind && bn == 0);
+    free(back);
+    free(b);
 }
 
 /* ---- bench ------------------------------------------------------------------------------- */
@@ -751,9 +1080,11 @@ int main(int argc, char **argv)
     test_pinatrace();
     test_errors();
     test_text_grammar();
+    test_text_parts();
     test_text_raw_roundtrip();
     test_text_vwide();
     test_vpc();
     test_access_exporters();
+    test_decomp();
     return check_done("test_trace_io");
 }

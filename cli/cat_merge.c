@@ -1,0 +1,410 @@
+/* cat_merge.c - simtrace-cat -s A,B / --all / -F lackey: several streams
+ * merged by cycle into one file (contract in cat_merge.h).  Each stream is
+ * read through the directory one frame at a time, so memory is one decoded
+ * frame per stream whatever their length. */
+#define _POSIX_C_SOURCE 200809L
+#include "cat_merge.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/st_io.h"
+#include "../formats/entry.h"
+#include "../formats/trace_io.h"
+#include "cli_util.h"
+
+static const char **sel;
+static unsigned nsel;
+
+void cat_select(const char *arg)
+{
+    const char **n = realloc(sel, (nsel + 1) * sizeof *sel);
+    if (!n)
+        return; /* cat_selected() then falls short; cat_merge says so */
+    sel = n;
+    sel[nsel++] = arg;
+}
+
+unsigned cat_selected(void) { return nsel; }
+
+static int is_merge_format(const char *f)
+{
+    for (unsigned i = 0; st_merge_formats[i]; i++)
+        if (strcmp(st_merge_formats[i], f) == 0)
+            return 1;
+    return 0;
+}
+
+/* Formats that hold reads and writes together, so that by default they get
+ * every memory stream (csv too, when asked with --all or a list). */
+static int holds_all(const char *f)
+{
+    return strcmp(f, "lackey") == 0 || strcmp(f, "din") == 0 || strcmp(f, "xdin") == 0;
+}
+
+int cat_merge_sequential_ok(const cat_merge_opts *o)
+{
+    /* (a list read from a pipe cannot be told from a name with a comma,
+     * which only the directory would show: taken as a list) */
+    if (!o->all && (nsel == 0 || (nsel == 1 && !strchr(sel[0], ','))))
+        return 1;
+    cli_msg("%s: several streams are merged through the directory of a regular file; "
+            "standard input is not one (save it to a file first)", o->in_name);
+    return 0;
+}
+
+void cat_merge_note_sequential(const cat_merge_opts *o, const st_reader *r, uint32_t chosen)
+{
+    if (o->quiet || nsel || o->all || !holds_all(o->format))
+        return;
+    char note[1024];
+    size_t m = 0;
+    unsigned left = 0;
+    const char *name = "?";
+    for (unsigned i = 0; i < st_reader_stream_count(r); i++) {
+        const st_stream_info *s = st_reader_stream(r, i);
+        if (s->id == chosen)
+            name = s->name;
+        else if (st_entry_is_memory(s->type)) {
+            if (m < sizeof note - 1)
+                m += (size_t)snprintf(note + m, sizeof note - m, "%s%s", left ? ", " : "", s->name);
+            left++;
+        }
+    }
+    if (left)
+        cli_msg("%s: note: read sequentially, only stream '%s' was written as %s, not %s (from a regular file "
+                "every memory stream is merged)", o->in_name, name, o->format, note);
+}
+
+typedef struct {
+    st_index *ix;
+    unsigned si;     /* stream index */
+    uint64_t j, nf;  /* next frame, frames */
+    st_buf buf;
+    size_t pos, n;
+    uint64_t first;  /* index of the first entry in buf */
+    uint32_t esz;
+    uint64_t last;   /* --cycles: the last cycle seen, to refuse a decrease */
+    int seen, done;
+} cursor;
+
+typedef struct {
+    cursor *cur;
+    const cat_merge_opts *o;
+    st_diag *d;
+} mctx;
+
+static st_error cursor_next(void *arg, unsigned k, const uint8_t **e, uint64_t *index)
+{
+    mctx *c = arg;
+    cursor *u = &c->cur[k];
+    int cycles = c->o->range == CAT_RANGE_CYCLES;
+    *e = NULL;
+    for (;;) {
+        if (u->done)
+            return ST_OK;
+        if (u->pos < u->n) {
+            const uint8_t *p = u->buf.data + u->pos * u->esz;
+            uint64_t cyc = st_load64(p) & ST_CYCLE_MASK;
+            if (cycles) {
+                if (u->seen && cyc < u->last) {
+                    const st_stream_info *s = st_index_stream(u->ix, u->si);
+                    return st_diag_set(c->d, ST_E_CORRUPT, "cycles decrease at entry %" PRIu64 " of stream '%s'; "
+                                       "--cycles needs non-decreasing cycles", u->first + u->pos, s->name);
+                }
+                u->seen = 1;
+                u->last = cyc;
+                if (cyc < c->o->lo) {
+                    u->pos++;
+                    continue;
+                }
+                if (cyc >= c->o->hi) {
+                    u->done = 1;
+                    return ST_OK;
+                }
+            }
+            *e = p;
+            *index = u->first + u->pos++;
+            return ST_OK;
+        }
+        if (u->j >= u->nf) {
+            u->done = 1;
+            return ST_OK;
+        }
+        const st_frame_ref *r = st_index_stream_frame(u->ix, u->si, u->j++);
+        RETURN_IF_ERROR(st_index_decode_frame(u->ix, r->ordinal, &u->buf, c->d));
+        u->pos = 0;
+        u->n = (size_t)r->count;
+        u->first = r->first_entry;
+    }
+}
+
+/* Whether a vblock stream holds the wide values of stream id. */
+static int owns_values(st_index *ix, uint32_t id)
+{
+    for (unsigned i = 0; i < st_index_stream_count(ix); i++)
+        if (st_index_stream(ix, i)->type == ST_TYPE_VBLOCK && st_index_stream(ix, i)->owner == id)
+            return 1;
+    return 0;
+}
+
+/* Add stream si to the selection once; 0 if it was there already. */
+static int add(unsigned *pick, unsigned *n, unsigned si)
+{
+    for (unsigned i = 0; i < *n; i++)
+        if (pick[i] == si)
+            return 0;
+    pick[(*n)++] = si;
+    return 1;
+}
+
+/* The streams asked for in container ix, in order: an exact name first,
+ * else a list split at commas; found[a] counts the containers where the
+ * a-th name (or list) was found.  A name missing from ix is an error when
+ * ix is the only container.  Returns an exit status (EXIT_OK). */
+static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, int only, unsigned *pick,
+                   unsigned *n, unsigned *found)
+{
+    unsigned ns = st_index_stream_count(ix);
+    *n = 0;
+    if (nsel == 0 || o->all)
+        for (unsigned i = 0; i < ns; i++)
+            if (st_entry_is_memory(st_index_stream(ix, i)->type))
+                add(pick, n, i);
+    for (unsigned a = 0; a < nsel; a++) {
+        int si = st_index_find_stream(ix, sel[a]);
+        if (si >= 0) {
+            found[a]++;
+            if (!add(pick, n, (unsigned)si) && !o->all) {
+                cli_msg("stream '%s' is named twice", sel[a]);
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        const char *s = sel[a];
+        int any = 0;
+        for (;;) {
+            size_t l = strcspn(s, ",");
+            char name[256];
+            if (l == 0 || l >= sizeof name) {
+                cli_msg("%s: no stream named '%s' (see --list)", in_name, sel[a]);
+                return EXIT_DATA;
+            }
+            memcpy(name, s, l);
+            name[l] = 0;
+            si = st_index_find_stream(ix, name);
+            if (si < 0 && only) {
+                cli_msg("%s: no stream named '%s' (see --list)", in_name, name);
+                return EXIT_DATA;
+            }
+            if (si >= 0) {
+                any = 1;
+                if (!add(pick, n, (unsigned)si) && !o->all) {
+                    cli_msg("stream '%s' is named twice", name);
+                    return EXIT_USAGE;
+                }
+            }
+            if (!s[l])
+                break;
+            s += l + 1;
+        }
+        found[a] += (unsigned)any;
+    }
+    return EXIT_OK;
+}
+
+static st_error write_fd(void *arg, const void *buf, size_t n)
+{
+    return st_write_all(*(const int *)arg, buf, n);
+}
+
+/* One container of a merge. */
+typedef struct {
+    st_index *ix;
+    const char *name;
+    unsigned *pick; /* its streams in the merge */
+    unsigned n;
+} cat_input;
+
+/* The checks, the note on what is left out, and the merge of the streams
+ * picked in every input.  Returns an exit status. */
+static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int out_fd)
+{
+    unsigned n = 0;
+    for (unsigned c = 0; c < nc; c++)
+        n += in[c].n;
+    if (!is_merge_format(o->format)) {
+        cli_msg("-F %s writes one stream; several streams are merged into lackey, din, xdin, csv or text",
+                o->format);
+        return EXIT_USAGE;
+    }
+    if (o->range == CAT_RANGE_OTHER) {
+        cli_msg("--entries and --time count within one stream; give several streams a --cycles range");
+        return EXIT_USAGE;
+    }
+    if (n == 0) {
+        cli_msg("%s: no memory stream to write", in[0].name);
+        return EXIT_USAGE;
+    }
+    for (unsigned c = 0; c < nc; c++)
+        for (unsigned i = 0; i < in[c].n; i++) {
+            st_index *ix = in[c].ix;
+            const st_stream_info *s = st_index_stream(ix, in[c].pick[i]);
+            if (!st_entry_is_memory(s->type)) {
+                cli_msg("%s: stream '%s' of type %s cannot be written as %s", in[c].name, s->name, s->type_name,
+                        o->format);
+                return EXIT_USAGE;
+            }
+            if (strcmp(o->format, "text") == 0 && owns_values(ix, s->id)) {
+                /* the merge has no way to the values (st_export_merged) */
+                cli_msg("%s: stream '%s' has wide values in a vblock stream; write it alone with -F text",
+                        in[c].name, s->name);
+                return EXIT_USAGE;
+            }
+            if (o->range == CAT_RANGE_CYCLES && !st_index_keys_ordered(ix, in[c].pick[i])) {
+                cli_msg("%s: the cycles of stream '%s' decrease between frames; --cycles needs non-decreasing "
+                        "cycles", in[c].name, s->name);
+                return EXIT_DATA;
+            }
+        }
+    for (unsigned c = 0; c < nc && !o->quiet && (nsel == 0 || o->all); c++) {
+        /* what the default leaves out, so that nothing goes missing unsaid */
+        char note[1024];
+        size_t m = 0;
+        unsigned left = 0;
+        for (unsigned i = 0; i < st_index_stream_count(in[c].ix); i++) {
+            int inside = 0;
+            for (unsigned k = 0; k < in[c].n; k++)
+                inside |= in[c].pick[k] == i;
+            if (inside)
+                continue;
+            const st_stream_info *s = st_index_stream(in[c].ix, i);
+            if (m < sizeof note - 1)
+                m += (size_t)snprintf(note + m, sizeof note - m, "%s%s (%s)", left ? ", " : "", s->name,
+                                      s->type_name);
+            left++;
+        }
+        if (left)
+            cli_msg("%s: note: %u stream%s not written as %s: %s", in[c].name, left, left == 1 ? "" : "s",
+                    o->format, note);
+    }
+    st_export_stream *es = calloc(n, sizeof *es);
+    cursor *cur = calloc(n, sizeof *cur);
+    char **qual = nc > 1 ? calloc(n, sizeof *qual) : NULL;
+    st_diag d;
+    st_diag_clear(&d);
+    st_error e = es && cur && (nc == 1 || qual) ? ST_OK : ST_E_NOMEM;
+    unsigned j = 0;
+    for (unsigned c = 0; c < nc && e == ST_OK; c++)
+        for (unsigned i = 0; i < in[c].n; i++, j++) {
+            st_index *ix = in[c].ix;
+            const st_stream_info *s = st_index_stream(ix, in[c].pick[i]);
+            const char *name = s->name;
+            if (qual) {
+                /* "FILE:NAME": the same names in several containers stay
+                 * apart, and a fetch stream finds its reads and writes in
+                 * its own container (formats/IMPORT.md 8.6) */
+                size_t l = strlen(in[c].name) + strlen(s->name) + 2;
+                if (!(qual[j] = malloc(l))) {
+                    e = ST_E_NOMEM;
+                    break;
+                }
+                snprintf(qual[j], l, "%s:%s", in[c].name, s->name);
+                name = qual[j];
+            }
+            es[j] = (st_export_stream){name, s->type, s->entry_size, s->header, s->header_len};
+            cur[j].ix = ix;
+            cur[j].si = in[c].pick[i];
+            cur[j].nf = st_index_stream_frames(ix, in[c].pick[i]);
+            cur[j].esz = s->entry_size;
+            if (o->range == CAT_RANGE_CYCLES)
+                cur[j].j = st_index_lower_key(ix, in[c].pick[i], o->lo);
+            st_buf_init(&cur[j].buf, 0);
+        }
+    mctx c = {cur, o, &d};
+    if (e == ST_OK) {
+        if (o->verbose)
+            cli_msg("merging %u streams of %u container%s by cycle into %s", n, nc, nc == 1 ? "" : "s", o->format);
+        e = st_export_merged(o->format, es, n, cursor_next, &c, write_fd, &out_fd);
+    }
+    int rc = EXIT_OK;
+    if (e != ST_OK)
+        rc = cli_report(e, &d, e == ST_E_WRITE ? o->out_name : o->in_name);
+    for (unsigned i = 0; cur && i < n; i++) {
+        st_buf_free(&cur[i].buf);
+        if (qual)
+            free(qual[i]);
+    }
+    free(qual);
+    free(cur);
+    free(es);
+    return rc;
+}
+
+int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd)
+{
+    int several = o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',') && st_index_find_stream(ix, sel[0]) < 0);
+    if (!several && !(nsel == 0 && holds_all(o->format)))
+        return -1;
+    unsigned ns = st_index_stream_count(ix), *found = calloc(nsel + 1, sizeof *found);
+    cat_input in = {ix, o->in_name, calloc(ns + 1, sizeof(unsigned)), 0};
+    if (!in.pick || !found) {
+        free(in.pick);
+        free(found);
+        cli_msg("out of memory");
+        return EXIT_DATA;
+    }
+    int rc = resolve(ix, o, o->in_name, 1, in.pick, &in.n, found);
+    free(found);
+    if (rc == EXIT_OK && in.n <= 1 && !several)
+        rc = -1; /* one stream, or none, after all: the one-stream export */
+    else if (rc == EXIT_OK)
+        rc = merge_inputs(&in, 1, o, out_fd);
+    free(in.pick);
+    return rc;
+}
+
+int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd)
+{
+    cat_input *in = calloc(nc, sizeof *in);
+    unsigned *found = calloc(nsel + 1, sizeof *found);
+    int rc = in && found ? EXIT_OK : EXIT_DATA;
+    if (rc != EXIT_OK)
+        cli_msg("out of memory");
+    for (unsigned c = 0; c < nc && rc == EXIT_OK; c++) {
+        int fd;
+        st_diag d;
+        st_diag_clear(&d);
+        if ((rc = cli_in_open(paths[c], &fd, &in[c].name)) != EXIT_OK)
+            break;
+        st_error e = st_index_open(&in[c].ix, fd, &d);
+        if (e != ST_OK) {
+            rc = cli_report(e, &d, in[c].name);
+            cli_msg("%s: several containers are merged through their directories (regular, complete files)",
+                    in[c].name);
+            break;
+        }
+        in[c].pick = calloc(st_index_stream_count(in[c].ix) + 1, sizeof(unsigned));
+        if (!in[c].pick) {
+            cli_msg("out of memory");
+            rc = EXIT_DATA;
+        } else
+            rc = resolve(in[c].ix, o, in[c].name, 0, in[c].pick, &in[c].n, found);
+    }
+    for (unsigned a = 0; a < nsel && rc == EXIT_OK; a++)
+        if (!found[a]) {
+            cli_msg("no stream named '%s' in any of the %u containers (see --list)", sel[a], nc);
+            rc = EXIT_DATA;
+        }
+    if (rc == EXIT_OK)
+        rc = merge_inputs(in, nc, o, out_fd);
+    for (unsigned c = 0; in && c < nc; c++) {
+        st_index_free(in[c].ix);
+        free(in[c].pick);
+    }
+    free(found);
+    free(in);
+    return rc;
+}

@@ -1,0 +1,57 @@
+/*
+ * cat_merge.h - simtrace-cat's export of several streams as one file,
+ * merged by cycle (lackey, din, xdin, csv; formats/IMPORT.md 8.6), read
+ * through the directory of a regular file.
+ */
+#ifndef CAT_MERGE_H
+#define CAT_MERGE_H
+
+#include <stdint.h>
+
+#include "../frames/simtrace.h"
+
+/* Each -s NAME, in order (NAME may list several streams: "read,write"). */
+void cat_select(const char *arg);
+/* Number of -s options given. */
+unsigned cat_selected(void);
+
+/* How a range option limits a merge. */
+typedef enum { CAT_RANGE_NONE, CAT_RANGE_CYCLES, CAT_RANGE_OTHER } cat_range_kind;
+
+typedef struct {
+    const char *in_name;  /* the container, for messages */
+    const char *out_name; /* the output, for messages */
+    const char *format;   /* -F */
+    int all;              /* --all */
+    int quiet, verbose;
+    cat_range_kind range;
+    uint64_t lo, hi;      /* --cycles C1:C2, hi UINT64_MAX when omitted */
+} cat_merge_opts;
+
+/*
+ * Whether the export without an index (a pipe) can go on with one stream:
+ * 0 when several streams were asked for (message printed; exit 2).
+ */
+int cat_merge_sequential_ok(const cat_merge_opts *o);
+
+/* After a sequential export (a pipe) in lackey, din or xdin without -s:
+ * name the memory streams that were not written, since from a file they
+ * would have been merged (not with -q). */
+void cat_merge_note_sequential(const cat_merge_opts *o, const st_reader *r, uint32_t chosen);
+
+/*
+ * If the selection is more than one stream (several -s, a list, --all, or
+ * -F lackey|din|xdin without -s: every memory stream), write them merged
+ * to out_fd and return the exit status (messages printed).  Otherwise
+ * return -1: the one-stream export goes on.
+ */
+int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd);
+
+/*
+ * Several containers named on the command line: the streams asked for (or,
+ * without -s, every memory stream) of each, merged into out_fd; in names
+ * the streams are "FILE:NAME".  Returns an exit status (messages printed).
+ */
+int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd);
+
+#endif

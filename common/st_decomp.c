@@ -1,0 +1,374 @@
+/* st_decomp.c - compressed inputs through a decompressing thread
+ * (contract in st_decomp.h). */
+#define _GNU_SOURCE /* tee(2) */
+#include "st_decomp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lzma.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "st_io.h"
+
+#define BUF (64u * 1024u)
+#define MAGIC_MAX 6u /* the longest magic: xz's */
+
+typedef enum { K_COPY, K_XZ, K_GZIP, K_ZSTD } kind_t;
+
+struct st_decomp {
+    pthread_t th;
+    int in;            /* the compressed input (the caller's) */
+    int wr;            /* write end of the pipe */
+    int rd;            /* read end, given to the consumer */
+    kind_t kind;
+    uint8_t head[MAGIC_MAX]; /* the first bytes, when they had to be read */
+    size_t head_len, head_pos;
+    uint64_t consumed; /* compressed bytes given to the decoder */
+    st_error err;
+    st_diag d;
+};
+
+static kind_t magic(const uint8_t *p, size_t n)
+{
+    static const uint8_t xz[6] = {0xFD, '7', 'z', 'X', 'Z', 0}, gz[2] = {0x1F, 0x8B},
+                         zs[4] = {0x28, 0xB5, 0x2F, 0xFD};
+    if (n >= 6 && memcmp(p, xz, 6) == 0)
+        return K_XZ;
+    if (n >= 2 && memcmp(p, gz, 2) == 0)
+        return K_GZIP;
+    if (n >= 4 && memcmp(p, zs, 4) == 0)
+        return K_ZSTD;
+    return K_COPY;
+}
+
+/* Up to MAGIC_MAX bytes of fd without taking them: pread on a regular
+ * file, tee(2) on a pipe.  Returns the count, or -1 if fd allows neither. */
+static ssize_t peek(int fd, uint8_t *p)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -1;
+    if (S_ISREG(st.st_mode)) {
+        off_t pos = lseek(fd, 0, SEEK_CUR);
+        if (pos < 0)
+            return -1;
+        ssize_t k;
+        do
+            k = pread(fd, p, MAGIC_MAX, pos);
+        while (k < 0 && errno == EINTR);
+        return k;
+    }
+    if (!S_ISFIFO(st.st_mode))
+        return -1;
+    int t[2];
+    if (pipe(t) != 0)
+        return -1;
+    ssize_t got = -1;
+    /* tee copies what the pipe holds now; the writer may not have written
+     * MAGIC_MAX bytes yet, so wait for more (or its end) a little while */
+    for (int tries = 0; tries < 2000; tries++) {
+        ssize_t k = tee(fd, t[1], MAGIC_MAX, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            break;
+        if (k > 0) {
+            got = read(t[0], p, (size_t)k);
+            if (got == MAGIC_MAX)
+                break;
+        } else {
+            got = 0; /* the writer has gone: the input is empty */
+            break;
+        }
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    close(t[0]);
+    close(t[1]);
+    return got;
+}
+
+/* Hand n bytes to the consumer; 0 when it has stopped reading. */
+static int give(st_decomp *z, const uint8_t *p, size_t n)
+{
+    return st_write_all(z->wr, p, n) == ST_OK;
+}
+
+/* Read some compressed input; 0 at its end. */
+static st_error take(st_decomp *z, uint8_t *p, size_t *n)
+{
+    if (z->head_pos < z->head_len) {
+        *n = z->head_len - z->head_pos;
+        memcpy(p, z->head + z->head_pos, *n);
+        z->head_pos = z->head_len;
+        return ST_OK;
+    }
+    ssize_t k;
+    do
+        k = read(z->in, p, BUF);
+    while (k < 0 && errno == EINTR);
+    if (k < 0)
+        return ST_E_READ;
+    *n = (size_t)k;
+    return ST_OK;
+}
+
+static st_error fail(st_decomp *z, st_error e, const char *what)
+{
+    z->d.offset = z->consumed;
+    return st_diag_set(&z->d, e, "%s", what);
+}
+
+static st_error run_copy(st_decomp *z, uint8_t *in)
+{
+    for (;;) {
+        size_t n;
+        RETURN_IF_ERROR(take(z, in, &n));
+        if (n == 0 || !give(z, in, n))
+            return ST_OK;
+    }
+}
+
+static st_error run_xz(st_decomp *z, uint8_t *in, uint8_t *out)
+{
+    lzma_stream s = LZMA_STREAM_INIT;
+    if (lzma_stream_decoder(&s, ST_DECOMP_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK)
+        return ST_E_NOMEM;
+    st_error e = ST_OK;
+    int eof = 0;
+    for (;;) {
+        if (s.avail_in == 0 && !eof) {
+            size_t n;
+            if ((e = take(z, in, &n)) != ST_OK)
+                break;
+            s.next_in = in;
+            s.avail_in = n;
+            eof = n == 0;
+        }
+        s.next_out = out;
+        s.avail_out = BUF;
+        size_t before = s.avail_in;
+        lzma_ret r = lzma_code(&s, eof ? LZMA_FINISH : LZMA_RUN);
+        z->consumed += before - s.avail_in;
+        if (BUF - s.avail_out && !give(z, out, BUF - s.avail_out))
+            break;
+        if (r == LZMA_STREAM_END)
+            break;
+        if (r == LZMA_OK)
+            continue;
+        if (r == LZMA_BUF_ERROR && eof)
+            e = fail(z, ST_E_TRUNCATED, "the xz data ends early (cut off?)");
+        else if (r == LZMA_MEMLIMIT_ERROR)
+            e = fail(z, ST_E_MEMLIMIT, "the xz data needs more than 1 GiB of memory to decompress");
+        else if (r == LZMA_MEM_ERROR)
+            e = ST_E_NOMEM;
+        else
+            e = fail(z, ST_E_CORRUPT, "damaged xz data");
+        break;
+    }
+    lzma_end(&s);
+    return e;
+}
+
+static st_error run_gzip(st_decomp *z, uint8_t *in, uint8_t *out)
+{
+    z_stream s;
+    memset(&s, 0, sizeof s);
+    if (inflateInit2(&s, 15 + 16) != Z_OK)
+        return ST_E_NOMEM;
+    st_error e = ST_OK;
+    int eof = 0, member_done = 0;
+    for (;;) {
+        if (s.avail_in == 0 && !eof) {
+            size_t n;
+            if ((e = take(z, in, &n)) != ST_OK)
+                break;
+            s.next_in = in;
+            s.avail_in = (uInt)n;
+            eof = n == 0;
+        }
+        if (s.avail_in == 0 && eof) {
+            if (!member_done)
+                e = fail(z, ST_E_TRUNCATED, "the gzip data ends early (cut off?)");
+            break;
+        }
+        if (member_done) {
+            /* gzip files may be members one after the other (cat a.gz b.gz) */
+            inflateReset(&s);
+            member_done = 0;
+        }
+        s.next_out = out;
+        s.avail_out = BUF;
+        uInt before = s.avail_in;
+        int r = inflate(&s, Z_NO_FLUSH);
+        z->consumed += before - s.avail_in;
+        if (BUF - s.avail_out && !give(z, out, BUF - s.avail_out))
+            break;
+        if (r == Z_STREAM_END)
+            member_done = 1;
+        else if (r == Z_MEM_ERROR) {
+            e = ST_E_NOMEM;
+            break;
+        } else if (r != Z_OK && !(r == Z_BUF_ERROR && s.avail_in == 0)) {
+            e = fail(z, ST_E_CORRUPT, "damaged gzip data");
+            break;
+        }
+    }
+    inflateEnd(&s);
+    return e;
+}
+
+static st_error run_zstd(st_decomp *z, uint8_t *in, uint8_t *out)
+{
+    ZSTD_DStream *s = ZSTD_createDStream();
+    if (!s)
+        return ST_E_NOMEM;
+    ZSTD_DCtx_setParameter(s, ZSTD_d_windowLogMax, 30); /* ST_DECOMP_MEMLIMIT */
+    st_error e = ST_OK;
+    ZSTD_inBuffer ib = {in, 0, 0};
+    size_t last = 0; /* 0: at a frame boundary */
+    for (;;) {
+        if (ib.pos == ib.size) {
+            size_t n;
+            if ((e = take(z, in, &n)) != ST_OK)
+                break;
+            if (n == 0) {
+                if (last != 0)
+                    e = fail(z, ST_E_TRUNCATED, "the zstd data ends early (cut off?)");
+                break;
+            }
+            ib.size = n;
+            ib.pos = 0;
+        }
+        ZSTD_outBuffer ob = {out, BUF, 0};
+        size_t before = ib.pos;
+        last = ZSTD_decompressStream(s, &ob, &ib);
+        z->consumed += ib.pos - before;
+        if (ob.pos && !give(z, out, ob.pos))
+            break;
+        if (ZSTD_isError(last)) {
+            int mem = ZSTD_getErrorCode(last) == ZSTD_error_frameParameter_windowTooLarge;
+            e = fail(z, mem ? ST_E_MEMLIMIT : ST_E_CORRUPT,
+                     mem ? "the zstd data needs more than 1 GiB of memory to decompress" : "damaged zstd data");
+            break;
+        }
+    }
+    ZSTD_freeDStream(s);
+    return e;
+}
+
+static void *thread_main(void *arg)
+{
+    st_decomp *z = arg;
+    uint8_t *in = malloc(BUF), *out = malloc(BUF);
+    if (!in || !out)
+        z->err = ST_E_NOMEM;
+    else if (z->kind == K_XZ)
+        z->err = run_xz(z, in, out);
+    else if (z->kind == K_GZIP)
+        z->err = run_gzip(z, in, out);
+    else if (z->kind == K_ZSTD)
+        z->err = run_zstd(z, in, out);
+    else
+        z->err = run_copy(z, in);
+    if (z->err == ST_E_READ)
+        fail(z, ST_E_READ, "cannot read the input");
+    free(in);
+    free(out);
+    close(z->wr); /* the consumer sees the end */
+    z->wr = -1;
+    return NULL;
+}
+
+st_error st_decomp_open(int fd, int *out, st_decomp **dp, const char **kind)
+{
+    static const char *const names[] = {NULL, "xz", "gzip", "zstd"};
+    *dp = NULL;
+    *out = fd;
+    *kind = NULL;
+    uint8_t head[MAGIC_MAX];
+    ssize_t n = peek(fd, head);
+    size_t taken = 0;
+    if (n < 0) {
+        /* neither a file nor a pipe: read the bytes, and pass them on */
+        size_t got = 0;
+        while (got < MAGIC_MAX) {
+            ssize_t k = read(fd, head + got, MAGIC_MAX - got);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0)
+                return ST_E_READ;
+            if (k == 0)
+                break;
+            got += (size_t)k;
+        }
+        n = (ssize_t)got;
+        taken = got;
+    }
+    kind_t k = magic(head, (size_t)n);
+    if (k == K_COPY && !taken)
+        return ST_OK;
+    st_decomp *z = calloc(1, sizeof *z);
+    if (!z)
+        return ST_E_NOMEM;
+    z->in = fd;
+    z->kind = k;
+    st_diag_clear(&z->d);
+    if (taken) {
+        memcpy(z->head, head, taken);
+        z->head_len = taken;
+    }
+    int p[2];
+    if (pipe(p) != 0) {
+        free(z);
+        return ST_E_NOMEM;
+    }
+    z->rd = p[0];
+    z->wr = p[1];
+    /* the thread takes no signals: they stay with the program's thread */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&z->th, NULL, thread_main, z);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        close(p[0]);
+        close(p[1]);
+        free(z);
+        return ST_E_THREAD;
+    }
+    *dp = z;
+    *out = z->rd;
+    *kind = names[k];
+    return ST_OK;
+}
+
+st_error st_decomp_close(st_decomp *z, int drain, st_diag *d)
+{
+    if (!z)
+        return ST_OK;
+    if (drain) {
+        uint8_t buf[4096];
+        ssize_t k;
+        while ((k = read(z->rd, buf, sizeof buf)) > 0 || (k < 0 && errno == EINTR))
+            ;
+    }
+    /* a consumer that stopped early: the thread's writes now fail (EPIPE;
+     * SIGPIPE is blocked in it) and it ends */
+    close(z->rd);
+    pthread_join(z->th, NULL);
+    st_error e = z->err;
+    if (e != ST_OK && d)
+        *d = z->d;
+    free(z);
+    return e;
+}

@@ -1,0 +1,283 @@
+#!/usr/bin/env bats
+# Lossless conversion (issue 15, items 3 and 4): lackey, din and xdin
+# through a container and back byte for byte, a real valgrind run when
+# valgrind is installed, exporters that invent no records, SB lines, and
+# several streams merged into one file and split back.
+
+load helpers
+
+PACK="$SVPC_BIN/simtrace-pack"
+CAT="$SVPC_BIN/simtrace-cat"
+G="$ROOT/testdata/good"
+
+setup() {
+    common_setup
+    [[ -x $PACK && -x $CAT ]] || fail "simtrace-pack/simtrace-cat not built in $SVPC_BIN"
+}
+
+# same_streams A B: every stream of container A is byte-identical in B
+same_streams() {
+    local s
+    for s in $("$CAT" --list "$1" | awk 'NR > 1 { print $1 }'); do
+        cmp <("$CAT" -s "$s" "$1") <("$CAT" -s "$s" "$2") || fail "stream $s differs"
+    done
+}
+
+@test "lackey: the real sample comes back byte for byte, but valgrind's == lines" {
+    grep -v '^==' "$G/sample.lackey" >want
+    run "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    [ "$status" -eq 0 ]
+    [[ $("$CAT" --list l.sim | awk 'NR > 1 { print $1 }' | tr '\n' ' ') == "write read fetch " ]]
+    "$CAT" -F lackey l.sim >back
+    cmp want back
+    # and through pipes, the container read sequentially for the import
+    "$PACK" --from lackey <"$G/sample.lackey" | "$PACK" --concat -o l2.sim -
+    "$CAT" -F lackey l2.sim | cmp want -
+    # the inverse split: importing the export gives the same streams
+    "$PACK" --from lackey -o l3.sim back
+    same_streams l.sim l3.sim
+    # the fetch stream: one entry per I line, their addresses and sizes
+    [ "$("$CAT" --list l.sim | awk '$1 == "fetch" { print $3 }')" -eq "$(grep -c '^I ' want)" ]
+    "$CAT" -s fetch -F lackey l.sim | cmp - <(grep '^I ' want)
+}
+
+@test "lackey: a real valgrind run, with M lines and superblocks, byte for byte" {
+    command -v valgrind >/dev/null || skip "valgrind not installed"
+    [[ $SANITIZED == 1 ]] && skip "valgrind under sanitizers is slow"
+    printf 'b\na\nc\n' >in.txt
+    valgrind --tool=lackey --trace-mem=yes --log-fd=3 sort in.txt 3>sort.lk >/dev/null
+    grep -q '^ M ' sort.lk || fail "no M line in the valgrind run"
+    run "$PACK" --from lackey -o s.sim sort.lk
+    [ "$status" -eq 0 ]
+    "$CAT" -F lackey s.sim | cmp - <(grep -v '^==' sort.lk)
+    # SB lines are valgrind's own: skipped, counted, said
+    valgrind --tool=lackey --trace-mem=yes --trace-superblocks=yes --log-fd=3 /bin/true 3>sb.lk >/dev/null
+    sbs=$(grep -c '^SB ' sb.lk)
+    [ "$sbs" -gt 0 ]
+    run "$PACK" --from lackey -o sb.sim sb.lk
+    [ "$status" -eq 0 ]
+    [[ $output == *"sb.lk: $sbs records not kept (lackey SB"* ]]
+    "$CAT" -F lackey sb.sim | cmp - <(grep -v '^==\|^SB ' sb.lk)
+}
+
+@test "SB lines: skipped with a count, a malformed one is still an error" {
+    printf 'I  00001000,3\nSB 00001000\n L 00002000,4\n' >t.lk
+    run "$PACK" --from lackey -o t.sim t.lk
+    [ "$status" -eq 0 ]
+    [[ $output == *"t.lk: 1 record not kept (lackey SB"* ]]
+    run "$PACK" -q --from lackey -o q.sim t.lk
+    [ "$status" -eq 0 ] && [ -z "$output" ]
+    printf 'I  00001000,3\nSB zz\n' >bad.lk
+    run "$PACK" --from lackey -o bad.sim bad.lk
+    [ "$status" -eq 1 ]
+    [[ $output == *"bad.lk: line 2 at byte offset 14: "*"expected 'SB ADDR'"* ]]
+}
+
+@test "din and xdin with fetches: byte for byte, and the same reads and writes as lackey" {
+    "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    "$CAT" -F din l.sim >t.din
+    "$CAT" -F xdin l.sim >t.xdin
+    # every record once: no invented fetch lines
+    [ "$(wc -l <t.din)" -eq $(( $(grep -c '^I \|^ [LS] ' "$G/sample.lackey") + 2 * $(grep -c '^ M ' "$G/sample.lackey") )) ]
+    for f in din xdin; do
+        "$PACK" --from $f -o $f.sim t.$f
+        "$CAT" -F $f $f.sim | cmp t.$f -
+    done
+    # xdin keeps sizes: the reads and writes are those of the lackey import
+    for s in read write; do
+        cmp <("$CAT" -s $s l.sim) <("$CAT" -s $s xdin.sim)
+    done
+}
+
+@test "exporters invent no records: a stream alone, and a container without fetches" {
+    "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    # the write stream alone: its S and M lines as stores, nothing else
+    "$CAT" -s write -F lackey l.sim >w.lk
+    [ "$(wc -l <w.lk)" -eq "$(grep -c '^ [SM] ' "$G/sample.lackey")" ]
+    ! grep -qv '^ S ' w.lk
+    "$CAT" -s read -F din l.sim >r.din
+    ! grep -qv '^0 ' r.din
+    # raw reads and writes (no fetch stream): din and lackey without fetches
+    "$CAT" -s read l.sim >r.d64
+    "$CAT" -s write l.sim >w.d64
+    "$PACK" -o rw.sim --stream read r.d64 --stream write w.d64
+    "$CAT" -F din rw.sim >rw.din
+    [ "$(wc -l <rw.din)" -eq $(( $(size r.d64) / 32 + $(size w.d64) / 32 )) ]
+    ! grep -q '^2 ' rw.din
+}
+
+@test "merged export: -s A,B, -s A -s B and --all agree; lackey and din take every memory stream by default" {
+    "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    grep -v '^==' "$G/sample.lackey" >want
+    "$CAT" -s read,write,fetch -F lackey l.sim | cmp want -
+    "$CAT" -s fetch -s write -s read -F lackey l.sim | cmp want -
+    "$CAT" --all -F lackey l.sim | cmp want -
+    # reads and writes without fetches: merged by cycle, no I line
+    "$CAT" -s read,write -F lackey l.sim >rw.lk
+    # (an M is one record only where the fetch stream's kinds say so)
+    [ "$(wc -l <rw.lk)" -eq $(( $(grep -c '^ [LS] ' want) + 2 * $(grep -c '^ M ' want) )) ]
+    ! grep -q '^I' rw.lk
+    # text: one file of parts, split back into the same streams by the import
+    "$CAT" --all -F text l.sim >all.txt
+    [ "$(grep -c '^# simtrace text 1 .* part=' all.txt)" -eq 3 ]
+    "$PACK" --from text -o split.sim all.txt
+    same_streams l.sim split.sim
+    "$CAT" --all -F text split.sim | cmp all.txt -
+    # csv: one header row, every entry of every stream once
+    "$CAT" --all -F csv l.sim >all.csv
+    [ "$(wc -l <all.csv)" -eq $(( 1 + $("$CAT" --list l.sim | awk 'NR > 1 { n += $3 } END { print n }') )) ]
+    # mawk reads the numbers
+    [ "$(mawk -F, 'NR > 1 && $1 == "read" { s += $6 } END { print s }' all.csv)" -eq \
+      "$(grep '^ [LM] ' want | mawk -F, '{ s += $2 } END { print s }')" ]
+}
+
+@test "merged export: streams left out are named; bad selections are refused" {
+    "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    head -c 240 /dev/urandom >ev.bin
+    "$PACK" --append l.sim --stream ev --type event ev.bin
+    run "$CAT" -F lackey -o out.lk l.sim
+    [ "$status" -eq 0 ]
+    [[ $output == *"l.sim: note: 1 stream not written as lackey: ev (event)"* ]]
+    grep -v '^==' "$G/sample.lackey" | cmp - out.lk
+    run "$CAT" -s read,nosuch -F lackey l.sim
+    [ "$status" -eq 1 ]
+    [[ $output == *"l.sim: no stream named 'nosuch'"* ]]
+    run "$CAT" -s read,read -F lackey l.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"stream 'read' is named twice"* ]]
+    run "$CAT" -s read,write -F raw l.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"-F raw writes one stream; several streams are merged into lackey, din, xdin, csv or text"* ]]
+    run "$CAT" -s read,ev -F lackey l.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"stream 'ev' of type event cannot be written as lackey"* ]]
+    run "$CAT" -s read,write --entries 0:10 -F din l.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"give several streams a --cycles range"* ]]
+    # standard input redirected from the file has a directory too
+    "$CAT" -s read -s write -F din <l.sim | cmp - <("$CAT" -s read,write -F din l.sim)
+    # from a pipe one stream is written, and the note says which were not
+    run bash -c "cat l.sim | '$CAT' -F lackey -o p.lk"
+    [ "$status" -eq 0 ]
+    [[ $output == *"(stdin): note: read sequentially, only stream 'write' was written as lackey, not read, fetch"* ]]
+    cmp p.lk <("$CAT" -s write -F lackey l.sim)
+    run bash -c "cat l.sim | '$CAT' -s read,write -F din"
+    [ "$status" -eq 2 ]
+    [[ $output == *"several streams are merged through the directory of a regular file"* ]]
+    run bash -c "cat l.sim | '$CAT' -s read -s write -F din"
+    [ "$status" -eq 2 ]
+    [[ $output == *"several streams are merged through the directory of a regular file"* ]]
+}
+
+@test "merged export: --cycles cuts every stream at the same cycles" {
+    "$PACK" --from lackey -o l.sim "$G/sample.lackey"
+    "$CAT" -F lackey --cycles 100:200 l.sim >part.lk
+    # exactly the records of instructions 100..199: the I lines and what follows them
+    grep -v '^==' "$G/sample.lackey" | awk '/^I/ { n++ } n >= 100 && n < 200' | cmp - part.lk
+}
+
+@test "compressed inputs: xz, gzip, zstd found by magic, for --from and raw entries, files and pipes" {
+    "$PACK" --from lackey -o plain.sim "$G/sample.lackey"
+    xz -c "$G/sample.lackey" >l.xz
+    gzip -c "$G/sample.lackey" >l.gz
+    zstd -q -c "$G/sample.lackey" >l.zst
+    cp l.zst misnamed.txt  # the name says nothing
+    for f in l.xz l.gz l.zst misnamed.txt; do
+        run "$PACK" --from lackey -o $f.sim $f
+        [ "$status" -eq 0 ] || fail "$f: $output"
+        same_streams plain.sim $f.sim
+        "$PACK" --from lackey <$f | "$PACK" --concat -o $f.pipe.sim -
+        same_streams plain.sim $f.pipe.sim
+    done
+    # raw entries: the bundled .d64.xz packs as its entries
+    "$PACK" -o raw.sim "$G/bios_write_300k.d64.xz"
+    "$CAT" raw.sim | cmp - <(xz -dc "$G/bios_write_300k.d64.xz")
+    # a plain input named .xz is read as it is
+    cp "$G/sample.lackey" notxz.xz
+    "$PACK" --from lackey -o n.sim notxz.xz
+    same_streams plain.sim n.sim
+}
+
+@test "compressed inputs: damaged or cut off is exit 1 with the compressed offset; what came before is kept" {
+    xz -c "$G/sample.lackey" >l.xz
+    zstd -q -c "$G/sample.lackey" >l.zst
+    n=$(size l.xz)
+    head -c $((n - 20)) l.xz >cut.xz
+    run "$PACK" --from lackey -o cut.sim cut.xz
+    [ "$status" -eq 1 ]
+    [[ $output == *"cut.xz: at byte offset $((n - 20)): unexpected end of input (truncated): the xz data ends early (cut off?)"* ]]
+    "$CAT" --verify cut.sim
+    cp l.zst bad.zst
+    printf '\125\125\125\125' | dd of=bad.zst bs=1 seek=$(( $(size l.zst) / 2 )) conv=notrunc 2>/dev/null
+    run "$PACK" --from lackey -o bad.sim bad.zst
+    [ "$status" -eq 1 ]
+    [[ $output == *"bad.zst: at byte offset "*": corrupt data: damaged zstd data"* ]]
+    [ -f bad.sim ]
+    # damage that makes a malformed line first: both are said, the damage last
+    gzip -c "$G/sample.lackey" >bad.gz
+    printf '\125\125\125\125' | dd of=bad.gz bs=1 seek=$(( $(size bad.gz) / 2 )) conv=notrunc 2>/dev/null
+    run "$PACK" --from lackey -o badgz.sim bad.gz
+    [ "$status" -eq 1 ]
+    [[ ${lines[-1]} == *"bad.gz: at byte offset "*": corrupt data: damaged gzip data" ]]
+    head -c 100 "$G/bios_write_300k.d64.xz" >cut.d64.xz
+    run "$PACK" -o c.sim cut.d64.xz
+    [ "$status" -eq 1 ]
+    [[ $output == *"cut.d64.xz: at byte offset 100: unexpected end of input (truncated): the xz data ends early"* ]]
+}
+
+@test "compressed inputs: svpc-compress reads .xz, .gz, .zst entries; a cut one keeps the whole entries, exit 1" {
+    xz -dc "$G/bios_read_300k.d64.xz" >r.d64
+    gzip -c r.d64 >r.gz
+    zstd -q -c r.d64 >r.zst
+    for f in "$G/bios_read_300k.d64.xz" r.gz r.zst; do
+        "$SVPC_BIN/svpc-compress" -c "$f" | "$SVPC_BIN/svpc-decompress" | cmp r.d64 -
+        "$SVPC_BIN/svpc-compress" -c <"$f" | "$SVPC_BIN/svpc-decompress" | cmp r.d64 -
+    done
+    half=$(( $(size r.zst) / 2 ))
+    head -c $half r.zst >cut.zst
+    run "$SVPC_BIN/svpc-compress" -o cut.sim cut.zst
+    [ "$status" -eq 1 ]
+    [[ $output == *"cut.zst: at byte offset $half: unexpected end of input (truncated): the zstd data ends early (cut off?)"* ]]
+    "$SVPC_BIN/svpc-decompress" -t cut.sim
+    n=$("$SVPC_BIN/svpc-decompress" -c cut.sim | wc -c)
+    [ $((n % 32)) -eq 0 ] && [ "$n" -gt 0 ]
+    cmp <("$SVPC_BIN/svpc-decompress" -c cut.sim) <(head -c "$n" r.d64)
+}
+
+@test "merged export of several containers: every stream of each, by cycle; text splits them back" {
+    "$PACK" --from lackey -o a.sim "$G/sample.lackey"
+    "$PACK" --from xdin -o b.sim "$G/sample.xdin" 2>/dev/null
+    "$CAT" -F text a.sim b.sim >ab.txt
+    [ "$(grep -c '^# simtrace text 1 stream=[ab].sim:' ab.txt)" -eq 6 ]
+    "$PACK" --from text -o ab.sim ab.txt
+    for c in a b; do
+        for s in read write fetch; do
+            cmp <("$CAT" -s $s $c.sim) <("$CAT" -s $c.sim:$s ab.sim)
+        done
+    done
+    # lackey: every record of both, each container's in its order
+    "$CAT" -F lackey a.sim b.sim >ab.lk
+    [ "$(wc -l <ab.lk)" -eq $(( $(grep -vc '^==' "$G/sample.lackey") + $(grep -c '^[irw] ' "$G/sample.xdin") )) ]
+    # -s picks the streams of that name in every container
+    "$CAT" -s write -F csv a.sim b.sim >w.csv
+    [ "$(grep -c '^a.sim:write,' w.csv)" -eq "$("$CAT" --list a.sim | awk '$1 == "write" { print $3 }')" ]
+    [ "$(grep -c '^b.sim:write,' w.csv)" -eq 2 ]
+    # a long name with commas and quotes: one quoted CSV field, longer than
+    # the rows of a buffer's room (nested directories: FILE is the path)
+    dir="$(printf 'd%.0s' {1..200})/$(printf 'e%.0s' {1..200})/$(printf 'f%.0s' {1..200})"
+    mkdir -p "$dir"
+    long="$dir/$(printf 'x%.0s' {1..200}),\"q\".sim"
+    cp a.sim "$long"
+    "$CAT" -s write -F csv b.sim "$long" >q.csv
+    [ "$(grep -c '^"d\{200\}/e\{200\}/f\{200\}/x\{200\},""q"".sim:write",' q.csv)" -eq \
+      "$("$CAT" --list a.sim | awk '$1 == "write" { print $3 }')" ]
+    run "$CAT" -s nosuch -F csv a.sim b.sim
+    [ "$status" -eq 1 ]
+    [[ $output == *"no stream named 'nosuch' in any of the 2 containers"* ]]
+    run "$CAT" --list a.sim b.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"--list, --verify and --salvage take one container (got 2)"* ]]
+    run bash -c "cat a.sim | '$CAT' -F din - b.sim"
+    [ "$status" -eq 1 ]
+    [[ $output == *"several containers are merged through their directories"* ]]
+}
