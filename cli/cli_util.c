@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_util.h"
 
+#include "../common/st_io.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -207,6 +209,69 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* ---- interruption of a writer (cli_stop_arm) ---- */
+
+static volatile sig_atomic_t stop_sig;     /* the first SIGINT, SIGTERM or SIGHUP */
+static volatile sig_atomic_t stop_fd = -1; /* the input being read */
+
+/* The input ends here: /dev/null takes its descriptor's place, so the read
+ * in progress (interrupted: no SA_RESTART) or the next one finds the end of
+ * the input, and every reader of the suite finishes as at a normal end. */
+static void stop_input(int fd)
+{
+    int n = open("/dev/null", O_RDONLY);
+    if (n >= 0) {
+        dup2(n, fd);
+        close(n);
+    }
+}
+
+static void on_stop(int sig)
+{
+    if (stop_sig) {
+        /* asked twice: stop at once, as before cli_stop_arm */
+        on_signal(sig);
+        return;
+    }
+    stop_sig = sig;
+    st_input_stopped = 1;
+    if (stop_fd >= 0)
+        stop_input(stop_fd);
+}
+
+void cli_stop_arm(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop; /* no SA_RESTART: a blocked read returns */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+void cli_stop_input(int fd)
+{
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    stop_fd = fd;
+    if (stop_sig && fd >= 0)
+        stop_input(fd);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int cli_stopped(void) { return stop_sig; }
+
+const char *cli_stop_name(void)
+{
+    return stop_sig == SIGINT ? "SIGINT" : stop_sig == SIGTERM ? "SIGTERM" : stop_sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+int cli_stop_status(void) { return stop_sig ? 128 + stop_sig : EXIT_OK; }
+
 int cli_in_open(const char *path, int *fd, const char **name)
 {
     if (!path || strcmp(path, "-") == 0) {
@@ -329,4 +394,26 @@ void cli_out_abort(void)
         unlink(out_tmp);
         out_tmp_live = 0;
     }
+}
+
+void cli_note_recovered(const st_index *ix, const char *file)
+{
+    uint64_t end;
+    st_diag why;
+    if (!st_index_recovered(ix, &end, &why))
+        return;
+    uint64_t entries = 0, frames = 0;
+    for (unsigned i = 0; i < st_index_stream_count(ix); i++) {
+        entries += st_index_stream(ix, i)->entries;
+        frames += st_index_stream(ix, i)->frames;
+    }
+    uint64_t tail = st_index_file_size(ix) - end;
+    char lost[96] = "";
+    if (tail)
+        snprintf(lost, sizeof lost, "; the %llu bytes from byte offset %llu hold no complete frame",
+                 (unsigned long long)tail, (unsigned long long)end);
+    cli_msg("%s: no valid directory and footer (cut off, or an --append that did not finish: %s): found %llu "
+            "complete data frames (%llu entries) by scanning%s; 'simtrace-pack --repair %s' rebuilds the end",
+            file, why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), (unsigned long long)frames,
+            (unsigned long long)entries, lost, file);
 }

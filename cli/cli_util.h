@@ -92,8 +92,29 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd);
 int cli_out_commit(void);
 void cli_out_abort(void);
 
+/*
+ * Interrupted means finished (programs that write a container).  After
+ * cli_stop_arm(), the first SIGINT, SIGTERM or SIGHUP ends the input named
+ * by cli_stop_input() (its descriptor then reads as at its end, even in a
+ * read that is waiting for a pipe), so the program finishes its container
+ * with every entry read so far; cli_stopped() gives the signal (0: none)
+ * and cli_stop_status() the exit status 128 + signal.  A second signal
+ * stops the program at once (removing an unfinished -o file).  Worker
+ * threads never take these signals (frames/pool.c).
+ */
+void cli_stop_arm(void);
+void cli_stop_input(int fd); /* -1: none */
+int cli_stopped(void);
+int cli_stop_status(void);
+const char *cli_stop_name(void); /* "SIGINT", ... */
+
 /* Open the input: path or "-"/NULL for stdin.  Returns exit status. */
 int cli_in_open(const char *path, int *fd, const char **display_name);
+
+/* When ix was opened by scanning (st_index_recovered), say so on stderr:
+ * what was wrong, how many frames and entries are readable, how many bytes
+ * after them are lost, and that simtrace-pack --repair rebuilds the end. */
+void cli_note_recovered(const st_index *ix, const char *file);
 
 /* Monotonic seconds. */
 double cli_now(void);

@@ -716,14 +716,10 @@ int main(int argc, char **argv)
     st_error e = ST_OK;
     if (regular && !salvage && !verify) {
         e = st_index_open(&ix, in_fd, &d);
-        if (e == ST_E_BAD_FOOTER || e == ST_E_TRUNCATED) {
-            rc = cli_report(e, &d, in_name);
-            cli_msg("%s: no valid directory and footer (cut off?); 'simtrace-cat --salvage' reads what is intact",
-                    in_name);
-            return rc;
-        }
         if (e != ST_OK)
             return cli_report(e, &d, in_name);
+        if (!quiet)
+            cli_note_recovered(ix, in_name);
     }
     if (ix) {
         st_index_set_memlimit(ix, memlimit);
@@ -768,7 +764,9 @@ int main(int argc, char **argv)
             for (unsigned i = 0; i < st_index_stream_count(ix); i++)
                 if (st_index_stream(ix, i)->type == ST_TYPE_VBLOCK && st_index_stream(ix, i)->owner == chosen->id)
                     vals.vs = (int)i;
-            if (rg.kind == R_NONE && (raw || vals.vs < 0)) {
+            /* a recovered index lists only the complete frames; the
+             * sequential reader would also meet the cut at the end */
+            if (rg.kind == R_NONE && (raw || vals.vs < 0) && !st_index_recovered(ix, NULL, NULL)) {
                 /* the whole stream: the sequential reader decodes on every
                  * thread; wide values need the index, so not for them */
                 static char whole[256];

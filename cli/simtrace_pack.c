@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../common/st_error.h"
+#include "../common/st_io.h"
 #include "../formats/entry.h"
 #include "../formats/trace_io.h"
 #include "../frames/simtrace.h"
@@ -23,6 +24,7 @@ static void usage(FILE *f)
             "Usage: simtrace-pack [OPTION]... [--stream NAME] [--type T] [--from FORMAT] [FILE|-]...\n"
             "       simtrace-pack --concat [OPTION]... CONTAINER...\n"
             "       simtrace-pack --append CONTAINER [OPTION]... [--stream NAME] [FILE|-]...\n"
+            "       simtrace-pack --repair CONTAINER [-o NEW]\n"
             "Build a simtrace container from the inputs, in order, on standard output\n"
             "(or -o FILE).  With no FILE, or FILE -, read standard input.\n"
             "\n"
@@ -44,6 +46,8 @@ static void usage(FILE *f)
             "      --concat          the inputs are containers: copy their frames without\n"
             "                        re-encoding; streams of the same name are joined\n"
             "      --append=FILE     add the inputs to container FILE in place\n"
+            "      --repair=FILE     rebuild the directory and footer of FILE, cut off or left\n"
+            "                        by an --append that did not finish (in place, or -o NEW)\n"
             "\n"
             "Other options:\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
@@ -70,7 +74,8 @@ static void usage(FILE *f)
             "everything before it, and exit status 1.\n");
 }
 
-enum { OPT_FRAME = 256, OPT_STREAM, OPT_TYPE, OPT_FROM, OPT_CONCAT, OPT_APPEND, OPT_TIMESTAMPS, OPT_SKIP_BAD };
+enum { OPT_FRAME = 256, OPT_STREAM, OPT_TYPE, OPT_FROM, OPT_CONCAT, OPT_APPEND, OPT_TIMESTAMPS, OPT_SKIP_BAD,
+       OPT_REPAIR };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'c'},
@@ -79,7 +84,7 @@ static const struct option longopts[] = {
     {"stream", required_argument, NULL, OPT_STREAM}, {"type", required_argument, NULL, OPT_TYPE},
     {"from", required_argument, NULL, OPT_FROM}, {"concat", no_argument, NULL, OPT_CONCAT},
     {"append", required_argument, NULL, OPT_APPEND}, {"timestamps", no_argument, NULL, OPT_TIMESTAMPS},
-    {"skip-bad", no_argument, NULL, OPT_SKIP_BAD},
+    {"skip-bad", no_argument, NULL, OPT_SKIP_BAD}, {"repair", required_argument, NULL, OPT_REPAIR},
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
@@ -103,6 +108,7 @@ typedef struct {
     int enc_given; /* -e was given */
     int verbose, quiet, skip_bad;
     double t0, last;
+    uint64_t kept; /* entries this run stored, all streams (st_writer_stats) */
     const char *in_name; /* input being read, for messages */
     const char *out_name; /* the container, for messages */
     uint8_t enc_noted[65536]; /* note_kept_encoder() spoke of the stream */
@@ -461,11 +467,149 @@ static int open_inputs(input *ins, size_t nin, const struct stat *out, const cha
     return EXIT_OK;
 }
 
+/* ---- interrupted and failed runs (issue 15) ---- */
+
+/*
+ * An input that a signal ended (cli_stop_input): what its reader made of
+ * the early end.  Part of an entry, read before the signal, is dropped, as
+ * the line reader drops a cut line; every other error stands.  Returns 1
+ * (no further input is read).
+ */
+static int stopped_input_end(packer *pk, st_error *e, st_diag *d)
+{
+    if (*e == ST_E_PARTIAL_ENTRY) {
+        if (!pk->quiet)
+            cli_msg("%s: interrupted inside an entry: its %s dropped", pk->in_name, d->detail);
+        *e = ST_OK;
+        st_diag_clear(d);
+    }
+    return 1;
+}
+
+/* Whether a finished -o file is kept: an interrupted or failed run that
+ * stored no entry leaves nothing behind, so the corrected command does not
+ * meet "file exists".  A run that succeeded keeps even an empty container. */
+static int keep_output(packer *pk, const char *out_path, int failed)
+{
+    if (!out_path || strcmp(out_path, "-") == 0 || !(failed || cli_stopped()) || pk->kept)
+        return 1;
+    if (!pk->quiet)
+        cli_msg("%s: no entry was stored; the file is not written", out_path);
+    return 0;
+}
+
+/* The message and exit status of an interrupted run whose container is
+ * finished (128 + the signal, as a shell reports it). */
+static int say_stopped(packer *pk, const char *out_name, int append)
+{
+    cli_msg("%s: interrupted by %s: %s %llu entries%s", out_name, cli_stop_name(),
+            append ? "the container is complete; it gained" : "the container is complete with",
+            (unsigned long long)pk->kept, append ? "" : " (every entry read before the signal)");
+    return cli_stop_status();
+}
+
+/*
+ * --repair FILE [-o NEW]: the directory and footer of a container that has
+ * none (cut off, an --append killed), rebuilt from its frame headers
+ * (st_index_open scans them).  In place, the bytes after the last complete
+ * frame, which hold no readable entry, are cut off; with -o, FILE is not
+ * changed and NEW gets its complete frames with a new directory.
+ */
+static int repair_main(const char *file, const char *out_path, int force, int quiet, const st_write_opts *wo)
+{
+    int in_place = !out_path;
+    int fd = open(file, in_place ? O_RDWR : O_RDONLY);
+    if (fd < 0) {
+        cli_msg("%s: cannot open: %s", file, strerror(errno));
+        return EXIT_DATA;
+    }
+    st_diag d;
+    st_diag_clear(&d);
+    st_index *ix;
+    st_error e = st_index_open(&ix, fd, &d);
+    if (e != ST_OK) {
+        close(fd);
+        return cli_report(e, &d, file);
+    }
+    uint64_t end;
+    int cut = st_index_recovered(ix, &end, NULL);
+    uint64_t lost = cut ? st_index_file_size(ix) - end : 0; /* bytes of no complete frame */
+    if (!cut && in_place) {
+        if (!quiet)
+            cli_msg("%s: its directory and footer are valid: nothing to repair", file);
+        st_index_free(ix);
+        close(fd);
+        return EXIT_OK;
+    }
+    int out_fd = fd, rc;
+    if (!in_place) {
+        if ((rc = cli_out_open(out_path, force, 1, fd, &out_fd)) != EXIT_OK) {
+            st_index_free(ix);
+            close(fd);
+            return rc;
+        }
+        /* the complete frames, byte for byte; the writer adds the end */
+        static uint8_t buf[1 << 16];
+        for (uint64_t off = 0; off < end && e == ST_OK;) {
+            size_t n = end - off < sizeof buf ? (size_t)(end - off) : sizeof buf;
+            ssize_t k = pread(fd, buf, n, (off_t)off);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0) {
+                d.offset = off;
+                e = k < 0 ? ST_E_READ : ST_E_TRUNCATED;
+                break;
+            }
+            e = st_write_all(out_fd, buf, (size_t)k);
+            off += (uint64_t)k;
+        }
+        if (e != ST_OK) {
+            st_index_free(ix);
+            close(fd);
+            cli_out_abort();
+            return cli_report(e, &d, e == ST_E_WRITE ? out_path : file);
+        }
+    }
+    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    st_write_opts o = *wo;
+    o.threads = 1;
+    st_writer *w;
+    e = st_writer_resume(&w, out_fd, &o, &p, ix);
+    if (e == ST_OK) {
+        e = st_writer_finish(w);
+        st_writer_free(w);
+    }
+    uint64_t frames = st_index_frame_count(ix), entries = 0;
+    for (unsigned i = 0; i < st_index_stream_count(ix); i++)
+        entries += st_index_stream(ix, i)->entries;
+    st_index_free(ix);
+    if (e != ST_OK) {
+        close(fd);
+        cli_out_abort();
+        return cli_report(e, &d, in_place ? file : out_path);
+    }
+    if (in_place ? fsync(fd) != 0 || close(fd) != 0 : (close(fd), (rc = cli_out_commit()) != EXIT_OK)) {
+        if (in_place)
+            cli_msg("%s: write error: %s", file, strerror(errno));
+        return EXIT_DATA;
+    }
+    if (!quiet) {
+        char tail[128] = "";
+        if (lost)
+            snprintf(tail, sizeof tail, "; the %llu bytes from byte offset %llu, no complete frame, %s",
+                     (unsigned long long)lost, (unsigned long long)end, in_place ? "were cut off" : "were left out");
+        cli_msg("%s: %s: directory and footer written for %llu frames (%llu entries)%s", in_place ? file : out_path,
+                cut ? "repaired" : "copied, nothing to repair", (unsigned long long)frames,
+                (unsigned long long)entries, tail);
+    }
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     cli_prog = "simtrace-pack";
     static packer pk;
-    const char *out_path = NULL, *append = NULL;
+    const char *out_path = NULL, *append = NULL, *repair = NULL;
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
     pk.p = (svpc_params){SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
     int force = 0, concat = 0, c;
@@ -535,6 +679,7 @@ int main(int argc, char **argv)
             break;
         case OPT_CONCAT: concat = 1; break;
         case OPT_APPEND: append = optarg; break;
+        case OPT_REPAIR: repair = optarg; break;
         case OPT_TIMESTAMPS: wo.timestamps = 1; break;
         case OPT_SKIP_BAD: pk.skip_bad = 1; break;
         case 'f': force = 1; break;
@@ -556,6 +701,13 @@ int main(int argc, char **argv)
     if (nin == 0) { /* no input named: standard input, with the options given */
         cur.path = "-";
         ins[nin++] = cur;
+    }
+    if (repair) {
+        if (append || concat || nin != 1 || strcmp(ins[0].path, "-") != 0 || ins[0].from) {
+            cli_msg("--repair takes one container and no inputs, --append or --concat");
+            return EXIT_USAGE;
+        }
+        return repair_main(repair, out_path, force, pk.quiet, &wo);
     }
     if (append && out_path) {
         cli_msg("--append writes into its container; -o cannot be used with it");
@@ -593,11 +745,10 @@ int main(int argc, char **argv)
         }
         have_out_st = fstat(out_fd, &out_st) == 0;
         e = st_index_open(&ix, out_fd, &d);
-        if (e != ST_OK) {
-            rc = cli_report(e, &d, append);
-            cli_msg("%s: only a complete container can be appended to", append);
-            return rc;
-        }
+        if (e != ST_OK)
+            return cli_report(e, &d, append);
+        if (!pk.quiet)
+            cli_note_recovered(ix, append);
     } else if (out_path && strcmp(out_path, "-") != 0)
         have_out_st = stat(out_path, &out_st) == 0;
     else
@@ -621,6 +772,7 @@ int main(int argc, char **argv)
         cli_out_abort();
         return cli_report(e, &d, err_file);
     }
+    cli_stop_arm();
     st_buf_init(&pk.tmp, 0);
     pk.t0 = pk.last = cli_now();
     /* bad data in an input ends the run but keeps what came before it in a
@@ -628,7 +780,7 @@ int main(int argc, char **argv)
     st_error data_err = ST_OK;
     st_diag data_diag;
     const char *data_file = NULL;
-    for (size_t i = 0; i < nin && e == ST_OK && data_err == ST_OK; i++) {
+    for (size_t i = 0; i < nin && e == ST_OK && data_err == ST_OK && !cli_stopped(); i++) {
         int fd = ins[i].fd;
         pk.in_name = ins[i].name;
         st_diag_clear(&d);
@@ -652,14 +804,18 @@ int main(int argc, char **argv)
             }
         }
         uint64_t partial = 0;
+        cli_stop_input(fd);
         if (concat)
             e = pack_container(&pk, fd, wo.threads, &d);
         else if (ins[i].from)
             e = pack_import(&pk, &ins[i], fd, &d);
         else
             e = pack_raw(&pk, &ins[i], fd, &partial, &d);
+        cli_stop_input(-1);
         if (fd != 0)
             close(fd);
+        if (cli_stopped() && stopped_input_end(&pk, &e, &d))
+            break;
         if (e != ST_OK && !concat && e != ST_E_WRITE && e != ST_E_NOMEM && e != ST_E_TOO_LARGE &&
             e != ST_E_INTERNAL && st_error_is_data(e)) {
             data_err = e;
@@ -680,6 +836,9 @@ int main(int argc, char **argv)
     }
     if (e == ST_OK)
         progress(&pk, 1);
+    st_write_stats ws;
+    st_writer_stats(pk.w, &ws);
+    pk.kept = ws.entries;
     st_writer_free(pk.w);
     st_buf_free(&pk.tmp);
     if (e != ST_OK) {
@@ -693,8 +852,12 @@ int main(int argc, char **argv)
             cli_msg("%s: write error: %s", append, strerror(errno));
             return EXIT_DATA;
         }
+    } else if (!keep_output(&pk, out_path, data_err != ST_OK)) {
+        cli_out_abort();
     } else if ((rc = cli_out_commit()) != EXIT_OK)
         return rc;
+    if (cli_stopped())
+        return say_stopped(&pk, out_name, append != NULL);
     if (data_err != ST_OK)
         return cli_report(data_err, &data_diag, data_file);
     return EXIT_OK;

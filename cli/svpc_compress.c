@@ -182,7 +182,10 @@ int main(int argc, char **argv)
     st_diag_clear(&d);
     const char *err_file = out_path ? out_path : "(stdout)";
     if (e == ST_OK) {
+        cli_stop_arm();
+        cli_stop_input(in_fd);
         e = st_writer_append_fd(w, sid, in_fd, verbose ? prog_cb : NULL, &ps, &in_bytes, &d);
+        cli_stop_input(-1);
         if (e == ST_E_READ)
             err_file = in_name;
     }
@@ -199,10 +202,24 @@ int main(int argc, char **argv)
         e = st_writer_finish(w);
     if (e == ST_OK && verbose)
         cli_progress(w, ps.t0, 1);
+    st_write_stats ws;
+    st_writer_stats(w, &ws);
     st_writer_free(w);
     if (e != ST_OK) {
         cli_out_abort();
         return cli_report(e, &d, err_file);
+    }
+    if (cli_stopped()) {
+        /* interrupted means finished: the container holds every whole
+         * entry read before the signal; a file holding none is removed */
+        if (ws.entries == 0)
+            cli_out_abort();
+        else if ((rc = cli_out_commit()) != EXIT_OK)
+            return rc;
+        cli_msg("%s: interrupted by %s: %s %llu entries%s", out_path ? out_path : "(stdout)", cli_stop_name(),
+                ws.entries || !out_path ? "the container is complete with" : "not written: it would hold",
+                (unsigned long long)ws.entries, have ? " (the part of an entry read last is dropped)" : "");
+        return cli_stop_status();
     }
     if ((rc = cli_out_commit()) != EXIT_OK)
         return rc;

@@ -309,13 +309,25 @@ void st_reader_free(st_reader *r);
  * and every directory entry: frames lie end to end between the file header
  * and the directory, each stream's descriptor precedes its data frames,
  * sequence numbers count 0, 1, 2, ... and first entries add up.
+ * When the footer or the directory is missing or unusable (a file cut off
+ * by a crash, an --append that did not finish), the frames are found by
+ * reading their headers from the start instead, up to the first frame that
+ * is incomplete or invalid (SIMTRACE.md 7.4): st_index_recovered says so.
  * Returns ST_OK; ST_E_SEEK (fd not seekable); ST_E_BAD_MAGIC, ST_E_VERSION,
- * ST_E_BAD_FOOTER (no footer: a cut-off file, read it sequentially),
- * ST_E_BAD_DIRECTORY, ST_E_HEADER_CRC, ST_E_PAYLOAD_CRC, ST_E_TOO_LARGE,
- * ST_E_BAD_STREAM, ST_E_UNSUPPORTED (d says where); ST_E_READ; ST_E_NOMEM.
- * On failure *ix is NULL.
+ * ST_E_HEADER_CRC, ST_E_TRUNCATED (file header), ST_E_BAD_STREAM,
+ * ST_E_PAYLOAD_CRC and others for a bad stream descriptor (d says where);
+ * ST_E_READ; ST_E_NOMEM.  On failure *ix is NULL.
  */
 st_error st_index_open(st_index **ix, int fd, st_diag *d);
+
+/*
+ * 1 when st_index_open found no usable directory and footer and listed the
+ * frames by scanning; then *frames_end (if not NULL) is where the last
+ * complete frame ends (the file's bytes after it belong to no listed
+ * frame), and *why (if not NULL) says what was wrong with the directory
+ * or footer.  0 for a complete file (*frames_end: the directory's offset).
+ */
+int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why);
 
 unsigned st_index_stream_count(const st_index *ix);
 /* Stream i in declaration order, with its total entries and frames; NULL if
