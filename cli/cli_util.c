@@ -410,7 +410,7 @@ void cli_note_recovered(const st_index *ix, const char *file)
     uint64_t tail = st_index_file_size(ix) - end;
     char lost[96] = "";
     if (tail)
-        snprintf(lost, sizeof lost, "; the %llu bytes from byte offset %llu hold no complete frame",
+        snprintf(lost, sizeof lost, "; the %llu bytes from byte offset %llu hold no readable entry",
                  (unsigned long long)tail, (unsigned long long)end);
     cli_msg("%s: no valid directory and footer (cut off, or an --append that did not finish: %s): found %llu "
             "complete data frames (%llu entries) by scanning%s; 'simtrace-pack --repair %s' rebuilds the end",

@@ -382,6 +382,24 @@ static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, 
     return e;
 }
 
+/* A file without footer read through its frame headers: when the frame
+ * cut off at its end belongs to the stream read and the range would have
+ * taken from it, say which entries are lost.  Returns 1 when it did. */
+static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range *rg, const char *file)
+{
+    const st_frame_ref *c = st_index_cut_frame(ix);
+    if (!c || c->stream != s->id)
+        return 0;
+    int touched = rg->kind == R_NONE ||
+                  (rg->kind == R_ENTRIES && rg->hi > c->first_entry) ||
+                  (rg->kind == R_CYCLES && rg->hi > c->first_cycle) ||
+                  (rg->kind == R_TIME && (c->flags & 1) && rg->hi > c->first_time);
+    if (touched)
+        cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset %" PRIu64
+                ": lost", file, c->first_entry, c->first_entry + c->count - 1, s->name, c->offset);
+    return touched;
+}
+
 /* ---- sequential reading (pipes, cut-off files, --salvage, --verify, --list) ---- */
 
 typedef struct {
@@ -394,6 +412,7 @@ typedef struct {
     int list;
     int salvage, quiet;
     uint64_t lost_frames, lost_entries;
+    uint64_t passed_over; /* damaged frames of other streams */
     const char *file;
     uint64_t *stored; /* --list: bytes of data frames per stream id */
     uint64_t *fc, *lc; /* --list: first and last cycle per stream id */
@@ -556,11 +575,41 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
     return start_and_write(q, s, first + a, p + a * s->entry_size, b - a);
 }
 
+/* Whether stream s is, or may become, the stream being read: only damage
+ * there stops a read that is not a salvage. */
+static int may_be_read(const seq_t *q, const st_stream_info *s)
+{
+    if (q->want_name)
+        return strcmp(s->name, q->want_name) == 0;
+    if (q->chosen)
+        return s->id == q->id;
+    return (q->tentative && s->id == q->tid) || st_entry_is_memory(s->type);
+}
+
+/* One stream's damage stays in its stream: a damaged frame of another
+ * stream is passed over, with a note naming it (issue 15). */
+static st_error other_stream_damage(seq_t *q, const st_stream_info *s, const st_frame_ref *f, st_error e,
+                                    const st_diag *d)
+{
+    if (may_be_read(q, s)) {
+        /* the reader's own position is past this frame by now: say where */
+        cli_report(e, d, q->file);
+        q->said = 1;
+        return e;
+    }
+    q->passed_over++;
+    if (!q->quiet)
+        cli_msg("%s: passed over damaged frame %" PRIu64 " at byte offset %" PRIu64 " of stream '%s' (%s), "
+                "not the stream read", q->file, f->ordinal, d && d->offset != ST_DIAG_UNKNOWN ? d->offset : 0,
+                s->name, st_error_name(e));
+    return ST_OK;
+}
+
 static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
 {
     seq_t *q = arg;
     if (!q->salvage)
-        return e;
+        return other_stream_damage(q, s, f, e, d);
     /* a held stream (see seq_t.tentative) becomes the output when no
      * memory stream follows, so its losses count until it is replaced */
     if (q->chosen ? s->id == q->id : q->tentative && s->id == q->tid) {
@@ -803,6 +852,7 @@ int main(int argc, char **argv)
                     rc = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
             }
         }
+        int lost = e == ST_OK && chosen && say_cut_loss(ix, chosen, &rg, in_name);
         st_exporter_free(o.x);
         st_buf_free(&vals.frame);
         st_index_free(ix);
@@ -810,7 +860,8 @@ int main(int argc, char **argv)
             cli_out_abort();
             return e == ST_E_BAD_STREAM ? EXIT_DATA : (e == ST_E_USAGE ? EXIT_USAGE : rc);
         }
-        return cli_out_commit();
+        rc = cli_out_commit();
+        return rc != EXIT_OK ? rc : lost ? EXIT_DATA : EXIT_OK;
     }
 
 sequential:;
@@ -837,7 +888,7 @@ sequential:;
     }
     st_read_opts ro = {.threads = threads, .verify_only = verify, .ignore_check = ignore_check, .memlimit = memlimit,
                        .want = verify ? NULL : seq_want,
-                       .want_arg = &q, .on_damage = salvage ? seq_damage : NULL, .damage_arg = &q};
+                       .want_arg = &q, .on_damage = verify || list ? NULL : seq_damage, .damage_arg = &q};
     st_reader *r;
     e = st_reader_new(&r, in_fd, &ro, &d);
     if (e != ST_OK) {

@@ -30,7 +30,10 @@ struct st_index {
     /* the directory and footer were unusable and the frames were found by
      * reading their headers from the start (st_index_recovered) */
     int scanned;
+    int footer_ok;       /* open_directory found a valid footer */
     uint64_t frames_end; /* where the last frame listed ends */
+    int cut;             /* a valid data frame header at frames_end, its frame cut off */
+    st_frame_ref cut_frame;
     st_diag why;         /* what was wrong with the directory or footer */
 };
 
@@ -377,6 +380,9 @@ static st_error open_directory(st_index *ix, st_diag *d)
     if (f.nframes > room / ST_FRAME_HEADER_SIZE)
         return st_diag_set(d, ST_E_BAD_FOOTER, "footer claims %llu frames; the file has room for %llu",
                            (unsigned long long)f.nframes, (unsigned long long)(room / ST_FRAME_HEADER_SIZE));
+    /* a valid footer: from here on a fault is in the directory, which a
+     * writer finished, and is reported, not read around */
+    ix->footer_ok = 1;
     st_buf dir;
     st_buf_init(&dir, 0);
     uint8_t dh[ST_FRAME_HEADER_SIZE];
@@ -436,7 +442,7 @@ static st_error open_directory(st_index *ix, st_diag *d)
 
 /*
  * The frame list from the frame headers, read from the start, for a file
- * whose directory or footer is missing or unusable: cut off by a crash, or
+ * without a valid footer: cut off by a crash, or
  * left by an --append that did not finish (SIMTRACE.md 7.4).  The list
  * ends before the first frame that is incomplete, has an invalid header,
  * breaks the rules a directory entry obeys, or is a directory frame; the
@@ -450,9 +456,16 @@ static st_error scan_frames(st_index *ix, st_diag *d)
         uint8_t hb[ST_FRAME_HEADER_SIZE];
         st_frame_header h;
         if (ix->file_size - off < ST_FRAME_HEADER_SIZE || pread_full(ix->fd, hb, sizeof hb, off) != ST_OK ||
-            st_frame_header_parse(hb, &h, NULL) != ST_OK || h.kind == ST_KIND_DIRECTORY ||
-            h.payload_size > ix->file_size - off - ST_FRAME_HEADER_SIZE)
+            st_frame_header_parse(hb, &h, NULL) != ST_OK || h.kind == ST_KIND_DIRECTORY)
             break;
+        if (h.payload_size > ix->file_size - off - ST_FRAME_HEADER_SIZE) {
+            /* the frame a crash cut off: what it held is lost, say what */
+            if (h.kind == ST_KIND_DATA) {
+                ix->cut = 1;
+                ref_from(&ix->cut_frame, off, ST_FRAME_HEADER_SIZE + h.payload_size, ix->nf, &h);
+            }
+            break;
+        }
         if (ix->nf == cap) {
             cap = cap ? 2 * cap : 64;
             st_frame_ref *nf = realloc(ix->f, (size_t)cap * sizeof *nf);
@@ -480,6 +493,8 @@ static st_error scan_frames(st_index *ix, st_diag *d)
         if (e == ST_OK)
             break;
         uncount_last(ix);
+        ix->cut = ix->f[ix->nf].kind == ST_KIND_DATA;
+        ix->cut_frame = ix->f[ix->nf];
     }
     st_buf_free(&pay);
     ix->frames_end = ix->nf ? ix->f[ix->nf - 1].offset + ix->f[ix->nf - 1].size : ST_FILE_HEADER_SIZE;
@@ -514,8 +529,9 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
     ix->bytes_read = ST_FILE_HEADER_SIZE;
     st_diag_clear(&ix->why);
     st_error e = open_directory(ix, &ix->why);
-    if (e != ST_OK && st_error_is_data(e)) {
-        /* no usable directory: start again from the frame headers */
+    if (e != ST_OK && st_error_is_data(e) && !ix->footer_ok) {
+        /* no footer: the writer did not finish; start again from the frame
+         * headers */
         free(ix->f);
         free(ix->s);
         ix->f = NULL;
@@ -535,6 +551,8 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
     *out = ix;
     return ST_OK;
 }
+
+const st_frame_ref *st_index_cut_frame(const st_index *ix) { return ix->scanned && ix->cut ? &ix->cut_frame : NULL; }
 
 int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why)
 {

@@ -309,8 +309,8 @@ void st_reader_free(st_reader *r);
  * and every directory entry: frames lie end to end between the file header
  * and the directory, each stream's descriptor precedes its data frames,
  * sequence numbers count 0, 1, 2, ... and first entries add up.
- * When the footer or the directory is missing or unusable (a file cut off
- * by a crash, an --append that did not finish), the frames are found by
+ * When the footer is missing or invalid (a file cut off by a crash, an
+ * --append that did not finish), the frames are found by
  * reading their headers from the start instead, up to the first frame that
  * is incomplete or invalid (SIMTRACE.md 7.4): st_index_recovered says so.
  * Returns ST_OK; ST_E_SEEK (fd not seekable); ST_E_BAD_MAGIC, ST_E_VERSION,
@@ -321,13 +321,18 @@ void st_reader_free(st_reader *r);
 st_error st_index_open(st_index **ix, int fd, st_diag *d);
 
 /*
- * 1 when st_index_open found no usable directory and footer and listed the
+ * 1 when st_index_open found no valid footer and listed the
  * frames by scanning; then *frames_end (if not NULL) is where the last
  * complete frame ends (the file's bytes after it belong to no listed
  * frame), and *why (if not NULL) says what was wrong with the directory
  * or footer.  0 for a complete file (*frames_end: the directory's offset).
  */
 int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why);
+
+/* After a scan: the data frame whose header lies at frames_end but whose
+ * payload is cut off or damaged (its stream, first entry and count say
+ * which entries are lost), or NULL if none is known. */
+const st_frame_ref *st_index_cut_frame(const st_index *ix);
 
 unsigned st_index_stream_count(const st_index *ix);
 /* Stream i in declaration order, with its total entries and frames; NULL if

@@ -527,16 +527,20 @@ check_entry_ranges() {
     expect_status 0
 }
 
-@test "--append refuses a cut-off container (exit 1) and leaves it unchanged" {
+@test "--append to a cut-off container: a note, then its complete frames are kept and the new ones follow" {
     local cut=$(($(size "$D/two.sim") - 500))
     cut_to "$D/two.sim" "$cut" cut.sim
-    cp cut.sim cut.orig
-    run "$SIMTRACE_PACK" --append cut.sim "$D/cc1r.d64"
-    expect_status 1
+    "$SIMTRACE_CAT" -q --salvage -s r cut.sim >before || true
+    run "$SIMTRACE_PACK" --append cut.sim --stream new "$D/cc1r.d64"
+    expect_status 0
     expect_prefix simtrace-pack
-    expect_output_has "cut.sim"
-    expect_output_has "only a complete container"
-    same cut.sim cut.orig
+    expect_output_has "cut.sim: no valid directory and footer"
+    run "$SIMTRACE_CAT" -t cut.sim
+    expect_status 0
+    run to got "$SIMTRACE_CAT" -s new cut.sim
+    same got "$D/cc1r.d64"
+    run to old "$SIMTRACE_CAT" -s r cut.sim
+    same old before
 }
 
 @test "an input that is the output is refused (exit 2) and the file is left alone" {
