@@ -63,6 +63,8 @@ static void usage(FILE *f)
             "      --timestamps      record wall-clock time per frame (for --time ranges;\n"
             "                        output then differs between runs)\n"
             "      --skip-bad        importers: count, report and skip malformed lines\n"
+            "      --allow-cycle-reset  keep entries whose cycle is below the one before\n"
+            "                        them in their stream (refused otherwise: exit 1)\n"
             "  -f, --force           write to a terminal; overwrite an existing output\n"
             "  -k, --keep            accepted for xz compatibility (inputs are never changed)\n"
             "  -v, --verbose         progress and a summary on standard error\n"
@@ -75,7 +77,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_FRAME = 256, OPT_STREAM, OPT_TYPE, OPT_FROM, OPT_CONCAT, OPT_APPEND, OPT_TIMESTAMPS, OPT_SKIP_BAD,
-       OPT_REPAIR };
+       OPT_REPAIR, OPT_ALLOW_CYCLE_RESET };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'c'},
@@ -85,6 +87,7 @@ static const struct option longopts[] = {
     {"from", required_argument, NULL, OPT_FROM}, {"concat", no_argument, NULL, OPT_CONCAT},
     {"append", required_argument, NULL, OPT_APPEND}, {"timestamps", no_argument, NULL, OPT_TIMESTAMPS},
     {"skip-bad", no_argument, NULL, OPT_SKIP_BAD}, {"repair", required_argument, NULL, OPT_REPAIR},
+    {"allow-cycle-reset", no_argument, NULL, OPT_ALLOW_CYCLE_RESET},
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
@@ -469,6 +472,14 @@ static int open_inputs(input *ins, size_t nin, const struct stat *out, const cha
 
 /* ---- interrupted and failed runs (issue 15) ---- */
 
+/* The place of an ST_E_CYCLE_ORDER: the input's line or byte offset where
+ * the reader knows it, and what the writer knows (stream, entry, cycles). */
+static void cycle_order_diag(packer *pk, st_diag *d)
+{
+    if (!d->detail[0] || strcmp(d->detail, st_error_name(ST_E_CYCLE_ORDER)) == 0)
+        snprintf(d->detail, sizeof d->detail, "%s", st_writer_diag(pk->w)->detail);
+}
+
 /*
  * An input that a signal ended (cli_stop_input): what its reader made of
  * the early end.  Part of an entry, read before the signal, is dropped, as
@@ -610,7 +621,8 @@ int main(int argc, char **argv)
     cli_prog = "simtrace-pack";
     static packer pk;
     const char *out_path = NULL, *append = NULL, *repair = NULL;
-    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
+    /* a stream's cycles may not decrease unless --allow-cycle-reset */
+    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
     pk.p = (svpc_params){SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
     int force = 0, concat = 0, c;
     input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, -1, NULL};
@@ -680,6 +692,7 @@ int main(int argc, char **argv)
         case OPT_CONCAT: concat = 1; break;
         case OPT_APPEND: append = optarg; break;
         case OPT_REPAIR: repair = optarg; break;
+        case OPT_ALLOW_CYCLE_RESET: wo.check_keys = 0; break;
         case OPT_TIMESTAMPS: wo.timestamps = 1; break;
         case OPT_SKIP_BAD: pk.skip_bad = 1; break;
         case 'f': force = 1; break;
@@ -816,8 +829,10 @@ int main(int argc, char **argv)
             close(fd);
         if (cli_stopped() && stopped_input_end(&pk, &e, &d))
             break;
-        if (e != ST_OK && !concat && e != ST_E_WRITE && e != ST_E_NOMEM && e != ST_E_TOO_LARGE &&
-            e != ST_E_INTERNAL && st_error_is_data(e)) {
+        if (e == ST_E_CYCLE_ORDER)
+            cycle_order_diag(&pk, &d);
+        if (e != ST_OK && (!concat || e == ST_E_CYCLE_ORDER) && e != ST_E_WRITE && e != ST_E_NOMEM &&
+            e != ST_E_TOO_LARGE && e != ST_E_INTERNAL && st_error_is_data(e)) {
             data_err = e;
             data_diag = d;
             data_file = pk.in_name;
@@ -858,7 +873,12 @@ int main(int argc, char **argv)
         return rc;
     if (cli_stopped())
         return say_stopped(&pk, out_name, append != NULL);
-    if (data_err != ST_OK)
-        return cli_report(data_err, &data_diag, data_file);
+    if (data_err != ST_OK) {
+        rc = cli_report(data_err, &data_diag, data_file);
+        if (data_err == ST_E_CYCLE_ORDER && !pk.quiet)
+            cli_msg("%s: the entries before it were kept; --allow-cycle-reset keeps such entries, or give them "
+                    "another --stream", out_name);
+        return rc;
+    }
     return EXIT_OK;
 }

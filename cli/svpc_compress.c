@@ -102,7 +102,7 @@ int main(int argc, char **argv)
     const char *out_path = NULL, *stream = "trace";
     st_entry_type type = ST_TYPE_D64;
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
-    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
+    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 0}; /* cycles as they come: a raw trace is kept whole */
     int force = 0, verbose = 0, quiet = 0, c;
     opterr = 0; /* our messages start with the program name, not argv[0] */
     while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {

@@ -35,6 +35,9 @@ typedef struct {
     uint32_t frame_entries; /* entries per frame, 1..SVPC_MAX_FRAME_ENTRIES */
     int timestamps;         /* 1: record wall-clock time per frame (output then
                                differs run to run); 0: time fields unset */
+    int check_keys;         /* 1: refuse entries of a keyed type whose key
+                               (cycle) is below the key of the stream's entry
+                               before them (ST_E_CYCLE_ORDER) */
 } st_write_opts;
 
 typedef struct {
@@ -93,6 +96,16 @@ st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, c
  * exceed the 2 GiB payload limit: about 26.8 million frames).
  */
 st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_t n);
+
+/*
+ * With st_write_opts.check_keys, st_writer_append, st_writer_append_fd and
+ * st_writer_copy_frame append the entries before the first whose key is
+ * below its predecessor's (within the call or across calls, and across an
+ * --append through st_writer_resume), then return ST_E_CYCLE_ORDER; the
+ * writer stays usable, the rest of that call's entries are dropped, and
+ * st_writer_diag() says which stream and entry, with both keys.
+ */
+const st_diag *st_writer_diag(const st_writer *w);
 
 /*
  * Append the raw entries read from fd, up to its end, to stream sid.  The

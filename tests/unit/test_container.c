@@ -43,7 +43,7 @@ static void collect_free(collect *c)
 static FILE *write_container(unsigned threads, uint32_t frame, size_t n, const uint8_t *a, const uint8_t *b)
 {
     FILE *f = tmpfile();
-    st_write_opts o = {threads, frame, 0};
+    st_write_opts o = {threads, frame, 0, 0};
     st_writer *w;
     CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6}, g = {SVPC_ENC_GENERIC, SVPC_STAGE_ZLIB, 6};
@@ -94,7 +94,7 @@ static st_error read_back(const uint8_t *file, size_t len, unsigned threads, col
 static uint8_t *pack_d64(const uint8_t *e, size_t n, uint32_t frame, size_t *len)
 {
     FILE *f = tmpfile();
-    st_write_opts o = {1, frame, 0};
+    st_write_opts o = {1, frame, 0, 0};
     st_writer *w;
     CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
@@ -392,9 +392,9 @@ int main(void)
     entry_crc_blocks();
     /* writer rejects bad options and stream declarations */
     st_writer *w;
-    st_write_opts bad = {0, 10, 0};
+    st_write_opts bad = {0, 10, 0, 0};
     CHECK(st_writer_new(&w, 1, &bad) == ST_E_USAGE);
-    st_write_opts ok = {1, 10, 0};
+    st_write_opts ok = {1, 10, 0, 0};
     FILE *f = tmpfile();
     CHECK(st_writer_new(&w, fileno(f), &ok) == ST_OK);
     svpc_params cm = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
