@@ -3,6 +3,7 @@
 
 #include "../common/st_io.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -67,23 +68,30 @@ int cli_report(st_error e, const st_diag *d, const char *file)
     return cli_status(e);
 }
 
-int cli_parse_size(const char *s, uint64_t *out)
+int cli_parse_number(const char *s, size_t n, uint64_t *out)
 {
-    if (!s || !*s)
+    char buf[32];
+    if (n == 0 || n >= sizeof buf)
+        return 0;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    /* decimal, or hexadecimal with 0x (cycles are often written so); never
+     * octal: a leading 0 is a zero, as 010 is ten */
+    int hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
+    const char *digits = buf + (hex ? 2 : 0);
+    if (!(hex ? isxdigit((unsigned char)digits[0]) : isdigit((unsigned char)digits[0])))
         return 0;
     char *end;
     errno = 0;
-    if (*s == '-')
-        return 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
+    unsigned long long v = strtoull(digits, &end, hex ? 16 : 10);
+    if (errno)
         return 0;
     unsigned shift = 0;
-    if (*end == 'k' || *end == 'K')
+    if (!hex && (*end == 'k' || *end == 'K'))
         shift = 10, end++;
-    else if (*end == 'M')
+    else if (!hex && *end == 'M')
         shift = 20, end++;
-    else if (*end == 'G')
+    else if (!hex && *end == 'G')
         shift = 30, end++;
     if (*end)
         return 0;
@@ -92,6 +100,8 @@ int cli_parse_size(const char *s, uint64_t *out)
     *out = (uint64_t)v << shift;
     return 1;
 }
+
+int cli_parse_size(const char *s, uint64_t *out) { return s && cli_parse_number(s, strlen(s), out); }
 
 void cli_bad_option(char **argv, int opt)
 {

@@ -5,6 +5,7 @@
 #ifndef CLI_UTIL_H
 #define CLI_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../common/st_error.h"
@@ -35,8 +36,12 @@ int cli_report(st_error e, const st_diag *d, const char *file);
 /* Exit status of an error code. */
 int cli_status(st_error e);
 
-/* Parse an unsigned decimal with optional k/M/G (binary) suffix.
+/* Parse the n bytes at s as an unsigned number: decimal with an optional
+ * k, M or G suffix (binary: 1k = 1024), or hexadecimal with 0x; never octal
+ * (010 is ten).  The one parser of counts, sizes, entry indices and cycles.
  * Returns 1 on success. */
+int cli_parse_number(const char *s, size_t n, uint64_t *out);
+/* The same for a whole string. */
 int cli_parse_size(const char *s, uint64_t *out);
 
 /* After getopt_long returned '?' (with opterr = 0): say which option was

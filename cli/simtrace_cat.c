@@ -83,6 +83,8 @@ static const struct option longopts[] = {
 
 enum { R_NONE, R_ENTRIES, R_CYCLES, R_TIME };
 
+#define ST_MAX_STREAMS_CLI 65536u /* stream ids are 0..65535 (SIMTRACE.md 8.1) */
+
 typedef struct {
     int kind;
     uint64_t lo, hi; /* half-open; hi = UINT64_MAX when omitted */
@@ -111,27 +113,8 @@ static int parse_range(const char *s, range *r, int kind, int (*num)(const char 
     return r->lo <= r->hi;
 }
 
-static int num_plain(const char *s, size_t n, uint64_t *v)
-{
-    char buf[32];
-    if (n == 0 || n >= sizeof buf)
-        return 0;
-    memcpy(buf, s, n);
-    buf[n] = 0;
-    /* decimal, or hexadecimal with 0x (cycles are often written so); never
-     * octal: a leading 0 is a zero, as 010 is ten */
-    int hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
-    const char *digits = buf + (hex ? 2 : 0);
-    if (!(hex ? isxdigit((unsigned char)digits[0]) : isdigit((unsigned char)digits[0])))
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(digits, &end, hex ? 16 : 10);
-    if (errno || *end)
-        return 0;
-    *v = x;
-    return 1;
-}
+/* entries and cycles: decimal (k, M, G suffixes) or 0x hexadecimal */
+static int num_plain(const char *s, size_t n, uint64_t *v) { return cli_parse_number(s, n, v); }
 
 static int num_time(const char *s, size_t n, uint64_t *v)
 {
@@ -247,6 +230,40 @@ static st_error value_of(void *arg, uint64_t index, const uint8_t **value, size_
     return st_diag_set(v->d, ST_E_CORRUPT, "the wide value of entry %" PRIu64 " is missing or incomplete", index);
 }
 
+/* ---- range edges (issue 15): what exists is written, exit 0, and a note
+ * (not with -q) says what was asked for beyond the end ---- */
+
+static int cat_quiet; /* -q */
+
+static void note_entries_past_end(const char *file, const range *rg, const char *stream, uint64_t n)
+{
+    if (cat_quiet || rg->kind != R_ENTRIES || (rg->lo <= n && (!rg->has_hi || rg->hi <= n)))
+        return;
+    uint64_t from = rg->lo > n ? rg->lo : n;
+    if (!rg->has_hi || rg->lo >= n)
+        cli_msg("%s: --entries %s starts past the end of stream '%s' (%" PRIu64 " entries): nothing written", file,
+                rg->text, stream, n);
+    else
+        cli_msg("%s: --entries %s runs past the end of stream '%s' (%" PRIu64 " entries): the %" PRIu64
+                " entries from %" PRIu64 " on do not exist and were not written", file, rg->text, stream, n,
+                rg->hi - from, from);
+}
+
+/* A window of cycles or times that starts after the stream's last entry
+ * (frames: 0 when the stream has none). */
+static void note_window_past_end(const char *file, const range *rg, const char *stream, uint64_t frames,
+                                 uint64_t last)
+{
+    if (cat_quiet || (rg->kind != R_CYCLES && rg->kind != R_TIME) || (frames && rg->lo <= last))
+        return;
+    const char *opt = rg->kind == R_CYCLES ? "--cycles" : "--time";
+    if (!frames)
+        cli_msg("%s: %s %s: stream '%s' has no entries: nothing written", file, opt, rg->text, stream);
+    else
+        cli_msg("%s: %s %s starts after the last %s of stream '%s' (%" PRIu64 "): nothing written", file, opt,
+                rg->text, rg->kind == R_CYCLES ? "cycle" : "frame time", stream, last);
+}
+
 /* ---- random access through the directory ---- */
 
 /* The frames [j0, j1) and, within them, entries [lo, hi) of the stream. */
@@ -261,11 +278,9 @@ static st_error select_frames(st_index *ix, unsigned si, const range *rg, uint64
     *hi = s->entries;
     switch (rg->kind) {
     case R_ENTRIES:
-        if (rg->lo > s->entries || (rg->has_hi && rg->hi > s->entries))
-            return st_diag_set(d, ST_E_RANGE, "entries %s run past the end: stream '%s' has %" PRIu64 " entries",
-                               rg->text, s->name, s->entries);
-        *lo = rg->lo;
-        *hi = rg->has_hi ? rg->hi : s->entries;
+        /* what exists of the range */
+        *lo = rg->lo < s->entries ? rg->lo : s->entries;
+        *hi = rg->has_hi && rg->hi < s->entries ? rg->hi : s->entries;
         if (*lo == *hi) {
             *j0 = *j1 = 0;
             return ST_OK;
@@ -281,9 +296,10 @@ static st_error select_frames(st_index *ix, unsigned si, const range *rg, uint64
             return st_diag_set(d, ST_E_CORRUPT, "the cycles of stream '%s' decrease between frames; --cycles "
                                "needs non-decreasing cycles (use --entries)", s->name);
         const st_frame_ref *last = st_index_stream_frame(ix, si, nf ? nf - 1 : 0);
-        if (!last || rg->lo > last->last_cycle)
-            return st_diag_set(d, ST_E_RANGE, "cycle %" PRIu64 " is past the end of stream '%s' (last cycle %" PRIu64 ")",
-                               rg->lo, s->name, last ? last->last_cycle : 0);
+        if (!last || rg->lo > last->last_cycle) {
+            *j0 = *j1 = 0; /* an empty window */
+            return ST_OK;
+        }
         *j0 = st_index_lower_key(ix, si, rg->lo);
         *j1 = rg->has_hi ? st_index_lower_key(ix, si, rg->hi) : nf;
         if (*j1 < nf)
@@ -298,9 +314,7 @@ static st_error select_frames(st_index *ix, unsigned si, const range *rg, uint64
         *j1 = *j0;
         while (*j1 < nf && st_index_stream_frame(ix, si, *j1)->first_time < rg->hi)
             (*j1)++;
-        if (*j0 == nf && nf)
-            return st_diag_set(d, ST_E_RANGE, "time %" PRIu64 " is past the last frame of stream '%s'", rg->lo, s->name);
-        return ST_OK;
+        return ST_OK; /* past the last frame: an empty window */
     }
     }
     return ST_OK;
@@ -348,7 +362,8 @@ static st_error slice(slicer *sl, const st_stream_info *s, uint64_t first, const
     return ST_OK; /* R_TIME: whole frames */
 }
 
-static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, int verbose, st_diag *d)
+static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, int verbose, const char *file,
+                          st_diag *d)
 {
     const st_stream_info *s = st_index_stream(ix, si);
     uint64_t j0, j1, lo, hi;
@@ -375,6 +390,13 @@ static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, 
             e = out_entries(o, r->first_entry + a, buf.data + a * s->entry_size, b - a, s->entry_size);
     }
     st_buf_free(&buf);
+    if (e == ST_OK) {
+        uint64_t nf = st_index_stream_frames(ix, si);
+        const st_frame_ref *lf = nf ? st_index_stream_frame(ix, si, nf - 1) : NULL;
+        note_entries_past_end(file, rg, s->name, s->entries);
+        note_window_past_end(file, rg, s->name, nf,
+                             !lf ? 0 : rg->kind == R_CYCLES ? lf->last_cycle : lf->last_time);
+    }
     if (verbose)
         cli_msg("decoded %" PRIu64 " of the %" PRIu64 " frames of stream '%s'; read %" PRIu64
                 " bytes of directory and descriptors", decoded, st_index_stream_frames(ix, si), s->name,
@@ -398,6 +420,42 @@ static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range
         cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset %" PRIu64
                 ": lost", file, c->first_entry, c->first_entry + c->count - 1, s->name, c->offset);
     return touched;
+}
+
+/* --verify: every frame is decoded; on the way, a stream whose cycles
+ * decrease from one frame to the next (packed with --allow-cycle-reset, or
+ * by a writer that did not check) is reported once, as --cycles cannot
+ * select from it.  Inside a frame, only a last cycle below the first is
+ * seen here (the headers' cycles); a dip that recovers within the frame
+ * is not. */
+typedef struct {
+    const char *file;
+    int quiet;
+    uint64_t last[ST_MAX_STREAMS_CLI];
+    uint8_t seen[ST_MAX_STREAMS_CLI], noted[ST_MAX_STREAMS_CLI];
+} verify_t;
+
+static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
+{
+    verify_t *v = arg;
+    if (!st_entry_has_key(s->type) || s->id >= ST_MAX_STREAMS_CLI)
+        return 1;
+    int between = v->seen[s->id] && f->first_cycle < v->last[s->id], within = f->first_cycle > f->last_cycle;
+    if ((between || within) && !v->noted[s->id]) {
+        v->noted[s->id] = 1;
+        if (!v->quiet && between)
+            cli_msg("%s: stream '%s': the cycles decrease at entry %" PRIu64 " (frame %" PRIu64 "): cycle %" PRIu64
+                    " after cycle %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
+                    v->file, s->name, f->first_entry, f->ordinal, f->first_cycle, v->last[s->id]);
+        else if (!v->quiet)
+            cli_msg("%s: stream '%s': the cycles decrease within frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64
+                    "): from cycle %" PRIu64 " to %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
+                    v->file, s->name, f->ordinal, f->first_entry, f->first_entry + f->count - 1, f->first_cycle,
+                    f->last_cycle);
+    }
+    v->seen[s->id] = 1;
+    v->last[s->id] = f->last_cycle;
+    return 1;
 }
 
 /* ---- sequential reading (pipes, cut-off files, --salvage, --verify, --list) ---- */
@@ -701,7 +759,7 @@ int main(int argc, char **argv)
             }
             if (!parse_range(optarg, &rg, c == OPT_ENTRIES ? R_ENTRIES : c == OPT_CYCLES ? R_CYCLES : R_TIME,
                              c == OPT_TIME ? num_time : num_plain)) {
-                cli_msg("invalid range '%s' (A:B, A <= B, decimal or 0x hexadecimal, either end may be omitted)",
+                cli_msg("invalid range '%s' (A:B, A <= B, decimal with k, M, G or 0x hexadecimal, either end may be omitted)",
                         optarg);
                 return EXIT_USAGE;
             }
@@ -720,7 +778,7 @@ int main(int argc, char **argv)
         case 'f': force = 1; break;
         case 'k': break;
         case 'v': verbose = 1; break;
-        case 'q': quiet = 1; break;
+        case 'q': quiet = cat_quiet = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         case 'V': printf("simtrace-cat (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
         default:
@@ -845,7 +903,7 @@ int main(int argc, char **argv)
                 }
             }
             if (e == ST_OK) {
-                e = cat_index(ix, (unsigned)si, &rg, &o, verbose, &d);
+                e = cat_index(ix, (unsigned)si, &rg, &o, verbose, in_name, &d);
                 if (e == ST_OK && o.x)
                     e = st_exporter_finish(o.x);
                 if (e != ST_OK && e != ST_E_BAD_STREAM)
@@ -886,9 +944,12 @@ sequential:;
         cli_msg("out of memory");
         return EXIT_DATA;
     }
+    static verify_t vt;
+    vt.file = in_name;
+    vt.quiet = quiet;
     st_read_opts ro = {.threads = threads, .verify_only = verify, .ignore_check = ignore_check, .memlimit = memlimit,
-                       .want = verify ? NULL : seq_want,
-                       .want_arg = &q, .on_damage = verify || list ? NULL : seq_damage, .damage_arg = &q};
+                       .want = verify ? verify_want : seq_want,
+                       .want_arg = verify ? (void *)&vt : (void *)&q, .on_damage = verify || list ? NULL : seq_damage, .damage_arg = &q};
     st_reader *r;
     e = st_reader_new(&r, in_fd, &ro, &d);
     if (e != ST_OK) {
@@ -936,28 +997,17 @@ sequential:;
         if (e != ST_OK)
             status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
     }
-    if (e == ST_OK && q.chosen && rg.kind == R_TIME && (q.untimed || !q.frames_seen)) {
+    if (e == ST_OK && q.chosen && rg.kind == R_TIME && q.untimed) {
         cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.id));
         status = EXIT_USAGE;
-    } else if (e == ST_OK && q.chosen && rg.kind == R_TIME && rg.lo > q.last_time) {
-        cli_msg("%s: time %" PRIu64 " is past the last frame of stream '%s'", in_name, rg.lo, chosen_name(r, q.id));
-        status = EXIT_DATA;
-    }
-    if (e == ST_OK && q.chosen && rg.kind == R_CYCLES && (!q.frames_seen || rg.lo > q.last_key)) {
-        cli_msg("%s: cycle %" PRIu64 " is past the end of stream '%s' (last cycle %" PRIu64 ")", in_name, rg.lo,
-                chosen_name(r, q.id), q.last_key);
-        status = EXIT_DATA;
+    } else if (e == ST_OK && q.chosen && (rg.kind == R_TIME || rg.kind == R_CYCLES)) {
+        note_window_past_end(in_name, &rg, chosen_name(r, q.id), q.frames_seen,
+                             rg.kind == R_TIME ? q.last_time : q.last_key);
     }
     if (e == ST_OK && rg.kind == R_ENTRIES && q.chosen) {
-        const st_stream_info *s = NULL;
         for (unsigned i = 0; i < st_reader_stream_count(r); i++)
             if (st_reader_stream(r, i)->id == q.id)
-                s = st_reader_stream(r, i);
-        if (s && (rg.lo > s->entries || (rg.has_hi && rg.hi > s->entries))) {
-            cli_msg("%s: entries %s run past the end: stream '%s' has %" PRIu64 " entries", in_name, rg.text,
-                    s->name, s->entries);
-            status = EXIT_DATA;
-        }
+                note_entries_past_end(in_name, &rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
     }
     if (list && (e == ST_OK || salvage)) {
         unsigned n = st_reader_stream_count(r);
