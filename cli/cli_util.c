@@ -17,6 +17,11 @@
 
 const char *cli_prog = "svpc";
 
+/* The input being read (cli_stop_input), for -v's share of it read. */
+static int prog_fd = -1;
+static double prog_t0;
+static uint64_t prog_pos0;
+
 void cli_msg(const char *fmt, ...)
 {
     va_list ap;
@@ -47,6 +52,19 @@ const char cli_usage_tail[] = "  -k, --keep            accepted for xz compatibi
 int cli_report(st_error e, const st_diag *d, const char *file)
 {
     int saved = errno;
+    if (e == ST_E_WRITE && saved == EPIPE) {
+        /* the reader is gone (`... | head`): end quietly, as cat, xz and
+         * zstd do, by the signal that SIGPIPE's default would have sent;
+         * SIGPIPE is ignored while writing (cli_out_open) so that writes
+         * fail here, after the output file's clean-up, not anywhere */
+        signal(SIGPIPE, SIG_DFL);
+        sigset_t ss;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGPIPE);
+        sigprocmask(SIG_UNBLOCK, &ss, NULL);
+        raise(SIGPIPE);
+        return 128 + SIGPIPE; /* only if the signal could not end us */
+    }
     char where[256] = "";
     size_t n = 0;
     if (d && d->line != ST_DIAG_UNKNOWN)
@@ -175,11 +193,33 @@ void cli_progress(const st_writer *w, double t0, int final)
 {
     st_write_stats s;
     st_writer_stats(w, &s);
-    double dt = cli_now() - t0;
-    fprintf(stderr, "\r%s: %llu entries, %.1f MB in, %.2f MB out (%.1fx), %.1f MB/s%s", cli_prog,
-            (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
-            s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0,
-            final ? "\n" : "");
+    double now = cli_now(), dt = now - t0;
+    if (final) {
+        /* the ratio only now: before the last frame is written, the output
+         * lags the input by up to a frame per thread */
+        fprintf(stderr, "\r%s: %llu entries, %.1f MB of entries, %.2f MB out (%.2fx), %.1f s, %.1f MB/s\n", cli_prog,
+                (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
+                s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0);
+        return;
+    }
+    char where[128];
+    struct stat st;
+    off_t pos;
+    if (prog_fd >= 0 && fstat(prog_fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (pos = lseek(prog_fd, 0, SEEK_CUR)) >= 0 && (uint64_t)pos >= prog_pos0) {
+        /* a file of known size: how far, how fast, how long still */
+        double in_dt = now - prog_t0, rate = in_dt > 0 ? ((uint64_t)pos - prog_pos0) / in_dt : 0;
+        double left = rate > 0 ? ((double)st.st_size - (double)pos) / rate : -1;
+        char eta[32] = "?";
+        if (left >= 0)
+            snprintf(eta, sizeof eta, "%d:%02d", (int)(left / 60), (int)left % 60);
+        snprintf(where, sizeof where, "%.1f%% of the input read, %.1f MB/s, %s left; ",
+                 100.0 * (double)pos / (double)st.st_size, rate / 1e6, eta);
+    } else {
+        snprintf(where, sizeof where, "%.1f MB/s; ", dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0);
+    }
+    fprintf(stderr, "\r%s: %s%llu entries, %.2f MB out   ", cli_prog, where, (unsigned long long)s.entries,
+            s.out_bytes / 1e6);
 }
 
 int cli_progress_due(double *last)
@@ -271,6 +311,10 @@ void cli_stop_input(int fd)
     if (stop_sig && fd >= 0)
         stop_input(fd);
     sigprocmask(SIG_SETMASK, &old, NULL);
+    prog_fd = fd;
+    prog_t0 = cli_now();
+    off_t pos = fd >= 0 ? lseek(fd, 0, SEEK_CUR) : -1;
+    prog_pos0 = pos > 0 ? (uint64_t)pos : 0;
 }
 
 int cli_stopped(void) { return stop_sig; }
@@ -306,7 +350,8 @@ int cli_in_open(const char *path, int *fd, const char **name)
 
 int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
 {
-    /* a reader that goes away must give a write error, not kill us silently */
+    /* a reader that goes away gives a write error, which cli_report turns
+     * into a quiet end by SIGPIPE once the output is cleaned up */
     signal(SIGPIPE, SIG_IGN);
     if (!path || strcmp(path, "-") == 0) {
         if (binary && !force && isatty(1)) {
@@ -426,4 +471,39 @@ void cli_note_recovered(const st_index *ix, const char *file)
             "complete data frames (%llu entries) by scanning%s; 'simtrace-pack --repair %s' rebuilds the end",
             file, why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), (unsigned long long)frames,
             (unsigned long long)entries, lost, file);
+}
+
+void cli_warn_if_text(int fd, const char *name, const char *hint)
+{
+    struct stat st;
+    off_t pos = lseek(fd, 0, SEEK_CUR);
+    if (pos < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return; /* a pipe cannot be looked at without taking what it holds */
+    uint8_t b[4096];
+    ssize_t n = pread(fd, b, sizeof b, pos);
+    if (n < 16)
+        return;
+    int lines = 0;
+    for (ssize_t i = 0; i < n; i++) {
+        if (b[i] == '\n')
+            lines++;
+        else if ((b[i] < 0x20 || b[i] > 0x7e) && b[i] != '\t' && b[i] != '\r')
+            return; /* binary entries hold zero bytes and other controls */
+    }
+    if (lines)
+        cli_msg("%s: warning: this looks like text, not raw entries (it is taken as entries all the same); %s", name,
+                hint);
+}
+
+int cli_check_levels(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *a = argv[i];
+        if (a[0] == '-' && isdigit((unsigned char)a[1]) && isdigit((unsigned char)a[2]) &&
+            strspn(a + 1, "0123456789") == strlen(a + 1)) {
+            cli_msg("invalid compression level '%s' (use -1 .. -9)", a);
+            return 0;
+        }
+    }
+    return 1;
 }

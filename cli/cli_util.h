@@ -63,8 +63,10 @@ int cli_opt_encoder(const char *arg, svpc_encoder *out);
 /* A stream name: 1..255 bytes. */
 int cli_opt_stream_name(const char *arg);
 
-/* The -v progress line of a writer started at t0 (cli_now()); final ends
- * the line. */
+/* The -v progress line of a writer started at t0 (cli_now()): the share of
+ * the input read (cli_stop_input), MB/s and time left when it is a regular
+ * file, entries and bytes out; final ends the line with the totals and the
+ * ratio. */
 void cli_progress(const st_writer *w, double t0, int final);
 
 /* 1, and *last set to now, when more than a second has passed since *last
@@ -108,7 +110,7 @@ void cli_out_abort(void);
  * threads never take these signals (frames/pool.c).
  */
 void cli_stop_arm(void);
-void cli_stop_input(int fd); /* -1: none */
+void cli_stop_input(int fd); /* -1: none; also the input -v measures */
 int cli_stopped(void);
 int cli_stop_status(void);
 const char *cli_stop_name(void); /* "SIGINT", ... */
@@ -120,6 +122,15 @@ int cli_in_open(const char *path, int *fd, const char **display_name);
  * what was wrong, how many frames and entries are readable, how many bytes
  * after them are lost, and that simtrace-pack --repair rebuilds the end. */
 void cli_note_recovered(const st_index *ix, const char *file);
+
+/* Raw entries that are text (the first 4 KiB printable, with line ends),
+ * as when a lackey log is given without --from: warn, naming the remedy
+ * (hint).  Regular files only: a pipe cannot be looked at. */
+void cli_warn_if_text(int fd, const char *name, const char *hint);
+
+/* Arguments like -10 or -99: getopt would take them as -1 -0 or -9 -9;
+ * say that levels are -1 .. -9.  Returns 0 after the message (exit 2). */
+int cli_check_levels(int argc, char **argv);
 
 /* Monotonic seconds. */
 double cli_now(void);

@@ -230,6 +230,8 @@ static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial,
     uint32_t sid;
     RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
     note_kept_encoder(pk, sid, sp.name);
+    if (!pk->quiet && in->type != ST_TYPE_BYTES)
+        cli_warn_if_text(fd, pk->in_name, "a text trace is imported with --from FORMAT (lackey, din, ...: see --help)");
     uint64_t got;
     st_error e = st_writer_append_fd(pk->w, sid, fd, progress_cb, pk, &got, d);
     if (e == ST_E_PARTIAL_ENTRY) {
@@ -635,6 +637,8 @@ int main(int argc, char **argv)
         return EXIT_DATA;
     }
     opterr = 0;
+    if (!cli_check_levels(argc, argv))
+        return EXIT_USAGE;
     /* '-': inputs come back in order (as option 1), so --stream and --type
      * apply to the inputs after them */
     while ((c = getopt_long(argc, argv, "-o:cs:e:T:fkvqhV123456789", longopts, NULL)) != -1) {

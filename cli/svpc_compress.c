@@ -105,6 +105,8 @@ int main(int argc, char **argv)
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 0}; /* cycles as they come: a raw trace is kept whole */
     int force = 0, verbose = 0, quiet = 0, c;
     opterr = 0; /* our messages start with the program name, not argv[0] */
+    if (!cli_check_levels(argc, argv))
+        return EXIT_USAGE;
     while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out_path = optarg; break;
@@ -161,7 +163,7 @@ int main(int argc, char **argv)
         cli_msg("only one input file may be given (got %d)", argc - optind);
         return EXIT_USAGE;
     }
-    (void)quiet;
+
     const char *in_name;
     int in_fd, out_fd, rc;
     if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
@@ -184,6 +186,8 @@ int main(int argc, char **argv)
     if (e == ST_OK) {
         cli_stop_arm();
         cli_stop_input(in_fd);
+        if (!quiet)
+            cli_warn_if_text(in_fd, in_name, "a text trace is imported with simtrace-pack --from FORMAT");
         e = st_writer_append_fd(w, sid, in_fd, verbose ? prog_cb : NULL, &ps, &in_bytes, &d);
         cli_stop_input(-1);
         if (e == ST_E_READ)
