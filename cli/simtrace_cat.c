@@ -28,6 +28,10 @@ static void usage(FILE *f)
             "\n"
             "  -l, --list            list the streams: name, type, entries, frames, raw and\n"
             "                        stored bytes, ratio, first and last cycle\n"
+            "      --frames          with --list: one line per data frame instead (stream,\n"
+            "                        sequence, first entry, entries, first and last cycle,\n"
+            "                        first and last time, offset, bytes)\n"
+            "      --json            with --list: the same as one JSON object\n"
             "  -t, --verify          check every checksum, frame and the directory; write\n"
             "                        nothing; report the first bad frame\n"
             "      --salvage         read a damaged or cut-off container sequentially and\n"
@@ -66,7 +70,7 @@ static void usage(FILE *f)
             "0 success, 1 bad data or I/O error, 2 bad usage.\n");
 }
 
-enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK };
+enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_FRAMES, OPT_JSON };
 
 static const struct option longopts[] = {
     {"list", no_argument, NULL, 'l'},          {"verify", no_argument, NULL, 't'},
@@ -79,11 +83,13 @@ static const struct option longopts[] = {
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
     {"ignore-check", no_argument, NULL, OPT_IGNORE_CHECK},
+    {"frames", no_argument, NULL, OPT_FRAMES},   {"json", no_argument, NULL, OPT_JSON},
     {NULL, 0, NULL, 0}};
 
 enum { R_NONE, R_ENTRIES, R_CYCLES, R_TIME };
 
 #define ST_MAX_STREAMS_CLI 65536u /* stream ids are 0..65535 (SIMTRACE.md 8.1) */
+#define ST_KIND_DATA_CLI 1         /* frame kind of data frames (SIMTRACE.md 4) */
 
 typedef struct {
     int kind;
@@ -422,6 +428,88 @@ static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range
     return touched;
 }
 
+/* --list --frames, --list --json (issue 15): one line or one JSON object
+ * per data frame, in file order, from the directory or as a pipe goes by;
+ * the streams' JSON follows the frames', so a pipe needs no memory for them. */
+static struct {
+    int frames, json;
+    uint64_t printed; /* frames so far */
+} lf;
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void list_begin(FILE *f)
+{
+    if (lf.json)
+        fputs(lf.frames ? "{\"frames\": [" : "{", f);
+    else if (lf.frames)
+        fprintf(f, "%-24s %8s %14s %10s %16s %16s %20s %20s %14s %10s\n", "stream", "seq", "first entry", "entries",
+                "first cycle", "last cycle", "first time", "last time", "offset", "bytes");
+}
+
+static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
+{
+    if (!lf.frames || r->kind != ST_KIND_DATA_CLI)
+        return;
+    int keyed = st_entry_has_key(s->type), timed = r->flags & 1;
+    if (lf.json) {
+        fputs(lf.printed ? ",\n  {\"stream\": " : "\n  {\"stream\": ", f);
+        json_string(f, s->name);
+        fprintf(f, ", \"seq\": %" PRIu64 ", \"first_entry\": %" PRIu64 ", \"entries\": %" PRIu64, r->seq,
+                r->first_entry, r->count);
+        if (keyed)
+            fprintf(f, ", \"first_cycle\": %" PRIu64 ", \"last_cycle\": %" PRIu64, r->first_cycle, r->last_cycle);
+        if (timed)
+            fprintf(f, ", \"first_time\": %" PRIu64 ", \"last_time\": %" PRIu64, r->first_time, r->last_time);
+        fprintf(f, ", \"offset\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", r->offset, r->size);
+    } else {
+        char fc[24] = "-", lc[24] = "-", ft[24] = "-", lt[24] = "-";
+        if (keyed) {
+            snprintf(fc, sizeof fc, "%" PRIu64, r->first_cycle);
+            snprintf(lc, sizeof lc, "%" PRIu64, r->last_cycle);
+        }
+        if (timed) {
+            snprintf(ft, sizeof ft, "%" PRIu64, r->first_time);
+            snprintf(lt, sizeof lt, "%" PRIu64, r->last_time);
+        }
+        fprintf(f, "%-24s %8" PRIu64 " %14" PRIu64 " %10" PRIu64 " %16s %16s %20s %20s %14" PRIu64 " %10" PRIu64 "\n",
+                s->name, r->seq, r->first_entry, r->count, fc, lc, ft, lt, r->offset, r->size);
+    }
+    lf.printed++;
+}
+
+/* The streams as JSON, closing the object list_begin opened. */
+static void list_json_streams(FILE *f, const st_stream_info *s, unsigned n, const uint64_t *stored,
+                              const uint64_t *fc, const uint64_t *lc)
+{
+    fputs(lf.frames ? "\n],\n\"streams\": [" : "\"streams\": [", f);
+    for (unsigned i = 0; i < n; i++) {
+        fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+        json_string(f, s[i].name);
+        fputs(", \"type\": ", f);
+        json_string(f, s[i].type_name);
+        fprintf(f, ", \"entries\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
+                   ", \"stored_bytes\": %" PRIu64, s[i].entries, s[i].frames, s[i].entries * s[i].entry_size, stored[i]);
+        if (st_entry_has_key(s[i].type) && s[i].frames)
+            fprintf(f, ", \"first_cycle\": %" PRIu64 ", \"last_cycle\": %" PRIu64, fc[i], lc[i]);
+        fputc('}', f);
+    }
+    fputs("\n]}\n", f);
+}
+
 /* --verify: every frame is decoded; on the way, a stream whose cycles
  * decrease from one frame to the next (packed with --allow-cycle-reset, or
  * by a writer that did not check) is reported once, as --cycles cannot
@@ -522,6 +610,7 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
 {
     seq_t *q = arg;
     if (q->list) {
+        list_frame(stdout, s, f);
         q->stored[s->id] += f->size;
         if (f->seq == 0)
             q->fc[s->id] = f->first_cycle;
@@ -693,6 +782,12 @@ static const char *chosen_name(const st_reader *r, uint32_t id)
 static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint64_t *stored, const uint64_t *fc,
                        const uint64_t *lc)
 {
+    if (lf.json) {
+        list_json_streams(f, s, n, stored, fc, lc);
+        return;
+    }
+    if (lf.frames)
+        return;
     fprintf(f, "%-24s %-8s %14s %8s %14s %12s %8s %16s %16s\n", "stream", "type", "entries", "frames", "raw bytes",
             "stored", "ratio", "first cycle", "last cycle");
     for (unsigned i = 0; i < n; i++) {
@@ -717,6 +812,18 @@ static int list_index(st_index *ix)
         cli_msg("out of memory");
         return EXIT_DATA;
     }
+    list_begin(stdout);
+    if (lf.frames) {
+        /* stream ids are at most 65535: a direct map to their info */
+        static uint32_t pos[ST_MAX_STREAMS_CLI];
+        for (unsigned i = 0; i < n; i++)
+            pos[st_index_stream(ix, i)->id] = i;
+        for (uint64_t k = 0; k < st_index_frame_count(ix); k++) {
+            const st_frame_ref *r = st_index_frame(ix, k);
+            if (r->kind == ST_KIND_DATA_CLI)
+                list_frame(stdout, st_index_stream(ix, pos[r->stream]), r);
+        }
+    }
     for (unsigned i = 0; i < n; i++) {
         s[i] = *st_index_stream(ix, i);
         stored[i] = s[i].stored;
@@ -739,6 +846,7 @@ int main(int argc, char **argv)
     cli_prog = "simtrace-cat";
     const char *out_path = NULL, *stream = NULL, *format = "raw";
     int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, c;
+    int list_frames = 0, list_json = 0;
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
     range rg = {R_NONE, 0, UINT64_MAX, 0, NULL};
@@ -749,6 +857,8 @@ int main(int argc, char **argv)
         case 't': verify = 1; break;
         case OPT_SALVAGE: salvage = 1; break;
         case OPT_IGNORE_CHECK: ignore_check = 1; break;
+        case OPT_FRAMES: list_frames = 1; break;
+        case OPT_JSON: list_json = 1; break;
         case 's': stream = optarg; break;
         case OPT_ENTRIES:
         case OPT_CYCLES:
@@ -795,6 +905,12 @@ int main(int argc, char **argv)
         cli_msg("give at most one of --list, --verify, --salvage");
         return EXIT_USAGE;
     }
+    if ((list_frames || list_json) && !list) {
+        cli_msg("--frames and --json go with --list");
+        return EXIT_USAGE;
+    }
+    lf.frames = list_frames;
+    lf.json = list_json;
     if ((list || verify) && rg.kind != R_NONE) {
         cli_msg("--list and --verify take no range");
         return EXIT_USAGE;
@@ -958,6 +1074,8 @@ sequential:;
         return cli_report(e, &d, in_name);
     }
     q.r = r;
+    if (list)
+        list_begin(stdout);
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
     int status = EXIT_OK;
     if (e != ST_OK && q.said)
