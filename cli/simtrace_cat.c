@@ -546,6 +546,100 @@ static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f
     return 1;
 }
 
+/* ---- --salvage of a regular file through its directory or its frame headers ---- */
+
+/*
+ * Every frame of the stream is decoded on its own, so damage to one frame,
+ * its header included, costs that frame only (a sequential salvage stops
+ * at a damaged header, after which no frame can be found); a file without
+ * footer is read through its frame headers (st_index_open).  Says what was
+ * lost and where: the damaged frames, the frame cut off at the end, and
+ * the totals.  Returns 0 when the file has no usable index (a sequential
+ * salvage then reads what it can), else 1 with *status set.
+ */
+static int salvage_index(int fd, const char *file, const char *stream, const char *out_path, int force, int quiet,
+                         int *status)
+{
+    st_index *ix;
+    st_diag d;
+    st_diag_clear(&d);
+    if (st_index_open(&ix, fd, &d) != ST_OK)
+        return 0;
+    int si = stream ? st_index_find_stream(ix, stream) : -1;
+    for (unsigned i = 0; !stream && si < 0 && i < st_index_stream_count(ix); i++)
+        if (st_entry_is_memory(st_index_stream(ix, i)->type))
+            si = (int)i;
+    if (!stream && si < 0 && st_index_stream_count(ix))
+        si = 0;
+    if (si < 0) {
+        st_index_free(ix);
+        return 0; /* the sequential salvage says what is missing */
+    }
+    if (!quiet)
+        cli_note_recovered(ix, file);
+    int out_fd, rc;
+    if ((rc = cli_out_open(out_path, force, 1, fd, &out_fd)) != EXIT_OK) {
+        st_index_free(ix);
+        *status = rc;
+        return 1;
+    }
+    const st_stream_info *s = st_index_stream(ix, (unsigned)si);
+    out_t o = {out_fd, NULL, 0};
+    st_buf buf;
+    st_buf_init(&buf, 0);
+    uint64_t nf = st_index_stream_frames(ix, (unsigned)si), lost_f = 0, lost_e = 0, wrote = 0;
+    st_error e = ST_OK;
+    for (uint64_t j = 0; j < nf && e == ST_OK; j++) {
+        const st_frame_ref *r = st_index_stream_frame(ix, (unsigned)si, j);
+        st_diag_clear(&d);
+        e = st_index_decode_frame(ix, r->ordinal, &buf, &d);
+        if (e != ST_OK && st_error_is_data(e) && e != ST_E_MEMLIMIT) {
+            lost_f++;
+            lost_e += r->count;
+            if (!quiet) {
+                cli_report(e, &d, file);
+                cli_msg("%s: skipped frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64 " of stream '%s')", file,
+                        r->ordinal, r->first_entry, r->first_entry + r->count - 1, s->name);
+            }
+            e = ST_OK;
+            continue;
+        }
+        if (e == ST_OK)
+            e = out_entries(&o, r->first_entry, buf.data, (size_t)r->count, s->entry_size);
+        if (e == ST_OK)
+            wrote += r->count;
+    }
+    st_buf_free(&buf);
+    const st_frame_ref *cut = st_index_cut_frame(ix);
+    int recovered = st_index_recovered(ix, NULL, NULL);
+    if (e == ST_OK && cut && cut->stream == s->id) {
+        lost_f++;
+        lost_e += cut->count;
+        if (!quiet)
+            cli_msg("%s: the frame at byte offset %" PRIu64 " is cut off: entries %" PRIu64 "..%" PRIu64
+                    " of stream '%s' are lost", file, cut->offset, cut->first_entry, cut->first_entry + cut->count - 1,
+                    s->name);
+    }
+    if (e != ST_OK) {
+        st_index_free(ix);
+        cli_out_abort();
+        *status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : file);
+        return 1;
+    }
+    if (recovered)
+        cli_msg("%s: salvaged %" PRIu64 " entries of stream '%s'; lost %" PRIu64 " frame%s (%" PRIu64 " entries) "
+                "that the file shows; it has no directory, so what was never written is not known", file, wrote,
+                s->name, lost_f, lost_f == 1 ? "" : "s", lost_e);
+    else
+        cli_msg("%s: salvaged %" PRIu64 " of the %" PRIu64 " entries of stream '%s'; lost %" PRIu64 " frame%s (%" PRIu64
+                " entries)", file, wrote, wrote + lost_e, s->name, lost_f, lost_f == 1 ? "" : "s", lost_e);
+    st_index_free(ix);
+    rc = cli_out_commit();
+    /* an unfinished file lost its end, whatever the stream */
+    *status = rc != EXIT_OK ? rc : lost_f || recovered ? EXIT_DATA : EXIT_OK;
+    return 1;
+}
+
 /* ---- sequential reading (pipes, cut-off files, --salvage, --verify, --list) ---- */
 
 typedef struct {
@@ -934,6 +1028,12 @@ int main(int argc, char **argv)
     struct stat st;
     int regular = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
 
+    /* --salvage of a regular file: frame by frame through its index */
+    if (regular && salvage && raw && rg.kind == R_NONE) {
+        int status;
+        if (salvage_index(in_fd, in_name, stream, out_path, force, quiet, &status))
+            return status;
+    }
     /* a complete regular file: everything through the directory */
     st_index *ix = NULL;
     st_error e = ST_OK;

@@ -721,10 +721,17 @@ check_entry_ranges() {
     run to got "$SIMTRACE_CAT" --salvage cut.sim
     expect_status 1
     expect_prefix simtrace-cat
-    expect_output_has "frame 4"
-    expect_output_has "salvaged up to"
+    # a regular file: through its frame headers, which name the frame cut off
+    expect_output_has "the frame at byte offset $off is cut off: entries $((3 * FS))..$((4 * FS - 1)) of stream 'trace' are lost"
+    expect_output_has "salvaged $((3 * FS)) entries of stream 'trace'; lost 1 frame ($FS entries)"
     slice_entries "$D/xzr.d64" 32 0 $((3 * FS)) >want
     same got want
+    # a pipe: read sequentially up to the cut
+    run to got.p catp cut.sim --salvage
+    expect_status 1
+    expect_output_has "frame 4"
+    expect_output_has "salvaged up to"
+    same got.p want
     # with -o the salvaged output is kept despite exit 1
     run "$SIMTRACE_CAT" --salvage -o got2 cut.sim
     expect_status 1
@@ -802,7 +809,7 @@ check_entry_ranges() {
         { head -c $((1000 * esz)) "$in"; tail -c +$((2000 * esz + 1)) "$in"; } >want
         run to got "$SIMTRACE_CAT" --salvage bad.sim
         expect_status 1
-        expect_output_has "1 damaged frame of the stream skipped (1000 entries)"
+        expect_output_has "entries of stream 'trace'; lost 1 frame (1000 entries)"
         same got want
         run to got.p catp bad.sim --salvage
         expect_status 1
@@ -900,11 +907,16 @@ check_entry_ranges() {
     expect_output_has "-s 'trace'"
     [[ ${#lines[@]} -eq 1 ]] || fail "want one message, got: $output"
     [[ ! -e out ]] || fail "output file left behind"
-    run "$SIMTRACE_CAT" --salvage -o out z.sim
+    run catp z.sim --salvage -o out
     expect_status 2
     expect_output_has "-s 'trace'"
     [[ ${#lines[@]} -eq 1 ]] || fail "--salvage: want one message, got: $output"
     [[ ! -e out ]] || fail "output file left behind (--salvage)"
+    # a regular file's --salvage knows every stream from its directory
+    run "$SIMTRACE_CAT" --salvage -o out z.sim
+    expect_status 0
+    cmp out <(head -c 70000000 /dev/zero)
+    rm -f out
     # named, or from the file through its directory, it comes out whole
     catp z.sim -s trace | cmp - <(head -c 70000000 /dev/zero)
     "$SIMTRACE_CAT" z.sim | cmp - <(head -c 70000000 /dev/zero)
