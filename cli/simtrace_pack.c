@@ -381,6 +381,7 @@ static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
     RETURN_IF_ERROR(st_reader_new(&r, fd, &ro, d));
     cc.r = r;
     st_error e = st_reader_read_all(r, NULL, NULL, d);
+
     /* streams without data frames exist in the output too */
     for (unsigned i = 0; e == ST_OK && i < st_reader_stream_count(r); i++) {
         uint32_t sid;
@@ -835,7 +836,7 @@ int main(int argc, char **argv)
             break;
         if (e == ST_E_CYCLE_ORDER)
             cycle_order_diag(&pk, &d);
-        if (e != ST_OK && (!concat || e == ST_E_CYCLE_ORDER) && e != ST_E_WRITE && e != ST_E_NOMEM &&
+        if (e != ST_OK && (!concat || e == ST_E_CYCLE_ORDER || e == ST_E_TRUNCATED) && e != ST_E_WRITE && e != ST_E_NOMEM &&
             e != ST_E_TOO_LARGE && e != ST_E_INTERNAL && st_error_is_data(e)) {
             data_err = e;
             data_diag = d;
@@ -879,6 +880,10 @@ int main(int argc, char **argv)
         return say_stopped(&pk, out_name, append != NULL);
     if (data_err != ST_OK) {
         rc = cli_report(data_err, &data_diag, data_file);
+        /* a container without its end (cut off, an --append killed): its
+         * complete frames are as good as any, and were copied */
+        if (data_err == ST_E_TRUNCATED && concat && !pk.quiet)
+            cli_msg("%s: its complete frames were copied to %s, which is complete", data_file, out_name);
         if (data_err == ST_E_CYCLE_ORDER && !pk.quiet)
             cli_msg("%s: the entries before it were kept; --allow-cycle-reset keeps such entries, or give them "
                     "another --stream", out_name);

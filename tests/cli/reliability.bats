@@ -266,3 +266,19 @@ PY
     expect_status 1
     expect_output_has "cannot create a file in 'nodir'"
 }
+
+@test "--concat of a container cut off: its complete frames are copied into a complete container (exit 1, named)" {
+    real_d64 5000 a
+    "$PACK" -T1 --frame-size 1000 -o x.sim a
+    local off
+    off=$(data_frame_offset x.sim 3)
+    head -c $((off + 500)) x.sim >cut.sim
+    run "$PACK" -T1 --concat -o c.sim cut.sim
+    expect_status 1
+    expect_output_has "simtrace-pack: cut.sim: frame 4 of stream 0 at byte offset $((off + 500)): unexpected end of input (truncated): payload cut off"
+    expect_output_has "cut.sim: its complete frames were copied to c.sim, which is complete"
+    run "$CAT" --verify c.sim
+    expect_status 0
+    run to got "$CAT" c.sim
+    same got <(head -c $((3000 * 32)) a)
+}
