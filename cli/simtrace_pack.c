@@ -491,9 +491,12 @@ static void cycle_order_diag(packer *pk, st_diag *d)
  */
 static int stopped_input_end(packer *pk, st_error *e, st_diag *d)
 {
-    if (*e == ST_E_PARTIAL_ENTRY) {
+    if (*e == ST_E_PARTIAL_ENTRY || *e == ST_E_TRUNCATED) {
+        /* the end the signal made: an entry, a record or a frame read in
+         * part; what came before it is whole */
         if (!pk->quiet)
-            cli_msg("%s: interrupted inside an entry: its %s dropped", pk->in_name, d->detail);
+            cli_msg("%s: interrupted inside %s: the part read is dropped (%s)", pk->in_name,
+                    *e == ST_E_PARTIAL_ENTRY ? "an entry" : "a frame or record", d->detail);
         *e = ST_OK;
         st_diag_clear(d);
     }

@@ -24,7 +24,7 @@ bad_list() {
 # is not (cut off after its first frame, or a damaged footer)
 no_footer() {
     shopt -s extglob
-    [[ $1 == @(trunc-@(before-directory|before-footer|in-directory-header|in-directory|in-footer|in-frame-header|in-payload)|footer-@(data-after|dir-at-0|dir-is-footer|dir-outside|dir-size|magic|nframes-*)).sim ]]
+    [[ $1 == @(trunc-@(before-directory|before-footer|in-directory-header|in-directory|in-footer|in-frame-header|in-payload)|footer-@(data-after|dir-at-0|dir-is-footer|dir-outside|dir-size|magic|nframes-*)|append-killed-*).sim ]]
 }
 
 check_all() {
@@ -111,7 +111,7 @@ check_all() {
             fi
         done
     done < <(bad_list)
-    ((n >= 15)) || fail "only $n such files"
+    ((n >= 17)) || fail "only $n such files"
     # the entries of the frame cut off are named
     run "$CAT" -T1 "$BAD/trunc-in-payload.sim"
     expect_status 1
@@ -249,4 +249,46 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
     run "$CAT" -T1 --ignore-check "$BAD/payload-crc.sim"
     expect_status 1
     [[ $output == *"payload checksum"* ]] || fail "message: $output"
+}
+
+@test "an --append killed: the earlier stream reads whole by every random-access reader; --repair and --append finish it" {
+    local f want
+    xz -dc "$GOOD/bios_write_300k.d64.xz" | head -c $((300 * 32)) >want || true
+    for f in append-killed-in-frame append-killed-at-frame; do
+        cp "$BAD/$f.sim" x.sim
+        run to got "$CAT" -T1 -s trace x.sim
+        expect_status 0
+        expect_output_has "x.sim: no valid directory and footer"
+        same got want
+        run to got "$CAT" -T1 -s trace --entries 250:300 x.sim
+        expect_status 0
+        same got <(tail -c +$((250 * 32 + 1)) want)
+        run "$CAT" -T1 --list x.sim
+        expect_status 0
+        [[ $output == *"trace "*" 300 "* && $output == *"added "*" 100 "* ]] || fail "--list: $output"
+        # the new stream: its complete frame; the frame cut off is named
+        run to got "$CAT" -T1 -s added x.sim
+        same got <(head -c $((100 * 32)) want)
+        if [[ $f == append-killed-in-frame ]]; then
+            expect_status 1
+            expect_output_has "entries 100..149 of stream 'added' were in the frame cut off at byte offset"
+        else
+            expect_status 0
+        fi
+        # sequential readers still report the missing end
+        run "$CAT" -T1 --verify x.sim
+        expect_status 1
+        run "$PACK" --repair x.sim
+        expect_status 0
+        expect_output_has "x.sim: repaired: directory and footer written for 6 frames (400 entries)"
+        run "$CAT" -T1 --verify x.sim
+        expect_status 0
+        cp "$BAD/$f.sim" y.sim
+        run "$PACK" -T1 --append y.sim --stream more want
+        expect_status 0
+        run "$CAT" -T1 --verify y.sim
+        expect_status 0
+        run to got "$CAT" -T1 -s more y.sim
+        same got want
+    done
 }
