@@ -640,6 +640,63 @@ static int salvage_index(int fd, const char *file, const char *stream, const cha
     return 1;
 }
 
+/*
+ * A whole stream read sequentially from a regular file stopped at damage
+ * that the sequential reader cannot step over (a frame header: the next
+ * frame cannot be found without it).  When the damaged frame belongs to
+ * another stream, the directory knows where the stream read goes on: its
+ * frames after the entries written are decoded through it (issue 15: one
+ * stream's damage stays in its stream).  Returns ST_OK when the rest was
+ * written, else the original error e (d untouched) or the new one.
+ */
+static st_error resume_past_damage(int fd, const char *file, const char *name, uint64_t done, out_t *o, int quiet,
+                                   st_error e, st_diag *d)
+{
+    st_index *ix;
+    st_diag id_d;
+    st_diag_clear(&id_d);
+    if (d->offset == ST_DIAG_UNKNOWN || st_index_open(&ix, fd, &id_d) != ST_OK)
+        return e;
+    const st_frame_ref *bad = NULL;
+    for (uint64_t k = 0; k < st_index_frame_count(ix) && !bad; k++) {
+        const st_frame_ref *r = st_index_frame(ix, k);
+        if (r->offset <= d->offset && d->offset - r->offset < r->size)
+            bad = r;
+    }
+    int si = st_index_find_stream(ix, name);
+    if (!bad || si < 0 || bad->stream == st_index_stream(ix, (unsigned)si)->id) {
+        st_index_free(ix);
+        return e;
+    }
+    const st_stream_info *s = st_index_stream(ix, (unsigned)si);
+    if (!quiet) {
+        const char *other = "?";
+        for (unsigned i = 0; i < st_index_stream_count(ix); i++)
+            if (st_index_stream(ix, i)->id == bad->stream)
+                other = st_index_stream(ix, i)->name;
+        cli_msg("%s: passed over damaged frame %" PRIu64 " at byte offset %" PRIu64 " of stream '%s' (%s), not the "
+                "stream read: the rest of '%s' is read through the directory", file, bad->ordinal, bad->offset, other,
+                st_error_name(e), s->name);
+    }
+    st_buf buf;
+    st_buf_init(&buf, 0);
+    st_error e2 = ST_OK;
+    for (uint64_t j = 0; j < st_index_stream_frames(ix, (unsigned)si) && e2 == ST_OK; j++) {
+        const st_frame_ref *r = st_index_stream_frame(ix, (unsigned)si, j);
+        if (r->first_entry + r->count <= done)
+            continue;
+        st_diag_clear(d);
+        e2 = st_index_decode_frame(ix, r->ordinal, &buf, d);
+        uint64_t skip = done > r->first_entry ? done - r->first_entry : 0;
+        if (e2 == ST_OK)
+            e2 = out_entries(o, r->first_entry + skip, buf.data + skip * s->entry_size, (size_t)(r->count - skip),
+                             s->entry_size);
+    }
+    st_buf_free(&buf);
+    st_index_free(ix);
+    return e2;
+}
+
 /* ---- sequential reading (pipes, cut-off files, --salvage, --verify, --list) ---- */
 
 typedef struct {
@@ -653,6 +710,7 @@ typedef struct {
     int salvage, quiet;
     uint64_t lost_frames, lost_entries;
     uint64_t passed_over; /* damaged frames of other streams */
+    uint64_t written_end; /* entries of the chosen stream written so far (whole-stream reads) */
     const char *file;
     uint64_t *stored; /* --list: bytes of data frames per stream id */
     uint64_t *fc, *lc; /* --list: first and last cycle per stream id */
@@ -813,7 +871,10 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
         }
         return e;
     }
-    return start_and_write(q, s, first + a, p + a * s->entry_size, b - a);
+    e = start_and_write(q, s, first + a, p + a * s->entry_size, b - a);
+    if (e == ST_OK)
+        q->written_end = first + b;
+    return e;
 }
 
 /* Whether stream s is, or may become, the stream being read: only damage
@@ -1177,6 +1238,15 @@ sequential:;
     if (list)
         list_begin(stdout);
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
+    /* from a regular file, a whole stream is read here with its name */
+    if (e != ST_OK && st_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
+        rg.kind == R_NONE && (!q.format || o.x)) {
+        /* (an exporter not started yet would need the stream's values:
+         * that read keeps its error) */
+        e = resume_past_damage(in_fd, in_name, stream, q.written_end, &o, quiet, e, &d);
+        if (e == ST_OK)
+            q.chosen = 1; /* the stream was read, through the directory */
+    }
     int status = EXIT_OK;
     if (e != ST_OK && q.said)
         status = cli_status(e);

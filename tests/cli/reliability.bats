@@ -282,3 +282,25 @@ PY
     run to got "$CAT" c.sim
     same got <(head -c $((3000 * 32)) a)
 }
+
+@test "a damaged frame header of one stream: another stream still reads whole from a file (through the directory)" {
+    two_streams
+    local off
+    off=$(data_frame_offset x.sim 2) # the third frame of ra, before rb's frames
+    flip_byte x.sim $((off + 40))   # its first_entry field: the header checksum fails
+    run to got "$CAT" -s rb x.sim
+    expect_status 0
+    same got b
+    expect_output_has "passed over damaged frame 3 at byte offset $off of stream 'ra' (header checksum mismatch), not the stream read"
+    # after entries of the stream read were written, too: rb first
+    "$PACK" -T1 --frame-size 1000 -o y.sim --stream rb b --stream ra a
+    off=$(data_frame_offset y.sim 25) # the sixth frame of ra
+    flip_byte y.sim $((off + 40))
+    run to got2 "$CAT" -s rb y.sim
+    expect_status 0
+    same got2 b
+    run to got3 "$CAT" -s ra y.sim
+    expect_status 1
+    expect_output_has "header checksum mismatch"
+    is_prefix got3 a
+}
