@@ -34,15 +34,16 @@ static void usage(FILE *f)
             "      --json            with --list: the same as one JSON object\n"
             "  -t, --verify          check every checksum, frame and the directory; write\n"
             "                        nothing; report the first bad frame\n"
-            "      --salvage         read a damaged or cut-off container sequentially and\n"
-            "                        write every intact frame of the stream; report what was\n"
-            "                        lost and where\n"
+            "      --salvage         write every intact frame of the stream of a damaged or\n"
+            "                        cut-off container; report what was lost and where\n"
             "  -s, --stream=NAME     the stream (default: the only one, else the first\n"
             "                        memory stream)\n"
             "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
             "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"
             "                        decrease within the stream); A, B, C1, C2 are decimal\n"
-            "                        (a leading 0 is not octal), or hexadecimal with 0x\n"
+            "                        with an optional k, M or G (a leading 0 is not octal),\n"
+            "                        or hexadecimal with 0x.  What a range asks for past the\n"
+            "                        end of the stream is not there: a note says so (exit 0)\n"
             "      --time=T1:T2      the frames written between T1 and T2 (ns since 1970,\n"
             "                        or with a suffix s, ms, us; needs --timestamps when packed)\n"
             "  -F, --format=FORMAT   raw (default, byte-identical to what was packed), text,\n"
@@ -66,8 +67,10 @@ static void usage(FILE *f)
             "  -h, --help, -V, --version\n"
             "\n"
             "A range read from a regular file decodes only the frames it needs, found\n"
-            "through the directory, and checks every entry it writes.  Exit status:\n"
-            "0 success, 1 bad data or I/O error, 2 bad usage.\n");
+            "through the directory, and checks every entry it writes.  A file without\n"
+            "directory (cut off, an --append killed) is read through its frame headers,\n"
+            "with a note.  Damage in another stream's frames is passed over, with a note.\n"
+            "Exit status: 0 success, 1 bad data or I/O error, 2 bad usage.\n");
 }
 
 enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_FRAMES, OPT_JSON };

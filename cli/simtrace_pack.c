@@ -46,8 +46,9 @@ static void usage(FILE *f)
             "      --concat          the inputs are containers: copy their frames without\n"
             "                        re-encoding; streams of the same name are joined\n"
             "      --append=FILE     add the inputs to container FILE in place\n"
-            "      --repair=FILE     rebuild the directory and footer of FILE, cut off or left\n"
-            "                        by an --append that did not finish (in place, or -o NEW)\n"
+            "      --repair=FILE     rebuild the directory and footer of FILE, cut off or\n"
+            "                        left by an --append that did not finish (in place,\n"
+            "                        or -o NEW)\n"
             "\n"
             "Other options:\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
@@ -72,8 +73,9 @@ static void usage(FILE *f)
             "  -h, --help, -V, --version\n"
             "\n"
             "Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.  Bad input\n"
-            "(a partial entry, a malformed line) still gives a valid container of\n"
-            "everything before it, and exit status 1.\n");
+            "(a partial entry, a malformed line, cycles that decrease) still gives a valid\n"
+            "container of everything before it, and exit status 1.  SIGINT, SIGTERM and\n"
+            "SIGHUP finish the container of every entry read (exit 130, 143, 129).\n");
 }
 
 enum { OPT_FRAME = 256, OPT_STREAM, OPT_TYPE, OPT_FROM, OPT_CONCAT, OPT_APPEND, OPT_TIMESTAMPS, OPT_SKIP_BAD,

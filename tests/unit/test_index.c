@@ -559,7 +559,7 @@ static void resume(void)
     }
     uint64_t old_frames_a = st_index_stream_frames(ix, 0);
     /* another frame size on resume: the new frames of a use it */
-    st_write_opts o2 = {1, 5, 0};
+    st_write_opts o2 = {1, 5, 0, 0};
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
     w = NULL;
     CHECK(st_writer_resume(&w, fileno(f), &o2, &p, ix) == ST_OK);
