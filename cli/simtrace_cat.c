@@ -1329,9 +1329,17 @@ sequential:;
         o.x = NULL;
     }
     if (salvage && status != EXIT_USAGE) {
+        /* read sequentially, a stop leaves the rest unknown: say so, with
+         * where, rather than let the count above pass for the whole loss */
+        char rest[200] = "";
+        if (e != ST_OK && d.offset != ST_DIAG_UNKNOWN)
+            snprintf(rest, sizeof rest, "; the reading stopped at byte offset %" PRIu64 ": the %s there and everything "
+                     "after it are lost, how many entries %s", d.offset,
+                     e == ST_E_TRUNCATED ? "frame cut off" : "damaged frame",
+                     regular ? "is not known" : "a pipe cannot tell (a regular file can)");
         cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", in_name,
                 e == ST_OK ? "the whole container" : "up to the damage reported above", q.lost_frames,
-                q.lost_frames == 1 ? "" : "s", q.lost_entries, "");
+                q.lost_frames == 1 ? "" : "s", q.lost_entries, rest);
         if (q.lost_frames)
             status = EXIT_DATA;
     }

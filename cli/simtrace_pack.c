@@ -383,7 +383,6 @@ static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
     RETURN_IF_ERROR(st_reader_new(&r, fd, &ro, d));
     cc.r = r;
     st_error e = st_reader_read_all(r, NULL, NULL, d);
-
     /* streams without data frames exist in the output too */
     for (unsigned i = 0; e == ST_OK && i < st_reader_stream_count(r); i++) {
         uint32_t sid;

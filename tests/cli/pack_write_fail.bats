@@ -149,12 +149,15 @@ interrupt_pack() {
     # a lackey log of which a part is written, the last line cut short
     # (" S 04222cac,8" cut to " S 0422" would be a valid line of another
     # address), then the writer waits
-    { head -n 3000 "$ROOT/testdata/good/sample.lackey"; sed -n '3001{s/,.*//;p}' "$ROOT/testdata/good/sample.lackey" | head -c 6; sleep 30; } >fifo &
+    { head -n 3000 "$ROOT/testdata/good/sample.lackey"; sed -n '3001{s/,.*//;p}' "$ROOT/testdata/good/sample.lackey" | head -c 6; touch fed; sleep 30; } >fifo &
     feeder=$!
     with_default_signals "$PACK" -T1 --from lackey -o out.sim fifo 2>err &
     pid=$!
     wait_for have_tmp
-    sleep 1
+    # all is written; what the pipe still holds (64 KiB at most) the packer
+    # takes at once
+    wait_for test -e fed
+    sleep 0.5
     kill -INT "$pid"
     st=0
     timeout 10 tail --pid="$pid" -f /dev/null || fail "still running 10 s after SIGINT"
