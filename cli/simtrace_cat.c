@@ -267,7 +267,7 @@ static void note_window_past_end(const char *file, const range *rg, const char *
         return;
     const char *opt = rg->kind == R_CYCLES ? "--cycles" : "--time";
     if (!frames)
-        cli_msg("%s: %s %s: stream '%s' has no entries: nothing written", file, opt, rg->text, stream);
+        cli_msg("%s: stream '%s' has no entries: %s %s writes nothing", file, stream, opt, rg->text);
     else
         cli_msg("%s: %s %s starts after the last %s of stream '%s' (%" PRIu64 "): nothing written", file, opt,
                 rg->text, rg->kind == R_CYCLES ? "cycle" : "frame time", stream, last);

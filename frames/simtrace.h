@@ -152,7 +152,8 @@ st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f)
 /*
  * Flush the partial frames of all streams, wait for the workers, write the
  * directory and the footer.  After an error the container is left without a
- * directory: still readable sequentially up to its last complete frame.
+ * directory: still readable sequentially up to its last complete frame, and
+ * through its frame headers (st_index_open).
  */
 st_error st_writer_finish(st_writer *w);
 
@@ -176,7 +177,10 @@ typedef struct st_index st_index;
  * streams keep their ids and are found with st_writer_find_stream; entries
  * appended to them continue their numbering and use their encoder with
  * p's second stage and level.  Until st_writer_finish succeeds the file
- * has no directory: sequential readers still read every complete frame.
+ * has no directory: sequential readers still read every complete frame, and
+ * st_index_open finds them by their headers (SIMTRACE.md 7.4), so an
+ * interrupted or killed append loses only what it was adding.  ix may come
+ * from such a file: the new frames then follow its last complete frame.
  * Returns ST_OK, ST_E_USAGE, ST_E_NOMEM, ST_E_THREAD, ST_E_WRITE.
  */
 st_error st_writer_resume(st_writer **w, int fd, const st_write_opts *o, const svpc_params *p, const st_index *ix);

@@ -309,3 +309,30 @@ PY
     expect_output_has "header checksum mismatch"
     is_prefix got3 a
 }
+
+@test "empty windows are empty output with exit 0 on every stream, a stream without entries included, file and pipe" {
+    local f="$ROOT/testdata/good/edge-stream-without-frames.sim" a how
+    for a in "--cycles 0:" "--time 0:" "--entries 0:" "--entries 5:9" "--cycles 100:200"; do
+        for how in file pipe; do
+            if [[ $how == file ]]; then
+                run to out "$CAT" -s empty $a "$f"
+            else
+                run to out sh -c "cat '$f' | '$CAT' -s empty $a"
+            fi
+            expect_status 0
+            [[ ! -s out ]] || fail "$a ($how): output"
+            case $a in
+            --entries\ 0:) [[ -z $output ]] || fail "$a ($how): $output" ;;
+            --entries*) expect_output_has "--entries ${a#* } starts past the end of stream 'empty' (0 entries): nothing written" ;;
+            *) expect_output_has "stream 'empty' has no entries: $a writes nothing" ;;
+            esac
+        done
+    done
+    # a window between two entries' cycles: empty, quietly
+    real_d64 100 r
+    perl -e 'binmode STDOUT; print pack("Q<4", 10 * $_, 1, 2, 3) for 0 .. 99' >even.d64
+    "$PACK" -T1 -o e.sim even.d64
+    run to out "$CAT" --cycles 11:20 e.sim
+    expect_status 0
+    [[ ! -s out && -z $output ]] || fail "between entries: $output"
+}
