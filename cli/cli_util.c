@@ -1,6 +1,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_util.h"
 
+#include "../common/st_io.h"
+
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,6 +16,11 @@
 #include <unistd.h>
 
 const char *cli_prog = "svpc";
+
+/* The input being read (cli_stop_input), for -v's share of it read. */
+static int prog_fd = -1;
+static double prog_t0;
+static uint64_t prog_pos0;
 
 void cli_msg(const char *fmt, ...)
 {
@@ -44,6 +52,19 @@ const char cli_usage_tail[] = "  -k, --keep            accepted for xz compatibi
 int cli_report(st_error e, const st_diag *d, const char *file)
 {
     int saved = errno;
+    if (e == ST_E_WRITE && saved == EPIPE) {
+        /* the reader is gone (`... | head`): end quietly, as cat, xz and
+         * zstd do, by the signal that SIGPIPE's default would have sent;
+         * SIGPIPE is ignored while writing (cli_out_open) so that writes
+         * fail here, after the output file's clean-up, not anywhere */
+        signal(SIGPIPE, SIG_DFL);
+        sigset_t ss;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGPIPE);
+        sigprocmask(SIG_UNBLOCK, &ss, NULL);
+        raise(SIGPIPE);
+        return 128 + SIGPIPE; /* only if the signal could not end us */
+    }
     char where[256] = "";
     size_t n = 0;
     if (d && d->line != ST_DIAG_UNKNOWN)
@@ -65,23 +86,30 @@ int cli_report(st_error e, const st_diag *d, const char *file)
     return cli_status(e);
 }
 
-int cli_parse_size(const char *s, uint64_t *out)
+int cli_parse_number(const char *s, size_t n, uint64_t *out)
 {
-    if (!s || !*s)
+    char buf[32];
+    if (n == 0 || n >= sizeof buf)
+        return 0;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    /* decimal, or hexadecimal with 0x (cycles are often written so); never
+     * octal: a leading 0 is a zero, as 010 is ten */
+    int hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
+    const char *digits = buf + (hex ? 2 : 0);
+    if (!(hex ? isxdigit((unsigned char)digits[0]) : isdigit((unsigned char)digits[0])))
         return 0;
     char *end;
     errno = 0;
-    if (*s == '-')
-        return 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
+    unsigned long long v = strtoull(digits, &end, hex ? 16 : 10);
+    if (errno)
         return 0;
     unsigned shift = 0;
-    if (*end == 'k' || *end == 'K')
+    if (!hex && (*end == 'k' || *end == 'K'))
         shift = 10, end++;
-    else if (*end == 'M')
+    else if (!hex && *end == 'M')
         shift = 20, end++;
-    else if (*end == 'G')
+    else if (!hex && *end == 'G')
         shift = 30, end++;
     if (*end)
         return 0;
@@ -90,6 +118,8 @@ int cli_parse_size(const char *s, uint64_t *out)
     *out = (uint64_t)v << shift;
     return 1;
 }
+
+int cli_parse_size(const char *s, uint64_t *out) { return s && cli_parse_number(s, strlen(s), out); }
 
 void cli_bad_option(char **argv, int opt)
 {
@@ -163,11 +193,33 @@ void cli_progress(const st_writer *w, double t0, int final)
 {
     st_write_stats s;
     st_writer_stats(w, &s);
-    double dt = cli_now() - t0;
-    fprintf(stderr, "\r%s: %llu entries, %.1f MB in, %.2f MB out (%.1fx), %.1f MB/s%s", cli_prog,
-            (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
-            s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0,
-            final ? "\n" : "");
+    double now = cli_now(), dt = now - t0;
+    if (final) {
+        /* the ratio only now: before the last frame is written, the output
+         * lags the input by up to a frame per thread */
+        fprintf(stderr, "\r%s: %llu entries, %.1f MB of entries, %.2f MB out (%.2fx), %.1f s, %.1f MB/s\n", cli_prog,
+                (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
+                s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0);
+        return;
+    }
+    char where[128];
+    struct stat st;
+    off_t pos;
+    if (prog_fd >= 0 && fstat(prog_fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (pos = lseek(prog_fd, 0, SEEK_CUR)) >= 0 && (uint64_t)pos >= prog_pos0) {
+        /* a file of known size: how far, how fast, how long still */
+        double in_dt = now - prog_t0, rate = in_dt > 0 ? ((uint64_t)pos - prog_pos0) / in_dt : 0;
+        double left = rate > 0 ? ((double)st.st_size - (double)pos) / rate : -1;
+        char eta[32] = "?";
+        if (left >= 0)
+            snprintf(eta, sizeof eta, "%d:%02d", (int)(left / 60), (int)left % 60);
+        snprintf(where, sizeof where, "%.1f%% of the input read, %.1f MB/s, %s left; ",
+                 100.0 * (double)pos / (double)st.st_size, rate / 1e6, eta);
+    } else {
+        snprintf(where, sizeof where, "%.1f MB/s; ", dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0);
+    }
+    fprintf(stderr, "\r%s: %s%llu entries, %.2f MB out   ", cli_prog, where, (unsigned long long)s.entries,
+            s.out_bytes / 1e6);
 }
 
 int cli_progress_due(double *last)
@@ -207,6 +259,73 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* ---- interruption of a writer (cli_stop_arm) ---- */
+
+static volatile sig_atomic_t stop_sig;     /* the first SIGINT, SIGTERM or SIGHUP */
+static volatile sig_atomic_t stop_fd = -1; /* the input being read */
+
+/* The input ends here: /dev/null takes its descriptor's place, so the read
+ * in progress (interrupted: no SA_RESTART) or the next one finds the end of
+ * the input, and every reader of the suite finishes as at a normal end. */
+static void stop_input(int fd)
+{
+    int n = open("/dev/null", O_RDONLY);
+    if (n >= 0) {
+        dup2(n, fd);
+        close(n);
+    }
+}
+
+static void on_stop(int sig)
+{
+    if (stop_sig) {
+        /* asked twice: stop at once, as before cli_stop_arm */
+        on_signal(sig);
+        return;
+    }
+    stop_sig = sig;
+    st_input_stopped = 1;
+    if (stop_fd >= 0)
+        stop_input(stop_fd);
+}
+
+void cli_stop_arm(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop; /* no SA_RESTART: a blocked read returns */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+void cli_stop_input(int fd)
+{
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    stop_fd = fd;
+    if (stop_sig && fd >= 0)
+        stop_input(fd);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    prog_fd = fd;
+    prog_t0 = cli_now();
+    off_t pos = fd >= 0 ? lseek(fd, 0, SEEK_CUR) : -1;
+    prog_pos0 = pos > 0 ? (uint64_t)pos : 0;
+}
+
+int cli_stopped(void) { return stop_sig; }
+
+const char *cli_stop_name(void)
+{
+    return stop_sig == SIGINT ? "SIGINT" : stop_sig == SIGTERM ? "SIGTERM" : stop_sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+int cli_stop_status(void) { return stop_sig ? 128 + stop_sig : EXIT_OK; }
+
 int cli_in_open(const char *path, int *fd, const char **name)
 {
     if (!path || strcmp(path, "-") == 0) {
@@ -231,7 +350,8 @@ int cli_in_open(const char *path, int *fd, const char **name)
 
 int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
 {
-    /* a reader that goes away must give a write error, not kill us silently */
+    /* a reader that goes away gives a write error, which cli_report turns
+     * into a quiet end by SIGPIPE once the output is cleaned up */
     signal(SIGPIPE, SIG_IGN);
     if (!path || strcmp(path, "-") == 0) {
         if (binary && !force && isatty(1)) {
@@ -329,4 +449,61 @@ void cli_out_abort(void)
         unlink(out_tmp);
         out_tmp_live = 0;
     }
+}
+
+void cli_note_recovered(const st_index *ix, const char *file)
+{
+    uint64_t end;
+    st_diag why;
+    if (!st_index_recovered(ix, &end, &why))
+        return;
+    uint64_t entries = 0, frames = 0;
+    for (unsigned i = 0; i < st_index_stream_count(ix); i++) {
+        entries += st_index_stream(ix, i)->entries;
+        frames += st_index_stream(ix, i)->frames;
+    }
+    uint64_t tail = st_index_file_size(ix) - end;
+    char lost[96] = "";
+    if (tail)
+        snprintf(lost, sizeof lost, "; the %llu bytes from byte offset %llu hold no readable entry",
+                 (unsigned long long)tail, (unsigned long long)end);
+    cli_msg("%s: no valid directory and footer (cut off, or an --append that did not finish: %s): found %llu "
+            "complete data frames (%llu entries) by scanning%s; 'simtrace-pack --repair %s' rebuilds the end",
+            file, why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), (unsigned long long)frames,
+            (unsigned long long)entries, lost, file);
+}
+
+void cli_warn_if_text(int fd, const char *name, const char *hint)
+{
+    struct stat st;
+    off_t pos = lseek(fd, 0, SEEK_CUR);
+    if (pos < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return; /* a pipe cannot be looked at without taking what it holds */
+    uint8_t b[4096];
+    ssize_t n = pread(fd, b, sizeof b, pos);
+    if (n < 16)
+        return;
+    int lines = 0;
+    for (ssize_t i = 0; i < n; i++) {
+        if (b[i] == '\n')
+            lines++;
+        else if ((b[i] < 0x20 || b[i] > 0x7e) && b[i] != '\t' && b[i] != '\r')
+            return; /* binary entries hold zero bytes and other controls */
+    }
+    if (lines)
+        cli_msg("%s: warning: this looks like text, not raw entries (it is taken as entries all the same); %s", name,
+                hint);
+}
+
+int cli_check_levels(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *a = argv[i];
+        if (a[0] == '-' && isdigit((unsigned char)a[1]) && isdigit((unsigned char)a[2]) &&
+            strspn(a + 1, "0123456789") == strlen(a + 1)) {
+            cli_msg("invalid compression level '%s' (use -1 .. -9)", a);
+            return 0;
+        }
+    }
+    return 1;
 }

@@ -5,6 +5,7 @@
 #ifndef CLI_UTIL_H
 #define CLI_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../common/st_error.h"
@@ -35,8 +36,12 @@ int cli_report(st_error e, const st_diag *d, const char *file);
 /* Exit status of an error code. */
 int cli_status(st_error e);
 
-/* Parse an unsigned decimal with optional k/M/G (binary) suffix.
+/* Parse the n bytes at s as an unsigned number: decimal with an optional
+ * k, M or G suffix (binary: 1k = 1024), or hexadecimal with 0x; never octal
+ * (010 is ten).  The one parser of counts, sizes, entry indices and cycles.
  * Returns 1 on success. */
+int cli_parse_number(const char *s, size_t n, uint64_t *out);
+/* The same for a whole string. */
 int cli_parse_size(const char *s, uint64_t *out);
 
 /* After getopt_long returned '?' (with opterr = 0): say which option was
@@ -58,8 +63,10 @@ int cli_opt_encoder(const char *arg, svpc_encoder *out);
 /* A stream name: 1..255 bytes. */
 int cli_opt_stream_name(const char *arg);
 
-/* The -v progress line of a writer started at t0 (cli_now()); final ends
- * the line. */
+/* The -v progress line of a writer started at t0 (cli_now()): the share of
+ * the input read (cli_stop_input), MB/s and time left when it is a regular
+ * file, entries and bytes out; final ends the line with the totals and the
+ * ratio. */
 void cli_progress(const st_writer *w, double t0, int final);
 
 /* 1, and *last set to now, when more than a second has passed since *last
@@ -92,8 +99,38 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd);
 int cli_out_commit(void);
 void cli_out_abort(void);
 
+/*
+ * Interrupted means finished (programs that write a container).  After
+ * cli_stop_arm(), the first SIGINT, SIGTERM or SIGHUP ends the input named
+ * by cli_stop_input() (its descriptor then reads as at its end, even in a
+ * read that is waiting for a pipe), so the program finishes its container
+ * with every entry read so far; cli_stopped() gives the signal (0: none)
+ * and cli_stop_status() the exit status 128 + signal.  A second signal
+ * stops the program at once (removing an unfinished -o file).  Worker
+ * threads never take these signals (frames/pool.c).
+ */
+void cli_stop_arm(void);
+void cli_stop_input(int fd); /* -1: none; also the input -v measures */
+int cli_stopped(void);
+int cli_stop_status(void);
+const char *cli_stop_name(void); /* "SIGINT", ... */
+
 /* Open the input: path or "-"/NULL for stdin.  Returns exit status. */
 int cli_in_open(const char *path, int *fd, const char **display_name);
+
+/* When ix was opened by scanning (st_index_recovered), say so on stderr:
+ * what was wrong, how many frames and entries are readable, how many bytes
+ * after them are lost, and that simtrace-pack --repair rebuilds the end. */
+void cli_note_recovered(const st_index *ix, const char *file);
+
+/* Raw entries that are text (the first 4 KiB printable, with line ends),
+ * as when a lackey log is given without --from: warn, naming the remedy
+ * (hint).  Regular files only: a pipe cannot be looked at. */
+void cli_warn_if_text(int fd, const char *name, const char *hint);
+
+/* Arguments like -10 or -99: getopt would take them as -1 -0 or -9 -9;
+ * say that levels are -1 .. -9.  Returns 0 after the message (exit 2). */
+int cli_check_levels(int argc, char **argv);
 
 /* Monotonic seconds. */
 double cli_now(void);

@@ -31,11 +31,14 @@ static void usage(FILE *f)
             "\n"
             "  -l, --list            list the streams: name, type, entries, frames, raw and\n"
             "                        stored bytes, ratio, first and last cycle\n"
+            "      --frames          with --list: one line per data frame instead (stream,\n"
+            "                        sequence, first entry, entries, first and last cycle,\n"
+            "                        first and last time, offset, bytes)\n"
+            "      --json            with --list: the same as one JSON object\n"
             "  -t, --verify          check every checksum, frame and the directory; write\n"
             "                        nothing; report the first bad frame\n"
-            "      --salvage         read a damaged or cut-off container sequentially and\n"
-            "                        write every intact frame of the stream; report what was\n"
-            "                        lost and where\n"
+            "      --salvage         write every intact frame of the stream of a damaged or\n"
+            "                        cut-off container; report what was lost and where\n"
             "  -s, --stream=NAME     the stream (default: the only one, else the first\n"
             "                        memory stream; lackey, din, xdin: every memory stream).\n"
             "                        Several (-s A,B or -s A -s B) are merged by cycle\n"
@@ -44,7 +47,9 @@ static void usage(FILE *f)
             "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
             "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"
             "                        decrease within the stream); A, B, C1, C2 are decimal\n"
-            "                        (a leading 0 is not octal), or hexadecimal with 0x\n"
+            "                        with an optional k, M or G (a leading 0 is not octal),\n"
+            "                        or hexadecimal with 0x.  What a range asks for past the\n"
+            "                        end of the stream is not there: a note says so (exit 0)\n"
             "      --time=T1:T2      the frames written between T1 and T2 (ns since 1970,\n"
             "                        or with a suffix s, ms, us; needs --timestamps when packed)\n"
             "  -F, --format=FORMAT   raw (default, byte-identical to what was packed), text,\n"
@@ -68,11 +73,13 @@ static void usage(FILE *f)
             "  -h, --help, -V, --version\n"
             "\n"
             "A range read from a regular file decodes only the frames it needs, found\n"
-            "through the directory, and checks every entry it writes.  Exit status:\n"
-            "0 success, 1 bad data or I/O error, 2 bad usage.\n");
+            "through the directory, and checks every entry it writes.  A file without\n"
+            "directory (cut off, an --append killed) is read through its frame headers,\n"
+            "with a note.  Damage in another stream's frames is passed over, with a note.\n"
+            "Exit status: 0 success, 1 bad data or I/O error, 2 bad usage.\n");
 }
 
-enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_ALL };
+enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_ALL, OPT_FRAMES, OPT_JSON };
 
 static const struct option longopts[] = {
     {"list", no_argument, NULL, 'l'},          {"verify", no_argument, NULL, 't'},
@@ -85,9 +92,13 @@ static const struct option longopts[] = {
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
     {"ignore-check", no_argument, NULL, OPT_IGNORE_CHECK}, {"all", no_argument, NULL, OPT_ALL},
+    {"frames", no_argument, NULL, OPT_FRAMES},   {"json", no_argument, NULL, OPT_JSON},
     {NULL, 0, NULL, 0}};
 
 enum { R_NONE, R_ENTRIES, R_CYCLES, R_TIME };
+
+#define ST_MAX_STREAMS_CLI 65536u /* stream ids are 0..65535 (SIMTRACE.md 8.1) */
+#define ST_KIND_DATA_CLI 1         /* frame kind of data frames (SIMTRACE.md 4) */
 
 typedef struct {
     int kind;
@@ -117,27 +128,8 @@ static int parse_range(const char *s, range *r, int kind, int (*num)(const char 
     return r->lo <= r->hi;
 }
 
-static int num_plain(const char *s, size_t n, uint64_t *v)
-{
-    char buf[32];
-    if (n == 0 || n >= sizeof buf)
-        return 0;
-    memcpy(buf, s, n);
-    buf[n] = 0;
-    /* decimal, or hexadecimal with 0x (cycles are often written so); never
-     * octal: a leading 0 is a zero, as 010 is ten */
-    int hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
-    const char *digits = buf + (hex ? 2 : 0);
-    if (!(hex ? isxdigit((unsigned char)digits[0]) : isdigit((unsigned char)digits[0])))
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(digits, &end, hex ? 16 : 10);
-    if (errno || *end)
-        return 0;
-    *v = x;
-    return 1;
-}
+/* entries and cycles: decimal (k, M, G suffixes) or 0x hexadecimal */
+static int num_plain(const char *s, size_t n, uint64_t *v) { return cli_parse_number(s, n, v); }
 
 static int num_time(const char *s, size_t n, uint64_t *v)
 {
@@ -253,6 +245,40 @@ static st_error value_of(void *arg, uint64_t index, const uint8_t **value, size_
     return st_diag_set(v->d, ST_E_CORRUPT, "the wide value of entry %" PRIu64 " is missing or incomplete", index);
 }
 
+/* ---- range edges (issue 15): what exists is written, exit 0, and a note
+ * (not with -q) says what was asked for beyond the end ---- */
+
+static int cat_quiet; /* -q */
+
+static void note_entries_past_end(const char *file, const range *rg, const char *stream, uint64_t n)
+{
+    if (cat_quiet || rg->kind != R_ENTRIES || (rg->lo <= n && (!rg->has_hi || rg->hi <= n)))
+        return;
+    uint64_t from = rg->lo > n ? rg->lo : n;
+    if (!rg->has_hi || rg->lo >= n)
+        cli_msg("%s: --entries %s starts past the end of stream '%s' (%" PRIu64 " entries): nothing written", file,
+                rg->text, stream, n);
+    else
+        cli_msg("%s: --entries %s runs past the end of stream '%s' (%" PRIu64 " entries): the %" PRIu64
+                " entries from %" PRIu64 " on do not exist and were not written", file, rg->text, stream, n,
+                rg->hi - from, from);
+}
+
+/* A window of cycles or times that starts after the stream's last entry
+ * (frames: 0 when the stream has none). */
+static void note_window_past_end(const char *file, const range *rg, const char *stream, uint64_t frames,
+                                 uint64_t last)
+{
+    if (cat_quiet || (rg->kind != R_CYCLES && rg->kind != R_TIME) || (frames && rg->lo <= last))
+        return;
+    const char *opt = rg->kind == R_CYCLES ? "--cycles" : "--time";
+    if (!frames)
+        cli_msg("%s: stream '%s' has no entries: %s %s writes nothing", file, stream, opt, rg->text);
+    else
+        cli_msg("%s: %s %s starts after the last %s of stream '%s' (%" PRIu64 "): nothing written", file, opt,
+                rg->text, rg->kind == R_CYCLES ? "cycle" : "frame time", stream, last);
+}
+
 /* ---- random access through the directory ---- */
 
 /* The frames [j0, j1) and, within them, entries [lo, hi) of the stream. */
@@ -267,11 +293,9 @@ static st_error select_frames(st_index *ix, unsigned si, const range *rg, uint64
     *hi = s->entries;
     switch (rg->kind) {
     case R_ENTRIES:
-        if (rg->lo > s->entries || (rg->has_hi && rg->hi > s->entries))
-            return st_diag_set(d, ST_E_RANGE, "entries %s run past the end: stream '%s' has %" PRIu64 " entries",
-                               rg->text, s->name, s->entries);
-        *lo = rg->lo;
-        *hi = rg->has_hi ? rg->hi : s->entries;
+        /* what exists of the range */
+        *lo = rg->lo < s->entries ? rg->lo : s->entries;
+        *hi = rg->has_hi && rg->hi < s->entries ? rg->hi : s->entries;
         if (*lo == *hi) {
             *j0 = *j1 = 0;
             return ST_OK;
@@ -287,9 +311,10 @@ static st_error select_frames(st_index *ix, unsigned si, const range *rg, uint64
             return st_diag_set(d, ST_E_CORRUPT, "the cycles of stream '%s' decrease between frames; --cycles "
                                "needs non-decreasing cycles (use --entries)", s->name);
         const st_frame_ref *last = st_index_stream_frame(ix, si, nf ? nf - 1 : 0);
-        if (!last || rg->lo > last->last_cycle)
-            return st_diag_set(d, ST_E_RANGE, "cycle %" PRIu64 " is past the end of stream '%s' (last cycle %" PRIu64 ")",
-                               rg->lo, s->name, last ? last->last_cycle : 0);
+        if (!last || rg->lo > last->last_cycle) {
+            *j0 = *j1 = 0; /* an empty window */
+            return ST_OK;
+        }
         *j0 = st_index_lower_key(ix, si, rg->lo);
         *j1 = rg->has_hi ? st_index_lower_key(ix, si, rg->hi) : nf;
         if (*j1 < nf)
@@ -304,9 +329,7 @@ static st_error select_frames(st_index *ix, unsigned si, const range *rg, uint64
         *j1 = *j0;
         while (*j1 < nf && st_index_stream_frame(ix, si, *j1)->first_time < rg->hi)
             (*j1)++;
-        if (*j0 == nf && nf)
-            return st_diag_set(d, ST_E_RANGE, "time %" PRIu64 " is past the last frame of stream '%s'", rg->lo, s->name);
-        return ST_OK;
+        return ST_OK; /* past the last frame: an empty window */
     }
     }
     return ST_OK;
@@ -354,7 +377,8 @@ static st_error slice(slicer *sl, const st_stream_info *s, uint64_t first, const
     return ST_OK; /* R_TIME: whole frames */
 }
 
-static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, int verbose, st_diag *d)
+static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, int verbose, const char *file,
+                          st_diag *d)
 {
     const st_stream_info *s = st_index_stream(ix, si);
     uint64_t j0, j1, lo, hi;
@@ -381,11 +405,305 @@ static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, 
             e = out_entries(o, r->first_entry + a, buf.data + a * s->entry_size, b - a, s->entry_size);
     }
     st_buf_free(&buf);
+    if (e == ST_OK) {
+        uint64_t nf = st_index_stream_frames(ix, si);
+        const st_frame_ref *lf = nf ? st_index_stream_frame(ix, si, nf - 1) : NULL;
+        note_entries_past_end(file, rg, s->name, s->entries);
+        note_window_past_end(file, rg, s->name, nf,
+                             !lf ? 0 : rg->kind == R_CYCLES ? lf->last_cycle : lf->last_time);
+    }
     if (verbose)
         cli_msg("decoded %" PRIu64 " of the %" PRIu64 " frames of stream '%s'; read %" PRIu64
                 " bytes of directory and descriptors", decoded, st_index_stream_frames(ix, si), s->name,
                 st_index_bytes_read(ix));
     return e;
+}
+
+/* A file without footer read through its frame headers: when the frame
+ * cut off at its end belongs to the stream read and the range would have
+ * taken from it, say which entries are lost.  Returns 1 when it did. */
+static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range *rg, const char *file)
+{
+    const st_frame_ref *c = st_index_cut_frame(ix);
+    if (!c || c->stream != s->id)
+        return 0;
+    int touched = rg->kind == R_NONE ||
+                  (rg->kind == R_ENTRIES && rg->hi > c->first_entry) ||
+                  (rg->kind == R_CYCLES && rg->hi > c->first_cycle) ||
+                  (rg->kind == R_TIME && (c->flags & 1) && rg->hi > c->first_time);
+    if (touched)
+        cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset %" PRIu64
+                ": lost", file, c->first_entry, c->first_entry + c->count - 1, s->name, c->offset);
+    return touched;
+}
+
+/* --list --frames, --list --json (issue 15): one line or one JSON object
+ * per data frame, in file order, from the directory or as a pipe goes by;
+ * the streams' JSON follows the frames', so a pipe needs no memory for them. */
+static struct {
+    int frames, json;
+    uint64_t printed; /* frames so far */
+} lf;
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void list_begin(FILE *f)
+{
+    if (lf.json)
+        fputs(lf.frames ? "{\"frames\": [" : "{", f);
+    else if (lf.frames)
+        fprintf(f, "%-24s %8s %14s %10s %16s %16s %20s %20s %14s %10s\n", "stream", "seq", "first entry", "entries",
+                "first cycle", "last cycle", "first time", "last time", "offset", "bytes");
+}
+
+static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
+{
+    if (!lf.frames || r->kind != ST_KIND_DATA_CLI)
+        return;
+    int keyed = st_entry_has_key(s->type), timed = r->flags & 1;
+    if (lf.json) {
+        fputs(lf.printed ? ",\n  {\"stream\": " : "\n  {\"stream\": ", f);
+        json_string(f, s->name);
+        fprintf(f, ", \"seq\": %" PRIu64 ", \"first_entry\": %" PRIu64 ", \"entries\": %" PRIu64, r->seq,
+                r->first_entry, r->count);
+        if (keyed)
+            fprintf(f, ", \"first_cycle\": %" PRIu64 ", \"last_cycle\": %" PRIu64, r->first_cycle, r->last_cycle);
+        if (timed)
+            fprintf(f, ", \"first_time\": %" PRIu64 ", \"last_time\": %" PRIu64, r->first_time, r->last_time);
+        fprintf(f, ", \"offset\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", r->offset, r->size);
+    } else {
+        char fc[24] = "-", lc[24] = "-", ft[24] = "-", lt[24] = "-";
+        if (keyed) {
+            snprintf(fc, sizeof fc, "%" PRIu64, r->first_cycle);
+            snprintf(lc, sizeof lc, "%" PRIu64, r->last_cycle);
+        }
+        if (timed) {
+            snprintf(ft, sizeof ft, "%" PRIu64, r->first_time);
+            snprintf(lt, sizeof lt, "%" PRIu64, r->last_time);
+        }
+        fprintf(f, "%-24s %8" PRIu64 " %14" PRIu64 " %10" PRIu64 " %16s %16s %20s %20s %14" PRIu64 " %10" PRIu64 "\n",
+                s->name, r->seq, r->first_entry, r->count, fc, lc, ft, lt, r->offset, r->size);
+    }
+    lf.printed++;
+}
+
+/* The streams as JSON, closing the object list_begin opened. */
+static void list_json_streams(FILE *f, const st_stream_info *s, unsigned n, const uint64_t *stored,
+                              const uint64_t *fc, const uint64_t *lc)
+{
+    fputs(lf.frames ? "\n],\n\"streams\": [" : "\"streams\": [", f);
+    for (unsigned i = 0; i < n; i++) {
+        fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+        json_string(f, s[i].name);
+        fputs(", \"type\": ", f);
+        json_string(f, s[i].type_name);
+        fprintf(f, ", \"entries\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
+                   ", \"stored_bytes\": %" PRIu64, s[i].entries, s[i].frames, s[i].entries * s[i].entry_size, stored[i]);
+        if (st_entry_has_key(s[i].type) && s[i].frames)
+            fprintf(f, ", \"first_cycle\": %" PRIu64 ", \"last_cycle\": %" PRIu64, fc[i], lc[i]);
+        fputc('}', f);
+    }
+    fputs("\n]}\n", f);
+}
+
+/* --verify: every frame is decoded; on the way, a stream whose cycles
+ * decrease from one frame to the next (packed with --allow-cycle-reset, or
+ * by a writer that did not check) is reported once, as --cycles cannot
+ * select from it.  Inside a frame, only a last cycle below the first is
+ * seen here (the headers' cycles); a dip that recovers within the frame
+ * is not. */
+typedef struct {
+    const char *file;
+    int quiet;
+    uint64_t last[ST_MAX_STREAMS_CLI];
+    uint8_t seen[ST_MAX_STREAMS_CLI], noted[ST_MAX_STREAMS_CLI];
+} verify_t;
+
+static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
+{
+    verify_t *v = arg;
+    if (!st_entry_has_key(s->type) || s->id >= ST_MAX_STREAMS_CLI)
+        return 1;
+    int between = v->seen[s->id] && f->first_cycle < v->last[s->id], within = f->first_cycle > f->last_cycle;
+    if ((between || within) && !v->noted[s->id]) {
+        v->noted[s->id] = 1;
+        if (!v->quiet && between)
+            cli_msg("%s: stream '%s': the cycles decrease at entry %" PRIu64 " (frame %" PRIu64 "): cycle %" PRIu64
+                    " after cycle %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
+                    v->file, s->name, f->first_entry, f->ordinal, f->first_cycle, v->last[s->id]);
+        else if (!v->quiet)
+            cli_msg("%s: stream '%s': the cycles decrease within frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64
+                    "): from cycle %" PRIu64 " to %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
+                    v->file, s->name, f->ordinal, f->first_entry, f->first_entry + f->count - 1, f->first_cycle,
+                    f->last_cycle);
+    }
+    v->seen[s->id] = 1;
+    v->last[s->id] = f->last_cycle;
+    return 1;
+}
+
+/* ---- --salvage of a regular file through its directory or its frame headers ---- */
+
+/*
+ * Every frame of the stream is decoded on its own, so damage to one frame,
+ * its header included, costs that frame only (a sequential salvage stops
+ * at a damaged header, after which no frame can be found); a file without
+ * footer is read through its frame headers (st_index_open).  Says what was
+ * lost and where: the damaged frames, the frame cut off at the end, and
+ * the totals.  Returns 0 when the file has no usable index (a sequential
+ * salvage then reads what it can), else 1 with *status set.
+ */
+static int salvage_index(int fd, const char *file, const char *stream, const char *out_path, int force, int quiet,
+                         int *status)
+{
+    st_index *ix;
+    st_diag d;
+    st_diag_clear(&d);
+    if (st_index_open(&ix, fd, &d) != ST_OK)
+        return 0;
+    int si = stream ? st_index_find_stream(ix, stream) : -1;
+    for (unsigned i = 0; !stream && si < 0 && i < st_index_stream_count(ix); i++)
+        if (st_entry_is_memory(st_index_stream(ix, i)->type))
+            si = (int)i;
+    if (!stream && si < 0 && st_index_stream_count(ix))
+        si = 0;
+    if (si < 0) {
+        st_index_free(ix);
+        return 0; /* the sequential salvage says what is missing */
+    }
+    if (!quiet)
+        cli_note_recovered(ix, file);
+    int out_fd, rc;
+    if ((rc = cli_out_open(out_path, force, 1, fd, &out_fd)) != EXIT_OK) {
+        st_index_free(ix);
+        *status = rc;
+        return 1;
+    }
+    const st_stream_info *s = st_index_stream(ix, (unsigned)si);
+    out_t o = {out_fd, NULL, 0};
+    st_buf buf;
+    st_buf_init(&buf, 0);
+    uint64_t nf = st_index_stream_frames(ix, (unsigned)si), lost_f = 0, lost_e = 0, wrote = 0;
+    st_error e = ST_OK;
+    for (uint64_t j = 0; j < nf && e == ST_OK; j++) {
+        const st_frame_ref *r = st_index_stream_frame(ix, (unsigned)si, j);
+        st_diag_clear(&d);
+        e = st_index_decode_frame(ix, r->ordinal, &buf, &d);
+        if (e != ST_OK && st_error_is_data(e) && e != ST_E_MEMLIMIT) {
+            lost_f++;
+            lost_e += r->count;
+            if (!quiet) {
+                cli_report(e, &d, file);
+                cli_msg("%s: skipped frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64 " of stream '%s')", file,
+                        r->ordinal, r->first_entry, r->first_entry + r->count - 1, s->name);
+            }
+            e = ST_OK;
+            continue;
+        }
+        if (e == ST_OK)
+            e = out_entries(&o, r->first_entry, buf.data, (size_t)r->count, s->entry_size);
+        if (e == ST_OK)
+            wrote += r->count;
+    }
+    st_buf_free(&buf);
+    const st_frame_ref *cut = st_index_cut_frame(ix);
+    int recovered = st_index_recovered(ix, NULL, NULL);
+    if (e == ST_OK && cut && cut->stream == s->id) {
+        lost_f++;
+        lost_e += cut->count;
+        if (!quiet)
+            cli_msg("%s: the frame at byte offset %" PRIu64 " is cut off: entries %" PRIu64 "..%" PRIu64
+                    " of stream '%s' are lost", file, cut->offset, cut->first_entry, cut->first_entry + cut->count - 1,
+                    s->name);
+    }
+    if (e != ST_OK) {
+        st_index_free(ix);
+        cli_out_abort();
+        *status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : file);
+        return 1;
+    }
+    if (recovered)
+        cli_msg("%s: salvaged %" PRIu64 " entries of stream '%s'; lost %" PRIu64 " frame%s (%" PRIu64 " entries) "
+                "that the file shows; it has no directory, so what was never written is not known", file, wrote,
+                s->name, lost_f, lost_f == 1 ? "" : "s", lost_e);
+    else
+        cli_msg("%s: salvaged %" PRIu64 " of the %" PRIu64 " entries of stream '%s'; lost %" PRIu64 " frame%s (%" PRIu64
+                " entries)", file, wrote, wrote + lost_e, s->name, lost_f, lost_f == 1 ? "" : "s", lost_e);
+    st_index_free(ix);
+    rc = cli_out_commit();
+    /* an unfinished file lost its end, whatever the stream */
+    *status = rc != EXIT_OK ? rc : lost_f || recovered ? EXIT_DATA : EXIT_OK;
+    return 1;
+}
+
+/*
+ * A whole stream read sequentially from a regular file stopped at damage
+ * that the sequential reader cannot step over (a frame header: the next
+ * frame cannot be found without it).  When the damaged frame belongs to
+ * another stream, the directory knows where the stream read goes on: its
+ * frames after the entries written are decoded through it (issue 15: one
+ * stream's damage stays in its stream).  Returns ST_OK when the rest was
+ * written, else the original error e (d untouched) or the new one.
+ */
+static st_error resume_past_damage(int fd, const char *file, const char *name, uint64_t done, out_t *o, int quiet,
+                                   st_error e, st_diag *d)
+{
+    st_index *ix;
+    st_diag id_d;
+    st_diag_clear(&id_d);
+    if (d->offset == ST_DIAG_UNKNOWN || st_index_open(&ix, fd, &id_d) != ST_OK)
+        return e;
+    const st_frame_ref *bad = NULL;
+    for (uint64_t k = 0; k < st_index_frame_count(ix) && !bad; k++) {
+        const st_frame_ref *r = st_index_frame(ix, k);
+        if (r->offset <= d->offset && d->offset - r->offset < r->size)
+            bad = r;
+    }
+    int si = st_index_find_stream(ix, name);
+    if (!bad || si < 0 || bad->stream == st_index_stream(ix, (unsigned)si)->id) {
+        st_index_free(ix);
+        return e;
+    }
+    const st_stream_info *s = st_index_stream(ix, (unsigned)si);
+    if (!quiet) {
+        const char *other = "?";
+        for (unsigned i = 0; i < st_index_stream_count(ix); i++)
+            if (st_index_stream(ix, i)->id == bad->stream)
+                other = st_index_stream(ix, i)->name;
+        cli_msg("%s: passed over damaged frame %" PRIu64 " at byte offset %" PRIu64 " of stream '%s' (%s), not the "
+                "stream read: the rest of '%s' is read through the directory", file, bad->ordinal, bad->offset, other,
+                st_error_name(e), s->name);
+    }
+    st_buf buf;
+    st_buf_init(&buf, 0);
+    st_error e2 = ST_OK;
+    for (uint64_t j = 0; j < st_index_stream_frames(ix, (unsigned)si) && e2 == ST_OK; j++) {
+        const st_frame_ref *r = st_index_stream_frame(ix, (unsigned)si, j);
+        if (r->first_entry + r->count <= done)
+            continue;
+        st_diag_clear(d);
+        e2 = st_index_decode_frame(ix, r->ordinal, &buf, d);
+        uint64_t skip = done > r->first_entry ? done - r->first_entry : 0;
+        if (e2 == ST_OK)
+            e2 = out_entries(o, r->first_entry + skip, buf.data + skip * s->entry_size, (size_t)(r->count - skip),
+                             s->entry_size);
+    }
+    st_buf_free(&buf);
+    st_index_free(ix);
+    return e2;
 }
 
 /* ---- sequential reading (pipes, cut-off files, --salvage, --verify, --list) ---- */
@@ -400,6 +718,8 @@ typedef struct {
     int list;
     int salvage, quiet;
     uint64_t lost_frames, lost_entries;
+    uint64_t passed_over; /* damaged frames of other streams */
+    uint64_t written_end; /* entries of the chosen stream written so far (whole-stream reads) */
     const char *file;
     uint64_t *stored; /* --list: bytes of data frames per stream id */
     uint64_t *fc, *lc; /* --list: first and last cycle per stream id */
@@ -451,6 +771,7 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
 {
     seq_t *q = arg;
     if (q->list) {
+        list_frame(stdout, s, f);
         q->stored[s->id] += f->size;
         if (f->seq == 0)
             q->fc[s->id] = f->first_cycle;
@@ -559,14 +880,47 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
         }
         return e;
     }
-    return start_and_write(q, s, first + a, p + a * s->entry_size, b - a);
+    e = start_and_write(q, s, first + a, p + a * s->entry_size, b - a);
+    if (e == ST_OK)
+        q->written_end = first + b;
+    return e;
+}
+
+/* Whether stream s is, or may become, the stream being read: only damage
+ * there stops a read that is not a salvage. */
+static int may_be_read(const seq_t *q, const st_stream_info *s)
+{
+    if (q->want_name)
+        return strcmp(s->name, q->want_name) == 0;
+    if (q->chosen)
+        return s->id == q->id;
+    return (q->tentative && s->id == q->tid) || st_entry_is_memory(s->type);
+}
+
+/* One stream's damage stays in its stream: a damaged frame of another
+ * stream is passed over, with a note naming it (issue 15). */
+static st_error other_stream_damage(seq_t *q, const st_stream_info *s, const st_frame_ref *f, st_error e,
+                                    const st_diag *d)
+{
+    if (may_be_read(q, s)) {
+        /* the reader's own position is past this frame by now: say where */
+        cli_report(e, d, q->file);
+        q->said = 1;
+        return e;
+    }
+    q->passed_over++;
+    if (!q->quiet)
+        cli_msg("%s: passed over damaged frame %" PRIu64 " at byte offset %" PRIu64 " of stream '%s' (%s), "
+                "not the stream read", q->file, f->ordinal, d && d->offset != ST_DIAG_UNKNOWN ? d->offset : 0,
+                s->name, st_error_name(e));
+    return ST_OK;
 }
 
 static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
 {
     seq_t *q = arg;
     if (!q->salvage)
-        return e;
+        return other_stream_damage(q, s, f, e, d);
     /* a held stream (see seq_t.tentative) becomes the output when no
      * memory stream follows, so its losses count until it is replaced */
     if (q->chosen ? s->id == q->id : q->tentative && s->id == q->tid) {
@@ -592,6 +946,12 @@ static const char *chosen_name(const st_reader *r, uint32_t id)
 static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint64_t *stored, const uint64_t *fc,
                        const uint64_t *lc)
 {
+    if (lf.json) {
+        list_json_streams(f, s, n, stored, fc, lc);
+        return;
+    }
+    if (lf.frames)
+        return;
     fprintf(f, "%-24s %-8s %14s %8s %14s %12s %8s %16s %16s\n", "stream", "type", "entries", "frames", "raw bytes",
             "stored", "ratio", "first cycle", "last cycle");
     for (unsigned i = 0; i < n; i++) {
@@ -615,6 +975,18 @@ static int list_index(st_index *ix)
     if (!s || !stored || !fc || !lc) {
         cli_msg("out of memory");
         return EXIT_DATA;
+    }
+    list_begin(stdout);
+    if (lf.frames) {
+        /* stream ids are at most 65535: a direct map to their info */
+        static uint32_t pos[ST_MAX_STREAMS_CLI];
+        for (unsigned i = 0; i < n; i++)
+            pos[st_index_stream(ix, i)->id] = i;
+        for (uint64_t k = 0; k < st_index_frame_count(ix); k++) {
+            const st_frame_ref *r = st_index_frame(ix, k);
+            if (r->kind == ST_KIND_DATA_CLI)
+                list_frame(stdout, st_index_stream(ix, pos[r->stream]), r);
+        }
     }
     for (unsigned i = 0; i < n; i++) {
         s[i] = *st_index_stream(ix, i);
@@ -649,6 +1021,7 @@ int main(int argc, char **argv)
     cli_prog = "simtrace-cat";
     const char *out_path = NULL, *stream = NULL, *format = "raw";
     int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, all = 0, c;
+    int list_frames = 0, list_json = 0;
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
     range rg = {R_NONE, 0, UINT64_MAX, 0, NULL};
@@ -664,6 +1037,8 @@ int main(int argc, char **argv)
             cat_select(optarg);
             break;
         case OPT_ALL: all = 1; break;
+        case OPT_FRAMES: list_frames = 1; break;
+        case OPT_JSON: list_json = 1; break;
         case OPT_ENTRIES:
         case OPT_CYCLES:
         case OPT_TIME:
@@ -673,7 +1048,7 @@ int main(int argc, char **argv)
             }
             if (!parse_range(optarg, &rg, c == OPT_ENTRIES ? R_ENTRIES : c == OPT_CYCLES ? R_CYCLES : R_TIME,
                              c == OPT_TIME ? num_time : num_plain)) {
-                cli_msg("invalid range '%s' (A:B, A <= B, decimal or 0x hexadecimal, either end may be omitted)",
+                cli_msg("invalid range '%s' (A:B, A <= B, decimal with k, M, G or 0x hexadecimal, either end may be omitted)",
                         optarg);
                 return EXIT_USAGE;
             }
@@ -692,7 +1067,7 @@ int main(int argc, char **argv)
         case 'f': force = 1; break;
         case 'k': break;
         case 'v': verbose = 1; break;
-        case 'q': quiet = 1; break;
+        case 'q': quiet = cat_quiet = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         case 'V': printf("simtrace-cat (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
         default:
@@ -709,6 +1084,12 @@ int main(int argc, char **argv)
         cli_msg("give at most one of --list, --verify, --salvage");
         return EXIT_USAGE;
     }
+    if ((list_frames || list_json) && !list) {
+        cli_msg("--frames and --json go with --list");
+        return EXIT_USAGE;
+    }
+    lf.frames = list_frames;
+    lf.json = list_json;
     if (argc - optind > 1) {
         /* several containers: their streams merged by cycle (cat_merge.c) */
         cat_merge_opts mo = merge_opts("(several)", out_path, format, all, quiet, verbose, &rg);
@@ -745,19 +1126,21 @@ int main(int argc, char **argv)
     struct stat st;
     int regular = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
 
+    /* --salvage of a regular file: frame by frame through its index */
+    if (regular && salvage && raw && rg.kind == R_NONE) {
+        int status;
+        if (salvage_index(in_fd, in_name, stream, out_path, force, quiet, &status))
+            return status;
+    }
     /* a complete regular file: everything through the directory */
     st_index *ix = NULL;
     st_error e = ST_OK;
     if (regular && !salvage && !verify) {
         e = st_index_open(&ix, in_fd, &d);
-        if (e == ST_E_BAD_FOOTER || e == ST_E_TRUNCATED) {
-            rc = cli_report(e, &d, in_name);
-            cli_msg("%s: no valid directory and footer (cut off?); 'simtrace-cat --salvage' reads what is intact",
-                    in_name);
-            return rc;
-        }
         if (e != ST_OK)
             return cli_report(e, &d, in_name);
+        if (!quiet)
+            cli_note_recovered(ix, in_name);
     }
     if (ix) {
         st_index_set_memlimit(ix, memlimit);
@@ -814,7 +1197,9 @@ int main(int argc, char **argv)
             for (unsigned i = 0; i < st_index_stream_count(ix); i++)
                 if (st_index_stream(ix, i)->type == ST_TYPE_VBLOCK && st_index_stream(ix, i)->owner == chosen->id)
                     vals.vs = (int)i;
-            if (rg.kind == R_NONE && (raw || vals.vs < 0)) {
+            /* a recovered index lists only the complete frames; the
+             * sequential reader would also meet the cut at the end */
+            if (rg.kind == R_NONE && (raw || vals.vs < 0) && !st_index_recovered(ix, NULL, NULL)) {
                 /* the whole stream: the sequential reader decodes on every
                  * thread; wide values need the index, so not for them */
                 static char whole[256];
@@ -844,13 +1229,14 @@ int main(int argc, char **argv)
                 }
             }
             if (e == ST_OK) {
-                e = cat_index(ix, (unsigned)si, &rg, &o, verbose, &d);
+                e = cat_index(ix, (unsigned)si, &rg, &o, verbose, in_name, &d);
                 if (e == ST_OK && o.x)
                     e = st_exporter_finish(o.x);
                 if (e != ST_OK && e != ST_E_BAD_STREAM)
                     rc = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
             }
         }
+        int lost = e == ST_OK && chosen && say_cut_loss(ix, chosen, &rg, in_name);
         st_exporter_free(o.x);
         st_buf_free(&vals.frame);
         st_index_free(ix);
@@ -858,7 +1244,8 @@ int main(int argc, char **argv)
             cli_out_abort();
             return e == ST_E_BAD_STREAM ? EXIT_DATA : (e == ST_E_USAGE ? EXIT_USAGE : rc);
         }
-        return cli_out_commit();
+        rc = cli_out_commit();
+        return rc != EXIT_OK ? rc : lost ? EXIT_DATA : EXIT_OK;
     }
 
 sequential:;
@@ -883,9 +1270,12 @@ sequential:;
         cli_msg("out of memory");
         return EXIT_DATA;
     }
+    static verify_t vt;
+    vt.file = in_name;
+    vt.quiet = quiet;
     st_read_opts ro = {.threads = threads, .verify_only = verify, .ignore_check = ignore_check, .memlimit = memlimit,
-                       .want = verify ? NULL : seq_want,
-                       .want_arg = &q, .on_damage = salvage ? seq_damage : NULL, .damage_arg = &q};
+                       .want = verify ? verify_want : seq_want,
+                       .want_arg = verify ? (void *)&vt : (void *)&q, .on_damage = verify || list ? NULL : seq_damage, .damage_arg = &q};
     st_reader *r;
     e = st_reader_new(&r, in_fd, &ro, &d);
     if (e != ST_OK) {
@@ -894,7 +1284,18 @@ sequential:;
         return cli_report(e, &d, in_name);
     }
     q.r = r;
+    if (list)
+        list_begin(stdout);
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
+    /* from a regular file, a whole stream is read here with its name */
+    if (e != ST_OK && st_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
+        rg.kind == R_NONE && (!q.format || o.x)) {
+        /* (an exporter not started yet would need the stream's values:
+         * that read keeps its error) */
+        e = resume_past_damage(in_fd, in_name, stream, q.written_end, &o, quiet, e, &d);
+        if (e == ST_OK)
+            q.chosen = 1; /* the stream was read, through the directory */
+    }
     int status = EXIT_OK;
     if (e != ST_OK && q.said)
         status = cli_status(e);
@@ -933,28 +1334,17 @@ sequential:;
         if (e != ST_OK)
             status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
     }
-    if (e == ST_OK && q.chosen && rg.kind == R_TIME && (q.untimed || !q.frames_seen)) {
+    if (e == ST_OK && q.chosen && rg.kind == R_TIME && q.untimed) {
         cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.id));
         status = EXIT_USAGE;
-    } else if (e == ST_OK && q.chosen && rg.kind == R_TIME && rg.lo > q.last_time) {
-        cli_msg("%s: time %" PRIu64 " is past the last frame of stream '%s'", in_name, rg.lo, chosen_name(r, q.id));
-        status = EXIT_DATA;
-    }
-    if (e == ST_OK && q.chosen && rg.kind == R_CYCLES && (!q.frames_seen || rg.lo > q.last_key)) {
-        cli_msg("%s: cycle %" PRIu64 " is past the end of stream '%s' (last cycle %" PRIu64 ")", in_name, rg.lo,
-                chosen_name(r, q.id), q.last_key);
-        status = EXIT_DATA;
+    } else if (e == ST_OK && q.chosen && (rg.kind == R_TIME || rg.kind == R_CYCLES)) {
+        note_window_past_end(in_name, &rg, chosen_name(r, q.id), q.frames_seen,
+                             rg.kind == R_TIME ? q.last_time : q.last_key);
     }
     if (e == ST_OK && rg.kind == R_ENTRIES && q.chosen) {
-        const st_stream_info *s = NULL;
         for (unsigned i = 0; i < st_reader_stream_count(r); i++)
             if (st_reader_stream(r, i)->id == q.id)
-                s = st_reader_stream(r, i);
-        if (s && (rg.lo > s->entries || (rg.has_hi && rg.hi > s->entries))) {
-            cli_msg("%s: entries %s run past the end: stream '%s' has %" PRIu64 " entries", in_name, rg.text,
-                    s->name, s->entries);
-            status = EXIT_DATA;
-        }
+                note_entries_past_end(in_name, &rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
     }
     if (list && (e == ST_OK || salvage)) {
         unsigned n = st_reader_stream_count(r);
@@ -985,9 +1375,17 @@ sequential:;
         o.x = NULL;
     }
     if (salvage && status != EXIT_USAGE) {
+        /* read sequentially, a stop leaves the rest unknown: say so, with
+         * where, rather than let the count above pass for the whole loss */
+        char rest[200] = "";
+        if (e != ST_OK && d.offset != ST_DIAG_UNKNOWN)
+            snprintf(rest, sizeof rest, "; the reading stopped at byte offset %" PRIu64 ": the %s there and everything "
+                     "after it are lost, how many entries %s", d.offset,
+                     e == ST_E_TRUNCATED ? "frame cut off" : "damaged frame",
+                     regular ? "is not known" : "a pipe cannot tell (a regular file can)");
         cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", in_name,
                 e == ST_OK ? "the whole container" : "up to the damage reported above", q.lost_frames,
-                q.lost_frames == 1 ? "" : "s", q.lost_entries, "");
+                q.lost_frames == 1 ? "" : "s", q.lost_entries, rest);
         if (q.lost_frames)
             status = EXIT_DATA;
     }

@@ -12,6 +12,7 @@
 
 #include "../common/st_decomp.h"
 #include "../common/st_error.h"
+#include "../common/st_io.h"
 #include "../formats/entry.h"
 #include "../formats/trace_io.h"
 #include "../frames/simtrace.h"
@@ -24,6 +25,7 @@ static void usage(FILE *f)
             "Usage: simtrace-pack [OPTION]... [--stream NAME] [--type T] [--from FORMAT] [FILE|-]...\n"
             "       simtrace-pack --concat [OPTION]... CONTAINER...\n"
             "       simtrace-pack --append CONTAINER [OPTION]... [--stream NAME] [FILE|-]...\n"
+            "       simtrace-pack --repair CONTAINER [-o NEW]\n"
             "Build a simtrace container from the inputs, in order, on standard output\n"
             "(or -o FILE).  With no FILE, or FILE -, read standard input.\n"
             "\n"
@@ -45,6 +47,9 @@ static void usage(FILE *f)
             "      --concat          the inputs are containers: copy their frames without\n"
             "                        re-encoding; streams of the same name are joined\n"
             "      --append=FILE     add the inputs to container FILE in place\n"
+            "      --repair=FILE     rebuild the directory and footer of FILE, cut off or\n"
+            "                        left by an --append that did not finish (in place,\n"
+            "                        or -o NEW)\n"
             "\n"
             "Other options:\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
@@ -60,6 +65,8 @@ static void usage(FILE *f)
             "      --timestamps      record wall-clock time per frame (for --time ranges;\n"
             "                        output then differs between runs)\n"
             "      --skip-bad        importers: count, report and skip malformed lines\n"
+            "      --allow-cycle-reset  keep entries whose cycle is below the one before\n"
+            "                        them in their stream (refused otherwise: exit 1)\n"
             "  -f, --force           write to a terminal; overwrite an existing output\n"
             "  -k, --keep            accepted for xz compatibility (inputs are never changed)\n"
             "  -v, --verbose         progress and a summary on standard error\n"
@@ -67,11 +74,13 @@ static void usage(FILE *f)
             "  -h, --help, -V, --version\n"
             "\n"
             "Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.  Bad input\n"
-            "(a partial entry, a malformed line) still gives a valid container of\n"
-            "everything before it, and exit status 1.\n");
+            "(a partial entry, a malformed line, cycles that decrease) still gives a valid\n"
+            "container of everything before it, and exit status 1.  SIGINT, SIGTERM and\n"
+            "SIGHUP finish the container of every entry read (exit 130, 143, 129).\n");
 }
 
-enum { OPT_FRAME = 256, OPT_STREAM, OPT_TYPE, OPT_FROM, OPT_CONCAT, OPT_APPEND, OPT_TIMESTAMPS, OPT_SKIP_BAD };
+enum { OPT_FRAME = 256, OPT_STREAM, OPT_TYPE, OPT_FROM, OPT_CONCAT, OPT_APPEND, OPT_TIMESTAMPS, OPT_SKIP_BAD,
+       OPT_REPAIR, OPT_ALLOW_CYCLE_RESET };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'c'},
@@ -80,7 +89,8 @@ static const struct option longopts[] = {
     {"stream", required_argument, NULL, OPT_STREAM}, {"type", required_argument, NULL, OPT_TYPE},
     {"from", required_argument, NULL, OPT_FROM}, {"concat", no_argument, NULL, OPT_CONCAT},
     {"append", required_argument, NULL, OPT_APPEND}, {"timestamps", no_argument, NULL, OPT_TIMESTAMPS},
-    {"skip-bad", no_argument, NULL, OPT_SKIP_BAD},
+    {"skip-bad", no_argument, NULL, OPT_SKIP_BAD}, {"repair", required_argument, NULL, OPT_REPAIR},
+    {"allow-cycle-reset", no_argument, NULL, OPT_ALLOW_CYCLE_RESET},
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
@@ -104,6 +114,7 @@ typedef struct {
     int enc_given; /* -e was given */
     int verbose, quiet, skip_bad;
     double t0, last;
+    uint64_t kept; /* entries this run stored, all streams (st_writer_stats) */
     const char *in_name; /* input being read, for messages */
     const char *out_name; /* the container, for messages */
     uint8_t enc_noted[65536]; /* note_kept_encoder() spoke of the stream */
@@ -222,6 +233,8 @@ static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial,
     uint32_t sid;
     RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
     note_kept_encoder(pk, sid, sp.name);
+    if (!pk->quiet && in->type != ST_TYPE_BYTES)
+        cli_warn_if_text(fd, pk->in_name, "a text trace is imported with --from FORMAT (lackey, din, ...: see --help)");
     uint64_t got;
     st_error e = st_writer_append_fd(pk->w, sid, fd, progress_cb, pk, &got, d);
     if (e == ST_E_PARTIAL_ENTRY) {
@@ -465,12 +478,162 @@ static int open_inputs(input *ins, size_t nin, const struct stat *out, const cha
     return EXIT_OK;
 }
 
+/* ---- interrupted and failed runs (issue 15) ---- */
+
+/* The place of an ST_E_CYCLE_ORDER: the input's line or byte offset where
+ * the reader knows it, and what the writer knows (stream, entry, cycles). */
+static void cycle_order_diag(packer *pk, st_diag *d)
+{
+    if (!d->detail[0] || strcmp(d->detail, st_error_name(ST_E_CYCLE_ORDER)) == 0)
+        snprintf(d->detail, sizeof d->detail, "%s", st_writer_diag(pk->w)->detail);
+}
+
+/*
+ * An input that a signal ended (cli_stop_input): what its reader made of
+ * the early end.  Part of an entry, read before the signal, is dropped, as
+ * the line reader drops a cut line; every other error stands.  Returns 1
+ * (no further input is read).
+ */
+static int stopped_input_end(packer *pk, st_error *e, st_diag *d)
+{
+    if (*e == ST_E_PARTIAL_ENTRY || *e == ST_E_TRUNCATED) {
+        /* the end the signal made: an entry, a record or a frame read in
+         * part; what came before it is whole */
+        if (!pk->quiet)
+            cli_msg("%s: interrupted inside %s: the part read is dropped (%s)", pk->in_name,
+                    *e == ST_E_PARTIAL_ENTRY ? "an entry" : "a frame or record", d->detail);
+        *e = ST_OK;
+        st_diag_clear(d);
+    }
+    return 1;
+}
+
+/* Whether a finished -o file is kept: an interrupted or failed run that
+ * stored no entry leaves nothing behind, so the corrected command does not
+ * meet "file exists".  A run that succeeded keeps even an empty container. */
+static int keep_output(packer *pk, const char *out_path, int failed)
+{
+    if (!out_path || strcmp(out_path, "-") == 0 || !(failed || cli_stopped()) || pk->kept)
+        return 1;
+    if (!pk->quiet)
+        cli_msg("%s: no entry was stored; the file is not written", out_path);
+    return 0;
+}
+
+/* The message and exit status of an interrupted run whose container is
+ * finished (128 + the signal, as a shell reports it). */
+static int say_stopped(packer *pk, const char *out_name, int append)
+{
+    cli_msg("%s: interrupted by %s: %s %llu entries%s", out_name, cli_stop_name(),
+            append ? "the container is complete; it gained" : "the container is complete with",
+            (unsigned long long)pk->kept, append ? "" : " (every entry read before the signal)");
+    return cli_stop_status();
+}
+
+/*
+ * --repair FILE [-o NEW]: the directory and footer of a container that has
+ * none (cut off, an --append killed), rebuilt from its frame headers
+ * (st_index_open scans them).  In place, the bytes after the last complete
+ * frame, which hold no readable entry, are cut off; with -o, FILE is not
+ * changed and NEW gets its complete frames with a new directory.
+ */
+static int repair_main(const char *file, const char *out_path, int force, int quiet, const st_write_opts *wo)
+{
+    int in_place = !out_path;
+    int fd = open(file, in_place ? O_RDWR : O_RDONLY);
+    if (fd < 0) {
+        cli_msg("%s: cannot open: %s", file, strerror(errno));
+        return EXIT_DATA;
+    }
+    st_diag d;
+    st_diag_clear(&d);
+    st_index *ix;
+    st_error e = st_index_open(&ix, fd, &d);
+    if (e != ST_OK) {
+        close(fd);
+        return cli_report(e, &d, file);
+    }
+    uint64_t end;
+    int cut = st_index_recovered(ix, &end, NULL);
+    uint64_t lost = cut ? st_index_file_size(ix) - end : 0; /* bytes of no complete frame */
+    if (!cut && in_place) {
+        if (!quiet)
+            cli_msg("%s: its directory and footer are valid: nothing to repair", file);
+        st_index_free(ix);
+        close(fd);
+        return EXIT_OK;
+    }
+    int out_fd = fd, rc;
+    if (!in_place) {
+        if ((rc = cli_out_open(out_path, force, 1, fd, &out_fd)) != EXIT_OK) {
+            st_index_free(ix);
+            close(fd);
+            return rc;
+        }
+        /* the complete frames, byte for byte; the writer adds the end */
+        static uint8_t buf[1 << 16];
+        for (uint64_t off = 0; off < end && e == ST_OK;) {
+            size_t n = end - off < sizeof buf ? (size_t)(end - off) : sizeof buf;
+            ssize_t k = pread(fd, buf, n, (off_t)off);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0) {
+                d.offset = off;
+                e = k < 0 ? ST_E_READ : ST_E_TRUNCATED;
+                break;
+            }
+            e = st_write_all(out_fd, buf, (size_t)k);
+            off += (uint64_t)k;
+        }
+        if (e != ST_OK) {
+            st_index_free(ix);
+            close(fd);
+            cli_out_abort();
+            return cli_report(e, &d, e == ST_E_WRITE ? out_path : file);
+        }
+    }
+    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    st_write_opts o = *wo;
+    o.threads = 1;
+    st_writer *w;
+    e = st_writer_resume(&w, out_fd, &o, &p, ix);
+    if (e == ST_OK) {
+        e = st_writer_finish(w);
+        st_writer_free(w);
+    }
+    uint64_t frames = st_index_frame_count(ix), entries = 0;
+    for (unsigned i = 0; i < st_index_stream_count(ix); i++)
+        entries += st_index_stream(ix, i)->entries;
+    st_index_free(ix);
+    if (e != ST_OK) {
+        close(fd);
+        cli_out_abort();
+        return cli_report(e, &d, in_place ? file : out_path);
+    }
+    if (in_place ? fsync(fd) != 0 || close(fd) != 0 : (close(fd), (rc = cli_out_commit()) != EXIT_OK)) {
+        if (in_place)
+            cli_msg("%s: write error: %s", file, strerror(errno));
+        return EXIT_DATA;
+    }
+    if (!quiet) {
+        char tail[128] = "";
+        if (lost)
+            snprintf(tail, sizeof tail, "; the %llu bytes from byte offset %llu, no complete frame, %s",
+                     (unsigned long long)lost, (unsigned long long)end, in_place ? "were cut off" : "were left out");
+        cli_msg("%s: %s: directory and footer written for %llu frames (%llu entries)%s", in_place ? file : out_path,
+                cut ? "repaired" : "copied, nothing to repair", (unsigned long long)frames,
+                (unsigned long long)entries, tail);
+    }
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     cli_prog = "simtrace-pack";
     static packer pk;
-    const char *out_path = NULL, *append = NULL;
-    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
+    const char *out_path = NULL, *append = NULL, *repair = NULL;
+    /* a stream's cycles may not decrease unless --allow-cycle-reset */
+    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
     pk.p = (svpc_params){SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
     int force = 0, concat = 0, c;
     input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, -1, NULL};
@@ -483,6 +646,8 @@ int main(int argc, char **argv)
         return EXIT_DATA;
     }
     opterr = 0;
+    if (!cli_check_levels(argc, argv))
+        return EXIT_USAGE;
     /* '-': inputs come back in order (as option 1), so --stream and --type
      * apply to the inputs after them */
     while ((c = getopt_long(argc, argv, "-o:cs:e:T:fkvqhV123456789", longopts, NULL)) != -1) {
@@ -539,6 +704,8 @@ int main(int argc, char **argv)
             break;
         case OPT_CONCAT: concat = 1; break;
         case OPT_APPEND: append = optarg; break;
+        case OPT_REPAIR: repair = optarg; break;
+        case OPT_ALLOW_CYCLE_RESET: wo.check_keys = 0; break;
         case OPT_TIMESTAMPS: wo.timestamps = 1; break;
         case OPT_SKIP_BAD: pk.skip_bad = 1; break;
         case 'f': force = 1; break;
@@ -560,6 +727,13 @@ int main(int argc, char **argv)
     if (nin == 0) { /* no input named: standard input, with the options given */
         cur.path = "-";
         ins[nin++] = cur;
+    }
+    if (repair) {
+        if (append || concat || nin != 1 || strcmp(ins[0].path, "-") != 0 || ins[0].from) {
+            cli_msg("--repair takes one container and no inputs, --append or --concat");
+            return EXIT_USAGE;
+        }
+        return repair_main(repair, out_path, force, pk.quiet, &wo);
     }
     if (append && out_path) {
         cli_msg("--append writes into its container; -o cannot be used with it");
@@ -597,11 +771,10 @@ int main(int argc, char **argv)
         }
         have_out_st = fstat(out_fd, &out_st) == 0;
         e = st_index_open(&ix, out_fd, &d);
-        if (e != ST_OK) {
-            rc = cli_report(e, &d, append);
-            cli_msg("%s: only a complete container can be appended to", append);
-            return rc;
-        }
+        if (e != ST_OK)
+            return cli_report(e, &d, append);
+        if (!pk.quiet)
+            cli_note_recovered(ix, append);
     } else if (out_path && strcmp(out_path, "-") != 0)
         have_out_st = stat(out_path, &out_st) == 0;
     else
@@ -625,6 +798,7 @@ int main(int argc, char **argv)
         cli_out_abort();
         return cli_report(e, &d, err_file);
     }
+    cli_stop_arm();
     st_buf_init(&pk.tmp, 0);
     pk.t0 = pk.last = cli_now();
     /* bad data in an input ends the run but keeps what came before it in a
@@ -632,7 +806,7 @@ int main(int argc, char **argv)
     st_error data_err = ST_OK;
     st_diag data_diag;
     const char *data_file = NULL;
-    for (size_t i = 0; i < nin && e == ST_OK && data_err == ST_OK; i++) {
+    for (size_t i = 0; i < nin && e == ST_OK && data_err == ST_OK && !cli_stopped(); i++) {
         int fd = ins[i].fd;
         pk.in_name = ins[i].name;
         st_diag_clear(&d);
@@ -662,10 +836,15 @@ int main(int argc, char **argv)
         int rfd = fd;
         if (!concat)
             e = st_decomp_open(fd, &rfd, &dz, &zkind);
-        if (e == ST_OK)
+        if (e == ST_OK) {
+            /* a signal ends what rfd gives (cli_stop_input): the decompressing
+             * thread then finds its pipe closed and ends too */
+            cli_stop_input(rfd);
             e = concat       ? pack_container(&pk, fd, wo.threads, &d)
                 : ins[i].from ? pack_import(&pk, &ins[i], rfd, &d)
                               : pack_raw(&pk, &ins[i], rfd, &partial, &d);
+            cli_stop_input(-1);
+        }
         if (dz) {
             /* damaged compressed data is what went wrong, whatever the
              * reader of its output made of the early end */
@@ -681,8 +860,12 @@ int main(int argc, char **argv)
         }
         if (fd != 0)
             close(fd);
-        if (e != ST_OK && !concat && e != ST_E_WRITE && e != ST_E_NOMEM && e != ST_E_TOO_LARGE &&
-            e != ST_E_INTERNAL && st_error_is_data(e)) {
+        if (cli_stopped() && stopped_input_end(&pk, &e, &d))
+            break;
+        if (e == ST_E_CYCLE_ORDER)
+            cycle_order_diag(&pk, &d);
+        if (e != ST_OK && (!concat || e == ST_E_CYCLE_ORDER || e == ST_E_TRUNCATED) && e != ST_E_WRITE && e != ST_E_NOMEM &&
+            e != ST_E_TOO_LARGE && e != ST_E_INTERNAL && st_error_is_data(e)) {
             data_err = e;
             data_diag = d;
             data_file = pk.in_name;
@@ -701,6 +884,9 @@ int main(int argc, char **argv)
     }
     if (e == ST_OK)
         progress(&pk, 1);
+    st_write_stats ws;
+    st_writer_stats(pk.w, &ws);
+    pk.kept = ws.entries;
     st_writer_free(pk.w);
     st_buf_free(&pk.tmp);
     if (e != ST_OK) {
@@ -714,9 +900,22 @@ int main(int argc, char **argv)
             cli_msg("%s: write error: %s", append, strerror(errno));
             return EXIT_DATA;
         }
+    } else if (!keep_output(&pk, out_path, data_err != ST_OK)) {
+        cli_out_abort();
     } else if ((rc = cli_out_commit()) != EXIT_OK)
         return rc;
-    if (data_err != ST_OK)
-        return cli_report(data_err, &data_diag, data_file);
+    if (cli_stopped())
+        return say_stopped(&pk, out_name, append != NULL);
+    if (data_err != ST_OK) {
+        rc = cli_report(data_err, &data_diag, data_file);
+        /* a container without its end (cut off, an --append killed): its
+         * complete frames are as good as any, and were copied */
+        if (data_err == ST_E_TRUNCATED && concat && !pk.quiet)
+            cli_msg("%s: its complete frames were copied to %s, which is complete", data_file, out_name);
+        if (data_err == ST_E_CYCLE_ORDER && !pk.quiet)
+            cli_msg("%s: the entries before it were kept; --allow-cycle-reset keeps such entries, or give them "
+                    "another --stream", out_name);
+        return rc;
+    }
     return EXIT_OK;
 }

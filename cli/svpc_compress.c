@@ -104,9 +104,11 @@ int main(int argc, char **argv)
     const char *out_path = NULL, *stream = "trace";
     st_entry_type type = ST_TYPE_D64;
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
-    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0};
+    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 0}; /* cycles as they come: a raw trace is kept whole */
     int force = 0, verbose = 0, quiet = 0, c;
     opterr = 0; /* our messages start with the program name, not argv[0] */
+    if (!cli_check_levels(argc, argv))
+        return EXIT_USAGE;
     while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out_path = optarg; break;
@@ -163,7 +165,7 @@ int main(int argc, char **argv)
         cli_msg("only one input file may be given (got %d)", argc - optind);
         return EXIT_USAGE;
     }
-    (void)quiet;
+
     const char *in_name;
     int in_fd, out_fd, rc;
     if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
@@ -190,7 +192,12 @@ int main(int argc, char **argv)
     if (e == ST_OK)
         e = st_decomp_open(in_fd, &rfd, &dz, &zkind);
     if (e == ST_OK) {
+        cli_stop_arm();
+        cli_stop_input(rfd);
+        if (!quiet)
+            cli_warn_if_text(rfd, in_name, "a text trace is imported with simtrace-pack --from FORMAT");
         e = st_writer_append_fd(w, sid, rfd, verbose ? prog_cb : NULL, &ps, &in_bytes, &d);
+        cli_stop_input(-1);
         if (e == ST_E_READ)
             err_file = in_name;
     }
@@ -214,10 +221,25 @@ int main(int argc, char **argv)
         e = st_writer_finish(w);
     if (e == ST_OK && verbose)
         cli_progress(w, ps.t0, 1);
+    st_write_stats ws = {0, 0, 0, 0};
+    if (w) /* NULL when the file header could not be written */
+        st_writer_stats(w, &ws);
     st_writer_free(w);
     if (e != ST_OK) {
         cli_out_abort();
         return cli_report(e, &d, err_file);
+    }
+    if (cli_stopped()) {
+        /* interrupted means finished: the container holds every whole
+         * entry read before the signal; a file holding none is removed */
+        if (ws.entries == 0)
+            cli_out_abort();
+        else if ((rc = cli_out_commit()) != EXIT_OK)
+            return rc;
+        cli_msg("%s: interrupted by %s: %s %llu entries%s", out_path ? out_path : "(stdout)", cli_stop_name(),
+                ws.entries || !out_path ? "the container is complete with" : "not written: it would hold",
+                (unsigned long long)ws.entries, have ? " (the part of an entry read last is dropped)" : "");
+        return cli_stop_status();
     }
     if ((rc = cli_out_commit()) != EXIT_OK)
         return rc;

@@ -50,6 +50,7 @@
     X(ST_E_RANGE,            0, "range out of bounds")                                \
     X(ST_E_SYNTAX,           1, "malformed input line")                               \
     X(ST_E_NOT_FORMAT,       1, "input is not in the named format")                   \
+    X(ST_E_CYCLE_ORDER,      1, "cycles decrease within a stream")                    \
     X(ST_E_THREAD,           3, "cannot start thread")                                \
     X(ST_E_INTERNAL,         0, "internal error")
 

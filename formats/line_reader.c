@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include "line_reader.h"
+#include "../common/st_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +77,8 @@ st_error st_line_next(st_line_reader *r, const char **line, size_t *len, st_diag
         size_t n;
         if (nl)
             n = (size_t)(nl - start);
+        else if (r->eof && avail && st_input_stopped)
+            return ST_OK; /* the run was interrupted mid-line (st_io.h): a cut line is no line */
         else if (r->eof && avail)
             n = avail;
         else if (r->eof)

@@ -27,6 +27,14 @@ struct st_index {
     svpc_ctx *ctx; /* created on the first decode */
     uint64_t memlimit;
     int ignore_check;
+    /* the directory and footer were unusable and the frames were found by
+     * reading their headers from the start (st_index_recovered) */
+    int scanned;
+    int footer_ok;       /* open_directory found a valid footer */
+    uint64_t frames_end; /* where the last frame listed ends */
+    int cut;             /* a valid data frame header at frames_end, its frame cut off */
+    st_frame_ref cut_frame;
+    st_diag why;         /* what was wrong with the directory or footer */
 };
 
 void st_index_set_memlimit(st_index *ix, uint64_t bytes) { ix->memlimit = bytes; }
@@ -211,20 +219,54 @@ static st_error load_frame(st_index *ix, uint64_t k, st_frame_header *h, st_buf 
     return ST_OK;
 }
 
-/* Check every directory entry and build the stream table. */
-static st_error check_entries(st_index *ix, uint64_t dir_off, st_diag *d)
+/* A frame list entry from a frame header found at off. */
+static void ref_from(st_frame_ref *r, uint64_t off, uint64_t size, uint64_t k, const st_frame_header *h)
 {
-    uint64_t expect = ST_FILE_HEADER_SIZE;
-    for (uint64_t k = 0; k < ix->nf; k++) {
+    r->offset = off;
+    r->size = size;
+    r->ordinal = k;
+    r->stream = h->stream;
+    r->kind = h->kind;
+    r->flags = h->flags;
+    r->encoder = h->encoder;
+    r->seq = h->seq;
+    r->first_entry = h->first_entry;
+    r->count = h->count;
+    r->first_cycle = h->first_cycle;
+    r->last_cycle = h->last_cycle;
+    r->first_time = h->first_time;
+    r->last_time = h->last_time;
+}
+
+/* Undo what check_entry counted for the last frame of the list, and drop it. */
+static void uncount_last(st_index *ix)
+{
+    const st_frame_ref *r = &ix->f[--ix->nf];
+    if (r->kind == ST_KIND_STREAM) {
+        ix->ns--;
+    } else {
+        st_stream_info *si = stream_of(ix, r->stream);
+        si->frames--;
+        si->entries -= r->count;
+        si->stored -= r->size;
+    }
+}
+
+/* Check directory entry k, which must start at `expect` and end by
+ * `limit`, against the rules of SIMTRACE.md 7.3 and the entries before it,
+ * and count it in the stream table.  The one check of a frame list, whether
+ * it came from the directory or from a scan of the frame headers. */
+static st_error check_entry(st_index *ix, uint64_t k, uint64_t expect, uint64_t limit, st_diag *d)
+{
+    {
         st_frame_ref *r = &ix->f[k];
         at(d, r->offset, k);
         if (r->offset != expect)
             return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: frame at offset %llu, expected %llu",
                                (unsigned long long)k, (unsigned long long)r->offset, (unsigned long long)expect);
-        if (r->size < ST_FRAME_HEADER_SIZE || r->size > dir_off - r->offset)
+        if (r->size < ST_FRAME_HEADER_SIZE || r->size > limit - r->offset)
             return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: size %llu runs past the directory",
                                (unsigned long long)k, (unsigned long long)r->size);
-        expect = r->offset + r->size;
         if (r->kind == ST_KIND_STREAM) {
             if (stream_of(ix, r->stream))
                 return st_diag_set(d, ST_E_BAD_STREAM, "stream %u declared twice", r->stream);
@@ -267,10 +309,29 @@ static st_error check_entries(st_index *ix, uint64_t dir_off, st_diag *d)
                                r->kind);
         }
     }
+    return ST_OK;
+}
+
+/* Read the stream descriptors the frame list names: name, type, entry size. */
+static st_error load_descriptors(st_index *ix, st_diag *d);
+
+/* Check every directory entry and build the stream table. */
+static st_error check_entries(st_index *ix, uint64_t dir_off, st_diag *d)
+{
+    uint64_t expect = ST_FILE_HEADER_SIZE;
+    for (uint64_t k = 0; k < ix->nf; k++) {
+        RETURN_IF_ERROR(check_entry(ix, k, expect, dir_off, d));
+        expect = ix->f[k].offset + ix->f[k].size;
+    }
     if (expect != dir_off)
         return st_diag_set(d, ST_E_BAD_DIRECTORY, "frames end at %llu, directory starts at %llu",
                            (unsigned long long)expect, (unsigned long long)dir_off);
-    /* the descriptors themselves: name, type, entry size */
+    ix->frames_end = dir_off;
+    return load_descriptors(ix, d);
+}
+
+static st_error load_descriptors(st_index *ix, st_diag *d)
+{
     st_buf pay;
     st_buf_init(&pay, 0);
     st_error e = ST_OK;
@@ -295,24 +356,14 @@ static st_error check_entries(st_index *ix, uint64_t dir_off, st_diag *d)
     return e;
 }
 
-st_error st_index_open(st_index **out, int fd, st_diag *d)
+/* The frame list from the footer and the directory frame (SIMTRACE.md 7.3). */
+static st_error open_directory(st_index *ix, st_diag *d)
 {
-    *out = NULL;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        return st_diag_set(d, ST_E_SEEK, "not a regular file: random access needs one");
-    uint64_t size = (uint64_t)st.st_size;
-    uint8_t hb[ST_FILE_HEADER_SIZE];
-    at(d, 0, ST_DIAG_UNKNOWN);
-    /* a file that is no container at all says so before it is found short */
-    size_t mlen = size < 8 ? (size_t)size : 8;
-    RETURN_IF_ERROR(pread_full(fd, hb, mlen, 0));
-    RETURN_IF_ERROR(st_magic_check(hb, mlen, d));
+    int fd = ix->fd;
+    uint64_t size = ix->file_size;
     if (size < ST_FILE_HEADER_SIZE + ST_FOOTER_SIZE)
         return st_diag_set(d, ST_E_TRUNCATED, "file of %llu bytes is too short for a container",
                            (unsigned long long)size);
-    RETURN_IF_ERROR(pread_full(fd, hb, sizeof hb, 0));
-    RETURN_IF_ERROR(st_file_header_parse(hb, d));
     uint8_t fb[ST_FOOTER_SIZE];
     at(d, size - ST_FOOTER_SIZE, ST_DIAG_UNKNOWN);
     RETURN_IF_ERROR(pread_full(fd, fb, sizeof fb, size - ST_FOOTER_SIZE));
@@ -329,11 +380,9 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
     if (f.nframes > room / ST_FRAME_HEADER_SIZE)
         return st_diag_set(d, ST_E_BAD_FOOTER, "footer claims %llu frames; the file has room for %llu",
                            (unsigned long long)f.nframes, (unsigned long long)(room / ST_FRAME_HEADER_SIZE));
-    st_index *ix = calloc(1, sizeof *ix);
-    if (!ix)
-        return ST_E_NOMEM;
-    ix->fd = fd;
-    ix->file_size = size;
+    /* a valid footer: from here on a fault is in the directory, which a
+     * writer finished, and is reported, not read around */
+    ix->footer_ok = 1;
     st_buf dir;
     st_buf_init(&dir, 0);
     uint8_t dh[ST_FRAME_HEADER_SIZE];
@@ -382,34 +431,136 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
         for (uint64_t k = 0; k < f.nframes; k++) {
             st_dir_entry de;
             st_dir_entry_parse(entries + k * ST_DIR_ENTRY_SIZE, &de);
-            st_frame_ref *r = &ix->f[k];
-            r->offset = de.offset;
-            r->size = de.size;
-            r->ordinal = k;
-            r->stream = de.h.stream;
-            r->kind = de.h.kind;
-            r->flags = de.h.flags;
-            r->encoder = de.h.encoder;
-            r->seq = de.h.seq;
-            r->first_entry = de.h.first_entry;
-            r->count = de.h.count;
-            r->first_cycle = de.h.first_cycle;
-            r->last_cycle = de.h.last_cycle;
-            r->first_time = de.h.first_time;
-            r->last_time = de.h.last_time;
+            ref_from(&ix->f[k], de.offset, de.size, k, &de.h);
         }
         e = check_entries(ix, f.dir_offset, d);
     }
+    ix->bytes_read += ST_FOOTER_SIZE + f.dir_size;
+    st_buf_free(&dir);
+    return e;
+}
+
+/*
+ * The frame list from the frame headers, read from the start, for a file
+ * without a valid footer: cut off by a crash, or
+ * left by an --append that did not finish (SIMTRACE.md 7.4).  The list
+ * ends before the first frame that is incomplete, has an invalid header,
+ * breaks the rules a directory entry obeys, or is a directory frame; the
+ * last frame listed must have an intact payload, since a crash may leave
+ * the file's last blocks unwritten.
+ */
+static st_error scan_frames(st_index *ix, st_diag *d)
+{
+    uint64_t off = ST_FILE_HEADER_SIZE, cap = 0;
+    for (;;) {
+        uint8_t hb[ST_FRAME_HEADER_SIZE];
+        st_frame_header h;
+        if (ix->file_size - off < ST_FRAME_HEADER_SIZE || pread_full(ix->fd, hb, sizeof hb, off) != ST_OK ||
+            st_frame_header_parse(hb, &h, NULL) != ST_OK || h.kind == ST_KIND_DIRECTORY)
+            break;
+        if (h.payload_size > ix->file_size - off - ST_FRAME_HEADER_SIZE) {
+            /* the frame a crash cut off: what it held is lost, say what */
+            if (h.kind == ST_KIND_DATA) {
+                ix->cut = 1;
+                ref_from(&ix->cut_frame, off, ST_FRAME_HEADER_SIZE + h.payload_size, ix->nf, &h);
+            }
+            break;
+        }
+        if (ix->nf == cap) {
+            cap = cap ? 2 * cap : 64;
+            st_frame_ref *nf = realloc(ix->f, (size_t)cap * sizeof *nf);
+            if (!nf)
+                return ST_E_NOMEM;
+            ix->f = nf;
+        }
+        ref_from(&ix->f[ix->nf], off, ST_FRAME_HEADER_SIZE + h.payload_size, ix->nf, &h);
+        if (check_entry(ix, ix->nf, off, ix->file_size, NULL) != ST_OK)
+            break;
+        ix->bytes_read += ST_FRAME_HEADER_SIZE;
+        off += ST_FRAME_HEADER_SIZE + h.payload_size;
+        ix->nf++;
+    }
+    /* the last frame: its payload checked, or dropped */
+    st_buf pay;
+    st_buf_init(&pay, 0);
+    while (ix->nf) {
+        st_frame_header h;
+        st_error e = load_frame(ix, ix->nf - 1, &h, &pay, 1, UINT64_MAX, NULL);
+        if (e == ST_E_NOMEM || e == ST_E_READ) {
+            st_buf_free(&pay);
+            return e;
+        }
+        if (e == ST_OK)
+            break;
+        uncount_last(ix);
+        ix->cut = ix->f[ix->nf].kind == ST_KIND_DATA;
+        ix->cut_frame = ix->f[ix->nf];
+    }
+    st_buf_free(&pay);
+    ix->frames_end = ix->nf ? ix->f[ix->nf - 1].offset + ix->f[ix->nf - 1].size : ST_FILE_HEADER_SIZE;
+    ix->scanned = 1;
+    at(d, ix->frames_end, ST_DIAG_UNKNOWN);
+    return load_descriptors(ix, d);
+}
+
+st_error st_index_open(st_index **out, int fd, st_diag *d)
+{
+    *out = NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return st_diag_set(d, ST_E_SEEK, "not a regular file: random access needs one");
+    uint64_t size = (uint64_t)st.st_size;
+    uint8_t hb[ST_FILE_HEADER_SIZE];
+    at(d, 0, ST_DIAG_UNKNOWN);
+    /* a file that is no container at all says so before it is found short */
+    size_t mlen = size < 8 ? (size_t)size : 8;
+    RETURN_IF_ERROR(pread_full(fd, hb, mlen, 0));
+    RETURN_IF_ERROR(st_magic_check(hb, mlen, d));
+    if (size < ST_FILE_HEADER_SIZE)
+        return st_diag_set(d, ST_E_TRUNCATED, "file of %llu bytes is too short for a container",
+                           (unsigned long long)size);
+    RETURN_IF_ERROR(pread_full(fd, hb, sizeof hb, 0));
+    RETURN_IF_ERROR(st_file_header_parse(hb, d));
+    st_index *ix = calloc(1, sizeof *ix);
+    if (!ix)
+        return ST_E_NOMEM;
+    ix->fd = fd;
+    ix->file_size = size;
+    ix->bytes_read = ST_FILE_HEADER_SIZE;
+    st_diag_clear(&ix->why);
+    st_error e = open_directory(ix, &ix->why);
+    if (e != ST_OK && st_error_is_data(e) && !ix->footer_ok) {
+        /* no footer: the writer did not finish; start again from the frame
+         * headers */
+        free(ix->f);
+        free(ix->s);
+        ix->f = NULL;
+        ix->s = NULL;
+        ix->nf = 0;
+        ix->ns = 0;
+        e = scan_frames(ix, d);
+    } else if (e != ST_OK && d) {
+        *d = ix->why;
+    }
     if (e == ST_OK)
         e = build_stream_tables(ix);
-    ix->bytes_read += ST_FILE_HEADER_SIZE + ST_FOOTER_SIZE + f.dir_size;
-    st_buf_free(&dir);
     if (e != ST_OK) {
         st_index_free(ix);
         return e;
     }
     *out = ix;
     return ST_OK;
+}
+
+const st_frame_ref *st_index_cut_frame(const st_index *ix) { return ix->scanned && ix->cut ? &ix->cut_frame : NULL; }
+
+int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why)
+{
+    if (frames_end)
+        *frames_end = ix->frames_end;
+    if (why)
+        *why = ix->why;
+    return ix->scanned;
 }
 
 st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d)

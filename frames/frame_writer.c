@@ -23,6 +23,8 @@ typedef struct {
     uint64_t seq;      /* next data frame's sequence number */
     uint64_t next_entry;
     uint64_t t_first;  /* wall time of the fill's first entry */
+    uint64_t last_key; /* key of the last entry appended (check_keys) */
+    int have_key;
 } w_stream;
 
 struct st_writer {
@@ -37,7 +39,41 @@ struct st_writer {
     st_write_stats st;
     uint32_t next_id;  /* id of the next new stream */
     st_error failed;   /* sticky: after a failure nothing more is written */
+    st_diag diag;      /* of the last ST_E_CYCLE_ORDER */
 };
+
+const st_diag *st_writer_diag(const st_writer *w) { return &w->diag; }
+
+/* Whether the keys of stream s are checked (st_write_opts.check_keys). */
+static int checks_keys(const st_writer *w, const w_stream *s)
+{
+    return w->o.check_keys && st_entry_has_key(s->type);
+}
+
+/* Of the n entries at p of stream s, the number before the first whose key
+ * is below its predecessor's (n if none); the keys accepted become the
+ * stream's last. */
+static size_t keys_in_order(w_stream *s, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = st_load64(p + i * s->esz) & ST_CYCLE_MASK;
+        if (s->have_key && k < s->last_key)
+            return i;
+        s->last_key = k;
+        s->have_key = 1;
+    }
+    return n;
+}
+
+/* Refuse entry `entry` of stream s, whose key is `key`. */
+static st_error key_break(st_writer *w, const w_stream *s, uint64_t entry, uint64_t key)
+{
+    st_diag_clear(&w->diag);
+    w->diag.stream = s->id;
+    return st_diag_set(&w->diag, ST_E_CYCLE_ORDER,
+                       "stream '%s': entry %llu has cycle %llu, below cycle %llu of the entry before it", s->name,
+                       (unsigned long long)entry, (unsigned long long)key, (unsigned long long)s->last_key);
+}
 
 static uint64_t wall_ns(void)
 {
@@ -283,7 +319,10 @@ st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_
         return ST_E_USAGE;
     w_stream *s = &w->s[sid];
     const uint8_t *p = entries;
-    size_t fe = s->frame_entries;
+    size_t fe = s->frame_entries, all = n;
+    if (checks_keys(w, s))
+        n = keys_in_order(s, p, n);
+    uint64_t brk = s->next_entry + s->fill_n + n; /* the entry refused, if n < all */
     while (n) {
         if (s->fill_n == 0) {
             st_error e = st_buf_reserve(&s->fill, fe * s->esz);
@@ -303,6 +342,8 @@ st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_
         if (s->fill_n == fe)
             RETURN_IF_ERROR(cut_frame(w, sid));
     }
+    if (p != (const uint8_t *)entries + all * s->esz)
+        return key_break(w, s, brk, st_load64(p) & ST_CYCLE_MASK);
     return ST_OK;
 }
 
@@ -343,6 +384,22 @@ st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress
         part += (size_t)k;
         size_t whole = part / esz;
         part -= whole * esz;
+        const uint8_t *fresh = s->fill.data + s->fill_n * esz;
+        size_t ok = checks_keys(w, s) ? keys_in_order(s, fresh, whole) : whole;
+        if (ok < whole) {
+            /* keep the entries before the one refused; drop the rest read */
+            uint64_t entry = s->next_entry + s->fill_n + ok;
+            d->offset = *in_bytes - part - (whole - ok) * esz;
+            s->fill_n += ok;
+            s->fill.len = s->fill_n * esz;
+            w->st.entries += ok;
+            w->st.raw_bytes += ok * esz;
+            if (s->fill_n == s->frame_entries)
+                RETURN_IF_ERROR(cut_frame(w, sid));
+            st_error e = key_break(w, s, entry, st_load64(fresh + ok * esz) & ST_CYCLE_MASK);
+            st_diag_set(d, e, "%s", w->diag.detail);
+            return e;
+        }
         /* a frame's time starts when its first entry arrives, as with
          * st_writer_append(), not when the read for it began */
         if (w->o.timestamps && s->fill_n == 0 && whole)
@@ -373,6 +430,16 @@ st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f)
         f->payload_size > f->count * w->s[sid].esz + 4096)
         return ST_E_USAGE;
     w_stream *s = &w->s[sid];
+    if (checks_keys(w, s)) {
+        uint64_t entry = s->next_entry + s->fill_n;
+        if (s->have_key && f->first_cycle < s->last_key)
+            return key_break(w, s, entry, f->first_cycle);
+        s->last_key = f->first_cycle;
+        s->have_key = 1;
+        if (f->last_cycle < f->first_cycle)
+            return key_break(w, s, entry + f->count - 1, f->last_cycle);
+        s->last_key = f->last_cycle;
+    }
     if (s->fill_n)
         RETURN_IF_ERROR(cut_frame(w, sid));
     st_job *j;
@@ -496,6 +563,11 @@ st_error st_writer_resume(st_writer **out, int fd, const st_write_opts *o, const
         s->params.encoder = (svpc_encoder)si->encoder;
         s->seq = si->frames;
         s->next_entry = si->entries;
+        /* entries appended continue the stream's cycles */
+        if (si->frames) {
+            s->last_key = st_index_stream_frame(ix, i, si->frames - 1)->last_cycle;
+            s->have_key = 1;
+        }
         st_buf_init(&s->fill, 0);
         if (si->id >= w->next_id)
             w->next_id = si->id + 1;

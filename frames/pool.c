@@ -1,5 +1,6 @@
 #include "pool.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,6 +187,14 @@ st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_t
 static void *worker(void *arg)
 {
     st_pool *p = arg;
+    /* the thread that reads the input takes the signals that end a run
+     * (cli_stop_arm): a handler run here could not wake its blocked read */
+    sigset_t ss;
+    sigemptyset(&ss);
+    sigaddset(&ss, SIGINT);
+    sigaddset(&ss, SIGTERM);
+    sigaddset(&ss, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &ss, NULL);
     pthread_mutex_lock(&p->mu);
     unsigned me = p->started++;
     for (;;) {

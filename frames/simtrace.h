@@ -35,6 +35,9 @@ typedef struct {
     uint32_t frame_entries; /* entries per frame, 1..SVPC_MAX_FRAME_ENTRIES */
     int timestamps;         /* 1: record wall-clock time per frame (output then
                                differs run to run); 0: time fields unset */
+    int check_keys;         /* 1: refuse entries of a keyed type whose key
+                               (cycle) is below the key of the stream's entry
+                               before them (ST_E_CYCLE_ORDER) */
 } st_write_opts;
 
 typedef struct {
@@ -95,6 +98,16 @@ st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, c
 st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_t n);
 
 /*
+ * With st_write_opts.check_keys, st_writer_append, st_writer_append_fd and
+ * st_writer_copy_frame append the entries before the first whose key is
+ * below its predecessor's (within the call or across calls, and across an
+ * --append through st_writer_resume), then return ST_E_CYCLE_ORDER; the
+ * writer stays usable, the rest of that call's entries are dropped, and
+ * st_writer_diag() says which stream and entry, with both keys.
+ */
+const st_diag *st_writer_diag(const st_writer *w);
+
+/*
  * Append the raw entries read from fd, up to its end, to stream sid.  The
  * input is read straight into the frame being filled, with no copy in
  * between: for a raw trace this is all the calling thread does while the
@@ -139,7 +152,8 @@ st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f)
 /*
  * Flush the partial frames of all streams, wait for the workers, write the
  * directory and the footer.  After an error the container is left without a
- * directory: still readable sequentially up to its last complete frame.
+ * directory: still readable sequentially up to its last complete frame, and
+ * through its frame headers (st_index_open).
  */
 st_error st_writer_finish(st_writer *w);
 
@@ -163,7 +177,10 @@ typedef struct st_index st_index;
  * streams keep their ids and are found with st_writer_find_stream; entries
  * appended to them continue their numbering and use their encoder with
  * p's second stage and level.  Until st_writer_finish succeeds the file
- * has no directory: sequential readers still read every complete frame.
+ * has no directory: sequential readers still read every complete frame, and
+ * st_index_open finds them by their headers (SIMTRACE.md 7.4), so an
+ * interrupted or killed append loses only what it was adding.  ix may come
+ * from such a file: the new frames then follow its last complete frame.
  * Returns ST_OK, ST_E_USAGE, ST_E_NOMEM, ST_E_THREAD, ST_E_WRITE.
  */
 st_error st_writer_resume(st_writer **w, int fd, const st_write_opts *o, const svpc_params *p, const st_index *ix);
@@ -309,13 +326,30 @@ void st_reader_free(st_reader *r);
  * and every directory entry: frames lie end to end between the file header
  * and the directory, each stream's descriptor precedes its data frames,
  * sequence numbers count 0, 1, 2, ... and first entries add up.
+ * When the footer is missing or invalid (a file cut off by a crash, an
+ * --append that did not finish), the frames are found by
+ * reading their headers from the start instead, up to the first frame that
+ * is incomplete or invalid (SIMTRACE.md 7.4): st_index_recovered says so.
  * Returns ST_OK; ST_E_SEEK (fd not seekable); ST_E_BAD_MAGIC, ST_E_VERSION,
- * ST_E_BAD_FOOTER (no footer: a cut-off file, read it sequentially),
- * ST_E_BAD_DIRECTORY, ST_E_HEADER_CRC, ST_E_PAYLOAD_CRC, ST_E_TOO_LARGE,
- * ST_E_BAD_STREAM, ST_E_UNSUPPORTED (d says where); ST_E_READ; ST_E_NOMEM.
- * On failure *ix is NULL.
+ * ST_E_HEADER_CRC, ST_E_TRUNCATED (file header), ST_E_BAD_STREAM,
+ * ST_E_PAYLOAD_CRC and others for a bad stream descriptor (d says where);
+ * ST_E_READ; ST_E_NOMEM.  On failure *ix is NULL.
  */
 st_error st_index_open(st_index **ix, int fd, st_diag *d);
+
+/*
+ * 1 when st_index_open found no valid footer and listed the
+ * frames by scanning; then *frames_end (if not NULL) is where the last
+ * complete frame ends (the file's bytes after it belong to no listed
+ * frame), and *why (if not NULL) says what was wrong with the directory
+ * or footer.  0 for a complete file (*frames_end: the directory's offset).
+ */
+int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why);
+
+/* After a scan: the data frame whose header lies at frames_end but whose
+ * payload is cut off or damaged (its stream, first entry and count say
+ * which entries are lost), or NULL if none is known. */
+const st_frame_ref *st_index_cut_frame(const st_index *ix);
 
 unsigned st_index_stream_count(const st_index *ix);
 /* Stream i in declaration order, with its total entries and frames; NULL if

@@ -190,6 +190,18 @@ static void fill_noframes(st_writer *w, const uint8_t *e)
         die("no-frames container");
 }
 
+/* The base, then what an --append adds: a new stream of 150 entries
+ * (frames of 100 and 50), as simtrace-pack --append writes it over the
+ * base's directory and footer. */
+static void fill_appended(st_writer *w, const uint8_t *e)
+{
+    uint32_t a, b;
+    if (st_writer_add_stream(w, "trace", ST_TYPE_D64, &CM_NONE, &a) != ST_OK ||
+        st_writer_append(w, a, e, NBASE) != ST_OK || st_writer_add_stream(w, "added", ST_TYPE_D64, &CM_NONE, &b) != ST_OK ||
+        st_writer_append(w, b, e, 150) != ST_OK)
+        die("appended container");
+}
+
 static const uint8_t USER_GUID[16] = {0x75, 0x73, 0x65, 0x72, 0x2d, 0x74, 0x65, 0x73,
                                       0x74, 0x2d, 0x72, 0x65, 0x63, 0x2d, 0x30, 0x07};
 
@@ -559,7 +571,9 @@ int main(int argc, char **argv)
             "`tests/cli/bad_files.bats` runs `svpc-decompress -t`, `simtrace-cat --verify`,\n"
             "`simtrace-cat --entries 0:` (random access) and plain `simtrace-cat` on every file: each must\n"
             "exit 1 with a message that starts with the program name and matches the keyword (an extended\n"
-            "regular expression, case-insensitive).\n\n"
+            "regular expression, case-insensitive), except that random access reads a file whose file\n"
+            "header is valid and whose footer is not (cut off, an `--append` killed, a damaged footer)\n"
+            "through its frame headers (`formats/SIMTRACE.md` 7.4), writing what `--salvage` writes.\n\n"
             "| file | keyword | what is wrong |\n|---|---|---|\n");
 
     buf t;
@@ -596,6 +610,31 @@ int main(int argc, char **argv)
     t = cut(&base, L.footer_off + 20);
     bad("trunc-in-footer.sim", &t, "truncated|footer", "cut inside the footer (20 of 32 bytes)");
     b_free(&t);
+
+    /* -- an --append killed (SIGKILL, a crash): the base's frames, then the
+     * new frames, no directory and footer; every frame of the base stays
+     * readable (SIMTRACE.md 7.4) -- */
+    {
+        buf two = write_container(fill_appended, ent);
+        model M2 = parse(&two);
+        layout L2;
+        buf chk = assemble(&M2, &L2);
+        if (M2.nf != 7 || chk.n != two.n)
+            die("appended container has %d frames, expected 7", M2.nf);
+        b_free(&chk);
+        t = cut(&two, L2.frame_off[6] + ST_FRAME_HEADER_SIZE + 20);
+        bad("append-killed-in-frame.sim", &t, "truncated|footer|2 streams",
+            "an --append killed: the base's 4 frames, a new stream's descriptor and first data frame, then 20 bytes "
+            "of the payload of its second; no directory and footer");
+        b_free(&t);
+        t = cut(&two, L2.frame_off[6]);
+        bad("append-killed-at-frame.sim", &t, "truncated|footer|2 streams",
+            "an --append killed between frames: the base's 4 frames, a new stream's descriptor and first data "
+            "frame; no directory and footer");
+        b_free(&t);
+        m_free(&M2);
+        b_free(&two);
+    }
 
     /* -- file header -- */
     m = m_copy(&B);

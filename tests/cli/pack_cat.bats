@@ -122,7 +122,7 @@ expect_row() {
     # pipe in, pipe out in one line: stdin is stream a, then b, c, and a
     # again; tee keeps the container for the checks below
     run to a.got bash -c 'set -o pipefail; cat -- "$1" |
-        "$2" --frame-size '"$FS"' --stream a - --stream b "$3" --stream c "$4" --stream a "$4" |
+        "$2" --allow-cycle-reset --frame-size '"$FS"' --stream a - --stream b "$3" --stream c "$4" --stream a "$4" |
         tee c.sim | "$5" -s a' _ "$D/xzr.d64" "$SIMTRACE_PACK" "$D/sortw.d64" "$D/cc1r.d64" "$SIMTRACE_CAT"
     expect_status 0
     [[ -z $output ]] || fail "pack or cat said: $output"
@@ -193,8 +193,8 @@ expect_row() {
     ok_to t1.sim "$SIMTRACE_PACK" -T1 --frame-size "$SMALL" --stream r "$D/xzr.d64" --stream w "$D/sortw.d64"
     ok_to t2.sim "$SIMTRACE_PACK" -T2 --frame-size "$SMALL" --stream r "$D/xzr.d64" --stream w "$D/sortw.d64"
     same t1.sim t2.sim
-    ok_to c1.sim "$SIMTRACE_PACK" -T1 --concat t1.sim "$D/two.sim"
-    ok_to c2.sim "$SIMTRACE_PACK" -T2 --concat t1.sim "$D/two.sim"
+    ok_to c1.sim "$SIMTRACE_PACK" -T1 --allow-cycle-reset --concat t1.sim "$D/two.sim"
+    ok_to c2.sim "$SIMTRACE_PACK" -T2 --allow-cycle-reset --concat t1.sim "$D/two.sim"
     same c1.sim c2.sim
 }
 
@@ -251,20 +251,49 @@ check_entry_ranges() {
     done
 }
 
-@test "--entries past the end: exit 1, the message names the stream and its entry count" {
-    local r
-    for r in "0:$((NE + 1))" "$((NE + 100000)):" "$((NE + 1)):$((NE + 2))"; do
-        run "$SIMTRACE_CAT" -s w --entries "$r" -o out.f "$D/two.sim"
-        expect_status 1
-        expect_prefix simtrace-cat
-        expect_output_has "entries $r run past the end: stream 'w' has $NE entries"
-        [[ ! -e out.f ]] || fail "a failed range left its output file"
-        run catp "$D/two.sim" -s w --entries "$r" -o out.p
-        expect_status 1
-        expect_prefix simtrace-cat
-        expect_output_has "entries $r run past the end: stream 'w' has $NE entries"
-        [[ ! -e out.p ]] || fail "a failed range left its output file (pipe)"
+@test "--entries past the end: what exists is written, exit 0, and a note says how much was missing" {
+    local r lo hi
+    for r in "0:$((NE + 1))" "$((NE - 3)):$((NE + 7))" "$((NE + 100000)):" "$((NE + 1)):$((NE + 2))" "$NE:"; do
+        lo=${r%%:*} hi=${r#*:}
+        hi=${hi:-$NE}
+        ((lo < NE)) || lo=$NE
+        ((hi < NE)) || hi=$NE
+        slice_entries "$D/sortw.d64" 32 "$lo" "$hi" >want
+        for how in file pipe; do
+            if [[ $how == file ]]; then
+                run "$SIMTRACE_CAT" -s w --entries "$r" -o out "$D/two.sim"
+            else
+                run catp "$D/two.sim" -s w --entries "$r" -o out
+            fi
+            expect_status 0
+            same out want
+            rm -f out
+            if [[ $r == "$NE:" ]]; then
+                [[ -z $output ]] || fail "$r ($how): $output"
+            elif [[ $r == *: ]]; then
+                expect_output_has "--entries $r starts past the end of stream 'w' ($NE entries): nothing written"
+            elif ((${r%%:*} >= NE)); then
+                expect_output_has "--entries $r starts past the end of stream 'w' ($NE entries): nothing written"
+            else
+                expect_output_has "--entries $r runs past the end of stream 'w' ($NE entries): the $((${r#*:} - NE)) entries from $NE on do not exist and were not written"
+            fi
+            run "$SIMTRACE_CAT" -q -s w --entries "$r" -o out "$D/two.sim"
+            expect_status 0
+            [[ -z $output ]] || fail "-q: $output"
+            rm -f out
+        done
     done
+}
+
+@test "--entries takes the k, M and G suffixes of --frame-size" {
+    slice_entries "$D/cc1r.d64" 32 1024 3072 >want
+    cat_both "$D/small.sim" want --entries 1k:3k
+    run "$SIMTRACE_CAT" --entries 1M: -o out "$D/small.sim"
+    expect_status 0
+    expect_output_has "starts past the end"
+    run "$SIMTRACE_CAT" --entries 1x: "$D/small.sim"
+    expect_status 2
+    expect_output_has "invalid range '1x:'"
 }
 
 @test "--entries and --cycles numbers: decimal (a leading 0 is not octal) or hexadecimal with 0x" {
@@ -348,24 +377,21 @@ check_entry_ranges() {
     cat_both "$D/two.sim" want.0 -s w --cycles "$a:$b"
 }
 
-@test "--cycles past the last cycle: exit 1, the message names the stream and its last cycle (file)" {
+@test "--cycles past the last cycle: empty output, exit 0, a note naming the stream and its last cycle, file and pipe" {
     local cl
     cl=$(cycle_of "$D/cc1r.d64" 32 $((NE - 1)))
     run "$SIMTRACE_CAT" --cycles "$((cl + 1)):" -o out "$D/small.sim"
-    expect_status 1
-    expect_prefix simtrace-cat
-    expect_output_has "'trace'"
-    expect_output_has "$cl"
-    [[ ! -e out ]] || fail "output file left behind"
-}
-
-@test "--cycles past the last cycle: exit 1 from a pipe too" {
-    local cl
-    cl=$(cycle_of "$D/cc1r.d64" 32 $((NE - 1)))
-    run catp "$D/small.sim" --cycles "$((cl + 1)):" -o out
-    expect_status 1
-    expect_prefix simtrace-cat
-    expect_output_has "'trace'"
+    expect_status 0
+    expect_output_has "--cycles $((cl + 1)): starts after the last cycle of stream 'trace' ($cl): nothing written"
+    [[ -e out && ! -s out ]] || fail "want an empty output file"
+    rm -f out
+    run catp "$D/small.sim" --cycles "$((cl + 1)):$((cl + 5))" -o out
+    expect_status 0
+    expect_output_has "--cycles $((cl + 1)):$((cl + 5)) starts after the last cycle of stream 'trace' ($cl): nothing written"
+    [[ -e out && ! -s out ]] || fail "want an empty output file (pipe)"
+    # a window that reaches past the end writes what it holds, quietly
+    slice_entries "$D/cc1r.d64" 32 $((NE - 1)) $NE >want
+    cat_both "$D/small.sim" want --cycles "$cl:$((cl + 100))"
 }
 
 @test "--cycles on a stream without cycles: exit 2 with a clear message" {
@@ -404,21 +430,17 @@ check_entry_ranges() {
     cat_both ts.sim want --time "$t1:$t2"
 }
 
-@test "--time past the last frame: exit 1 with a clear message (file)" {
+@test "--time past the last frame: empty output, exit 0 and a note, file and pipe" {
     cp "$D/ts.sim" ts.sim
     run "$SIMTRACE_CAT" --time 9999999999s: -o out ts.sim
-    expect_status 1
-    expect_prefix simtrace-cat
-    expect_output_has "past the last frame"
-    [[ ! -e out ]] || fail "output file left behind"
-}
-
-@test "--time past the last frame: exit 1 from a pipe too" {
-    cp "$D/ts.sim" ts.sim
+    expect_status 0
+    expect_output_has "--time 9999999999s: starts after the last frame time of stream 'trace'"
+    [[ -e out && ! -s out ]] || fail "want an empty output file"
+    rm -f out
     run catp ts.sim --time 9999999999s: -o out
-    expect_status 1
-    expect_prefix simtrace-cat
-    expect_output_has "past the last frame"
+    expect_status 0
+    expect_output_has "--time 9999999999s: starts after the last frame time of stream 'trace'"
+    [[ -e out && ! -s out ]] || fail "want an empty output file (pipe)"
 }
 
 @test "--time on a container without timestamps fails with a clear message (file)" {
@@ -441,7 +463,7 @@ check_entry_ranges() {
 @test "--concat joins streams of the same name and keeps others apart, to a file and a pipe" {
     slice_entries "$D/cc1r.d64" 32 0 20000 >o.d64
     ok_to e.sim "$SIMTRACE_PACK" --frame-size "$FS" --stream r "$D/cc1r.d64" --stream other o.d64
-    run "$SIMTRACE_PACK" --concat "$D/two.sim" e.sim -o j.sim
+    run "$SIMTRACE_PACK" --allow-cycle-reset --concat "$D/two.sim" e.sim -o j.sim
     expect_status 0
     [[ -z $output ]] || fail "concat said: $output"
     cat "$D/xzr.d64" "$D/cc1r.d64" >r.want
@@ -456,7 +478,7 @@ check_entry_ranges() {
     expect_row other d64 20000 $(((20000 + FS - 1) / FS)) $((20000 * 32)) "$(cycle_of o.d64 32 0)" \
         "$(cycle_of o.d64 32 19999)"
     # to a pipe, straight into simtrace-cat
-    run to r.got bash -c '"$1" --concat "$2" "$3" | "$4" -s r' _ "$SIMTRACE_PACK" "$D/two.sim" e.sim "$SIMTRACE_CAT"
+    run to r.got bash -c '"$1" --allow-cycle-reset --concat "$2" "$3" | "$4" -s r' _ "$SIMTRACE_PACK" "$D/two.sim" e.sim "$SIMTRACE_CAT"
     expect_status 0
     same r.got r.want
     # ranges run across the seam of the two inputs
@@ -466,7 +488,7 @@ check_entry_ranges() {
 
 @test "--append adds a new stream and continues an existing one in place" {
     cp "$D/two.sim" g.sim
-    run "$SIMTRACE_PACK" --frame-size "$FS" --append g.sim --stream r "$D/cc1r.d64" --stream new "$D/sortw.d64"
+    run "$SIMTRACE_PACK" --allow-cycle-reset --frame-size "$FS" --append g.sim --stream r "$D/cc1r.d64" --stream new "$D/sortw.d64"
     expect_status 0
     [[ -z $output ]] || fail "append said: $output"
     cat "$D/xzr.d64" "$D/cc1r.d64" >r.want
@@ -501,16 +523,16 @@ check_entry_ranges() {
 @test "--append -e onto a stream of another encoder: the stream keeps its encoder, with a note once per stream (-q: none)" {
     slice_entries "$D/xzr.d64" 32 0 1000 >s.d64
     ok_to x.sim "$SIMTRACE_PACK" s.d64
-    run "$SIMTRACE_PACK" --append x.sim -e cm1 s.d64 s.d64 --stream new s.d64
+    run "$SIMTRACE_PACK" --allow-cycle-reset --append x.sim -e cm1 s.d64 s.d64 --stream new s.d64
     expect_status 0
     expect_prefix simtrace-pack
     expect_output_has "x.sim: stream 'trace' is encoded with cm: the entries appended to it use cm too, not -e cm1"
     (($(grep -c "is encoded with" <<<"$output") == 1)) || fail "want one note: $output"
-    run "$SIMTRACE_PACK" -q --append x.sim -e cm1 s.d64
+    run "$SIMTRACE_PACK" -q --allow-cycle-reset --append x.sim -e cm1 s.d64
     expect_status 0
     [[ -z $output ]] || fail "-q said: $output"
     # -e that cannot code the type does not apply to it: nothing to say
-    run "$SIMTRACE_PACK" --append x.sim -e vpc s.d64
+    run "$SIMTRACE_PACK" --allow-cycle-reset --append x.sim -e vpc s.d64
     expect_status 0
     [[ -z $output ]] || fail "-e vpc said: $output"
     cat s.d64 s.d64 s.d64 s.d64 s.d64 >want
@@ -520,23 +542,27 @@ check_entry_ranges() {
     same got s.d64
     # streams an importer adds to are treated alike
     ok_to l.sim "$SIMTRACE_PACK" --from lackey "$ROOT/testdata/good/sample.lackey"
-    run "$SIMTRACE_PACK" --append l.sim -e generic --from lackey "$ROOT/testdata/good/sample.lackey"
+    run "$SIMTRACE_PACK" --allow-cycle-reset --append l.sim -e generic --from lackey "$ROOT/testdata/good/sample.lackey"
     expect_status 0
     expect_output_has "stream 'read' is encoded with cm: the entries appended to it use cm too, not -e generic"
     run "$SIMTRACE_CAT" -t l.sim
     expect_status 0
 }
 
-@test "--append refuses a cut-off container (exit 1) and leaves it unchanged" {
+@test "--append to a cut-off container: a note, then its complete frames are kept and the new ones follow" {
     local cut=$(($(size "$D/two.sim") - 500))
     cut_to "$D/two.sim" "$cut" cut.sim
-    cp cut.sim cut.orig
-    run "$SIMTRACE_PACK" --append cut.sim "$D/cc1r.d64"
-    expect_status 1
+    "$SIMTRACE_CAT" -q --salvage -s r cut.sim >before || true
+    run "$SIMTRACE_PACK" --append cut.sim --stream new "$D/cc1r.d64"
+    expect_status 0
     expect_prefix simtrace-pack
-    expect_output_has "cut.sim"
-    expect_output_has "only a complete container"
-    same cut.sim cut.orig
+    expect_output_has "cut.sim: no valid directory and footer"
+    run "$SIMTRACE_CAT" -t cut.sim
+    expect_status 0
+    run to got "$SIMTRACE_CAT" -s new cut.sim
+    same got "$D/cc1r.d64"
+    run to old "$SIMTRACE_CAT" -s r cut.sim
+    same old before
 }
 
 @test "an input that is the output is refused (exit 2) and the file is left alone" {
@@ -635,7 +661,7 @@ check_entry_ranges() {
     # container (cut off its directory) and gone.d64 has been removed
     local wfd pid i
     exec {wfd}<>fifo
-    "$SIMTRACE_PACK" -T1 --append x.sim fifo gone.d64 2>err 3>&- {wfd}>&- &
+    "$SIMTRACE_PACK" -T1 --allow-cycle-reset --append x.sim fifo gone.d64 2>err 3>&- {wfd}>&- &
     pid=$!
     for ((i = 0; i < 400; i++)); do
         (($(size x.sim) < $(size x.orig))) && break
@@ -695,10 +721,17 @@ check_entry_ranges() {
     run to got "$SIMTRACE_CAT" --salvage cut.sim
     expect_status 1
     expect_prefix simtrace-cat
-    expect_output_has "frame 4"
-    expect_output_has "salvaged up to"
+    # a regular file: through its frame headers, which name the frame cut off
+    expect_output_has "the frame at byte offset $off is cut off: entries $((3 * FS))..$((4 * FS - 1)) of stream 'trace' are lost"
+    expect_output_has "salvaged $((3 * FS)) entries of stream 'trace'; lost 1 frame ($FS entries)"
     slice_entries "$D/xzr.d64" 32 0 $((3 * FS)) >want
     same got want
+    # a pipe: read sequentially up to the cut
+    run to got.p catp cut.sim --salvage
+    expect_status 1
+    expect_output_has "frame 4"
+    expect_output_has "salvaged up to"
+    same got.p want
     # with -o the salvaged output is kept despite exit 1
     run "$SIMTRACE_CAT" --salvage -o got2 cut.sim
     expect_status 1
@@ -776,7 +809,7 @@ check_entry_ranges() {
         { head -c $((1000 * esz)) "$in"; tail -c +$((2000 * esz + 1)) "$in"; } >want
         run to got "$SIMTRACE_CAT" --salvage bad.sim
         expect_status 1
-        expect_output_has "1 damaged frame of the stream skipped (1000 entries)"
+        expect_output_has "entries of stream 'trace'; lost 1 frame (1000 entries)"
         same got want
         run to got.p catp bad.sim --salvage
         expect_status 1
@@ -874,11 +907,16 @@ check_entry_ranges() {
     expect_output_has "-s 'trace'"
     [[ ${#lines[@]} -eq 1 ]] || fail "want one message, got: $output"
     [[ ! -e out ]] || fail "output file left behind"
-    run "$SIMTRACE_CAT" --salvage -o out z.sim
+    run catp z.sim --salvage -o out
     expect_status 2
     expect_output_has "-s 'trace'"
     [[ ${#lines[@]} -eq 1 ]] || fail "--salvage: want one message, got: $output"
     [[ ! -e out ]] || fail "output file left behind (--salvage)"
+    # a regular file's --salvage knows every stream from its directory
+    run "$SIMTRACE_CAT" --salvage -o out z.sim
+    expect_status 0
+    cmp out <(head -c 70000000 /dev/zero)
+    rm -f out
     # named, or from the file through its directory, it comes out whole
     catp z.sim -s trace | cmp - <(head -c 70000000 /dev/zero)
     "$SIMTRACE_CAT" z.sim | cmp - <(head -c 70000000 /dev/zero)
@@ -905,7 +943,7 @@ check_entry_ranges() {
 
 @test "--cycles on decreasing cycles from a pipe: exit 1 and one message naming the entry" {
     perl -e 'binmode STDOUT; print pack("Q<4", $_ < 1500 ? 1000 + $_ : $_, 1, 2, 3) for 0 .. 2999' >dec.d64
-    ok_to dec.sim "$SIMTRACE_PACK" --frame-size 1000 dec.d64
+    ok_to dec.sim "$SIMTRACE_PACK" --allow-cycle-reset --frame-size 1000 dec.d64
     run to got catp dec.sim --cycles 100:
     expect_status 1
     expect_prefix simtrace-cat

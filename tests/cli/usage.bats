@@ -373,16 +373,17 @@ small_pair() {
     [[ "$output" == "svpc-decompress: (stdin): "*"more than one stream"* ]]
 }
 
-@test "write failures: a full disk and a reader that goes away give exit 1 and the system's reason" {
+@test "write failures: a full disk gives exit 1 and the system's reason; a reader that goes away a quiet SIGPIPE" {
     rand_bytes 2000000 "$BATS_TEST_TMPDIR/in"
     run sh -c "'$SVPC_BIN/svpc-compress' < '$BATS_TEST_TMPDIR/in' > /dev/full"
     expect_status 1
     expect_prefix svpc-compress
     expect_output_has "No space left on device"
     # stored, not compressed: the output outgrows the pipe buffer after head exits
+    # a reader that goes away: a quiet end by SIGPIPE, as cat, xz and zstd
     run bash -c "'$SVPC_BIN/svpc-compress' -e generic -s none < '$BATS_TEST_TMPDIR/in' | head -c 1 > /dev/null; exit \${PIPESTATUS[0]}"
-    expect_status 1
-    expect_output_has "write error: Broken pipe"
+    expect_status 141
+    [[ -z $output ]] || fail "not quiet: $output"
     "$SVPC_BIN/svpc-compress" < "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/c.sim"
     run sh -c "'$SVPC_BIN/svpc-decompress' < '$BATS_TEST_TMPDIR/c.sim' > /dev/full"
     expect_status 1

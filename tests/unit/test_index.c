@@ -163,7 +163,7 @@ static void lookups(uint32_t fs)
     uint8_t *a = make_d64(ca, NA), *b = make_m32(cb, NB);
 
     FILE *f = tmpfile();
-    st_write_opts o = {2, fs, 0};
+    st_write_opts o = {2, fs, 0, 0};
     st_writer *w = NULL;
     CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
     uint32_t sa = 9, sb = 9;
@@ -275,7 +275,7 @@ static void equal_run(void)
     const uint64_t cyc[8] = {1, 2, 5, 5, 5, 5, 5, 9};
     uint8_t *a = make_d64(cyc, 8);
     FILE *f = tmpfile();
-    st_write_opts o = {1, 2, 0};
+    st_write_opts o = {1, 2, 0, 0};
     st_writer *w = NULL;
     uint32_t s;
     CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
@@ -304,7 +304,7 @@ static int ordered_for(const uint64_t *cyc, size_t n, uint32_t fs)
 {
     uint8_t *a = make_d64(cyc, n);
     FILE *f = tmpfile();
-    st_write_opts o = {1, fs, 0};
+    st_write_opts o = {1, fs, 0, 0};
     st_writer *w = NULL;
     uint32_t s;
     int r = -1;
@@ -353,7 +353,7 @@ static void times(void)
         cyc[i] = 10 * i;
     uint8_t *a = make_d64(cyc, n);
     FILE *f = tmpfile();
-    st_write_opts o = {1, fs, 1};
+    st_write_opts o = {1, fs, 1, 0};
     st_writer *w = NULL;
     uint32_t s;
     CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
@@ -436,7 +436,7 @@ static void attributes(void)
     vb[64 + 9] = 0x66;
 
     FILE *f = tmpfile();
-    st_write_opts o = {2, 4, 0};
+    st_write_opts o = {2, 4, 0, 0};
     st_writer *w = NULL;
     CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
     uint32_t hm, hu, hv, hp;
@@ -538,7 +538,7 @@ static void resume(void)
         cb[i] = 3 * i;
     uint8_t *a = make_d64(cyc, n1 + n2), *b = make_m32(cb, nb), *c = make_m32(cb, nc);
     FILE *f = tmpfile();
-    st_write_opts o = {2, 7, 0};
+    st_write_opts o = {2, 7, 0, 0};
     st_writer *w = NULL;
     uint32_t sa, sb, sc;
     CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
@@ -559,7 +559,7 @@ static void resume(void)
     }
     uint64_t old_frames_a = st_index_stream_frames(ix, 0);
     /* another frame size on resume: the new frames of a use it */
-    st_write_opts o2 = {1, 5, 0};
+    st_write_opts o2 = {1, 5, 0, 0};
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
     w = NULL;
     CHECK(st_writer_resume(&w, fileno(f), &o2, &p, ix) == ST_OK);

@@ -1,0 +1,338 @@
+#!/usr/bin/env bats
+# Issue 15 (reliability): one stream's damage stays in its stream, cycles
+# checked when written, consistent range edges, and the manners of a Unix
+# filter (a reader gone from the pipe, -v, warnings).  Interrupted and
+# killed writers are in pack_write_fail.bats, files without footer in
+# bad_files.bats.
+
+load helpers
+
+PACK="$SVPC_BIN/simtrace-pack"
+CAT="$SVPC_BIN/simtrace-cat"
+COMPRESS="$SVPC_BIN/svpc-compress"
+
+# two_streams: x.sim with streams ra (a, 20000 entries) and rb (b, 20000
+# entries), frames of 1000 entries, interleaved by input order.
+two_streams() {
+    real_d64 20000 a
+    real_d64 20000 b 30000
+    "$PACK" -T1 --frame-size 1000 -o x.sim --stream ra a --stream rb b
+}
+
+# data_frame_offset FILE N: offset of the N-th data frame (0-based) of the file.
+data_frame_offset() {
+    frames "$1" | awk -v n="$2" '$3 == 1 { if (k++ == n) { print $1; exit } }'
+}
+
+@test "a flipped byte in one stream: another stream reads whole with exit 0 from a file and a pipe, with a note" {
+    two_streams
+    local off
+    off=$(data_frame_offset x.sim 2) # the third frame of ra
+    flip_byte x.sim $((off + 96 + 300))
+    run to got "$CAT" -s rb x.sim
+    expect_status 0
+    same got b
+    expect_output_has "simtrace-cat: x.sim: passed over damaged frame 3 at byte offset $off of stream 'ra' (payload checksum mismatch), not the stream read"
+    run to got2 sh -c "cat x.sim | '$CAT' -s rb"
+    expect_status 0
+    same got2 b
+    expect_output_has "(stdin): passed over damaged frame 3"
+    # -q: no note
+    run to got3 "$CAT" -q -s rb x.sim
+    expect_status 0
+    [[ -z $output ]] || fail "-q: $output"
+    # ranges of rb too, through the directory
+    run to got4 "$CAT" -s rb --entries 0: x.sim
+    expect_status 0
+    same got4 b
+    # the damaged stream itself still fails, naming the damaged frame
+    run to bad "$CAT" -s ra x.sim
+    expect_status 1
+    expect_output_has "x.sim: frame 3 of stream 0 at byte offset $off: payload checksum mismatch"
+    is_prefix bad a
+    run to bad2 sh -c "cat x.sim | '$CAT' -s ra"
+    expect_status 1
+    expect_output_has "(stdin): frame 3 of stream 0 at byte offset $off: payload checksum mismatch"
+}
+
+# ---- cycles checked when written (issue 15 item 6) ----
+
+@test "cycles that decrease in a stream are refused by simtrace-pack, --concat and --append: exit 1, the container keeps what came before" {
+    local lk="$ROOT/testdata/good/sample.lackey"
+    # the same lackey log twice into one stream
+    run "$PACK" -T1 --from lackey -o x.sim "$lk" "$lk"
+    expect_status 1
+    expect_output_has "simtrace-pack: $lk: cycles decrease within a stream: stream 'read': entry 3170 has cycle 19, below cycle 16655 of the entry before it"
+    expect_output_has "--allow-cycle-reset keeps such entries"
+    run "$CAT" --verify x.sim
+    expect_status 0
+    "$PACK" -T1 --from lackey -o once.sim "$lk"
+    run to a "$CAT" -s read x.sim
+    run to b "$CAT" -s read once.sim
+    same a b
+    # raw entries: the entries before the first decrease are kept
+    real_d64 3000 r
+    cat r r >rr
+    run "$PACK" -T1 --frame-size 1000 -o raw.sim rr
+    expect_status 1
+    expect_output_has "rr: at byte offset 96000: cycles decrease within a stream: stream 'trace': entry 3000 has cycle"
+    run to back "$CAT" raw.sim
+    same back r
+    # --concat of two runs
+    "$PACK" -T1 --frame-size 1000 -o one.sim r
+    run "$PACK" -T1 --concat one.sim one.sim -o c.sim
+    expect_status 1
+    expect_output_has "cycles decrease within a stream: stream 'trace': entry 3000 has cycle"
+    run "$CAT" --verify c.sim
+    expect_status 0
+    run to back2 "$CAT" c.sim
+    same back2 r
+    # two --append runs into one stream: the second is refused, the file stays valid
+    cp one.sim ap.sim
+    run "$PACK" -T1 --frame-size 1000 --append ap.sim r
+    expect_status 1
+    expect_output_has "entry 3000 has cycle"
+    run "$CAT" --verify ap.sim
+    expect_status 0
+    cmp ap.sim one.sim
+}
+
+@test "--allow-cycle-reset keeps decreasing cycles; --verify reports them; --cycles then fails clearly; --entries works" {
+    real_d64 3000 r
+    cat r r >rr
+    run "$PACK" -T1 --frame-size 1000 --allow-cycle-reset -o x.sim rr
+    expect_status 0
+    run to back "$CAT" x.sim
+    same back rr
+    run "$CAT" --verify x.sim
+    expect_status 0
+    expect_output_has "stream 'trace': the cycles decrease at entry 3000 (frame 4)"
+    expect_output_has "--cycles cannot select from this stream (use --entries)"
+    run "$CAT" -q --verify x.sim
+    expect_status 0
+    [[ -z $output ]] || fail "-q: $output"
+    run "$CAT" --cycles 0: x.sim
+    expect_status 1
+    expect_output_has "the cycles of stream 'trace' decrease between frames; --cycles needs non-decreasing cycles (use --entries)"
+    run to part "$CAT" --entries 3000: x.sim
+    expect_status 0
+    same part r
+    # within a frame: a frame whose last cycle is below its first
+    "$PACK" -T1 --frame-size 2000 --allow-cycle-reset -o y.sim rr
+    run "$CAT" --verify y.sim
+    expect_status 0
+    expect_output_has "the cycles decrease within frame 2 (entries 2000..3999)"
+}
+
+# ---- the manners of a filter (issue 15 item 8) ----
+
+@test "a reader gone from the pipe: simtrace-cat, svpc-decompress end quietly by SIGPIPE, as cat does" {
+    real_d64 60000 r
+    "$PACK" -T1 -o x.sim r
+    run bash -c "'$CAT' x.sim | head -c 10 >/dev/null; exit \${PIPESTATUS[0]}"
+    expect_status 141
+    [[ -z $output ]] || fail "not quiet: $output"
+    run bash -c "'$CAT' -F text x.sim | head -n 1 >/dev/null; exit \${PIPESTATUS[0]}"
+    expect_status 141
+    [[ -z $output ]] || fail "not quiet: $output"
+    "$COMPRESS" -o y.sim r
+    run bash -c "'$SVPC_BIN/svpc-decompress' -c y.sim | head -c 10 >/dev/null; exit \${PIPESTATUS[0]}"
+    expect_status 141
+    [[ -z $output ]] || fail "not quiet: $output"
+}
+
+@test "-v: the share of the input read, MB/s and time left for a file; the ratio only at the end" {
+    # random entries are slow to compress: progress lines come (a second
+    # apart); under the sanitizers a quarter is as slow
+    local n=1048576
+    [[ -n ${SVPC_SANITIZED:-} ]] && n=262144
+    rand_bytes $((n * 32)) big
+    # frames of 64k entries: encoded while the input is read, as it comes
+    run "$COMPRESS" -T1 --frame-size 64k -v -o x.sim big
+    expect_status 0
+    expect_output_has "% of the input read, "
+    expect_output_has " left; "
+    [[ $output =~ svpc-compress:\ $n\ entries,\ [0-9.]+\ MB\ of\ entries,\ [0-9.]+\ MB\ out\ \([0-9.]+x\) ]] ||
+        fail "last line: $output"
+    # progress lines before the end carry no ratio
+    local lines
+    lines=$(tr '\r' '\n' <<<"$output" | grep "of the input read" | grep -c 'x)' || true)
+    ((lines == 0)) || fail "a ratio before the end: $output"
+}
+
+@test "text given as raw entries: a warning naming --from (not with -q)" {
+    local lk="$ROOT/testdata/good/sample.lackey"
+    run "$PACK" -T1 --allow-cycle-reset -o x.sim "$lk"
+    expect_output_has "simtrace-pack: $lk: warning: this looks like text, not raw entries (it is taken as entries all the same); a text trace is imported with --from FORMAT"
+    run "$PACK" -q -T1 --allow-cycle-reset -f -o x.sim "$lk"
+    [[ $output != *warning* ]] || fail "-q: $output"
+    run "$COMPRESS" -c "$lk"
+    expect_output_has "warning: this looks like text, not raw entries"
+    expect_output_has "simtrace-pack --from FORMAT"
+    # real raw entries: no warning
+    real_d64 1000 r
+    run "$PACK" -T1 -f -o x.sim r
+    expect_status 0
+    [[ -z $output ]] || fail "raw entries: $output"
+}
+
+@test "-10 and -99: a clear error naming the levels (exit 2)" {
+    real_d64 10 r
+    run "$COMPRESS" -10 r
+    expect_status 2
+    expect_output_has "svpc-compress: invalid compression level '-10' (use -1 .. -9)"
+    run "$PACK" -99 r
+    expect_status 2
+    expect_output_has "simtrace-pack: invalid compression level '-99' (use -1 .. -9)"
+    run "$COMPRESS" -9 -c r
+    expect_status 0
+}
+
+@test "--list --frames: one line per data frame; --list --json: the same as JSON, from a file and a pipe" {
+    real_d64 2500 a
+    real_d64 1500 b 5000
+    "$PACK" -T1 --frame-size 1000 --timestamps -o x.sim --stream ra a --stream rb b
+    run "$CAT" --list --frames x.sim
+    expect_status 0
+    ((${#lines[@]} == 6)) || fail "want a header and 5 frames: $output"
+    [[ ${lines[0]} == "stream "*"first entry"*"entries"*"first cycle"*"last time"*"bytes" ]] || fail "${lines[0]}"
+    # ra's last frame, of 500 entries, is written at the end
+    read -r -a f <<<"${lines[4]}"
+    [[ ${f[0]} == ra && ${f[1]} == 2 && ${f[2]} == 2000 && ${f[3]} == 500 ]] || fail "${lines[4]}"
+    [[ ${f[4]} == "$(cycle_of a 32 2000)" && ${f[5]} == "$(cycle_of a 32 2499)" ]] || fail "cycles: ${lines[4]}"
+    run bash -c "cat x.sim | '$CAT' --list --frames"
+    expect_status 0
+    [[ $output == "$("$CAT" --list --frames x.sim)" ]] || fail "pipe differs: $output"
+    "$CAT" --list --frames --json x.sim >j
+    cat x.sim | "$CAT" --list --frames --json >jp
+    same j jp
+    python3 - j <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [s["name"] for s in d["streams"]] == ["ra", "rb"], d["streams"]
+assert [s["entries"] for s in d["streams"]] == [2500, 1500]
+assert len(d["frames"]) == 5
+assert d["frames"][3]["first_entry"] == 2000 and d["frames"][3]["entries"] == 500
+assert all("first_time" in f and f["first_time"] <= f["last_time"] for f in d["frames"])
+PY
+    "$CAT" --list --json x.sim | python3 -c 'import json,sys; d=json.load(sys.stdin); assert "frames" not in d and len(d["streams"]) == 2'
+    run "$CAT" --json x.sim
+    expect_status 2
+    expect_output_has "--frames and --json go with --list"
+}
+
+@test "a failed import leaves no file behind, so the corrected command does not meet 'file exists'" {
+    real_d64 1000 r
+    "$PACK" -T1 -o c.sim r
+    run "$PACK" -T1 --from lackey -o out.sim c.sim
+    expect_status 1
+    expect_output_has "out.sim: no entry was stored; the file is not written"
+    [[ ! -e out.sim ]] || fail "out.sim left behind"
+    run "$PACK" -T1 --from lackey -o out.sim "$ROOT/testdata/good/sample.lackey"
+    expect_status 0
+    [[ -s out.sim ]] || fail "no out.sim"
+    # a failure after entries were stored keeps them (exit 1)
+    printf 'I  04000000,3\n L 1fff000990,8\n this is no lackey line\n' >bad.lackey
+    run "$PACK" -T1 --from lackey -o part.sim bad.lackey
+    expect_status 1
+    [[ -s part.sim ]] || fail "the entries before the bad line were not kept"
+}
+
+@test "svpc-compress: SIGINT finishes the container of the entries read, exit 130" {
+    real_d64 60000 r
+    mkfifo fifo
+    perl -e 'use Time::HiRes qw(sleep); open(my $i, "<:raw", $ARGV[0]) or die; open(my $o, ">:raw", $ARGV[1]) or die;
+             select($o); $| = 1; while (read($i, my $b, 32000)) { print $o $b or exit 0; sleep(0.05) }' r fifo &
+    local feeder=$! pid st=0 n
+    perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 --frame-size 1000 -s none -o out.sim fifo 2>err &
+    pid=$!
+    for ((n = 0; n < 300; n++)); do
+        [[ -n $(find . -maxdepth 1 -name 'out.sim.tmp*' -size +2k) ]] && break
+        sleep 0.1
+    done
+    kill -INT $pid
+    wait $pid || st=$?
+    kill $feeder 2>/dev/null || true
+    wait $feeder || true
+    ((st == 130)) || fail "exit $st: $(cat err)"
+    "$SVPC_BIN/svpc-decompress" -c out.sim >back
+    n=$(($(size back) / 32))
+    ((n >= 1000 && n < 60000)) || fail "$n entries"
+    is_prefix back r || fail "not the head of the input"
+    grep -q "svpc-compress: out.sim: interrupted by SIGINT: the container is complete with $n entries" err || fail "$(cat err)"
+}
+
+@test "bochs-trace checks -o before it looks for Bochs" {
+    touch exists.sim
+    run "$ROOT/scripts/bochs-trace" -o exists.sim
+    expect_status 1
+    expect_output_has "bochs-trace: exists.sim: file exists; use -f to overwrite"
+    run "$ROOT/scripts/bochs-trace" -o nodir/x.sim
+    expect_status 1
+    expect_output_has "cannot create a file in 'nodir'"
+}
+
+@test "--concat of a container cut off: its complete frames are copied into a complete container (exit 1, named)" {
+    real_d64 5000 a
+    "$PACK" -T1 --frame-size 1000 -o x.sim a
+    local off
+    off=$(data_frame_offset x.sim 3)
+    head -c $((off + 500)) x.sim >cut.sim
+    run "$PACK" -T1 --concat -o c.sim cut.sim
+    expect_status 1
+    expect_output_has "simtrace-pack: cut.sim: frame 4 of stream 0 at byte offset $((off + 500)): unexpected end of input (truncated): payload cut off"
+    expect_output_has "cut.sim: its complete frames were copied to c.sim, which is complete"
+    run "$CAT" --verify c.sim
+    expect_status 0
+    run to got "$CAT" c.sim
+    same got <(head -c $((3000 * 32)) a)
+}
+
+@test "a damaged frame header of one stream: another stream still reads whole from a file (through the directory)" {
+    two_streams
+    local off
+    off=$(data_frame_offset x.sim 2) # the third frame of ra, before rb's frames
+    flip_byte x.sim $((off + 40))   # its first_entry field: the header checksum fails
+    run to got "$CAT" -s rb x.sim
+    expect_status 0
+    same got b
+    expect_output_has "passed over damaged frame 3 at byte offset $off of stream 'ra' (header checksum mismatch), not the stream read"
+    # after entries of the stream read were written, too: rb first
+    "$PACK" -T1 --frame-size 1000 -o y.sim --stream rb b --stream ra a
+    off=$(data_frame_offset y.sim 25) # the sixth frame of ra
+    flip_byte y.sim $((off + 40))
+    run to got2 "$CAT" -s rb y.sim
+    expect_status 0
+    same got2 b
+    run to got3 "$CAT" -s ra y.sim
+    expect_status 1
+    expect_output_has "header checksum mismatch"
+    is_prefix got3 a
+}
+
+@test "empty windows are empty output with exit 0 on every stream, a stream without entries included, file and pipe" {
+    local f="$ROOT/testdata/good/edge-stream-without-frames.sim" a how
+    for a in "--cycles 0:" "--time 0:" "--entries 0:" "--entries 5:9" "--cycles 100:200"; do
+        for how in file pipe; do
+            if [[ $how == file ]]; then
+                run to out "$CAT" -s empty $a "$f"
+            else
+                run to out sh -c "cat '$f' | '$CAT' -s empty $a"
+            fi
+            expect_status 0
+            [[ ! -s out ]] || fail "$a ($how): output"
+            case $a in
+            --entries\ 0:) [[ -z $output ]] || fail "$a ($how): $output" ;;
+            --entries*) expect_output_has "--entries ${a#* } starts past the end of stream 'empty' (0 entries): nothing written" ;;
+            *) expect_output_has "stream 'empty' has no entries: $a writes nothing" ;;
+            esac
+        done
+    done
+    # a window between two entries' cycles: empty, quietly
+    real_d64 100 r
+    perl -e 'binmode STDOUT; print pack("Q<4", 10 * $_, 1, 2, 3) for 0 .. 99' >even.d64
+    "$PACK" -T1 -o e.sim even.d64
+    run to out "$CAT" --cycles 11:20 e.sim
+    expect_status 0
+    [[ ! -s out && -z $output ]] || fail "between entries: $output"
+}
