@@ -480,12 +480,19 @@ static int open_inputs(input *ins, size_t nin, const struct stat *out, const cha
 
 /* ---- interrupted and failed runs (issue 15) ---- */
 
-/* The place of an ST_E_CYCLE_ORDER: the input's line or byte offset where
- * the reader knows it, and what the writer knows (stream, entry, cycles). */
-static void cycle_order_diag(packer *pk, st_diag *d)
+/* The place of an ST_E_CYCLE_ORDER: the input's byte offset where the
+ * reader knows it, and what the writer knows (stream, entry, cycles).  An
+ * importer hands its entries over in batches, so the line it was reading
+ * when the writer refused one is not that entry's line: the place is then
+ * the stream and entry alone. */
+static void cycle_order_diag(packer *pk, st_diag *d, int imported)
 {
     if (!d->detail[0] || strcmp(d->detail, st_error_name(ST_E_CYCLE_ORDER)) == 0)
         snprintf(d->detail, sizeof d->detail, "%s", st_writer_diag(pk->w)->detail);
+    if (imported) {
+        d->line = ST_DIAG_UNKNOWN;
+        d->offset = ST_DIAG_UNKNOWN;
+    }
 }
 
 /*
@@ -863,7 +870,7 @@ int main(int argc, char **argv)
         if (cli_stopped() && stopped_input_end(&pk, &e, &d))
             break;
         if (e == ST_E_CYCLE_ORDER)
-            cycle_order_diag(&pk, &d);
+            cycle_order_diag(&pk, &d, !concat && ins[i].from);
         if (e != ST_OK && (!concat || e == ST_E_CYCLE_ORDER || e == ST_E_TRUNCATED) && e != ST_E_WRITE && e != ST_E_NOMEM &&
             e != ST_E_TOO_LARGE && e != ST_E_INTERNAL && st_error_is_data(e)) {
             data_err = e;
