@@ -160,6 +160,15 @@ static inline void cm2_acc_tree(const rc_prob *tree, unsigned nbits, unsigned sy
               (unsigned)(sym))                                                                      \
            : rc_decode_tree(&(io)->d, (tree), (nbits), RC_COUNTED))
 
+/* A match model's state in a frame. */
+typedef struct {
+    uint64_t h[CM2_MAX_ORDER]; /* the kind's last misses, most recent first */
+    uint32_t n;                /* misses of the kind so far */
+    uint32_t ptr;              /* index of the proposed miss */
+    uint32_t len;              /* length of the match; 0: no proposal */
+    unsigned last;             /* the last flag */
+} cm2_mstate;
+
 /* State carried from entry to entry. */
 typedef struct {
     uint64_t prev[F_COUNT];
@@ -167,13 +176,7 @@ typedef struct {
     unsigned last_nb[F_DATA];
     uint32_t kl; /* key line of the previous ip */
     /* match models */
-    struct {
-        uint64_t h[CM2_MAX_ORDER]; /* the kind's last misses, most recent first */
-        uint32_t n;    /* misses of the kind so far */
-        uint32_t ptr;  /* index of the proposed miss */
-        uint32_t len;  /* length of the match; 0: no proposal */
-        unsigned last; /* the last flag */
-    } ms[MM_COUNT];
+    cm2_mstate ms[MM_COUNT];
     /* data lanes */
     unsigned dlane;      /* bit k: lower lane k equalled its reference at the last data miss */
     unsigned uphist;     /* the last upper-half flags */
@@ -182,14 +185,15 @@ typedef struct {
     uint64_t dprev[16];  /* the last data miss of each (hashed) upper half */
 } cm2_state;
 
-/* The match model of kind k: if it proposes a value, code whether *x is
- * it; 1 if so (the decoder's *x is then set). */
+/* The match model of kind k: if it proposes a value (*mvp; *proposed = 1),
+ * code whether *x is it; 1 if so (the decoder's *x is then set). */
 ST_INLINE unsigned cm2_match_code(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, const unsigned k,
-                                  uint64_t *x)
+                                  uint64_t *x, uint64_t *mvp, unsigned *proposed)
 {
-    if (!s->ms[k].len)
+    *proposed = s->ms[k].len != 0;
+    if (!*proposed)
         return 0;
-    const uint64_t mv = m->mm[k].ring[s->ms[k].ptr & CM2_RING_MASK];
+    const uint64_t mv = *mvp = m->mm[k].ring[s->ms[k].ptr & CM2_RING_MASK];
     const unsigned len = s->ms[k].len < 15 ? s->ms[k].len : 15;
     const unsigned hit = CM2_BIT(ENC, io, &m->pr.match[k][len][s->ms[k].last], *x == mv);
     s->ms[k].last = hit;
@@ -203,7 +207,7 @@ ST_INLINE unsigned cm2_match_code(cm2_io *io, const int ENC, cm2_model *m, cm2_s
 ST_INLINE void cm2_match_add(cm2_model *m, cm2_state *s, const unsigned k, uint64_t x, unsigned hit)
 {
     cm2_mtab *t = &m->mm[k];
-    __typeof__(s->ms[0]) *ms = &s->ms[k];
+    cm2_mstate *ms = &s->ms[k];
     t->ring[ms->n & CM2_RING_MASK] = x;
     ms->n++;
     const unsigned K = mm_order[k];
@@ -254,13 +258,16 @@ ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, cm2_probs *pr, cm2
 ST_INLINE const char *cm2_miss(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, const unsigned f,
                                const unsigned mk, uint64_t *r)
 {
-    unsigned hit = 0;
+    unsigned hit = 0, proposed = 0;
+    uint64_t mv = 0;
     if (mk < MM_COUNT)
-        hit = cm2_match_code(io, ENC, m, s, mk, r);
+        hit = cm2_match_code(io, ENC, m, s, mk, r, &mv, &proposed);
     if (!hit) {
         const char *bad = cm2_residual(io, ENC, &m->pr, s, f, r);
         if (bad)
             return bad;
+        if (!ENC && proposed && *r == mv)
+            return "miss coded as not the match model's, but is";
     }
     if (mk < MM_COUNT)
         cm2_match_add(m, s, mk, *r, hit);
@@ -344,7 +351,9 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_model *m, cm2
                                     uint64_t ref, uint64_t *v)
 {
     uint64_t x = ENC ? *v : 0;
-    const unsigned hit = cm2_match_code(io, ENC, m, s, MM_DATA, &x);
+    unsigned proposed;
+    uint64_t mv = 0;
+    const unsigned hit = cm2_match_code(io, ENC, m, s, MM_DATA, &x, &mv, &proposed);
     unsigned bad = 0;
     if (!hit) {
         /* among the last data misses (the match model's ring)?  Byte
@@ -369,6 +378,17 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_model *m, cm2
             x = ring[(n - 1 - dist) & CM2_RING_MASK];
         } else {
             x = cm2_lanes(io, ENC, &m->pr, s, W, ref, x, &bad);
+            dist = lim;
+        }
+        /* one coding per value (6.9): the nearest recent value, and never
+         * the lanes for a recent value or a missed match's proposal */
+        if (!ENC) {
+            for (unsigned k = 0; k < dist; k++)
+                if (ring[(n - 1 - k) & CM2_RING_MASK] == x)
+                    return in ? "recent value coded further back than where it first is"
+                              : "recent value coded by its lanes";
+            if (proposed && x == mv)
+                return "data miss coded as not the match model's, but is";
         }
     }
     if (bad)
@@ -602,6 +622,9 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const 
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: the range coder's stream is corrupt or ends too early", i);
         cm_store_entry(t, raw + i * esz, v);
     }
+    /* (a frame of no entries is checked here: its loop never ran) */
+    if (stop == n && io.d.overrun)
+        return st_diag_set(d, ST_E_CORRUPT, "the range coder's stream is corrupt or too short");
     if (stop == n && io.d.pos != io.d.len)
         return st_diag_set(d, ST_E_CORRUPT, "the range coder's stream has %zu bytes left over", io.d.len - io.d.pos);
     return ST_OK;

@@ -380,10 +380,19 @@ static void test_cm2(svpc_ctx *c)
         st_buf_free(&out);
         st_buf_free(&other);
     }
+    /* a frame of no entries is 5 bytes, the first 0: others are refused */
+    static const uint8_t junk[5] = {7, 1, 2, 3, 4};
+    uint8_t none[1];
+    st_diag dz;
+    for (size_t len = 0; len <= 5; len++)
+        CHECK(svpc_decode(c, SVPC_ENC_CM2, ST_TYPE_D64, junk, len, 0, none, &dz) == ST_E_CORRUPT);
     uint8_t pair[12] = {0};
     st_buf out;
     st_buf_init(&out, 0);
     svpc_params p = {SVPC_ENC_CM2, SVPC_STAGE_LZMA, 6};
+    CHECK(svpc_encode(c, &p, ST_TYPE_D64, pair, 0, &out) == ST_OK && out.len == 5 && out.data[0] == 0);
+    CHECK(svpc_decode(c, SVPC_ENC_CM2, ST_TYPE_D64, out.data, out.len, 0, none, &dz) == ST_OK);
+    out.len = 0;
     CHECK(svpc_encode(c, &p, ST_TYPE_VPC, pair, 1, &out) == ST_E_USAGE);
     st_diag d;
     CHECK(svpc_decode(c, SVPC_ENC_CM2, ST_TYPE_VPC, pair, 12, 1, pair, &d) == ST_E_UNSUPPORTED);
