@@ -259,6 +259,18 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* Hold SIGINT, SIGTERM and SIGHUP (the signals that stop a writer) until
+ * sigprocmask(SIG_SETMASK, old, NULL). */
+static void block_stop_signals(sigset_t *old)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, old);
+}
+
 /* ---- interruption of a writer (cli_stop_arm) ---- */
 
 static volatile sig_atomic_t stop_sig;     /* the first SIGINT, SIGTERM or SIGHUP */
@@ -301,12 +313,8 @@ void cli_stop_arm(void)
 
 void cli_stop_input(int fd)
 {
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigprocmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    block_stop_signals(&old);
     stop_fd = fd;
     if (stop_sig && fd >= 0)
         stop_input(fd);
@@ -401,12 +409,8 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     /* no signal between creating the file and recording it for removal */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigprocmask(SIG_BLOCK, &block, &old);
+    sigset_t old;
+    block_stop_signals(&old);
     *fd = mkstemp(out_tmp);
     if (*fd >= 0)
         out_tmp_live = 1;

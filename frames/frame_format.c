@@ -357,3 +357,21 @@ st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, uint64_t c
         return st_diag_set(d, ST_E_BAD_ATTR, "data frame without a data attribute");
     return ST_OK;
 }
+
+void st_frame_ref_set(st_frame_ref *r, const st_frame_header *h, uint64_t off, uint64_t size, uint64_t ordinal)
+{
+    r->offset = off;
+    r->size = size;
+    r->ordinal = ordinal;
+    r->stream = h->stream;
+    r->kind = h->kind;
+    r->flags = h->flags;
+    r->encoder = h->encoder;
+    r->seq = h->seq;
+    r->first_entry = h->first_entry;
+    r->count = h->count;
+    r->first_cycle = h->first_cycle;
+    r->last_cycle = h->last_cycle;
+    r->first_time = h->first_time;
+    r->last_time = h->last_time;
+}

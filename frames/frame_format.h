@@ -154,4 +154,10 @@ typedef struct {
  * ST_E_UNSUPPORTED (with d filled). */
 st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, uint64_t count, st_data_view *v, st_diag *d);
 
+/* The frame list entry (st_frame_ref) of the frame whose header h was
+ * found at file offset off, size bytes long with its payload, the file's
+ * frame number ordinal: the one conversion from a header, for the
+ * sequential reader, the index and its scan of a file without footer. */
+void st_frame_ref_set(st_frame_ref *r, const st_frame_header *h, uint64_t off, uint64_t size, uint64_t ordinal);
+
 #endif

@@ -219,25 +219,6 @@ static st_error load_frame(st_index *ix, uint64_t k, st_frame_header *h, st_buf 
     return ST_OK;
 }
 
-/* A frame list entry from a frame header found at off. */
-static void ref_from(st_frame_ref *r, uint64_t off, uint64_t size, uint64_t k, const st_frame_header *h)
-{
-    r->offset = off;
-    r->size = size;
-    r->ordinal = k;
-    r->stream = h->stream;
-    r->kind = h->kind;
-    r->flags = h->flags;
-    r->encoder = h->encoder;
-    r->seq = h->seq;
-    r->first_entry = h->first_entry;
-    r->count = h->count;
-    r->first_cycle = h->first_cycle;
-    r->last_cycle = h->last_cycle;
-    r->first_time = h->first_time;
-    r->last_time = h->last_time;
-}
-
 /* Undo what check_entry counted for the last frame of the list, and drop it. */
 static void uncount_last(st_index *ix)
 {
@@ -431,7 +412,7 @@ static st_error open_directory(st_index *ix, st_diag *d)
         for (uint64_t k = 0; k < f.nframes; k++) {
             st_dir_entry de;
             st_dir_entry_parse(entries + k * ST_DIR_ENTRY_SIZE, &de);
-            ref_from(&ix->f[k], de.offset, de.size, k, &de.h);
+            st_frame_ref_set(&ix->f[k], &de.h, de.offset, de.size, k);
         }
         e = check_entries(ix, f.dir_offset, d);
     }
@@ -462,7 +443,7 @@ static st_error scan_frames(st_index *ix, st_diag *d)
             /* the frame a crash cut off: what it held is lost, say what */
             if (h.kind == ST_KIND_DATA) {
                 ix->cut = 1;
-                ref_from(&ix->cut_frame, off, ST_FRAME_HEADER_SIZE + h.payload_size, ix->nf, &h);
+                st_frame_ref_set(&ix->cut_frame, &h, off, ST_FRAME_HEADER_SIZE + h.payload_size, ix->nf);
             }
             break;
         }
@@ -473,7 +454,7 @@ static st_error scan_frames(st_index *ix, st_diag *d)
                 return ST_E_NOMEM;
             ix->f = nf;
         }
-        ref_from(&ix->f[ix->nf], off, ST_FRAME_HEADER_SIZE + h.payload_size, ix->nf, &h);
+        st_frame_ref_set(&ix->f[ix->nf], &h, off, ST_FRAME_HEADER_SIZE + h.payload_size, ix->nf);
         if (check_entry(ix, ix->nf, off, ix->file_size, NULL) != ST_OK)
             break;
         ix->bytes_read += ST_FRAME_HEADER_SIZE;

@@ -93,24 +93,6 @@ static st_stream_info *find_stream(st_reader *r, uint32_t id)
     return NULL;
 }
 
-static void ref_of(st_frame_ref *f, const st_frame_header *h, uint64_t off, uint64_t ordinal)
-{
-    f->offset = off;
-    f->size = ST_FRAME_HEADER_SIZE + h->payload_size;
-    f->ordinal = ordinal;
-    f->stream = h->stream;
-    f->kind = h->kind;
-    f->flags = h->flags;
-    f->encoder = h->encoder;
-    f->seq = h->seq;
-    f->first_entry = h->first_entry;
-    f->count = h->count;
-    f->first_cycle = h->first_cycle;
-    f->last_cycle = h->last_cycle;
-    f->first_time = h->first_time;
-    f->last_time = h->last_time;
-}
-
 /* A stream descriptor frame: register the stream. */
 static st_error add_stream(st_reader *r, const st_frame_header *h, const uint8_t *p, size_t len, st_diag *d)
 {
@@ -187,7 +169,7 @@ static st_error deliver(st_reader *r, int all, st_sink sink, void *arg, st_diag 
             st_diag jd = j->diag;
             diag_at(&jd, j->offset, j->ordinal, j->h.stream);
             st_frame_ref ref;
-            ref_of(&ref, &j->h, j->offset, j->ordinal);
+            st_frame_ref_set(&ref, &j->h, j->offset, ST_FRAME_HEADER_SIZE + j->h.payload_size, j->ordinal);
             e = r->o.on_damage(r->o.damage_arg, find_stream(r, j->h.stream), &ref, e, &jd);
         } else if (e != ST_OK) {
             if (d) {
@@ -286,7 +268,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         }
         st_frame_ref ref;
         if (h.kind == ST_KIND_DATA)
-            ref_of(&ref, &h, at, r->nframes);
+            st_frame_ref_set(&ref, &h, at, ST_FRAME_HEADER_SIZE + h.payload_size, r->nframes);
         /* frames not wanted, and undecoded frames for a frame sink, are
          * read into a private buffer: only their checksum is checked */
         int decode = h.kind == ST_KIND_DATA && !r->o.frame_sink && (!r->o.want || r->o.want(r->o.want_arg, si, &ref));
