@@ -121,43 +121,13 @@ typedef struct {
     rc_dec d;
 } cm2_io;
 
-#ifdef CM2_PROFILE
-/* Cost accounting by category, for tuning (not in normal builds). */
-#include <math.h>
-double cm2_cost[16];
-int cm2_cat;
-static inline void cm2_acc(rc_prob p, unsigned bit)
-{
-    double p0 = rc_p0(p, RC_COUNTED) / 65536.0;
-    cm2_cost[cm2_cat] -= log2(bit ? 1 - p0 : p0);
-}
-static inline void cm2_acc_tree(const rc_prob *tree, unsigned nbits, unsigned sym)
-{
-    unsigned node = 1;
-    for (unsigned i = nbits; i-- > 0;) {
-        unsigned b = (sym >> i) & 1u;
-        cm2_acc(tree[node], b);
-        node = (node << 1) | b;
-    }
-}
-#define CM2_CAT(x) (cm2_cat = (x))
-#define CM2_ACC(p, b) cm2_acc(*(p), (b))
-#define CM2_ACC_TREE(t, n, s) cm2_acc_tree((t), (n), (s))
-#else
-#define CM2_CAT(x) ((void)0)
-#define CM2_ACC(p, b) ((void)0)
-#define CM2_ACC_TREE(t, n, s) ((void)0)
-#endif
-
 /* One bit: the encoder writes `bit` and returns it; the decoder returns
  * what it reads, and its `bit` is never evaluated. */
 #define CM2_BIT(ENC, io, p, bit)                                                                   \
-    ((ENC) ? (CM2_ACC(p, bit), rc_encode(&(io)->e, (p), (bit), RC_COUNTED), (unsigned)(bit))        \
-           : rc_decode(&(io)->d, (p), RC_COUNTED))
+    ((ENC) ? (rc_encode(&(io)->e, (p), (bit), RC_COUNTED), (unsigned)(bit)) : rc_decode(&(io)->d, (p), RC_COUNTED))
 /* nbits of sym through a bit tree, likewise. */
-#define CM2_TREE(ENC, io, tree, nbits, sym)                                                         \
-    ((ENC) ? (CM2_ACC_TREE(tree, nbits, sym), rc_encode_tree(&(io)->e, (tree), (nbits), (sym), RC_COUNTED), \
-              (unsigned)(sym))                                                                      \
+#define CM2_TREE(ENC, io, tree, nbits, sym)                                                           \
+    ((ENC) ? (rc_encode_tree(&(io)->e, (tree), (nbits), (sym), RC_COUNTED), (unsigned)(sym))           \
            : rc_decode_tree(&(io)->d, (tree), (nbits), RC_COUNTED))
 
 /* A match model's state in a frame. */
@@ -463,7 +433,6 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     if (!ENC)
         cm_locate(sets, f, v[F_IP], v[F_ADDR]);
     unsigned id = exp, match = 1;
-    CM2_CAT(3 + j);
     if (!e->all) {
         /* after all-but-one matched, the last one cannot match */
         const unsigned fh = (e->tup >> (20 + 2 * j)) & 3u;
@@ -482,7 +451,6 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     }
     /* (an expected id is always <= ns: TUPLE holds only checked ids) */
     if (id == ns) {
-        CM2_CAT(7 + j);
         const char *bad = cm2_field_miss(io, ENC, sets, m, s, t, f, v);
         if (bad)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
@@ -519,7 +487,6 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     } else {
         locate_ip(ips, 0, 0);
     }
-    CM2_CAT(0);
     const unsigned flag = CM2_BIT(ENC, io, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], id == eip);
     if (flag) {
         id = eip;
@@ -530,7 +497,6 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     }
     const uint64_t ipmask = cm_mask_T(F_IP, t);
     if (id == nslots_ip) {
-        CM2_CAT(1);
         uint64_t r = ENC ? zz_delta(v[F_IP], s->prev[F_IP], ipmask, mask_bits(ipmask)) : 0;
         const char *bad = cm2_miss(io, ENC, m, s, F_IP, MM_IP, &r);
         if (bad)
@@ -559,7 +525,6 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
             e.all &= e.ids[j] == exp;
         }
     }
-    CM2_CAT(2);
     e.all = CM2_BIT(ENC, io, &pr->allflag[(((e.tup >> 16) & 7u) << 4) | (flag << 3) | (s->hist_all & 7)], e.all);
     s->hist_all = (s->hist_all << 1) | e.all;
     /* one instance per field, each with its field and width constant */
