@@ -1,0 +1,570 @@
+/*
+ * simtrace.h - the public API of libsvpc: write and read simtrace
+ * containers (compressed memory traces) from C or C++.
+ *
+ * Installed as <simtrace.h>; link with `pkg-config --cflags --libs svpc`.
+ * This header is self-contained: it includes only <stddef.h> and
+ * <stdint.h>, and everything it declares starts with simtrace_ or
+ * SIMTRACE_.  The container format is formats/SIMTRACE.md of the source.
+ *
+ * Stability: this header is API version SIMTRACE_API_VERSION.  Within one
+ * major version (the soname, libsvpc.so.0) calls are only added, the
+ * values of simtrace_error and simtrace_type never change, and structs
+ * passed in or out only grow into their `reserved` fields, which callers
+ * leave zero (use the *_init functions, or zero the struct).  Codec
+ * settings are chosen by profile name and are not part of any struct.
+ *
+ * Conventions for every call:
+ *   - Calls that can fail return simtrace_error: SIMTRACE_OK (0) or a
+ *     failure.  Out parameters are written only on SIMTRACE_OK unless the
+ *     call says otherwise.  Handles passed NULL give SIMTRACE_E_USAGE.
+ *   - Every handle (writer, reader, cursor) is used by one thread at a
+ *     time; distinct handles share nothing and may be used from different
+ *     threads at once.  The library runs worker threads of its own inside
+ *     a handle (params.threads); they never call back into the caller,
+ *     except the I/O callbacks, which are called on the thread that made
+ *     the call, one at a time.  Functions taking no handle
+ *     (simtrace_version*, simtrace_strerror, simtrace_type_*,
+ *     simtrace_entry_*) are safe from any thread.
+ *   - Strings returned are either static (say so) or owned by the handle
+ *     and valid until the next call on that handle or its free.
+ *   - Information is copied out into caller-owned structs; no pointer into
+ *     the library's tables is ever returned.
+ *   - Entries go in and come out as their raw little-endian layout
+ *     (SIMTRACE_TYPE_D64: 32 bytes, ...); simtrace_entry_unpack/pack
+ *     convert one entry.
+ */
+#ifndef SIMTRACE_PUBLIC_H
+#define SIMTRACE_PUBLIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exported symbols.  libsvpc is built with -fvisibility=hidden and exports
+ * exactly the calls marked SIMTRACE_API. */
+#if defined(_WIN32) && defined(SIMTRACE_BUILDING)
+#define SIMTRACE_API __declspec(dllexport)
+#elif defined(__GNUC__) && defined(SIMTRACE_BUILDING)
+#define SIMTRACE_API __attribute__((visibility("default")))
+#else
+#define SIMTRACE_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version --------------------------------------------------------------- */
+
+#define SIMTRACE_VERSION_MAJOR 0
+#define SIMTRACE_VERSION_MINOR 1
+#define SIMTRACE_VERSION_PATCH 0
+/* major * 1000000 + minor * 1000 + patch, as simtrace_version() returns */
+#define SIMTRACE_VERSION \
+    (SIMTRACE_VERSION_MAJOR * 1000000u + SIMTRACE_VERSION_MINOR * 1000u + SIMTRACE_VERSION_PATCH)
+#define SIMTRACE_VERSION_STRING "0.1.0"
+
+/* The version of the library linked at run time (SIMTRACE_VERSION is the
+ * one compiled against).  Thread-safe. */
+SIMTRACE_API uint32_t simtrace_version(void);
+/* The same as "major.minor.patch"; static string.  Thread-safe. */
+SIMTRACE_API const char *simtrace_version_string(void);
+
+/* ---- errors ------------------------------------------------------------------ */
+
+/* Values never change once released; new ones are only added. */
+typedef enum simtrace_error {
+    SIMTRACE_OK = 0,
+    SIMTRACE_E_NOMEM = 1,         /* out of memory */
+    SIMTRACE_E_MEMLIMIT = 2,      /* a frame would need more than params.memlimit */
+    SIMTRACE_E_USAGE = 3,         /* invalid argument (NULL handle, bad name, type, size...) */
+    SIMTRACE_E_READ = 4,          /* reading the input failed (read callback: returned < 0) */
+    SIMTRACE_E_WRITE = 5,         /* writing the output failed (write callback: returned != 0) */
+    SIMTRACE_E_SEEK = 6,          /* the input is not seekable where that is needed */
+    SIMTRACE_E_BAD_MAGIC = 7,     /* not a simtrace container */
+    SIMTRACE_E_VERSION = 8,       /* container version not supported */
+    SIMTRACE_E_TRUNCATED = 9,     /* the input ends early */
+    SIMTRACE_E_HEADER_CRC = 10,   /* a header's checksum does not match */
+    SIMTRACE_E_PAYLOAD_CRC = 11,  /* a frame payload's checksum does not match */
+    SIMTRACE_E_ENTRY_CRC = 12,    /* decoded entries' checksum does not match */
+    SIMTRACE_E_CORRUPT = 13,      /* corrupt data */
+    SIMTRACE_E_BAD_FRAME = 14,    /* invalid frame header */
+    SIMTRACE_E_BAD_ATTR = 15,     /* invalid attribute */
+    SIMTRACE_E_BAD_DIRECTORY = 16,/* invalid directory */
+    SIMTRACE_E_BAD_FOOTER = 17,   /* invalid footer */
+    SIMTRACE_E_BAD_STREAM = 18,   /* invalid stream descriptor */
+    SIMTRACE_E_UNSUPPORTED = 19,  /* encoder, type or flag not supported */
+    SIMTRACE_E_TOO_LARGE = 20,    /* beyond the format's limits */
+    SIMTRACE_E_PARTIAL_ENTRY = 21,/* input ends inside an entry */
+    SIMTRACE_E_SECOND_STAGE = 22, /* compressed data (second stage) is corrupt */
+    SIMTRACE_E_RANGE = 23,        /* an entry index or range lies outside the stream */
+    SIMTRACE_E_SYNTAX = 24,       /* (importers) malformed input line */
+    SIMTRACE_E_NOT_FORMAT = 25,   /* (importers) input is not in the named format */
+    SIMTRACE_E_CYCLE_ORDER = 26,  /* cycles decrease within a stream */
+    SIMTRACE_E_THREAD = 27,       /* cannot start a thread */
+    SIMTRACE_E_INTERNAL = 28,     /* internal error (a bug) */
+    SIMTRACE_E_STATE = 29,        /* call out of order: writing to a closed trace,
+                                     reading with random access from a pipe... */
+    SIMTRACE_E_NOT_FOUND = 30,    /* no stream of that name */
+    SIMTRACE_E_BUFFER = 31,       /* the caller's buffer is too small (nothing written to it) */
+} simtrace_error;
+
+/* A one-line message for e ("out of memory"); static string, never NULL
+ * (unknown values give "unknown error").  Thread-safe. */
+SIMTRACE_API const char *simtrace_strerror(int e);
+
+/* 1 when e says the input's content is bad (corrupt, truncated,
+ * unsupported), 0 otherwise (I/O, usage, resources).  Thread-safe. */
+SIMTRACE_API int simtrace_error_is_data(int e);
+
+/* ---- allocator -------------------------------------------------------------- */
+
+/*
+ * Optional: where the memory of a handle comes from (NULL in the params:
+ * malloc/free).  alloc returns NULL on failure (the call then fails with
+ * SIMTRACE_E_NOMEM); free accepts NULL.  Both may be called from the
+ * handle's worker threads at once, so they must be thread-safe.
+ * The allocator serves the handle itself and every buffer the API layer
+ * holds for it (cursor buffers, decoded frames handed out, copies of
+ * stream lists); the codec's own tables and the frames in flight between
+ * worker threads still come from malloc.  The struct is read at creation
+ * and must stay valid until the handle is freed.
+ */
+typedef struct simtrace_allocator {
+    void *(*alloc)(void *opaque, size_t size);
+    void (*free)(void *opaque, void *ptr);
+    void *opaque;
+} simtrace_allocator;
+
+/* ---- entry types --------------------------------------------------------- */
+
+/* Stream types.  Values never change. */
+typedef enum simtrace_type {
+    SIMTRACE_TYPE_NONE = 0,
+    SIMTRACE_TYPE_D64 = 1,    /* 32 bytes: u64 meta, u64 ip, u64 address, u64 data */
+    SIMTRACE_TYPE_D32 = 2,    /* 20 bytes: u64 meta, u32 ip, u32 address, u32 data */
+    SIMTRACE_TYPE_M64 = 3,    /* 24 bytes: u64 meta, u64 ip, u64 address */
+    SIMTRACE_TYPE_M32 = 4,    /* 16 bytes: u64 meta, u32 ip, u32 address */
+    SIMTRACE_TYPE_BYTES = 5,  /* an opaque byte stream: 1-byte entries */
+    SIMTRACE_TYPE_VBLOCK = 6, /* 32 bytes: a block of a wide value (the library writes these) */
+    SIMTRACE_TYPE_VPC = 7,    /* 12 bytes: u32 pc, u64 extended data (legacy VPC traces) */
+    SIMTRACE_TYPE_EVENT = 8,  /* 24 bytes: u64 meta (cycle | kind << 48), u64 ip, u32 vector, u32 error code */
+    SIMTRACE_TYPE_USER = 9,   /* fixed-size entries of a caller's type, named by a 16-byte GUID */
+} simtrace_type;
+
+#define SIMTRACE_NAME_MAX 255u       /* bytes of a stream name, without the NUL */
+#define SIMTRACE_TYPE_NAME_MAX 31u   /* bytes of a user type's label */
+#define SIMTRACE_USER_ENTRY_MAX 65536u /* largest entry of a user type, bytes */
+#define SIMTRACE_VALUE_MAX 4096u     /* longest wide value, bytes */
+#define SIMTRACE_CYCLE_MAX ((UINT64_C(1) << 48) - 1) /* cycles are 48 bits */
+
+/* Bytes of one entry of a built-in type; 0 for NONE, USER and unknown
+ * values.  Thread-safe. */
+SIMTRACE_API size_t simtrace_type_size(int type);
+/* Short name: "d64", "d32", "m64", "m32", "bytes", "vblock", "vpc",
+ * "event", "user"; "?" if unknown.  Static string.  Thread-safe. */
+SIMTRACE_API const char *simtrace_type_name(int type);
+
+/*
+ * One memory entry (d64, d32, m64, m32) unpacked.  meta16 is bits 48..63
+ * of the entry's meta word: bit 0 fullSize (the access has the target's
+ * full width), bits 1..15 the producer's tag.  With fullSize 0, data holds
+ * the access size in bytes in its upper half and the value in its lower
+ * half (d64: size << 32 | value); a d64 access wider than 4 bytes that is
+ * not full-size is a wide access, whose whole value the library keeps
+ * alongside (simtrace_writer_write_wide, simtrace_reader_value).
+ */
+typedef struct simtrace_entry {
+    uint64_t cycle; /* 0..SIMTRACE_CYCLE_MAX */
+    uint64_t meta16;
+    uint64_t ip;
+    uint64_t address;
+    uint64_t data;  /* 0 in m64, m32 */
+} simtrace_entry;
+
+/* Unpack the entry at raw (simtrace_type_size(type) bytes) of a memory
+ * type.  Returns SIMTRACE_OK or SIMTRACE_E_USAGE (not a memory type).
+ * Thread-safe. */
+SIMTRACE_API simtrace_error simtrace_entry_unpack(int type, const void *raw, simtrace_entry *out);
+/* Pack e into raw (simtrace_type_size(type) bytes); fields wider than the
+ * layout are truncated, the cycle to 48 bits.  Returns SIMTRACE_OK or
+ * SIMTRACE_E_USAGE.  Thread-safe. */
+SIMTRACE_API simtrace_error simtrace_entry_pack(int type, const simtrace_entry *e, void *raw);
+
+/* ---- writing ------------------------------------------------------------------ */
+
+typedef struct simtrace_writer simtrace_writer;
+
+/* Encoder profiles: how hard the library works to compress. */
+typedef enum simtrace_profile {
+    SIMTRACE_PROFILE_DEFAULT = 0, /* what svpc-compress does by default */
+    SIMTRACE_PROFILE_FAST = 1,    /* faster to write, slower to read */
+    SIMTRACE_PROFILE_COMPAT = 2,  /* readable by svpc 0.1 (container 1.1) */
+} simtrace_profile;
+
+typedef struct simtrace_write_params {
+    uint32_t threads;       /* encoder threads 1..64; 0: 1.  The bytes written
+                               are the same for every thread count. */
+    uint32_t frame_entries; /* entries per frame; 0: 1048576 (2^20).  At most
+                               16777216.  A frame is the unit of random access
+                               and of what a crash loses (simtrace_writer_flush) */
+    uint32_t profile;       /* simtrace_profile, unless profile_name is set */
+    uint32_t timestamps;    /* 1: record wall-clock time per frame, so that
+                               entries can be found by time (the bytes then
+                               differ run to run) */
+    uint32_t check_cycles;  /* 1: refuse memory entries whose cycle is below
+                               the one before them in their stream
+                               (SIMTRACE_E_CYCLE_ORDER) */
+    uint32_t reserved0;
+    const char *profile_name; /* NULL, or a profile by name: "default",
+                                 "fast", "compat", or an encoder of the
+                                 programs' -e: "cm", "cm2", "cm1", "paper",
+                                 "generic"; read at creation */
+    const simtrace_allocator *allocator; /* NULL: malloc */
+    uint64_t reserved[6];   /* zero */
+} simtrace_write_params;
+
+/* Fill p with the defaults (1 thread, 2^20 entries per frame, default
+ * profile, no timestamps, no cycle check).  Thread-safe. */
+SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p);
+
+/*
+ * Caller-supplied output.  write must take all size bytes and return 0, or
+ * return nonzero on failure (the writer then fails with SIMTRACE_E_WRITE
+ * and writes nothing more).  The output is written strictly forward, once:
+ * it may be a pipe, a socket, a compressor.  Called only from inside
+ * simtrace_writer_* calls, on the calling thread.  The struct is copied.
+ */
+typedef struct simtrace_write_io {
+    int (*write)(void *opaque, const void *buf, size_t size);
+    void *opaque;
+} simtrace_write_io;
+
+/*
+ * Create a trace and write its file header.  params NULL: the defaults.
+ *   _path: creates or truncates the file (mode 0666 before umask); the
+ *          writer closes it when freed.
+ *   _fd:   any descriptor open for writing (file, pipe, socket); not closed.
+ *   _io:   the write callback above.
+ * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (bad params or profile name);
+ * SIMTRACE_E_WRITE (open or write failed); SIMTRACE_E_NOMEM;
+ * SIMTRACE_E_THREAD.  On failure *w is NULL.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_create_path(simtrace_writer **w, const char *path,
+                                                        const simtrace_write_params *params);
+SIMTRACE_API simtrace_error simtrace_writer_create_fd(simtrace_writer **w, int fd, const simtrace_write_params *params);
+SIMTRACE_API simtrace_error simtrace_writer_create_io(simtrace_writer **w, const simtrace_write_io *io,
+                                                      const simtrace_write_params *params);
+
+/*
+ * Add a stream of a built-in type (d64, d32, m64, m32, bytes, vpc, event;
+ * not vblock, not user) named name (1..255 bytes, unique in the trace).
+ * *id receives its stream number, counted from 0 in the order of adding;
+ * the same number lists it when the trace is read.
+ * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (bad or duplicate name, bad type,
+ * or a profile whose encoder cannot code this type); SIMTRACE_E_STATE
+ * (the trace is closed); SIMTRACE_E_WRITE; SIMTRACE_E_NOMEM.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_add_stream(simtrace_writer *w, const char *name, int type, uint32_t *id);
+
+/*
+ * Add a stream of a caller-defined fixed-size type: guid identifies the
+ * type (16 bytes, not one of the built-in types' GUIDs), entry_size is
+ * 1..SIMTRACE_USER_ENTRY_MAX, type_name a label of 1..31 bytes (NULL:
+ * "user").  Such entries are compressed as bytes (generic encoder).
+ * Returns as simtrace_writer_add_stream.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_add_user_stream(simtrace_writer *w, const char *name,
+                                                            const uint8_t guid[16], uint32_t entry_size,
+                                                            const char *type_name, uint32_t *id);
+
+/*
+ * Append count entries (count x the stream's entry size bytes at entries,
+ * copied before the call returns) to stream id.  Frames are cut every
+ * frame_entries entries and compressed by the worker threads while the
+ * caller goes on.
+ * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (unknown id, entries NULL with
+ * count > 0); SIMTRACE_E_STATE (closed, or failed before);
+ * SIMTRACE_E_CYCLE_ORDER (check_cycles: the entries before the offending
+ * one were appended, the rest of this call's were not; the writer stays
+ * usable; simtrace_writer_message says which); SIMTRACE_E_WRITE;
+ * SIMTRACE_E_NOMEM; SIMTRACE_E_TOO_LARGE.  After any other failure the
+ * writer only accepts simtrace_writer_free.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_write(simtrace_writer *w, uint32_t id, const void *entries, size_t count);
+
+/*
+ * Append one d64 or d32 entry (raw layout at entry) whose value is wider
+ * than its data field: len bytes at value (1..SIMTRACE_VALUE_MAX, least
+ * significant first).  The entry is stored with fullSize 0, size len and
+ * the value's low bytes in data; the whole value goes to the stream's
+ * companion "NAME.vdata", added on first use.  Read it back with
+ * simtrace_reader_value.  Returns as simtrace_writer_write, and
+ * SIMTRACE_E_USAGE for a type other than d64/d32 or a len that fits the
+ * data field (d64: len <= 4; d32: len <= 2).
+ */
+SIMTRACE_API simtrace_error simtrace_writer_write_wide(simtrace_writer *w, uint32_t id, const void *entry,
+                                                       const void *value, size_t len);
+
+/*
+ * Cut a frame of every stream's pending entries, and return when every
+ * frame so far is written to the output: if the program dies after this,
+ * a reader recovers everything written before the flush (files without
+ * directory are read through their frame headers).  Frequent flushes make
+ * smaller frames: worse compression.  Does not fsync.
+ * Returns SIMTRACE_OK; SIMTRACE_E_STATE; SIMTRACE_E_WRITE; SIMTRACE_E_NOMEM.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_flush(simtrace_writer *w);
+
+/*
+ * Finish the trace: cut the pending frames, wait for the workers, write
+ * the directory and the footer.  The trace is then complete; the handle
+ * stays valid for simtrace_writer_entries and _message, and refuses
+ * further writes (SIMTRACE_E_STATE).  A second close returns
+ * SIMTRACE_E_STATE.  Returns SIMTRACE_OK; SIMTRACE_E_STATE;
+ * SIMTRACE_E_WRITE; SIMTRACE_E_NOMEM; SIMTRACE_E_TOO_LARGE.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_close(simtrace_writer *w);
+
+/* Entries appended to stream id so far (*entries), or to all streams
+ * (id = UINT32_MAX).  Bytes written so far (*bytes).  Either pointer may
+ * be NULL.  Returns SIMTRACE_OK or SIMTRACE_E_USAGE. */
+SIMTRACE_API simtrace_error simtrace_writer_entries(const simtrace_writer *w, uint32_t id, uint64_t *entries,
+                                                    uint64_t *bytes);
+
+/* What the last failed call on w found wrong, in words ("stream 'cpu0':
+ * entry 12 has cycle 5, below cycle 9 of the entry before it"); "" after
+ * success.  Owned by w. */
+SIMTRACE_API const char *simtrace_writer_message(const simtrace_writer *w);
+
+/* Release the writer: stops the workers, closes a file opened by _path.
+ * A trace not closed is left without directory (still readable, through
+ * its frame headers, up to the last frame written).  NULL is allowed. */
+SIMTRACE_API void simtrace_writer_free(simtrace_writer *w);
+
+/* ---- reading ------------------------------------------------------------------ */
+
+typedef struct simtrace_reader simtrace_reader;
+typedef struct simtrace_cursor simtrace_cursor;
+
+typedef struct simtrace_read_params {
+    uint32_t threads;      /* decoder threads for sequential reads, 1..64; 0: 1 */
+    uint32_t ignore_check; /* 1: do not compare decoded entries with their
+                              stored checksums (payload checksums are still
+                              checked); faster */
+    uint64_t memlimit;     /* bytes a frame may need to decode; 0: no limit
+                              beyond the format's (SIMTRACE_E_MEMLIMIT) */
+    const simtrace_allocator *allocator; /* NULL: malloc */
+    uint64_t reserved[6];  /* zero */
+} simtrace_read_params;
+
+/* Fill p with the defaults.  Thread-safe. */
+SIMTRACE_API void simtrace_read_params_init(simtrace_read_params *p);
+
+/*
+ * Caller-supplied input, read sequentially.  read puts up to size bytes at
+ * buf and returns how many (0: end of input), or -1 on failure.  Called
+ * from the reader's own thread while a cursor pulls entries, never from
+ * two threads at once.  The struct is copied.
+ */
+typedef struct simtrace_read_io {
+    int64_t (*read)(void *opaque, void *buf, size_t size);
+    void *opaque;
+} simtrace_read_io;
+
+/*
+ * Open a trace.
+ *   _path: a regular file, read with random access through its directory
+ *          (a file cut off without directory is read through its frame
+ *          headers); the reader closes it.
+ *   _fd:   a regular file gives random access as _path does (the
+ *          descriptor is read with pread, its offset untouched, not
+ *          closed); anything else (a pipe, a socket) is read sequentially.
+ *   _io:   sequential, through the read callback.
+ * Random access reads only the footer, directory and stream descriptors
+ * here.  A sequential reader reads the file header only; its streams are
+ * known as the input goes by, and entries come through a cursor only.
+ * Returns SIMTRACE_OK; SIMTRACE_E_READ (open or read failed);
+ * SIMTRACE_E_BAD_MAGIC, _VERSION, _HEADER_CRC, _TRUNCATED and other data
+ * errors; SIMTRACE_E_NOMEM; SIMTRACE_E_THREAD; SIMTRACE_E_USAGE.  On
+ * failure *r is NULL (there is no handle to ask for the message: open
+ * the input with simtrace-cat --verify to see where it is damaged).
+ */
+SIMTRACE_API simtrace_error simtrace_reader_open_path(simtrace_reader **r, const char *path,
+                                                      const simtrace_read_params *params);
+SIMTRACE_API simtrace_error simtrace_reader_open_fd(simtrace_reader **r, int fd, const simtrace_read_params *params);
+SIMTRACE_API simtrace_error simtrace_reader_open_io(simtrace_reader **r, const simtrace_read_io *io,
+                                                    const simtrace_read_params *params);
+
+/* 1 for random access (a regular file), 0 for sequential; -1 for NULL. */
+SIMTRACE_API int simtrace_reader_random_access(const simtrace_reader *r);
+
+/* Everything about one stream, copied out. */
+typedef struct simtrace_stream_info {
+    uint32_t index;       /* position in the reader's list, 0..count-1 */
+    uint32_t id;          /* stream id in the file (usually = index) */
+    char name[SIMTRACE_NAME_MAX + 1]; /* NUL-terminated */
+    uint32_t type;        /* simtrace_type; USER for a GUID this library does not know */
+    uint32_t entry_size;  /* bytes per entry */
+    char type_name[SIMTRACE_TYPE_NAME_MAX + 1]; /* "d64"...; a user type's label */
+    uint8_t guid[16];     /* the type's GUID */
+    uint64_t entries;     /* random access: all; sequential: delivered so far */
+    uint64_t frames;      /* data frames: all; sequential: seen so far */
+    uint64_t stored_bytes;/* random access: bytes of its frames; sequential: 0 */
+    uint64_t first_cycle, last_cycle; /* of its first and last frame (random
+                                         access, has_cycles, frames > 0) */
+    uint32_t has_cycles;  /* 1: entries carry a cycle (memory types, event) */
+    uint32_t cycles_ordered; /* 1: random access, and cycles never decrease
+                                from frame to frame: find/ranges by cycle work */
+    uint32_t times_ordered;  /* 1: random access, written with timestamps:
+                                find/ranges by time work */
+    uint32_t owner;       /* vblock streams: the index of the stream whose wide
+                             values they hold; UINT32_MAX otherwise */
+    uint32_t values;      /* index of this stream's vblock companion, or
+                             UINT32_MAX: wide values, if any, are not kept */
+    uint32_t reserved0;
+    uint64_t reserved[6];
+} simtrace_stream_info;
+
+/* Streams known so far (random access: all) in *count.  Returns
+ * SIMTRACE_OK or SIMTRACE_E_USAGE. */
+SIMTRACE_API simtrace_error simtrace_reader_stream_count(const simtrace_reader *r, uint32_t *count);
+
+/* Copy stream index's information to *info.  Returns SIMTRACE_OK;
+ * SIMTRACE_E_RANGE (index >= count); SIMTRACE_E_USAGE. */
+SIMTRACE_API simtrace_error simtrace_reader_stream_info(const simtrace_reader *r, uint32_t index,
+                                                        simtrace_stream_info *info);
+
+/* The index of the stream named name in *index.  name NULL: the default
+ * stream, as simtrace-cat chooses it: the first memory stream (d64, d32,
+ * m64, m32), else the first stream.  Returns SIMTRACE_OK;
+ * SIMTRACE_E_NOT_FOUND (no such stream, or none at all; on a sequential
+ * reader: not declared so far); SIMTRACE_E_USAGE. */
+SIMTRACE_API simtrace_error simtrace_reader_find_stream(const simtrace_reader *r, const char *name,
+                                                        uint32_t *index);
+
+/*
+ * Random access only.  Copy entries [a, b) of stream index into buf
+ * (size bytes): b is clipped to the stream's end (b = UINT64_MAX: to the
+ * end); *count receives the number of entries copied, (min(b, end) - a).
+ * Only the frames holding them are decoded, each only up to the last
+ * entry needed, and every entry returned is checked against its stored
+ * checksum (unless params.ignore_check).
+ * Returns SIMTRACE_OK; SIMTRACE_E_BUFFER (size < count x entry size:
+ * nothing copied, *count says how many entries the range holds);
+ * SIMTRACE_E_RANGE (a > b, or a past the stream's end);
+ * SIMTRACE_E_STATE (a sequential reader); SIMTRACE_E_USAGE; data errors
+ * (simtrace_reader_message says where); SIMTRACE_E_READ; SIMTRACE_E_NOMEM;
+ * SIMTRACE_E_MEMLIMIT.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_read(simtrace_reader *r, uint32_t index, uint64_t a, uint64_t b,
+                                                 void *buf, size_t size, uint64_t *count);
+
+/*
+ * Random access only.  *entry receives the index of the first entry of
+ * stream index whose cycle is >= cycle (the stream's entry count if none):
+ * [find(c1), find(c2)) are the entries of cycles c1..c2-1.  Decodes at
+ * most one frame.  Returns SIMTRACE_OK; SIMTRACE_E_USAGE (the type has no
+ * cycles); SIMTRACE_E_CYCLE_ORDER (the stream's cycles decrease, so a
+ * cycle does not name a place: use entry indices); SIMTRACE_E_STATE
+ * (sequential reader); data and I/O errors.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_find_cycle(simtrace_reader *r, uint32_t index, uint64_t cycle,
+                                                       uint64_t *entry);
+
+/*
+ * Random access only.  *entry receives the first entry of the first frame
+ * of stream index written at or after wall-clock time t (ns since 1970;
+ * the trace must be written with timestamps; time is recorded per frame,
+ * so this is exact to a frame); the entry count if none.  Decodes
+ * nothing.  Returns SIMTRACE_OK; SIMTRACE_E_UNSUPPORTED (no ordered
+ * timestamps); SIMTRACE_E_STATE; SIMTRACE_E_USAGE.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_find_time(simtrace_reader *r, uint32_t index, uint64_t t,
+                                                      uint64_t *entry);
+
+/*
+ * Random access only.  The whole value of entry `entry` of stream index
+ * (d64, d32), least significant byte first, into buf (size bytes); *len
+ * receives its length.  For an entry that is not wide, or whose stream
+ * keeps no wide values, this is the value in its data field (fullSize:
+ * 8 or 4 bytes; otherwise its size, at most 4 or 2 bytes).
+ * Returns SIMTRACE_OK; SIMTRACE_E_BUFFER (size < the value's length:
+ * nothing copied, *len says how long); SIMTRACE_E_RANGE (no such entry);
+ * SIMTRACE_E_USAGE (not d64/d32); SIMTRACE_E_STATE; SIMTRACE_E_CORRUPT
+ * (the value's blocks are missing or malformed); data and I/O errors.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_value(simtrace_reader *r, uint32_t index, uint64_t entry, void *buf,
+                                                  size_t size, size_t *len);
+
+/* What the last failed call on r (or its cursors) found wrong and where
+ * ("byte offset 1234, frame 7: payload checksum mismatch"); "" after
+ * success.  Owned by r. */
+SIMTRACE_API const char *simtrace_reader_message(const simtrace_reader *r);
+
+/* Release the reader; closes a file opened by _path.  Its cursors must
+ * be freed first.  NULL is allowed. */
+SIMTRACE_API void simtrace_reader_free(simtrace_reader *r);
+
+/* ---- cursors: entries in order, on files and pipes --------------------------- */
+
+/* Which entries a cursor delivers.  Ranges are half-open [lo, hi);
+ * hi = UINT64_MAX: to the end. */
+typedef enum simtrace_range_kind {
+    SIMTRACE_RANGE_ALL = 0,     /* every entry (lo, hi unused) */
+    SIMTRACE_RANGE_ENTRIES = 1, /* entry indices lo..hi-1 */
+    SIMTRACE_RANGE_CYCLES = 2,  /* entries whose cycle is lo..hi-1 (cycles must
+                                   not decrease: SIMTRACE_E_CYCLE_ORDER) */
+    SIMTRACE_RANGE_TIME = 3,    /* whole frames written between times lo and hi
+                                   (ns since 1970; needs timestamps) */
+} simtrace_range_kind;
+
+typedef struct simtrace_range {
+    uint32_t kind; /* simtrace_range_kind */
+    uint32_t reserved0;
+    uint64_t lo, hi;
+} simtrace_range;
+
+/*
+ * A cursor over one stream of r: the stream named name (NULL: the default
+ * stream, see simtrace_reader_find_stream), the entries that range selects
+ * (NULL: all).  On a random-access reader it decodes only the frames the
+ * range needs; several cursors may be open on one reader (used by one
+ * thread at a time).  On a sequential reader it starts reading the input
+ * and returns when the stream is declared (its frames are decoded by
+ * params.threads threads, other streams' frames are skipped undecoded);
+ * one cursor per sequential reader, and its entries can be read once.
+ * Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND (no such stream; on a
+ * sequential reader also: no memory stream for name NULL);
+ * SIMTRACE_E_USAGE (bad range; a cycle range on a type without cycles);
+ * SIMTRACE_E_CYCLE_ORDER, SIMTRACE_E_UNSUPPORTED (random access: the
+ * stream's cycles decrease, or it has no ordered times); SIMTRACE_E_STATE
+ * (a second cursor on a sequential reader); data and I/O errors;
+ * SIMTRACE_E_NOMEM; SIMTRACE_E_THREAD.
+ */
+SIMTRACE_API simtrace_error simtrace_cursor_open(simtrace_cursor **c, simtrace_reader *r, const char *name,
+                                                 const simtrace_range *range);
+
+/* The cursor's stream, copied out (entry_size says how to size buffers). */
+SIMTRACE_API simtrace_error simtrace_cursor_stream_info(const simtrace_cursor *c, simtrace_stream_info *info);
+
+/*
+ * Copy the next entries, as many whole entries as fit in size bytes, to
+ * buf.  *count receives their number (0: the range is exhausted; further
+ * calls give 0 again), *first (if not NULL) the index in the stream of the
+ * first of them.  Returns SIMTRACE_OK; SIMTRACE_E_BUFFER (size below one
+ * entry); SIMTRACE_E_CYCLE_ORDER (a cycle range met a decrease); data and
+ * I/O errors (the cursor then stays failed: each call returns the error).
+ */
+SIMTRACE_API simtrace_error simtrace_cursor_next(simtrace_cursor *c, void *buf, size_t size, uint64_t *count,
+                                                 uint64_t *first);
+
+/* Release the cursor (on a sequential reader: stops its reading).  NULL
+ * is allowed. */
+SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMTRACE_PUBLIC_H */
