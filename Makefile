@@ -3,8 +3,15 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR  = $(DESTDIR)$(PREFIX)/bin
+INCDIR  = $(DESTDIR)$(PREFIX)/include
+LIBDIR  = $(DESTDIR)$(PREFIX)/lib
+PCDIR   = $(LIBDIR)/pkgconfig
+MANDIR  = $(DESTDIR)$(PREFIX)/share/man
 CC      ?= cc
 VERSION = 0.1.0
+# libsvpc.so.$(SOVERSION) is the soname: it changes only when a call of
+# include/simtrace.h changes incompatibly
+SOVERSION = 0
 
 # Warnings live here and only here.  CI builds with WERROR=1.
 WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla
@@ -29,13 +36,16 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c 
           formats/trace_io.c formats/import_common.c formats/import_access.c formats/import_text.c \
           formats/import_vpc.c formats/export_text.c formats/export_merge.c \
           svpc/stage2.c svpc/vpcx.c svpc/cm2.c svpc/svpc_codec.c \
-          frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c
+          frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c \
+          frames/range.c api/api_common.c api/api_write.c api/api_read.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
 UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a
+SHLIB_REAL = libsvpc.so.$(VERSION)
+SHLIB    = $(BUILD)/$(SHLIB_REAL)
 BINS     = $(PROGS:%=$(BUILD)/%)
 UNITBINS = $(UNIT:%=$(BUILD)/tests/%)
 
@@ -43,8 +53,8 @@ UNITBINS = $(UNIT:%=$(BUILD)/tests/%)
 
 .PHONY: all tools help check unit cli-test demo bench install uninstall clean deps testdata asan ubsan tsan fuzz fuzz-build fuzz-check
 
-## all: build the programs (default)
-all: $(BINS)
+## all: build the programs and the libraries (default)
+all: $(BINS) $(SHLIB) $(BUILD)/svpc.pc
 
 ## help: list the targets
 help:
@@ -55,9 +65,26 @@ $(BUILD)/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# The library's objects serve the static and the shared library alike:
+# position-independent, and nothing exported but the calls of
+# include/simtrace.h marked SIMTRACE_API.
+$(LIB_OBJ): ALL_CFLAGS += -fPIC -fvisibility=hidden
+
 $(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(SHLIB): $(LIB_OBJ)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libsvpc.so.$(SOVERSION) -Wl,--no-undefined \
+	  -o $@ $^ $(LDLIBS)
+	$(Q)ln -sf $(SHLIB_REAL) $(BUILD)/libsvpc.so.$(SOVERSION) && ln -sf $(SHLIB_REAL) $(BUILD)/libsvpc.so
+
+# pkg-config: the prefix is found from where svpc.pc lies (lib/pkgconfig),
+# so an installed tree may be moved (DESTDIR, a relocated prefix)
+$(BUILD)/svpc.pc: svpc.pc.in Makefile
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's/@VERSION@/$(VERSION)/' -e 's|@LIBS_PRIVATE@|$(LDLIBS)|' svpc.pc.in > $@
 
 # each program is cli/<name with - as _>.c plus the shared CLI code; the
 # decompressor is shared by svpc-decompress and svpc-compress -d
@@ -201,15 +228,29 @@ bench-compare:
 	$(Q)test -n "$(OLD)" || { echo "usage: make bench-compare OLD=old/bench.tsv [NEW=build/bench.tsv]" >&2; exit 2; }
 	$(Q)scripts/bench-compare.sh $(OLD) $(NEW)
 
-## install: install the programs under $(DESTDIR)$(PREFIX)
+MAN1 = $(wildcard man/*.1)
+MAN3 = $(wildcard man/*.3)
+
+## install: install the programs, <simtrace.h>, libsvpc.so and libsvpc.a, svpc.pc and the man pages under $(DESTDIR)$(PREFIX)
 install: all
-	install -d $(BINDIR)
+	install -d $(BINDIR) $(INCDIR) $(LIBDIR) $(PCDIR)
 	install -m 755 $(BINS) $(BINDIR)
 	install -m 755 scripts/bochs-trace $(BINDIR)
+	install -m 644 include/simtrace.h $(INCDIR)
+	install -m 644 $(LIB) $(LIBDIR)
+	install -m 755 $(SHLIB) $(LIBDIR)
+	ln -sf $(SHLIB_REAL) $(LIBDIR)/libsvpc.so.$(SOVERSION)
+	ln -sf $(SHLIB_REAL) $(LIBDIR)/libsvpc.so
+	install -m 644 $(BUILD)/svpc.pc $(PCDIR)
+	$(if $(MAN1),install -d $(MANDIR)/man1 && install -m 644 $(MAN1) $(MANDIR)/man1)
+	$(if $(MAN3),install -d $(MANDIR)/man3 && install -m 644 $(MAN3) $(MANDIR)/man3)
 
-## uninstall: remove the installed programs
+## uninstall: remove what install installed
 uninstall:
 	rm -f $(PROGS:%=$(BINDIR)/%) $(BINDIR)/bochs-trace
+	rm -f $(INCDIR)/simtrace.h $(LIBDIR)/libsvpc.a $(LIBDIR)/$(SHLIB_REAL) $(LIBDIR)/libsvpc.so.$(SOVERSION) \
+	  $(LIBDIR)/libsvpc.so $(PCDIR)/svpc.pc
+	rm -f $(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) $(addprefix $(MANDIR)/man3/,$(notdir $(MAN3)))
 
 ## clean: remove build outputs
 clean:

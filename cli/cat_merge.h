@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "../frames/simtrace.h"
+#include "../frames/container.h"
 
 /* Each -s NAME, in order (NAME may list several streams: "read,write"). */
 void cat_select(const char *arg);

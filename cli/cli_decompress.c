@@ -11,7 +11,7 @@
 
 #include "../common/st_error.h"
 #include "../common/st_io.h"
-#include "../frames/simtrace.h"
+#include "../frames/container.h"
 #include "cli_util.h"
 
 static void usage(FILE *f, const char *cmd)

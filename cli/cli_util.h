@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "../common/st_error.h"
-#include "../frames/simtrace.h"
+#include "../frames/container.h"
 #include "../svpc/svpc.h"
 
 #define EXIT_OK 0

@@ -16,7 +16,7 @@
 #include "../common/st_io.h"
 #include "../formats/entry.h"
 #include "../formats/trace_io.h"
-#include "../frames/simtrace.h"
+#include "../frames/container.h"
 #include "cat_merge.h"
 #include "cli_util.h"
 

@@ -9,7 +9,7 @@
 #include "../common/st_decomp.h"
 #include "../common/st_error.h"
 #include "../formats/entry.h"
-#include "../frames/simtrace.h"
+#include "../frames/container.h"
 #include "../svpc/svpc.h"
 #include "cli_util.h"
 

@@ -10,7 +10,7 @@
 
 #include "../common/st_bytes.h"
 #include "../common/st_error.h"
-#include "simtrace.h"
+#include "container.h"
 
 #define ST_MAGIC "simtrace"
 #define ST_VERSION_MAJOR 1

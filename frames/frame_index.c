@@ -8,7 +8,7 @@
 
 #include "frame_format.h"
 #include "pool.h"
-#include "simtrace.h"
+#include "container.h"
 
 struct st_index {
     int fd;

@@ -7,10 +7,12 @@
 #include "../common/st_io.h"
 #include "frame_format.h"
 #include "pool.h"
-#include "simtrace.h"
+#include "container.h"
 
 struct st_reader {
-    int fd;
+    int fd;            /* -1 when reading through in_fn */
+    st_in_fn in_fn;
+    void *in_arg;
     st_read_opts o;
     st_pool pool;
     st_stream_info *s;
@@ -34,7 +36,35 @@ uint64_t st_frame_decode_memory(uint64_t count, uint64_t esz, uint64_t payload)
     return payload + 2 * count * esz + svpc_ctx_memory_max();
 }
 
-st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o_in, st_diag *d)
+/* Read n bytes, fewer only at the end of the input. */
+static st_error in_full(st_reader *r, uint8_t *p, size_t n, size_t *got)
+{
+    if (!r->in_fn)
+        return st_read_full(r->fd, p, n, got);
+    *got = 0;
+    while (*got < n) {
+        size_t k = 0;
+        RETURN_IF_ERROR(r->in_fn(r->in_arg, p + *got, n - *got, &k));
+        if (k == 0)
+            break;
+        *got += k;
+    }
+    return ST_OK;
+}
+
+static st_error reader_new(st_reader **out, int fd, st_in_fn fn, void *arg, const st_read_opts *o_in, st_diag *d);
+
+st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o, st_diag *d)
+{
+    return reader_new(out, fd, NULL, NULL, o, d);
+}
+
+st_error st_reader_new_in(st_reader **out, st_in_fn fn, void *arg, const st_read_opts *o, st_diag *d)
+{
+    return reader_new(out, -1, fn, arg, o, d);
+}
+
+static st_error reader_new(st_reader **out, int fd, st_in_fn fn, void *arg, const st_read_opts *o_in, st_diag *d)
 {
     st_read_opts oo = *o_in, *o = &oo;
     /* under a memory limit, fewer threads rather than refusing ordinary frames */
@@ -51,11 +81,13 @@ st_error st_reader_new(st_reader **out, int fd, const st_read_opts *o_in, st_dia
     if (!r)
         return ST_E_NOMEM;
     r->fd = fd;
+    r->in_fn = fn;
+    r->in_arg = arg;
     r->o = *o;
     st_buf_init(&r->dir, 0);
     uint8_t h[ST_FILE_HEADER_SIZE];
     size_t got;
-    st_error e = st_read_full(fd, h, sizeof h, &got);
+    st_error e = in_full(r, h, sizeof h, &got);
     if (e == ST_OK && got < sizeof h) {
         /* a short input that is no container says so (the magic, at
          * offset 0); one that could be is cut off */
@@ -109,6 +141,8 @@ static st_error add_stream(st_reader *r, const st_frame_header *h, const uint8_t
         r->cap = nc;
     }
     r->s[r->ns++] = si;
+    if (r->o.on_stream)
+        r->o.on_stream(r->o.stream_arg, &r->s[r->ns - 1]);
     return ST_OK;
 }
 
@@ -144,7 +178,7 @@ static st_error check_directory(st_reader *r, const st_frame_header *h, uint64_t
                            (unsigned long long)r->nframes);
     uint8_t fb[ST_FOOTER_SIZE + 1];
     size_t got;
-    RETURN_IF_ERROR(st_read_full(r->fd, fb, sizeof fb, &got));
+    RETURN_IF_ERROR(in_full(r, fb, sizeof fb, &got));
     uint64_t foot_off = dir_off + ST_FRAME_HEADER_SIZE + len;
     diag_at(d, foot_off, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
     if (got < ST_FOOTER_SIZE)
@@ -193,7 +227,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         uint8_t hb[ST_FRAME_HEADER_SIZE];
         size_t got;
         uint64_t at = r->off;
-        st_error e = st_read_full(r->fd, hb, sizeof hb, &got);
+        st_error e = in_full(r, hb, sizeof hb, &got);
         if (e != ST_OK) {
             deliver(r, 1, sink, arg, NULL);
             diag_at(d, at, r->nframes, ST_DIAG_UNKNOWN);
@@ -285,7 +319,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         pb->len = 0;
         e = st_buf_reserve(pb, h.payload_size ? (size_t)h.payload_size : 1);
         if (e == ST_OK)
-            e = st_read_full(r->fd, pb->data, (size_t)h.payload_size, &got);
+            e = in_full(r, pb->data, (size_t)h.payload_size, &got);
         if (e == ST_OK && got < h.payload_size) {
             diag_at(d, at + ST_FRAME_HEADER_SIZE + got, r->nframes, h.stream);
             e = st_diag_set(d, ST_E_TRUNCATED, "payload cut off after %zu of %llu bytes", got,

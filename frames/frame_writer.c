@@ -9,7 +9,7 @@
 #include "../common/st_io.h"
 #include "frame_format.h"
 #include "pool.h"
-#include "simtrace.h"
+#include "container.h"
 
 typedef struct {
     uint32_t id; /* stream id in the file; the API's sid is the index in st_writer.s */
@@ -28,7 +28,9 @@ typedef struct {
 } w_stream;
 
 struct st_writer {
-    int fd;
+    int fd;            /* -1 when writing through out_fn */
+    st_out_fn out_fn;  /* where the bytes go */
+    void *out_arg;
     st_write_opts o;
     st_pool pool;
     w_stream *s;
@@ -82,6 +84,13 @@ static uint64_t wall_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The default output: the descriptor. */
+static st_error out_fd(void *arg, const uint8_t *p, size_t n)
+{
+    const st_writer *w = arg;
+    return st_write_all(w->fd, p, n);
+}
+
 /* Write one finished frame and record it in the directory. */
 static st_error emit(st_writer *w, st_job *j)
 {
@@ -91,8 +100,8 @@ static st_error emit(st_writer *w, st_job *j)
     if (w->dir.len + sizeof de + ST_ATTR_HEADER_SIZE > ST_MAX_PAYLOAD)
         return ST_E_TOO_LARGE;
     st_frame_header_write(&j->h, hb);
-    RETURN_IF_ERROR(st_write_all(w->fd, hb, sizeof hb));
-    RETURN_IF_ERROR(st_write_all(w->fd, j->out.data, j->out.len));
+    RETURN_IF_ERROR(w->out_fn(w->out_arg, hb, sizeof hb));
+    RETURN_IF_ERROR(w->out_fn(w->out_arg, j->out.data, j->out.len));
     st_dir_entry e = {w->off, ST_FRAME_HEADER_SIZE + j->out.len, j->h};
     st_dir_entry_write(&e, de);
     RETURN_IF_ERROR(st_buf_append(&w->dir, de, sizeof de));
@@ -147,6 +156,8 @@ static st_error writer_alloc(st_writer **out, int fd, const st_write_opts *o)
     if (!w)
         return ST_E_NOMEM;
     w->fd = fd;
+    w->out_fn = out_fd;
+    w->out_arg = w;
     w->o = *o;
     st_buf_init(&w->dir, 0);
     /* one slot per worker: each stream's fill buffer is where the owner
@@ -172,12 +183,23 @@ static size_t frame_entries_for(const st_writer *w, st_entry_type t, size_t esz)
 
 st_error st_writer_new(st_writer **out, int fd, const st_write_opts *o)
 {
+    return st_writer_new_out(out, NULL, NULL, fd, o);
+}
+
+st_error st_writer_new_out(st_writer **out, st_out_fn fn, void *arg, int fd, const st_write_opts *o)
+{
     st_writer *w;
-    RETURN_IF_ERROR(writer_alloc(&w, fd, o));
+    if (!fn && fd < 0)
+        return ST_E_USAGE;
+    RETURN_IF_ERROR(writer_alloc(&w, fn ? -1 : fd, o));
+    if (fn) {
+        w->out_fn = fn;
+        w->out_arg = arg;
+    }
     *out = NULL;
     uint8_t h[ST_FILE_HEADER_SIZE];
     st_file_header_write(h);
-    st_error e = st_write_all(fd, h, sizeof h);
+    st_error e = w->out_fn(w->out_arg, h, sizeof h);
     if (e != ST_OK) {
         st_writer_free(w);
         return e;
@@ -471,7 +493,7 @@ st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f)
     return ST_OK;
 }
 
-st_error st_writer_finish(st_writer *w)
+st_error st_writer_flush(st_writer *w)
 {
     if (w->failed)
         return w->failed;
@@ -479,8 +501,13 @@ st_error st_writer_finish(st_writer *w)
         if (w->s[i].fill_n)
             RETURN_IF_ERROR(cut_frame(w, i));
     st_error e = drain(w, 1);
-    if (e != ST_OK)
-        return fail(w, e);
+    return e == ST_OK ? ST_OK : fail(w, e);
+}
+
+st_error st_writer_finish(st_writer *w)
+{
+    RETURN_IF_ERROR(st_writer_flush(w));
+    st_error e;
     /* the directory frame: one attribute holding every frame's entry */
     st_buf pay;
     st_buf_init(&pay, 0);
@@ -497,11 +524,11 @@ st_error st_writer_finish(st_writer *w)
         st_frame_header_write(&h, hb);
         st_footer f = {w->off, ST_FRAME_HEADER_SIZE + pay.len, w->nframes};
         st_footer_write(&f, fb);
-        e = st_write_all(w->fd, hb, sizeof hb);
+        e = w->out_fn(w->out_arg, hb, sizeof hb);
         if (e == ST_OK)
-            e = st_write_all(w->fd, pay.data, pay.len);
+            e = w->out_fn(w->out_arg, pay.data, pay.len);
         if (e == ST_OK)
-            e = st_write_all(w->fd, fb, sizeof fb);
+            e = w->out_fn(w->out_arg, fb, sizeof fb);
         if (e == ST_OK)
             w->off += f.dir_size + ST_FOOTER_SIZE;
         w->st.out_bytes = w->off;

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "../frames/frame_format.h"
-#include "../frames/simtrace.h"
+#include "../frames/container.h"
 
 #define NBASE 300u
 #define FRAME_ENTRIES 100u

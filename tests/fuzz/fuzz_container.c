@@ -1,5 +1,5 @@
 /* Sequential container read: open + read every frame + decode. */
-#include "../../frames/simtrace.h"
+#include "../../frames/container.h"
 #include "fuzz_util.h"
 
 static st_error sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *e, size_t n)

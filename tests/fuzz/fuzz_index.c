@@ -1,6 +1,6 @@
 /* Random access: open through footer and directory, decode every data frame
  * in reverse order (the order must not matter). */
-#include "../../frames/simtrace.h"
+#include "../../frames/container.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,7 +5,7 @@
  * answers consistent with the frame table, and the frames covering the
  * range are decoded (at most 4 per stream) to exactly count x entry-size
  * bytes.  Out-of-range stream and frame numbers must give ST_E_RANGE. */
-#include "../../frames/simtrace.h"
+#include "../../frames/container.h"
 #include "fuzz_util.h"
 
 #define MAX_DECODES 4

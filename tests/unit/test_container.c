@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../../frames/frame_format.h" /* st_crc32, byte offsets: to forge a frame */
-#include "../../frames/simtrace.h"
+#include "../../frames/container.h"
 #include "check.h"
 
 typedef struct {

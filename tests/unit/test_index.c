@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../frames/simtrace.h"
+#include "../../frames/container.h"
 #include "check.h"
 
 static const svpc_params CM = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};

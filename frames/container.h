@@ -1,5 +1,6 @@
 /*
- * simtrace.h - the simtrace container (public header of frames/).
+ * container.h - the simtrace container, internal interface of frames/ (the
+ * public API over it is include/simtrace.h).
  *
  * A container is a file header, then frames in any interleaving of streams,
  * then a directory frame and a fixed-size footer (formats/SIMTRACE.md).  It
@@ -15,8 +16,8 @@
  * Errors: every function returns an st_error; where the cause lies in the
  * input, the st_diag says where (byte offset, frame ordinal, stream).
  */
-#ifndef SIMTRACE_H
-#define SIMTRACE_H
+#ifndef ST_CONTAINER_H
+#define ST_CONTAINER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -56,6 +57,13 @@ typedef struct st_writer st_writer;
  * on failure *w is NULL.
  */
 st_error st_writer_new(st_writer **w, int fd, const st_write_opts *o);
+
+/* Where a writer's bytes go: all n bytes, or ST_E_WRITE. */
+typedef st_error (*st_out_fn)(void *arg, const uint8_t *p, size_t n);
+
+/* st_writer_new writing through fn(arg, ...) instead of a descriptor (fn
+ * NULL: fd).  fn is called on the thread that calls the writer. */
+st_error st_writer_new_out(st_writer **w, st_out_fn fn, void *arg, int fd, const st_write_opts *o);
 
 #define ST_MAX_HEADER 256u       /* bytes of a stream's kept header (HEADER attribute) */
 #define ST_MAX_USER_ENTRY 65536u /* largest entry of a user-defined type */
@@ -150,6 +158,13 @@ typedef struct {
 st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f);
 
 /*
+ * Cut the partial frames of all streams into frames and wait until every
+ * frame so far is written (a crash after this loses none of them).
+ * Returns ST_OK or the writer's failure (ST_E_WRITE, ST_E_NOMEM...).
+ */
+st_error st_writer_flush(st_writer *w);
+
+/*
  * Flush the partial frames of all streams, wait for the workers, write the
  * directory and the footer.  After an error the container is left without a
  * directory: still readable sequentially up to its last complete frame, and
@@ -207,6 +222,9 @@ typedef struct {
 } st_stream_info;
 
 /* One frame as the directory describes it. */
+#define ST_FRAME_REF_DATA 1u   /* kind: a data frame */
+#define ST_FRAME_REF_STREAM 2u /* kind: a stream descriptor */
+#define ST_FRAME_REF_TIMED 1u  /* flags: the time fields are valid */
 typedef struct {
     uint64_t offset;      /* file offset of the frame header */
     uint64_t size;        /* header + payload bytes */
@@ -273,6 +291,10 @@ typedef struct {
      * does not decode is reported here and skipped; reading goes on. */
     st_frame_damage on_damage;
     void *damage_arg;
+    /* Optional: hears of each stream as its descriptor is read (s is
+     * valid during the call). */
+    void (*on_stream)(void *arg, const st_stream_info *s);
+    void *stream_arg;
 } st_read_opts;
 
 /* Receives decoded entries in file order: n entries of stream s, the first
@@ -288,6 +310,14 @@ typedef struct st_reader st_reader;
  * ST_E_TRUNCATED, ST_E_READ, ST_E_NOMEM, ST_E_THREAD; on failure *r is NULL.
  */
 st_error st_reader_new(st_reader **r, int fd, const st_read_opts *o, st_diag *d);
+
+/* Where a reader's bytes come from: up to n bytes at p, *got of them (0 at
+ * the end), or ST_E_READ. */
+typedef st_error (*st_in_fn)(void *arg, uint8_t *p, size_t n, size_t *got);
+
+/* st_reader_new reading through fn(arg, ...) instead of a descriptor; fn
+ * is called on the thread that calls the reader. */
+st_error st_reader_new_in(st_reader **r, st_in_fn fn, void *arg, const st_read_opts *o, st_diag *d);
 
 /*
  * Read every frame in file order, decode data frames in parallel and hand
@@ -421,4 +451,4 @@ void st_index_set_ignore_check(st_index *ix, int on);
 
 void st_index_free(st_index *ix);
 
-#endif /* SIMTRACE_H */
+#endif /* ST_CONTAINER_H */

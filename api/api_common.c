@@ -1,0 +1,174 @@
+/* api_common.c - the calls of the public API that need no handle:
+ * version, errors, types, entry packing; and the allocator. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/entry.h"
+#include "api_internal.h"
+
+/* The public type values are the internal ones (formats/entry.h); both are
+ * fixed by the file format's documentation, and this says so at build time. */
+_Static_assert(SIMTRACE_TYPE_D64 == (int)ST_TYPE_D64 && SIMTRACE_TYPE_D32 == (int)ST_TYPE_D32 &&
+                   SIMTRACE_TYPE_M64 == (int)ST_TYPE_M64 && SIMTRACE_TYPE_M32 == (int)ST_TYPE_M32 &&
+                   SIMTRACE_TYPE_BYTES == (int)ST_TYPE_BYTES && SIMTRACE_TYPE_VBLOCK == (int)ST_TYPE_VBLOCK &&
+                   SIMTRACE_TYPE_VPC == (int)ST_TYPE_VPC && SIMTRACE_TYPE_EVENT == (int)ST_TYPE_EVENT &&
+                   SIMTRACE_TYPE_USER == (int)ST_TYPE_USER,
+               "public and internal entry types differ");
+_Static_assert(SIMTRACE_NAME_MAX == ST_MAX_NAME && SIMTRACE_TYPE_NAME_MAX == ST_MAX_TYPE_NAME &&
+                   SIMTRACE_USER_ENTRY_MAX == ST_MAX_USER_ENTRY && SIMTRACE_VALUE_MAX == ST_VALUE_MAX &&
+                   SIMTRACE_CYCLE_MAX == ST_CYCLE_MASK,
+               "public and internal limits differ");
+
+SIMTRACE_API uint32_t simtrace_version(void) { return SIMTRACE_VERSION; }
+
+SIMTRACE_API const char *simtrace_version_string(void) { return SIMTRACE_VERSION_STRING; }
+
+simtrace_error api_error(st_error e)
+{
+    switch (e) {
+    case ST_OK: return SIMTRACE_OK;
+    case ST_E_NOMEM: return SIMTRACE_E_NOMEM;
+    case ST_E_MEMLIMIT: return SIMTRACE_E_MEMLIMIT;
+    case ST_E_USAGE: return SIMTRACE_E_USAGE;
+    case ST_E_READ: return SIMTRACE_E_READ;
+    case ST_E_WRITE: return SIMTRACE_E_WRITE;
+    case ST_E_SEEK: return SIMTRACE_E_SEEK;
+    case ST_E_BAD_MAGIC: return SIMTRACE_E_BAD_MAGIC;
+    case ST_E_VERSION: return SIMTRACE_E_VERSION;
+    case ST_E_TRUNCATED: return SIMTRACE_E_TRUNCATED;
+    case ST_E_HEADER_CRC: return SIMTRACE_E_HEADER_CRC;
+    case ST_E_PAYLOAD_CRC: return SIMTRACE_E_PAYLOAD_CRC;
+    case ST_E_ENTRY_CRC: return SIMTRACE_E_ENTRY_CRC;
+    case ST_E_CORRUPT: return SIMTRACE_E_CORRUPT;
+    case ST_E_BAD_FRAME: return SIMTRACE_E_BAD_FRAME;
+    case ST_E_BAD_ATTR: return SIMTRACE_E_BAD_ATTR;
+    case ST_E_BAD_DIRECTORY: return SIMTRACE_E_BAD_DIRECTORY;
+    case ST_E_BAD_FOOTER: return SIMTRACE_E_BAD_FOOTER;
+    case ST_E_BAD_STREAM: return SIMTRACE_E_BAD_STREAM;
+    case ST_E_UNSUPPORTED: return SIMTRACE_E_UNSUPPORTED;
+    case ST_E_TOO_LARGE: return SIMTRACE_E_TOO_LARGE;
+    case ST_E_PARTIAL_ENTRY: return SIMTRACE_E_PARTIAL_ENTRY;
+    case ST_E_SECOND_STAGE: return SIMTRACE_E_SECOND_STAGE;
+    case ST_E_RANGE: return SIMTRACE_E_RANGE;
+    case ST_E_SYNTAX: return SIMTRACE_E_SYNTAX;
+    case ST_E_NOT_FORMAT: return SIMTRACE_E_NOT_FORMAT;
+    case ST_E_CYCLE_ORDER: return SIMTRACE_E_CYCLE_ORDER;
+    case ST_E_THREAD: return SIMTRACE_E_THREAD;
+    default: return SIMTRACE_E_INTERNAL;
+    }
+}
+
+/* Messages of the values the API adds to the internal list. */
+static const char *const api_only[] = {
+    [SIMTRACE_E_STATE - SIMTRACE_E_STATE] = "call out of order (the trace is closed or failed, or the reader "
+                                            "is sequential)",
+    [SIMTRACE_E_NOT_FOUND - SIMTRACE_E_STATE] = "no stream of that name",
+    [SIMTRACE_E_BUFFER - SIMTRACE_E_STATE] = "buffer too small",
+};
+
+SIMTRACE_API const char *simtrace_strerror(int e)
+{
+    if (e >= SIMTRACE_E_STATE && e <= SIMTRACE_E_BUFFER)
+        return api_only[e - SIMTRACE_E_STATE];
+    if (e == SIMTRACE_E_INTERNAL)
+        return st_error_name(ST_E_INTERNAL);
+    for (int i = 0; i < ST_ERROR_COUNT; i++)
+        if ((int)api_error((st_error)i) == e && (e != SIMTRACE_E_INTERNAL))
+            return st_error_name((st_error)i);
+    return "unknown error";
+}
+
+SIMTRACE_API int simtrace_error_is_data(int e)
+{
+    for (int i = 0; i < ST_ERROR_COUNT; i++)
+        if ((int)api_error((st_error)i) == e && e != SIMTRACE_E_INTERNAL)
+            return st_error_is_data((st_error)i);
+    return 0;
+}
+
+simtrace_error api_fail(char *msg, st_error e, const st_diag *d)
+{
+    char where[96] = "";
+    size_t n = 0;
+    if (d && d->offset != ST_DIAG_UNKNOWN)
+        n += (size_t)snprintf(where + n, sizeof where - n, "byte offset %" PRIu64 ", ", d->offset);
+    if (d && d->frame != ST_DIAG_UNKNOWN && n < sizeof where)
+        n += (size_t)snprintf(where + n, sizeof where - n, "frame %" PRIu64 ", ", d->frame);
+    if (d && d->stream != ST_DIAG_UNKNOWN && n < sizeof where)
+        snprintf(where + n, sizeof where - n, "stream %" PRIu64 ", ", d->stream);
+    const char *what = d && d->detail[0] ? d->detail : st_error_name(e);
+    snprintf(msg, API_MSG_MAX, "%s%s", where, what);
+    return api_error(e);
+}
+
+SIMTRACE_API size_t simtrace_type_size(int type)
+{
+    return type > SIMTRACE_TYPE_NONE && type <= SIMTRACE_TYPE_USER ? st_entry_size((st_entry_type)type) : 0;
+}
+
+SIMTRACE_API const char *simtrace_type_name(int type)
+{
+    return type > SIMTRACE_TYPE_NONE && type <= SIMTRACE_TYPE_USER ? st_entry_name((st_entry_type)type) : "?";
+}
+
+static int is_memory(int type)
+{
+    return type > SIMTRACE_TYPE_NONE && type <= SIMTRACE_TYPE_USER && st_entry_is_memory((st_entry_type)type);
+}
+
+SIMTRACE_API simtrace_error simtrace_entry_unpack(int type, const void *raw, simtrace_entry *out)
+{
+    if (!is_memory(type) || !raw || !out)
+        return SIMTRACE_E_USAGE;
+    st_entry e;
+    st_entry_load((st_entry_type)type, raw, &e);
+    out->cycle = e.cycle;
+    out->meta16 = e.meta16;
+    out->ip = e.ip;
+    out->address = e.addr;
+    out->data = e.data;
+    return SIMTRACE_OK;
+}
+
+SIMTRACE_API simtrace_error simtrace_entry_pack(int type, const simtrace_entry *in, void *raw)
+{
+    if (!is_memory(type) || !raw || !in)
+        return SIMTRACE_E_USAGE;
+    st_entry e = {in->cycle & ST_CYCLE_MASK, in->meta16 & 0xFFFFu, in->ip, in->address, in->data};
+    st_entry_store((st_entry_type)type, raw, &e);
+    return SIMTRACE_OK;
+}
+
+void api_alloc_init(api_alloc *al, const simtrace_allocator *a)
+{
+    al->set = a && a->alloc && a->free;
+    if (al->set)
+        al->a = *a;
+}
+
+void *api_malloc(const api_alloc *al, size_t n)
+{
+    if (n == 0)
+        n = 1;
+    return al->set ? al->a.alloc(al->a.opaque, n) : malloc(n);
+}
+
+void *api_calloc(const api_alloc *al, size_t n)
+{
+    void *p = api_malloc(al, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
+void api_free(const api_alloc *al, void *p)
+{
+    if (!p)
+        return;
+    if (al->set)
+        al->a.free(al->a.opaque, p);
+    else
+        free(p);
+}

@@ -1,0 +1,353 @@
+/* api_write.c - the writer of the public API (include/simtrace.h) over
+ * the container writer of frames/. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../formats/entry.h"
+#include "api_internal.h"
+
+/* What the writer holds per stream beyond the container writer. */
+typedef struct {
+    char name[ST_MAX_NAME + 1];
+    uint32_t vdata; /* id of its ".vdata" companion, UINT32_MAX before the first wide value */
+} api_wstream;
+
+struct simtrace_writer {
+    api_alloc al;
+    st_writer *w;
+    int fd, own_fd;
+    simtrace_write_io io;
+    svpc_params params; /* the profile's, for memory types */
+    int closed;
+    st_error failed;    /* sticky: a failure the container writer cannot recover from */
+    api_wstream *s;
+    uint32_t ns, cap;
+    char msg[API_MSG_MAX];
+};
+
+SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p)
+{
+    if (!p)
+        return;
+    memset(p, 0, sizeof *p);
+    p->threads = 1;
+    p->frame_entries = ST_DEFAULT_FRAME_ENTRIES;
+    p->profile = SIMTRACE_PROFILE_DEFAULT;
+}
+
+/* The codec settings of a profile: the programs' defaults, second stage
+ * lzma at level 6 (cm2 uses no second stage). */
+static int profile_params(const simtrace_write_params *p, svpc_params *out)
+{
+    static const struct {
+        const char *name;
+        svpc_encoder enc;
+    } named[] = {{"default", SVPC_ENC_CM}, {"fast", SVPC_ENC_CM2}, {"compat", SVPC_ENC_CM1}};
+    *out = (svpc_params){SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    if (p->profile_name) {
+        for (unsigned i = 0; i < sizeof named / sizeof named[0]; i++)
+            if (strcmp(p->profile_name, named[i].name) == 0) {
+                out->encoder = named[i].enc;
+                return 1;
+            }
+        return svpc_encoder_parse(p->profile_name, &out->encoder) && out->encoder != SVPC_ENC_VPC;
+    }
+    if (p->profile > SIMTRACE_PROFILE_COMPAT)
+        return 0;
+    out->encoder = named[p->profile].enc;
+    return 1;
+}
+
+static st_error io_write(void *arg, const uint8_t *p, size_t n)
+{
+    simtrace_writer *w = arg;
+    return w->io.write(w->io.opaque, p, n) == 0 ? ST_OK : ST_E_WRITE;
+}
+
+/* Create the handle; exactly one of path, fd >= 0, io is the output. */
+static simtrace_error create(simtrace_writer **out, const char *path, int fd, const simtrace_write_io *io,
+                             const simtrace_write_params *pp)
+{
+    if (!out)
+        return SIMTRACE_E_USAGE;
+    *out = NULL;
+    simtrace_write_params def;
+    if (!pp) {
+        simtrace_write_params_init(&def);
+        pp = &def;
+    }
+    svpc_params sp;
+    if (!profile_params(pp, &sp) || pp->threads > ST_MAX_THREADS || pp->frame_entries > SVPC_MAX_FRAME_ENTRIES ||
+        pp->timestamps > 1 || pp->check_cycles > 1)
+        return SIMTRACE_E_USAGE;
+    api_alloc al;
+    api_alloc_init(&al, pp->allocator);
+    simtrace_writer *w = api_calloc(&al, sizeof *w);
+    if (!w)
+        return SIMTRACE_E_NOMEM;
+    w->al = al;
+    w->params = sp;
+    w->fd = fd;
+    if (path) {
+        w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (w->fd < 0) {
+            api_free(&al, w);
+            return SIMTRACE_E_WRITE;
+        }
+        w->own_fd = 1;
+    }
+    st_write_opts o = {pp->threads ? pp->threads : 1, pp->frame_entries ? pp->frame_entries : ST_DEFAULT_FRAME_ENTRIES,
+                       (int)pp->timestamps, (int)pp->check_cycles};
+    st_error e;
+    if (io) {
+        w->io = *io;
+        e = st_writer_new_out(&w->w, io_write, w, -1, &o);
+    } else {
+        e = st_writer_new(&w->w, w->fd, &o);
+    }
+    if (e != ST_OK) {
+        simtrace_writer_free(w);
+        return api_error(e);
+    }
+    *out = w;
+    return SIMTRACE_OK;
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_create_path(simtrace_writer **w, const char *path,
+                                                        const simtrace_write_params *params)
+{
+    if (!path)
+        return SIMTRACE_E_USAGE;
+    return create(w, path, -1, NULL, params);
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_create_fd(simtrace_writer **w, int fd, const simtrace_write_params *params)
+{
+    if (fd < 0)
+        return SIMTRACE_E_USAGE;
+    return create(w, NULL, fd, NULL, params);
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_create_io(simtrace_writer **w, const simtrace_write_io *io,
+                                                      const simtrace_write_params *params)
+{
+    if (!io || !io->write)
+        return SIMTRACE_E_USAGE;
+    return create(w, NULL, -1, io, params);
+}
+
+/* A writer that may take more: open, not failed. */
+static simtrace_error usable(simtrace_writer *w)
+{
+    if (!w)
+        return SIMTRACE_E_USAGE;
+    w->msg[0] = 0;
+    if (w->closed) {
+        snprintf(w->msg, sizeof w->msg, "the trace is closed");
+        return SIMTRACE_E_STATE;
+    }
+    if (w->failed) {
+        snprintf(w->msg, sizeof w->msg, "the writer failed before (%s) and takes nothing more",
+                 st_error_name(w->failed));
+        return SIMTRACE_E_STATE;
+    }
+    return SIMTRACE_OK;
+}
+
+/* A failure of the container writer: everything but a cycle out of order
+ * leaves it unusable. */
+static simtrace_error wfail(simtrace_writer *w, st_error e, const st_diag *d)
+{
+    if (e != ST_E_CYCLE_ORDER && e != ST_E_USAGE)
+        w->failed = e;
+    return api_fail(w->msg, e, d);
+}
+
+static simtrace_error add(simtrace_writer *w, const st_stream_spec *sp, uint32_t *id)
+{
+    simtrace_error pe = usable(w);
+    if (pe != SIMTRACE_OK)
+        return pe;
+    uint32_t dup;
+    if (!sp->name || !id)
+        return SIMTRACE_E_USAGE;
+    if (st_writer_find_stream(w->w, sp->name, &dup)) {
+        snprintf(w->msg, sizeof w->msg, "a stream named '%.255s' exists", sp->name);
+        return SIMTRACE_E_USAGE;
+    }
+    if (w->ns == w->cap) {
+        uint32_t nc = w->cap ? 2 * w->cap : 8;
+        api_wstream *ns = api_malloc(&w->al, nc * sizeof *ns);
+        if (!ns)
+            return SIMTRACE_E_NOMEM;
+        if (w->ns)
+            memcpy(ns, w->s, w->ns * sizeof *ns);
+        api_free(&w->al, w->s);
+        w->s = ns;
+        w->cap = nc;
+    }
+    uint32_t sid;
+    st_error e = st_writer_add_stream_spec(w->w, sp, &sid);
+    if (e != ST_OK)
+        return wfail(w, e, NULL);
+    w->s[sid].vdata = UINT32_MAX;
+    snprintf(w->s[sid].name, sizeof w->s[sid].name, "%s", sp->name);
+    w->ns = sid + 1;
+    *id = sid;
+    return SIMTRACE_OK;
+}
+
+/* The built-in types a caller may declare: vblock streams are the
+ * library's (simtrace_writer_write_wide), user types have their own call. */
+static int declarable(int type)
+{
+    return type >= SIMTRACE_TYPE_D64 && type <= SIMTRACE_TYPE_EVENT && type != SIMTRACE_TYPE_VBLOCK;
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_add_stream(simtrace_writer *w, const char *name, int type, uint32_t *id)
+{
+    if (!w || !declarable(type))
+        return SIMTRACE_E_USAGE;
+    st_stream_spec sp = {.name = name, .type = (st_entry_type)type, .owner = UINT32_MAX};
+    /* the profile chooses the encoder of the types it codes; the others
+     * are coded generically, with the profile's second stage */
+    sp.params = w->params;
+    if (!svpc_encoder_supports(sp.params.encoder, sp.type))
+        sp.params.encoder = SVPC_ENC_GENERIC;
+    return add(w, &sp, id);
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_add_user_stream(simtrace_writer *w, const char *name,
+                                                            const uint8_t guid[16], uint32_t entry_size,
+                                                            const char *type_name, uint32_t *id)
+{
+    if (!w || !guid)
+        return SIMTRACE_E_USAGE;
+    st_stream_spec sp = {.name = name, .type = ST_TYPE_USER, .guid = guid, .entry_size = entry_size,
+                         .type_name = type_name, .owner = UINT32_MAX};
+    sp.params = (svpc_params){SVPC_ENC_GENERIC, w->params.stage, w->params.level};
+    return add(w, &sp, id);
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_write(simtrace_writer *w, uint32_t id, const void *entries, size_t count)
+{
+    simtrace_error pe = usable(w);
+    if (pe != SIMTRACE_OK)
+        return pe;
+    if (id >= w->ns || (!entries && count)) {
+        snprintf(w->msg, sizeof w->msg, "no stream %u (the trace has %u)", id, w->ns);
+        return SIMTRACE_E_USAGE;
+    }
+    if (count == 0)
+        return SIMTRACE_OK;
+    st_error e = st_writer_append(w->w, id, entries, count);
+    return e == ST_OK ? SIMTRACE_OK : wfail(w, e, e == ST_E_CYCLE_ORDER ? st_writer_diag(w->w) : NULL);
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_write_wide(simtrace_writer *w, uint32_t id, const void *entry,
+                                                       const void *value, size_t len)
+{
+    simtrace_error pe = usable(w);
+    if (pe != SIMTRACE_OK)
+        return pe;
+    if (id >= w->ns || !entry || !value || len == 0 || len > ST_VALUE_MAX)
+        return SIMTRACE_E_USAGE;
+    st_entry_type t = st_writer_stream_type(w->w, id, NULL, NULL);
+    /* the value must be wider than the data field's value half */
+    size_t half = t == ST_TYPE_D64 ? 4 : t == ST_TYPE_D32 ? 2 : 0;
+    if (!half || len <= half) {
+        snprintf(w->msg, sizeof w->msg, "a wide value needs a d64 (more than 4 bytes) or d32 (more than 2 bytes) "
+                 "stream");
+        return SIMTRACE_E_USAGE;
+    }
+    if (w->s[id].vdata == UINT32_MAX) {
+        /* the companion is named after its owner (SIMTRACE.md 9.2) */
+        char name[ST_MAX_NAME + 8];
+        snprintf(name, sizeof name, "%s.vdata", w->s[id].name);
+        if (strlen(name) > ST_MAX_NAME) {
+            snprintf(w->msg, sizeof w->msg, "stream '%s': its name is too long for a '.vdata' companion",
+                     w->s[id].name);
+            return SIMTRACE_E_USAGE;
+        }
+        st_stream_spec sp = {.name = name, .type = ST_TYPE_VBLOCK, .owner = id};
+        sp.params = (svpc_params){SVPC_ENC_GENERIC, w->params.stage, w->params.level};
+        uint32_t vs;
+        simtrace_error ae = add(w, &sp, &vs);
+        if (ae != SIMTRACE_OK)
+            return ae;
+        w->s[id].vdata = vs;
+    }
+    /* the owner entry first: its index names the blocks */
+    uint64_t owner = st_writer_stream_entries(w->w, id);
+    size_t esz;
+    (void)st_writer_stream_type(w->w, id, NULL, &esz);
+    uint8_t e8[32];
+    memcpy(e8, entry, esz);
+    st_entry en;
+    st_entry_load(t, e8, &en);
+    const uint8_t *v = value;
+    uint64_t low = 0;
+    for (size_t b = 0; b < half; b++)
+        low |= (uint64_t)v[b] << (8 * b);
+    en.meta16 &= ~UINT64_C(1); /* fullSize 0: the size is in the data field */
+    en.data = (uint64_t)len << (8 * half) | low;
+    st_entry_store(t, e8, &en);
+    simtrace_error we = simtrace_writer_write(w, id, e8, 1);
+    if (we != SIMTRACE_OK)
+        return we;
+    uint8_t blocks[(ST_VALUE_MAX / ST_VBLOCK_BYTES + 1) * ST_VBLOCK_SIZE];
+    st_vblock_split(owner, value, len, blocks);
+    return simtrace_writer_write(w, w->s[id].vdata, blocks, st_vblock_count(len));
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_flush(simtrace_writer *w)
+{
+    simtrace_error pe = usable(w);
+    if (pe != SIMTRACE_OK)
+        return pe;
+    st_error e = st_writer_flush(w->w);
+    return e == ST_OK ? SIMTRACE_OK : wfail(w, e, NULL);
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_close(simtrace_writer *w)
+{
+    simtrace_error pe = usable(w);
+    if (pe != SIMTRACE_OK)
+        return pe;
+    st_error e = st_writer_finish(w->w);
+    if (e != ST_OK)
+        return wfail(w, e, NULL);
+    w->closed = 1;
+    return SIMTRACE_OK;
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_entries(const simtrace_writer *w, uint32_t id, uint64_t *entries,
+                                                    uint64_t *bytes)
+{
+    if (!w || (id != UINT32_MAX && id >= w->ns))
+        return SIMTRACE_E_USAGE;
+    st_write_stats st;
+    st_writer_stats(w->w, &st);
+    if (entries)
+        *entries = id == UINT32_MAX ? st.entries : st_writer_stream_entries(w->w, id);
+    if (bytes)
+        *bytes = st.out_bytes;
+    return SIMTRACE_OK;
+}
+
+SIMTRACE_API const char *simtrace_writer_message(const simtrace_writer *w) { return w ? w->msg : ""; }
+
+SIMTRACE_API void simtrace_writer_free(simtrace_writer *w)
+{
+    if (!w)
+        return;
+    st_writer_free(w->w);
+    if (w->own_fd)
+        close(w->fd);
+    api_alloc al = w->al;
+    api_free(&al, w->s);
+    api_free(&al, w);
+}
