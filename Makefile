@@ -40,7 +40,7 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c 
           frames/range.c api/api_common.c api/api_write.c api/api_read.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
-UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs
+UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a
@@ -160,8 +160,9 @@ SAN_FLAGS_tsan = -fsanitize=thread
 sanitize-check:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 CFLAGS="$(SAN_FLAGS_asan)" LDFLAGS="$(SAN_FLAGS_asan)" all unit
 	$(Q)SVPC_BIN=$(abspath build-asan) SVPC_SANITIZED=1 bats tests/cli
-	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 CFLAGS="$(SAN_FLAGS_tsan)" LDFLAGS="$(SAN_FLAGS_tsan)" all
+	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 CFLAGS="$(SAN_FLAGS_tsan)" LDFLAGS="$(SAN_FLAGS_tsan)" all build-tsan/tests/test_api
 	$(Q)SVPC_BIN=$(abspath build-tsan) scripts/threads-check.sh
+	$(Q)build-tsan/tests/test_api
 
 ## asan: build with AddressSanitizer + UBSan into build-asan/
 asan:
