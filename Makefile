@@ -174,7 +174,7 @@ tsan:
 
 # libFuzzer harnesses (clang), one per decoding entry point; checksums are
 # bypassed in this build (-DST_FUZZING) so the fuzzer reaches the parsers.
-FUZZERS = fuzz_container fuzz_index fuzz_codec fuzz_roundtrip fuzz_import fuzz_ranges
+FUZZERS = fuzz_container fuzz_index fuzz_codec fuzz_roundtrip fuzz_import fuzz_ranges fuzz_api
 FUZZ_CC = clang
 FUZZ_FLAGS = -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DST_FUZZING \
              -D_GNU_SOURCE -DSVPC_VERSION='"$(VERSION)"'

@@ -17,6 +17,7 @@
 #include "../formats/entry.h"
 #include "../formats/trace_io.h"
 #include "../frames/container.h"
+#include "../frames/range.h"
 #include "cat_merge.h"
 #include "cli_util.h"
 
@@ -95,14 +96,16 @@ static const struct option longopts[] = {
     {"frames", no_argument, NULL, OPT_FRAMES},   {"json", no_argument, NULL, OPT_JSON},
     {NULL, 0, NULL, 0}};
 
-enum { R_NONE, R_ENTRIES, R_CYCLES, R_TIME };
+/* the library's range kinds (frames/range.h) */
+#define R_NONE ST_RANGE_ALL
+#define R_ENTRIES ST_RANGE_ENTRIES
+#define R_CYCLES ST_RANGE_CYCLES
+#define R_TIME ST_RANGE_TIME
 
 #define ST_MAX_STREAMS_CLI 65536u /* stream ids are 0..65535 (SIMTRACE.md 8.1) */
-#define ST_KIND_DATA_CLI 1         /* frame kind of data frames (SIMTRACE.md 4) */
 
 typedef struct {
-    int kind;
-    uint64_t lo, hi; /* half-open; hi = UINT64_MAX when omitted */
+    st_range r;       /* half-open [lo, hi); hi = UINT64_MAX when omitted */
     int has_hi;
     const char *text; /* as given: messages quote it, not what it was taken for */
 } range;
@@ -113,19 +116,19 @@ static int parse_range(const char *s, range *r, int kind, int (*num)(const char 
     const char *colon = strchr(s, ':');
     if (!colon)
         return 0;
-    r->kind = kind;
+    r->r.kind = (st_range_kind)kind;
     r->text = s;
-    r->lo = 0;
-    r->hi = UINT64_MAX;
+    r->r.lo = 0;
+    r->r.hi = UINT64_MAX;
     r->has_hi = 0;
-    if (colon > s && !num(s, (size_t)(colon - s), &r->lo))
+    if (colon > s && !num(s, (size_t)(colon - s), &r->r.lo))
         return 0;
     if (colon[1]) {
-        if (!num(colon + 1, strlen(colon + 1), &r->hi))
+        if (!num(colon + 1, strlen(colon + 1), &r->r.hi))
             return 0;
         r->has_hi = 1;
     }
-    return r->lo <= r->hi;
+    return r->r.lo <= r->r.hi;
 }
 
 /* entries and cycles: decimal (k, M, G suffixes) or 0x hexadecimal */
@@ -174,77 +177,6 @@ static st_error out_entries(out_t *o, uint64_t first, const uint8_t *p, size_t n
     return st_exporter_write(o->x, first, p, n);
 }
 
-/* ---- variable-sized values through the index ---- */
-
-typedef struct {
-    st_index *ix;
-    int vs;          /* stream index of the companion vblock stream, -1 none */
-    int64_t cached;  /* position of the decoded vblock frame, -1 none */
-    st_buf frame;
-    uint8_t value[ST_VALUE_MAX];
-    st_diag *d;
-} values_t;
-
-static st_error load_vframe(values_t *v, uint64_t j)
-{
-    if (v->cached == (int64_t)j)
-        return ST_OK;
-    const st_frame_ref *r = st_index_stream_frame(v->ix, (unsigned)v->vs, j);
-    if (!r)
-        return ST_E_RANGE;
-    v->cached = -1;
-    RETURN_IF_ERROR(st_index_decode_frame(v->ix, r->ordinal, &v->frame, v->d));
-    v->cached = (int64_t)j;
-    return ST_OK;
-}
-
-static st_error value_of(void *arg, uint64_t index, const uint8_t **value, size_t *len)
-{
-    values_t *v = arg;
-    *value = NULL;
-    *len = 0;
-    if (v->vs < 0)
-        return ST_OK; /* no companion: the data field is all there is */
-    uint64_t j = st_index_lower_key(v->ix, (unsigned)v->vs, index);
-    size_t got = 0;
-    int started = 0;
-    for (; j < st_index_stream_frames(v->ix, (unsigned)v->vs); j++) {
-        RETURN_IF_ERROR(load_vframe(v, j));
-        const st_frame_ref *r = st_index_stream_frame(v->ix, (unsigned)v->vs, j);
-        /* blocks are in owner order: binary search for the first of this owner */
-        size_t lo = 0, hi = (size_t)r->count;
-        while (!started && lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if ((st_load64(v->frame.data + mid * ST_VBLOCK_SIZE) & ST_CYCLE_MASK) < index)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (started)
-            lo = 0;
-        for (size_t b = lo; b < r->count; b++) {
-            const uint8_t *blk = v->frame.data + b * ST_VBLOCK_SIZE;
-            uint64_t key = st_load64(blk);
-            size_t valid = (size_t)((key >> 48) & 0x1F);
-            if ((key & ST_CYCLE_MASK) != index)
-                break;
-            if (valid < 1 || valid > ST_VBLOCK_BYTES || got + valid > ST_VALUE_MAX || (key & (0x3FFull << 53)))
-                return st_diag_set(v->d, ST_E_CORRUPT, "vblock of entry %" PRIu64 " is malformed", index);
-            memcpy(v->value + got, blk + 8, valid);
-            got += valid;
-            started = 1;
-            if (!(key & ST_VBLOCK_MORE)) {
-                *value = v->value;
-                *len = got;
-                return ST_OK;
-            }
-        }
-        if (!started)
-            break;
-    }
-    return st_diag_set(v->d, ST_E_CORRUPT, "the wide value of entry %" PRIu64 " is missing or incomplete", index);
-}
-
 /* ---- range edges (issue 15): what exists is written, exit 0, and a note
  * (not with -q) says what was asked for beyond the end ---- */
 
@@ -252,16 +184,17 @@ static int cat_quiet; /* -q */
 
 static void note_entries_past_end(const char *file, const range *rg, const char *stream, uint64_t n)
 {
-    if (cat_quiet || rg->kind != R_ENTRIES || (rg->lo <= n && (!rg->has_hi || rg->hi <= n)))
+    uint64_t from, missing;
+    int past = st_range_entries_past(&rg->r, n, &from, &missing);
+    if (cat_quiet || !past)
         return;
-    uint64_t from = rg->lo > n ? rg->lo : n;
-    if (!rg->has_hi || rg->lo >= n)
+    if (past == 1)
         cli_msg("%s: --entries %s starts past the end of stream '%s' (%" PRIu64 " entries): nothing written", file,
                 rg->text, stream, n);
     else
         cli_msg("%s: --entries %s runs past the end of stream '%s' (%" PRIu64 " entries): the %" PRIu64
                 " entries from %" PRIu64 " on do not exist and were not written", file, rg->text, stream, n,
-                rg->hi - from, from);
+                missing, from);
 }
 
 /* A window of cycles or times that starts after the stream's last entry
@@ -269,148 +202,44 @@ static void note_entries_past_end(const char *file, const range *rg, const char 
 static void note_window_past_end(const char *file, const range *rg, const char *stream, uint64_t frames,
                                  uint64_t last)
 {
-    if (cat_quiet || (rg->kind != R_CYCLES && rg->kind != R_TIME) || (frames && rg->lo <= last))
+    if (cat_quiet || !st_range_window_past(&rg->r, frames, last))
         return;
-    const char *opt = rg->kind == R_CYCLES ? "--cycles" : "--time";
+    const char *opt = rg->r.kind == R_CYCLES ? "--cycles" : "--time";
     if (!frames)
         cli_msg("%s: stream '%s' has no entries: %s %s writes nothing", file, stream, opt, rg->text);
     else
         cli_msg("%s: %s %s starts after the last %s of stream '%s' (%" PRIu64 "): nothing written", file, opt,
-                rg->text, rg->kind == R_CYCLES ? "cycle" : "frame time", stream, last);
+                rg->text, rg->r.kind == R_CYCLES ? "cycle" : "frame time", stream, last);
 }
 
-/* ---- random access through the directory ---- */
-
-/* The frames [j0, j1) and, within them, entries [lo, hi) of the stream. */
-static st_error select_frames(st_index *ix, unsigned si, const range *rg, uint64_t *j0, uint64_t *j1, uint64_t *lo,
-                              uint64_t *hi, st_diag *d)
-{
-    const st_stream_info *s = st_index_stream(ix, si);
-    uint64_t nf = st_index_stream_frames(ix, si);
-    *j0 = 0;
-    *j1 = nf;
-    *lo = 0;
-    *hi = s->entries;
-    switch (rg->kind) {
-    case R_ENTRIES:
-        /* what exists of the range */
-        *lo = rg->lo < s->entries ? rg->lo : s->entries;
-        *hi = rg->has_hi && rg->hi < s->entries ? rg->hi : s->entries;
-        if (*lo == *hi) {
-            *j0 = *j1 = 0;
-            return ST_OK;
-        }
-        RETURN_IF_ERROR(st_index_find_entry(ix, si, *lo, j0));
-        RETURN_IF_ERROR(st_index_find_entry(ix, si, *hi - 1, j1));
-        (*j1)++;
-        return ST_OK;
-    case R_CYCLES: {
-        if (!st_entry_has_key(s->type))
-            return st_diag_set(d, ST_E_USAGE, "stream '%s' (%s) has no cycles", s->name, s->type_name);
-        if (!st_index_keys_ordered(ix, si))
-            return st_diag_set(d, ST_E_CORRUPT, "the cycles of stream '%s' decrease between frames; --cycles "
-                               "needs non-decreasing cycles (use --entries)", s->name);
-        const st_frame_ref *last = st_index_stream_frame(ix, si, nf ? nf - 1 : 0);
-        if (!last || rg->lo > last->last_cycle) {
-            *j0 = *j1 = 0; /* an empty window */
-            return ST_OK;
-        }
-        *j0 = st_index_lower_key(ix, si, rg->lo);
-        *j1 = rg->has_hi ? st_index_lower_key(ix, si, rg->hi) : nf;
-        if (*j1 < nf)
-            (*j1)++; /* the frame where the cycles reach hi may still hold some below it */
-        return ST_OK;
-    }
-    case R_TIME: {
-        if (!st_index_times_ordered(ix, si))
-            return st_diag_set(d, ST_E_USAGE, "stream '%s' has no ordered frame times (pack with --timestamps)",
-                               s->name);
-        *j0 = st_index_lower_time(ix, si, rg->lo);
-        *j1 = *j0;
-        while (*j1 < nf && st_index_stream_frame(ix, si, *j1)->first_time < rg->hi)
-            (*j1)++;
-        return ST_OK; /* past the last frame: an empty window */
-    }
-    }
-    return ST_OK;
-}
-
-/* Slice of one decoded frame that the range wants: [a, b) entries. */
-typedef struct {
-    const range *rg;
-    uint64_t lo, hi; /* entries */
-    uint64_t last_cycle_seen;
-    int seen_any;
-} slicer;
-
-static st_error slice(slicer *sl, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n, size_t *a,
-                      size_t *b, st_diag *d)
-{
-    *a = 0;
-    *b = n;
-    if (sl->rg->kind == R_ENTRIES || sl->rg->kind == R_NONE) {
-        uint64_t lo = sl->rg->kind == R_NONE ? 0 : sl->lo, hi = sl->rg->kind == R_NONE ? UINT64_MAX : sl->hi;
-        *a = lo > first ? (size_t)(lo - first < n ? lo - first : n) : 0;
-        *b = hi > first ? (size_t)(hi - first < n ? hi - first : n) : 0;
-        if (*b < *a)
-            *b = *a;
-        return ST_OK;
-    }
-    if (sl->rg->kind == R_CYCLES) {
-        size_t esz = s->entry_size, i;
-        /* every entry decoded is checked: a decrease makes --cycles ill-defined */
-        for (i = 0; i < n; i++) {
-            uint64_t c = st_load64(p + i * esz) & ST_CYCLE_MASK;
-            if (sl->seen_any && c < sl->last_cycle_seen)
-                return st_diag_set(d, ST_E_CORRUPT, "cycles decrease at entry %" PRIu64 " of stream '%s'; --cycles "
-                                   "needs non-decreasing cycles (use --entries)", first + i, s->name);
-            sl->seen_any = 1;
-            sl->last_cycle_seen = c;
-        }
-        for (i = 0; i < n && (st_load64(p + i * esz) & ST_CYCLE_MASK) < sl->rg->lo; i++)
-            ;
-        *a = i;
-        for (; i < n && (st_load64(p + i * esz) & ST_CYCLE_MASK) < sl->rg->hi; i++)
-            ;
-        *b = i;
-    }
-    return ST_OK; /* R_TIME: whole frames */
-}
-
+/* The range of stream si through the directory: the library chooses the
+ * frames, decodes them (an entry range's last only up to its last entry)
+ * and slices them (frames/range.c); this writes and says what is past the
+ * end. */
 static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, int verbose, const char *file,
                           st_diag *d)
 {
     const st_stream_info *s = st_index_stream(ix, si);
-    uint64_t j0, j1, lo, hi;
+    st_range_iter it;
     st_diag_clear(d);
-    RETURN_IF_ERROR(select_frames(ix, si, rg, &j0, &j1, &lo, &hi, d));
-    slicer sl = {rg, lo, hi, 0, 0};
-    st_diag_clear(d);
-    st_buf buf;
-    st_buf_init(&buf, 0);
-    st_error e = ST_OK;
-    uint64_t decoded = 0;
-    for (uint64_t j = j0; j < j1 && e == ST_OK; j++) {
-        const st_frame_ref *r = st_index_stream_frame(ix, si, j);
-        /* an entry range ends inside its last frame: decode no further */
-        uint64_t stop = r->count;
-        if (rg->kind == R_ENTRIES && hi - r->first_entry < stop)
-            stop = hi - r->first_entry;
-        e = st_index_decode_prefix(ix, r->ordinal, stop, &buf, d);
-        decoded++;
-        size_t a, b;
-        if (e == ST_OK)
-            e = slice(&sl, s, r->first_entry, buf.data, (size_t)stop, &a, &b, d);
-        if (e == ST_OK)
-            e = out_entries(o, r->first_entry + a, buf.data + a * s->entry_size, b - a, s->entry_size);
+    st_error e = st_range_iter_init(&it, ix, si, &rg->r, d);
+    while (e == ST_OK) {
+        uint64_t first;
+        const uint8_t *p;
+        size_t n;
+        e = st_range_next(&it, &first, &p, &n, d);
+        if (e != ST_OK || n == 0)
+            break;
+        e = out_entries(o, first, p, n, s->entry_size);
     }
-    st_buf_free(&buf);
+    uint64_t decoded = it.decoded;
+    st_range_iter_free(&it);
     if (e == ST_OK) {
         uint64_t nf = st_index_stream_frames(ix, si);
         const st_frame_ref *lf = nf ? st_index_stream_frame(ix, si, nf - 1) : NULL;
         note_entries_past_end(file, rg, s->name, s->entries);
         note_window_past_end(file, rg, s->name, nf,
-                             !lf ? 0 : rg->kind == R_CYCLES ? lf->last_cycle : lf->last_time);
+                             !lf ? 0 : rg->r.kind == R_CYCLES ? lf->last_cycle : lf->last_time);
     }
     if (verbose)
         cli_msg("decoded %" PRIu64 " of the %" PRIu64 " frames of stream '%s'; read %" PRIu64
@@ -427,10 +256,10 @@ static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range
     const st_frame_ref *c = st_index_cut_frame(ix);
     if (!c || c->stream != s->id)
         return 0;
-    int touched = rg->kind == R_NONE ||
-                  (rg->kind == R_ENTRIES && rg->hi > c->first_entry) ||
-                  (rg->kind == R_CYCLES && rg->hi > c->first_cycle) ||
-                  (rg->kind == R_TIME && (c->flags & 1) && rg->hi > c->first_time);
+    int touched = rg->r.kind == R_NONE ||
+                  (rg->r.kind == R_ENTRIES && rg->r.hi > c->first_entry) ||
+                  (rg->r.kind == R_CYCLES && rg->r.hi > c->first_cycle) ||
+                  (rg->r.kind == R_TIME && (c->flags & 1) && rg->r.hi > c->first_time);
     if (touched)
         cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset %" PRIu64
                 ": lost", file, c->first_entry, c->first_entry + c->count - 1, s->name, c->offset);
@@ -471,7 +300,7 @@ static void list_begin(FILE *f)
 
 static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
 {
-    if (!lf.frames || r->kind != ST_KIND_DATA_CLI)
+    if (!lf.frames || r->kind != ST_FRAME_REF_DATA)
         return;
     int keyed = st_entry_has_key(s->type), timed = r->flags & 1;
     if (lf.json) {
@@ -574,12 +403,7 @@ static int salvage_index(int fd, const char *file, const char *stream, const cha
     st_diag_clear(&d);
     if (st_index_open(&ix, fd, &d) != ST_OK)
         return 0;
-    int si = stream ? st_index_find_stream(ix, stream) : -1;
-    for (unsigned i = 0; !stream && si < 0 && i < st_index_stream_count(ix); i++)
-        if (st_entry_is_memory(st_index_stream(ix, i)->type))
-            si = (int)i;
-    if (!stream && si < 0 && st_index_stream_count(ix))
-        si = 0;
+    int si = stream ? st_index_find_stream(ix, stream) : st_index_default_stream(ix);
     if (si < 0) {
         st_index_free(ix);
         return 0; /* the sequential salvage says what is missing */
@@ -713,7 +537,7 @@ typedef struct {
     const char *want_name; /* NULL: choose the default stream */
     uint32_t id;           /* chosen stream id */
     int chosen;
-    slicer sl;
+    st_slicer sl;
     out_t *o;
     int list;
     int salvage, quiet;
@@ -758,13 +582,11 @@ static st_error value_none(void *arg, uint64_t index, const uint8_t **value, siz
 }
 /* The default stream: the only one, else the first memory stream, among
  * those declared so far (on a pipe later declarations cannot be known). */
+static const st_stream_info *reader_get(const void *r, unsigned i) { return st_reader_stream(r, i); }
 static const st_stream_info *default_stream(const st_reader *r)
 {
-    unsigned n = st_reader_stream_count(r);
-    for (unsigned i = 0; i < n; i++)
-        if (st_entry_is_memory(st_reader_stream(r, i)->type))
-            return st_reader_stream(r, i);
-    return n ? st_reader_stream(r, 0) : NULL;
+    int i = st_default_stream(st_reader_stream_count(r), reader_get, r);
+    return i < 0 ? NULL : st_reader_stream(r, (unsigned)i);
 }
 
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
@@ -817,12 +639,7 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
     if (!(f->flags & 1))
         q->untimed = 1;
     /* skip frames that the range cannot touch */
-    const range *rg = q->sl.rg;
-    if (rg->kind == R_ENTRIES)
-        return f->first_entry + f->count > q->sl.lo && f->first_entry < q->sl.hi;
-    if (rg->kind == R_TIME)
-        return (f->flags & 1) && f->last_time >= rg->lo && f->first_time < rg->hi;
-    return 1;
+    return st_range_wants_frame(&q->sl.rg, f);
 }
 
 #define SEQ_HOLD_MAX (64u << 20)
@@ -854,7 +671,7 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
     /* deliveries lag behind want(): a held stream may have been replaced */
     if (q->chosen ? s->id != q->id : (!q->tentative || s->id != q->tid))
         return ST_OK;
-    st_error e = slice(&q->sl, s, first, p, n, &a, &b, &d);
+    st_error e = st_slice(&q->sl, s, first, p, n, &a, &b, &d);
     if (e != ST_OK) {
         cli_report(e, &d, q->file);
         q->said = 1;
@@ -984,7 +801,7 @@ static int list_index(st_index *ix)
             pos[st_index_stream(ix, i)->id] = i;
         for (uint64_t k = 0; k < st_index_frame_count(ix); k++) {
             const st_frame_ref *r = st_index_frame(ix, k);
-            if (r->kind == ST_KIND_DATA_CLI)
+            if (r->kind == ST_FRAME_REF_DATA)
                 list_frame(stdout, st_index_stream(ix, pos[r->stream]), r);
         }
     }
@@ -1010,9 +827,9 @@ static cat_merge_opts merge_opts(const char *in_name, const char *out_path, cons
                                  int verbose, const range *rg)
 {
     cat_merge_opts mo = {in_name, out_path ? out_path : "(stdout)", format, all, quiet, verbose, CAT_RANGE_OTHER,
-                         rg->lo, rg->hi};
-    if (rg->kind == R_NONE || rg->kind == R_CYCLES)
-        mo.range = rg->kind == R_NONE ? CAT_RANGE_NONE : CAT_RANGE_CYCLES;
+                         rg->r.lo, rg->r.hi};
+    if (rg->r.kind == R_NONE || rg->r.kind == R_CYCLES)
+        mo.range = rg->r.kind == R_NONE ? CAT_RANGE_NONE : CAT_RANGE_CYCLES;
     return mo;
 }
 
@@ -1024,7 +841,7 @@ int main(int argc, char **argv)
     int list_frames = 0, list_json = 0;
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
-    range rg = {R_NONE, 0, UINT64_MAX, 0, NULL};
+    range rg = {{R_NONE, 0, UINT64_MAX}, 0, NULL};
     opterr = 0;
     while ((c = getopt_long(argc, argv, "lts:F:o:cT:M:fkvqhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -1042,7 +859,7 @@ int main(int argc, char **argv)
         case OPT_ENTRIES:
         case OPT_CYCLES:
         case OPT_TIME:
-            if (rg.kind != R_NONE) {
+            if (rg.r.kind != R_NONE) {
                 cli_msg("give one of --entries, --cycles, --time");
                 return EXIT_USAGE;
             }
@@ -1103,7 +920,7 @@ int main(int argc, char **argv)
         }
         return cli_out_commit();
     }
-    if ((list || verify) && rg.kind != R_NONE) {
+    if ((list || verify) && rg.r.kind != R_NONE) {
         cli_msg("--list and --verify take no range");
         return EXIT_USAGE;
     }
@@ -1127,7 +944,7 @@ int main(int argc, char **argv)
     int regular = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
 
     /* --salvage of a regular file: frame by frame through its index */
-    if (regular && salvage && raw && rg.kind == R_NONE) {
+    if (regular && salvage && raw && rg.r.kind == R_NONE) {
         int status;
         if (salvage_index(in_fd, in_name, stream, out_path, force, quiet, &status))
             return status;
@@ -1170,8 +987,8 @@ int main(int argc, char **argv)
         return cli_out_commit();
     }
     out_t o = {out_fd, NULL, 0};
-    values_t vals = {ix, -1, -1, {0}, {0}, &d};
-    st_buf_init(&vals.frame, 0);
+    st_values vals; /* wide values of the chosen stream, through the index */
+    int have_vals = 0;
     const st_stream_info *chosen = NULL;
     if (ix) {
         int si = -1;
@@ -1182,11 +999,7 @@ int main(int argc, char **argv)
                 e = ST_E_BAD_STREAM;
             }
         } else {
-            for (unsigned i = 0; i < st_index_stream_count(ix) && si < 0; i++)
-                if (st_entry_is_memory(st_index_stream(ix, i)->type))
-                    si = (int)i;
-            if (si < 0 && st_index_stream_count(ix))
-                si = 0;
+            si = st_index_default_stream(ix);
             if (si < 0) {
                 cli_msg("%s: the container holds no stream", in_name);
                 e = ST_E_BAD_STREAM;
@@ -1194,18 +1007,17 @@ int main(int argc, char **argv)
         }
         if (e == ST_OK) {
             chosen = st_index_stream(ix, (unsigned)si);
-            for (unsigned i = 0; i < st_index_stream_count(ix); i++)
-                if (st_index_stream(ix, i)->type == ST_TYPE_VBLOCK && st_index_stream(ix, i)->owner == chosen->id)
-                    vals.vs = (int)i;
+            st_values_init(&vals, ix, (unsigned)si, &d);
+            have_vals = 1;
             /* a recovered index lists only the complete frames; the
              * sequential reader would also meet the cut at the end */
-            if (rg.kind == R_NONE && (raw || vals.vs < 0) && !st_index_recovered(ix, NULL, NULL)) {
+            if (rg.r.kind == R_NONE && (raw || vals.vs < 0) && !st_index_recovered(ix, NULL, NULL)) {
                 /* the whole stream: the sequential reader decodes on every
                  * thread; wide values need the index, so not for them */
                 static char whole[256];
                 snprintf(whole, sizeof whole, "%s", chosen->name);
                 stream = whole;
-                st_buf_free(&vals.frame);
+                st_values_free(&vals);
                 st_index_free(ix);
                 ix = NULL;
                 if (lseek(in_fd, 0, SEEK_SET) != 0) {
@@ -1218,7 +1030,7 @@ int main(int argc, char **argv)
             if (!raw) {
                 st_export_stream es = {chosen->name, chosen->type, chosen->entry_size, chosen->header,
                                        chosen->header_len};
-                e = st_exporter_new(&o.x, format, &es, out_write, &o, value_of, &vals);
+                e = st_exporter_new(&o.x, format, &es, out_write, &o, st_values_get, &vals);
                 if (e == ST_E_UNSUPPORTED) {
                     /* the format chosen cannot hold this stream: bad usage */
                     cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen->name,
@@ -1238,7 +1050,8 @@ int main(int argc, char **argv)
         }
         int lost = e == ST_OK && chosen && say_cut_loss(ix, chosen, &rg, in_name);
         st_exporter_free(o.x);
-        st_buf_free(&vals.frame);
+        if (have_vals)
+            st_values_free(&vals);
         st_index_free(ix);
         if (e != ST_OK) {
             cli_out_abort();
@@ -1253,9 +1066,7 @@ sequential:;
     seq_t q;
     memset(&q, 0, sizeof q);
     q.want_name = stream;
-    q.sl.rg = &rg;
-    q.sl.lo = rg.lo;
-    q.sl.hi = rg.hi;
+    st_slicer_init(&q.sl, &rg.r, rg.r.lo, rg.r.hi);
     q.o = &o;
     q.list = list;
     q.salvage = salvage;
@@ -1289,7 +1100,7 @@ sequential:;
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
     /* from a regular file, a whole stream is read here with its name */
     if (e != ST_OK && st_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
-        rg.kind == R_NONE && (!q.format || o.x)) {
+        rg.r.kind == R_NONE && (!q.format || o.x)) {
         /* (an exporter not started yet would need the stream's values:
          * that read keeps its error) */
         e = resume_past_damage(in_fd, in_name, stream, q.written_end, &o, quiet, e, &d);
@@ -1334,14 +1145,14 @@ sequential:;
         if (e != ST_OK)
             status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
     }
-    if (e == ST_OK && q.chosen && rg.kind == R_TIME && q.untimed) {
+    if (e == ST_OK && q.chosen && rg.r.kind == R_TIME && q.untimed) {
         cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.id));
         status = EXIT_USAGE;
-    } else if (e == ST_OK && q.chosen && (rg.kind == R_TIME || rg.kind == R_CYCLES)) {
+    } else if (e == ST_OK && q.chosen && (rg.r.kind == R_TIME || rg.r.kind == R_CYCLES)) {
         note_window_past_end(in_name, &rg, chosen_name(r, q.id), q.frames_seen,
-                             rg.kind == R_TIME ? q.last_time : q.last_key);
+                             rg.r.kind == R_TIME ? q.last_time : q.last_key);
     }
-    if (e == ST_OK && rg.kind == R_ENTRIES && q.chosen) {
+    if (e == ST_OK && rg.r.kind == R_ENTRIES && q.chosen) {
         for (unsigned i = 0; i < st_reader_stream_count(r); i++)
             if (st_reader_stream(r, i)->id == q.id)
                 note_entries_past_end(in_name, &rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);

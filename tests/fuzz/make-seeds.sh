@@ -5,7 +5,7 @@
 set -euo pipefail
 out=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$out"/{container,index,codec,roundtrip,import,ranges}
+mkdir -p "$out"/{container,index,codec,roundtrip,import,ranges,api}
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 src=$(ls "$root"/testdata/good/*.d64.xz 2>/dev/null | head -n 1 || true)
@@ -70,6 +70,7 @@ for c in "$out"/index/*.sim "$root"/testdata/good/*.sim "$root"/testdata/bad/*.s
     for r in '\x00\x00\x00\x00\x00\x00\x00\x00\xff\x00\x00\x00\x00\x00\x00\x00' \
              '\x31\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00\x00\x00\x00\x00\x00'; do
         { printf "$r"; cat "$c"; } > "$out/ranges/g$i"
+        cp "$out/ranges/g$i" "$out/api/g$i" # fuzz_api: an entry and a cycle, then a trace
         i=$((i + 1))
     done
 done

@@ -1,0 +1,127 @@
+/* The public read calls (include/simtrace.h) on hostile input: the first
+ * 16 bytes choose an entry and a cycle (two u64, little-endian); the rest
+ * is opened as a trace with random access (an in-memory file) and
+ * sequentially (the read callback).  For every stream: reading a few
+ * entries at the chosen place, finding the cycle, a wide value, and
+ * cursors over an entry and a cycle range; sequentially, a cursor of the
+ * default stream.  The answers must be consistent with each other: a read
+ * of [a, b) gives exactly min(b, n) - a entries, a cursor's entries come
+ * in order and equal what the read gives; every call returns an error
+ * value, never crashes, hangs or allocates without bound. */
+#include <string.h>
+
+#include "../../include/simtrace.h"
+#include "fuzz_util.h"
+
+#define MAX_ENTRIES 512u /* per read and per cursor: bounded work */
+#define MAX_ESZ 65536u
+
+static uint64_t le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint8_t buf[MAX_ENTRIES * 64], buf2[MAX_ENTRIES * 64];
+
+/* Up to `max` entries of cursor c; each call's entries must follow the
+ * last call's (entry ranges) and match a direct read. */
+static void pull(simtrace_reader *r, simtrace_cursor *c, const simtrace_stream_info *s, int entries_range,
+                 uint64_t expect_first)
+{
+    uint64_t n, first, total = 0, next = expect_first;
+    simtrace_error e;
+    size_t room = s->entry_size <= 64 ? sizeof buf : 0;
+    if (!room)
+        return;
+    while (total < MAX_ENTRIES && (e = simtrace_cursor_next(c, buf, room, &n, &first)) == SIMTRACE_OK && n) {
+        if (n * s->entry_size > room || (entries_range && first != next))
+            abort();
+        uint64_t got;
+        if (r && simtrace_reader_read(r, s->index, first, first + n, buf2, sizeof buf2, &got) == SIMTRACE_OK &&
+            (got != n || memcmp(buf, buf2, (size_t)(n * s->entry_size)) != 0))
+            abort();
+        next = first + n;
+        total += n;
+    }
+}
+
+static int64_t mem_read(void *opaque, void *dst, size_t n)
+{
+    const uint8_t **pp = opaque;
+    const uint8_t *p = pp[0], *end = pp[1];
+    size_t k = (size_t)(end - p) < n ? (size_t)(end - p) : n;
+    memcpy(dst, p, k);
+    pp[0] = p + k;
+    return (int64_t)k;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 16)
+        return 0;
+    uint64_t a = le64(data), cyc = le64(data + 8);
+    simtrace_read_params p;
+    simtrace_read_params_init(&p);
+    p.memlimit = UINT64_C(256) << 20; /* frames may claim 2^24 entries */
+    int fd = fuzz_memfd(data + 16, size - 16);
+    simtrace_reader *r = NULL;
+    if (simtrace_reader_open_fd(&r, fd, &p) == SIMTRACE_OK) {
+        uint32_t ns = 0, idx;
+        simtrace_stream_info s;
+        if (simtrace_reader_random_access(r) != 1 || simtrace_reader_stream_count(r, &ns) != SIMTRACE_OK ||
+            simtrace_reader_stream_info(r, ns, &s) != SIMTRACE_E_RANGE)
+            abort();
+        if ((simtrace_reader_find_stream(r, NULL, &idx) == SIMTRACE_OK) != (ns > 0))
+            abort();
+        for (uint32_t i = 0; i < ns && i < 8; i++) {
+            if (simtrace_reader_stream_info(r, i, &s) != SIMTRACE_OK || s.index != i ||
+                simtrace_reader_find_stream(r, s.name, &idx) != SIMTRACE_OK || idx > i)
+                abort();
+            uint64_t lo = s.entries ? a % s.entries : 0, hi = lo + (a >> 56) % 64, n = 0;
+            simtrace_error e = simtrace_reader_read(r, i, lo, hi, buf, sizeof buf, &n);
+            if (e == SIMTRACE_OK && n != (hi < s.entries ? hi : s.entries) - lo)
+                abort();
+            if (e == SIMTRACE_E_BUFFER && n * s.entry_size <= sizeof buf)
+                abort();
+            uint64_t at;
+            e = simtrace_reader_find_cycle(r, i, cyc, &at);
+            if (e == SIMTRACE_OK && at > s.entries)
+                abort();
+            size_t len;
+            if (simtrace_reader_value(r, i, lo, buf, sizeof buf, &len) == SIMTRACE_OK && len > SIMTRACE_VALUE_MAX)
+                abort();
+            simtrace_cursor *c;
+            simtrace_range rg = {SIMTRACE_RANGE_ENTRIES, 0, lo, hi + 1000};
+            if (simtrace_cursor_open(&c, r, s.name, &rg) == SIMTRACE_OK) {
+                pull(r, c, &s, 1, lo);
+                simtrace_cursor_free(c);
+            }
+            rg = (simtrace_range){SIMTRACE_RANGE_CYCLES, 0, cyc & 0xffff, (cyc & 0xffff) + (cyc >> 48)};
+            if (simtrace_cursor_open(&c, r, s.name, &rg) == SIMTRACE_OK) {
+                pull(r, c, &s, 0, 0);
+                simtrace_cursor_free(c);
+            }
+        }
+    }
+    simtrace_reader_free(r);
+    close(fd);
+    /* the same bytes read in order, as from a pipe */
+    const uint8_t *pos[2] = {data + 16, data + size};
+    simtrace_read_io io = {mem_read, pos};
+    if (simtrace_reader_open_io(&r, &io, &p) == SIMTRACE_OK) {
+        simtrace_cursor *c;
+        simtrace_range rg = {SIMTRACE_RANGE_ENTRIES, 0, a & 0xfff, (a & 0xfff) + 300};
+        if (simtrace_cursor_open(&c, r, NULL, &rg) == SIMTRACE_OK) {
+            simtrace_stream_info s;
+            if (simtrace_cursor_stream_info(c, &s) != SIMTRACE_OK)
+                abort();
+            pull(NULL, c, &s, 1, a & 0xfff);
+            simtrace_cursor_free(c);
+        }
+        simtrace_reader_free(r);
+    }
+    return 0;
+}
