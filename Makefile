@@ -102,14 +102,15 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 # Test drivers (tests/tools/NAME.c -> $(BUILD)/tests/NAME with - for _):
 # bochs-count, the Bochs importer alone, used by tests/cli/bochs_trace.bats
 # and for measuring the importer's speed; codec-bench, the entry codec
-# alone, for comparing encoders' speed.
-TOOLS = bochs-count codec-bench
+# alone, for comparing encoders' speed; api-bench, the public API against
+# svpc-compress and simtrace-cat (make bench, part api).
+TOOLS = bochs-count codec-bench api-bench
 $(addprefix $(BUILD)/tests/,$(TOOLS)): $(BUILD)/tests/%: $(BUILD)/tests/tools/$$(subst -,_,$$*).o $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-## tools: build the test drivers (bochs-count, codec-bench)
+## tools: build the test drivers (bochs-count, codec-bench, api-bench)
 tools: $(addprefix $(BUILD)/tests/,$(TOOLS))
 
 # The bad-file corpus generator (tests/make-bad.c) and the check that the
@@ -219,7 +220,7 @@ demo: deps
 	$(Q)SVPC_BIN=$(abspath $(BUILD)) scripts/demo.sh
 
 ## bench: svpc on ../shared/corpus against the reference, svpc 0.1.0 and gzip, and issue 11's targets (not a test; BENCH_ONLY=size,speed BENCH_TRACES=NAME: see scripts/bench.sh)
-bench: all $(UNITBINS)
+bench: all $(UNITBINS) $(addprefix $(BUILD)/tests/,$(TOOLS))
 	$(Q)SVPC_BIN=$(abspath $(BUILD)) scripts/bench.sh
 
 ## bench-compare: what moved between two runs: make bench-compare OLD=a.tsv [NEW=build/bench.tsv]

@@ -124,11 +124,12 @@ SIMTRACE_API int simtrace_error_is_data(int e);
  * malloc/free).  alloc returns NULL on failure (the call then fails with
  * SIMTRACE_E_NOMEM); free accepts NULL.  Both may be called from the
  * handle's worker threads at once, so they must be thread-safe.
- * The allocator serves the handle itself and every buffer the API layer
- * holds for it (cursor buffers, decoded frames handed out, copies of
- * stream lists); the codec's own tables and the frames in flight between
- * worker threads still come from malloc.  The struct is read at creation
- * and must stay valid until the handle is freed.
+ * The allocator serves the handles (writer, reader, cursors) and the
+ * tables the API layer keeps for them (per-stream records, the stream
+ * list of a sequential reader); decoded frames, the codec's tables and
+ * the frames in flight between worker threads come from malloc.  The
+ * struct is read at creation and must stay valid until the handle is
+ * freed.
  */
 typedef struct simtrace_allocator {
     void *(*alloc)(void *opaque, size_t size);
@@ -261,9 +262,11 @@ SIMTRACE_API simtrace_error simtrace_writer_create_io(simtrace_writer **w, const
  * not vblock, not user) named name (1..255 bytes, unique in the trace).
  * *id receives its stream number, counted from 0 in the order of adding;
  * the same number lists it when the trace is read.
- * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (bad or duplicate name, bad type,
- * or a profile whose encoder cannot code this type); SIMTRACE_E_STATE
- * (the trace is closed); SIMTRACE_E_WRITE; SIMTRACE_E_NOMEM.
+ * The profile's encoder codes the types it knows (the memory types; cm,
+ * cm1 also vpc); the others are compressed generically.
+ * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (bad or duplicate name, bad
+ * type); SIMTRACE_E_STATE (the trace is closed or failed);
+ * SIMTRACE_E_WRITE; SIMTRACE_E_NOMEM.
  */
 SIMTRACE_API simtrace_error simtrace_writer_add_stream(simtrace_writer *w, const char *name, int type, uint32_t *id);
 
@@ -327,7 +330,8 @@ SIMTRACE_API simtrace_error simtrace_writer_flush(simtrace_writer *w);
 SIMTRACE_API simtrace_error simtrace_writer_close(simtrace_writer *w);
 
 /* Entries appended to stream id so far (*entries), or to all streams
- * (id = UINT32_MAX).  Bytes written so far (*bytes).  Either pointer may
+ * (id = UINT32_MAX; wide values' blocks included).  Bytes written so far
+ * (*bytes).  Either pointer may
  * be NULL.  Returns SIMTRACE_OK or SIMTRACE_E_USAGE. */
 SIMTRACE_API simtrace_error simtrace_writer_entries(const simtrace_writer *w, uint32_t id, uint64_t *entries,
                                                     uint64_t *bytes);
@@ -408,7 +412,7 @@ typedef struct simtrace_stream_info {
     uint32_t entry_size;  /* bytes per entry */
     char type_name[SIMTRACE_TYPE_NAME_MAX + 1]; /* "d64"...; a user type's label */
     uint8_t guid[16];     /* the type's GUID */
-    uint64_t entries;     /* random access: all; sequential: delivered so far */
+    uint64_t entries;     /* random access: all; sequential: in the frames seen so far */
     uint64_t frames;      /* data frames: all; sequential: seen so far */
     uint64_t stored_bytes;/* random access: bytes of its frames; sequential: 0 */
     uint64_t first_cycle, last_cycle; /* of its first and last frame (random
@@ -474,10 +478,10 @@ SIMTRACE_API simtrace_error simtrace_reader_find_cycle(simtrace_reader *r, uint3
 
 /*
  * Random access only.  *entry receives the first entry of the first frame
- * of stream index written at or after wall-clock time t (ns since 1970;
- * the trace must be written with timestamps; time is recorded per frame,
- * so this is exact to a frame); the entry count if none.  Decodes
- * nothing.  Returns SIMTRACE_OK; SIMTRACE_E_UNSUPPORTED (no ordered
+ * of stream index whose time span reaches wall-clock time t (its last
+ * time >= t; ns since 1970; the trace must be written with timestamps;
+ * time is recorded per frame, so this is exact to a frame); the entry
+ * count if none.  Decodes nothing.  Returns SIMTRACE_OK; SIMTRACE_E_UNSUPPORTED (no ordered
  * timestamps); SIMTRACE_E_STATE; SIMTRACE_E_USAGE.
  */
 SIMTRACE_API simtrace_error simtrace_reader_find_time(simtrace_reader *r, uint32_t index, uint64_t t,
@@ -559,8 +563,10 @@ SIMTRACE_API simtrace_error simtrace_cursor_stream_info(const simtrace_cursor *c
 SIMTRACE_API simtrace_error simtrace_cursor_next(simtrace_cursor *c, void *buf, size_t size, uint64_t *count,
                                                  uint64_t *first);
 
-/* Release the cursor (on a sequential reader: stops its reading).  NULL
- * is allowed. */
+/* Release the cursor.  On a sequential reader this stops its reading
+ * thread, which first finishes the read call it is in (on a pipe: waits
+ * for the next bytes or the end); the reader then takes no other cursor.
+ * NULL is allowed. */
 SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
 
 #ifdef __cplusplus

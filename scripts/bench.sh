@@ -24,6 +24,9 @@
 #       testdata  testdata/good traces: svpc, -e paper, xz, zstd, bzip2, gzip
 #       importers importer throughput (needs `make unit`'s test_trace_io)
 #       vpc       legacy VPC store-address traces against bzip2 -9
+#       api       the public API (issue 12): writing through it against
+#                 piping into svpc-compress, reading [a, b) through it
+#                 against simtrace-cat --entries a:b, by CPU time
 #     and, not in "all" (slow: half an hour or more; bios_post.write alone took 2 minutes):
 #       corpus-xz corpus: xz -9 and zstd -19 --long=27 sizes and speeds
 #     e.g. BENCH_ONLY=size,speed  or  BENCH_ONLY=all,corpus-xz
@@ -68,7 +71,7 @@ note() { echo "bench.sh: $*" >&2; }
 
 # ---- selectors ------------------------------------------------------------------
 
-ALL_PARTS="size speed threads memory random overhead tradeoff testdata importers vpc"
+ALL_PARTS="size speed threads memory random overhead tradeoff testdata importers vpc api"
 EXTRA_PARTS="corpus-xz"
 PARTS=" "
 IFS=', ' read -ra _sel <<<"${BENCH_ONLY:-all}"
@@ -801,6 +804,89 @@ vpc_traces() {
     echo
 }
 
+# The public API (issue 12's targets), by CPU time (user + system, the
+# median of BENCH_RUNS), on 256 MiB of corpus lackey entries, -T1 and
+# default settings (the containers must be identical):
+#   writing through simtrace_writer_write (tests/tools/api_bench.c) against
+#   svpc-compress, two ways: the compressor alone, both reading the
+#   entries from a pipe (the API path then copies them once more, as its
+#   contract says); and with the producer, as a simulator would run: the
+#   API program reading the entries itself against `cat | svpc-compress`
+#   (the producer's writes into the pipe count);
+#   reading entries [a, b) through simtrace_reader_read into one buffer and
+#   through a cursor with a 4 MiB buffer, against simtrace-cat --entries
+#   a:b (the outputs must be identical), each command run 5 times per
+#   figure for a finer clock.
+api_part() {
+    local AB="$SVPC_BIN/tests/api-bench" raw="$TMP/api.d64" what n i a b k
+    [[ -x $AB && -n $TIME_BIN ]] || { echo "api: skipped (needs make tools and GNU time)"; echo; return; }
+    what=$(lackey_input "$raw" $((256 << 20))) || { echo "api: skipped (no lackey traces)"; echo; return; }
+    n=$(($(fsize "$raw") / 32))
+    # cpu SH-COMMAND: CPU seconds of the shell command and its children
+    cpu() {
+        if "$TIME_BIN" -f '%U %S' -o "$TMP/cpu" sh -c "$1"; then
+            awk '{ printf "%.3f", $1 + $2 }' "$TMP/cpu"
+        else
+            echo FAIL
+        fi
+    }
+    local wa=() wp=() ta=() tp=()
+    note "api: writing 256 MiB, $RUNS runs each"
+    for ((i = 0; i < RUNS; i++)); do
+        # the compressor alone: cat's CPU is not counted (time measures the
+        # program, which reads the pipe)
+        wa+=("$(cat "$raw" | { "$TIME_BIN" -f '%U %S' -o "$TMP/cpu" "$AB" write - "$TMP/api.sim" &&
+            awk '{ printf "%.3f", $1 + $2 }' "$TMP/cpu" || echo FAIL; })")
+        wp+=("$(cat "$raw" | { "$TIME_BIN" -f '%U %S' -o "$TMP/cpu" "$COMPRESS" -T1 >"$TMP/pipe.sim" &&
+            awk '{ printf "%.3f", $1 + $2 }' "$TMP/cpu" || echo FAIL; })")
+        # with the producer
+        ta+=("$(cpu "'$AB' write '$raw' '$TMP/api.sim'")")
+        tp+=("$(cpu "cat '$raw' | '$COMPRESS' -T1 > '$TMP/pipe.sim'")")
+    done
+    any_fail "${wa[@]}" "${wp[@]}" "${ta[@]}" "${tp[@]}" && { fail "api: writing failed"; return; }
+    local same=no
+    cmp -s "$TMP/api.sim" "$TMP/pipe.sim" && same=yes
+    [[ $same == yes ]] || fail "api: the API's container differs from svpc-compress's"
+    local mwa mwp mta mtp
+    mwa=$(median "${wa[@]}") mwp=$(median "${wp[@]}") mta=$(median "${ta[@]}") mtp=$(median "${tp[@]}")
+    echo "api: the public API against the programs, by CPU time (user + system), -T1, median of $RUNS"
+    echo "  input: $(group "$n") d64 entries (256 MiB): $what; containers identical: $same"
+    printf '  write, compressor alone:   API %6.2f s, svpc-compress %6.2f s: %s%%  (target: at most +5%%: %s)\n' \
+        "$mwa" "$mwp" "$(grow "$mwa" "$mwp")" "$(verdict "$mwa" "$(cmpf "$(div "$mwa" "$mwp" %.4f)" 1.05 "<=")")"
+    printf '  write, with the producer:  API %6.2f s, cat | svpc-compress %6.2f s: %s%%  (target: at most +5%%: %s)\n' \
+        "$mta" "$mtp" "$(grow "$mta" "$mtp")" "$(verdict "$mta" "$(cmpf "$(div "$mta" "$mtp" %.4f)" 1.05 "<=")")"
+    tsv api 256MiB write_api_cpu_s "$mwa"
+    tsv api 256MiB write_compress_cpu_s "$mwp"
+    tsv api 256MiB write_api_producer_cpu_s "$mta"
+    tsv api 256MiB write_pipe_producer_cpu_s "$mtp"
+    # ranges inside a frame, across frame edges, and most of the stream
+    for k in "$((n / 3)) $((n / 3 + 500000))" "$((n / 2 - 1000000)) $((n / 2 + 1000000))" "1000 $((n - 1000))"; do
+        read -r a b <<<"$k"
+        local ra=() ru=() rc=() mra mru mrc v r5
+        note "api: reading [$a, $b)"
+        r5() { echo "for i in 1 2 3 4 5; do $1 || exit 1; done"; }
+        for ((i = 0; i < RUNS; i++)); do
+            ra+=("$(cpu "$(r5 "'$AB' read '$TMP/api.sim' $a $b > '$TMP/r.api'")")")
+            ru+=("$(cpu "$(r5 "'$AB' cursor '$TMP/api.sim' $a $b > '$TMP/r.cur'")")")
+            rc+=("$(cpu "$(r5 "'$CAT' -T1 --entries $a:$b '$TMP/api.sim' > '$TMP/r.cat'")")")
+        done
+        any_fail "${ra[@]}" "${ru[@]}" "${rc[@]}" && { fail "api: reading [$a, $b) failed"; return; }
+        same=no
+        cmp -s "$TMP/r.api" "$TMP/r.cat" && cmp -s "$TMP/r.cur" "$TMP/r.cat" && same=yes
+        [[ $same == yes ]] || fail "api: [$a, $b) through the API differs from simtrace-cat's"
+        mra=$(div "$(median "${ra[@]}")" 5 %.3f) mru=$(div "$(median "${ru[@]}")" 5 %.3f)
+        mrc=$(div "$(median "${rc[@]}")" 5 %.3f)
+        v=$(verdict "$mra" "$(cmpf "$mra" "$mrc" "<=")")/$(verdict "$mru" "$(cmpf "$mru" "$mrc" "<=")")
+        printf '  read [%s, %s) (%s entries): API read %6.3f s, cursor %6.3f s; simtrace-cat --entries %6.3f s: %s%% / %s%%  (target: no more: %s); same bytes: %s\n' \
+            "$a" "$b" "$(group $((b - a)))" "$mra" "$mru" "$mrc" "$(grow "$mra" "$mrc")" "$(grow "$mru" "$mrc")" "$v" "$same"
+        tsv api "read_$((b - a))" read_api_cpu_s "$mra"
+        tsv api "read_$((b - a))" read_cursor_cpu_s "$mru"
+        tsv api "read_$((b - a))" read_cat_cpu_s "$mrc"
+    done
+    rm -f "$raw" "$TMP"/api.sim "$TMP"/pipe.sim "$TMP"/r.api "$TMP"/r.cur "$TMP"/r.cat
+    echo
+}
+
 # =====================================================================================
 # the targets of issue 11
 # =====================================================================================
@@ -885,6 +971,7 @@ main() {
     want testdata && testdata
     want importers && importers
     want vpc && vpc_traces
+    want api && api_part
     targets
     ((!FAILED))
 }
