@@ -375,3 +375,26 @@ void st_frame_ref_set(st_frame_ref *r, const st_frame_header *h, uint64_t off, u
     r->first_time = h->first_time;
     r->last_time = h->last_time;
 }
+
+st_error st_data_frame_check(const st_frame_ref *r, const st_stream_info *si, st_error bad, const char *where,
+                             st_diag *d)
+{
+    if (!si)
+        return st_diag_set(d, ST_E_BAD_STREAM, "%sdata frame of undeclared stream %u", where, r->stream);
+    if (r->encoder != si->encoder && r->encoder != SVPC_ENC_GENERIC)
+        return st_diag_set(d, bad, "%sframe encoder %u differs from its stream's %u", where, r->encoder, si->encoder);
+    if (r->seq != si->frames)
+        return st_diag_set(d, bad, "%ssequence number %llu, expected %llu", where, (unsigned long long)r->seq,
+                           (unsigned long long)si->frames);
+    if (r->first_entry != si->entries)
+        return st_diag_set(d, bad, "%sfirst entry %llu, expected %llu", where, (unsigned long long)r->first_entry,
+                           (unsigned long long)si->entries);
+    if (r->count == 0 || r->count > SVPC_MAX_FRAME_ENTRIES)
+        return st_diag_set(d, bad, "%sentry count %llu outside 1..%u", where, (unsigned long long)r->count,
+                           SVPC_MAX_FRAME_ENTRIES);
+    if (!(r->flags & ST_FF_TIME) && (r->first_time || r->last_time))
+        return st_diag_set(d, bad, "%stime without time flag", where);
+    if ((r->flags & ~ST_FF_KNOWN) || r->first_time > r->last_time)
+        return st_diag_set(d, bad, "%sinvalid flags or times", where);
+    return ST_OK;
+}

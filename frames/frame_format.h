@@ -59,6 +59,17 @@ static inline uint64_t st_entry_crc_len(uint64_t count)
 #define ST_MAX_ATTRS 64u
 #define ST_MAX_STREAMS 65536u
 #define ST_MAX_NAME 255u
+/* What a payload may hold beyond its content: encoders never store more
+ * than the raw entries plus this, and a directory's payload is its
+ * entries plus this (attribute headers). */
+#define ST_PAYLOAD_SLACK 4096u
+/* The largest stream descriptor payload (name, GUID, type name, entry
+ * size, encoder name, owner, a kept header of ST_MAX_HEADER bytes). */
+#define ST_MAX_DESC_PAYLOAD 4096u
+/* The largest payload of a data frame of count entries of esz bytes. */
+static inline uint64_t st_data_payload_max(uint64_t count, uint64_t esz) { return count * esz + ST_PAYLOAD_SLACK; }
+/* The largest payload of a directory listing nframes frames. */
+static inline uint64_t st_dir_payload_max(uint64_t nframes) { return nframes * ST_DIR_ENTRY_SIZE + ST_PAYLOAD_SLACK; }
 
 typedef struct {
     uint8_t kind;
@@ -159,5 +170,17 @@ st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, uint64_t c
  * frame number ordinal: the one conversion from a header, for the
  * sequential reader, the index and its scan of a file without footer. */
 void st_frame_ref_set(st_frame_ref *r, const st_frame_header *h, uint64_t off, uint64_t size, uint64_t ordinal);
+
+/* Whether data frame r may follow what stream si (NULL: undeclared) holds
+ * so far (SIMTRACE.md 7.3, 8.2): the stream is declared, the encoder is
+ * the stream's or generic, the sequence number and first entry continue
+ * the stream's frames and entries, the count is 1..SVPC_MAX_FRAME_ENTRIES,
+ * the flags are known and the times set only with TIME, in order.  The
+ * one check of a data frame, for the sequential reader (bad =
+ * ST_E_CORRUPT) and the index (ST_E_BAD_DIRECTORY, where = "directory
+ * entry K: ").  Returns ST_OK, ST_E_BAD_STREAM (undeclared) or bad, with
+ * d's detail starting with where. */
+st_error st_data_frame_check(const st_frame_ref *r, const st_stream_info *si, st_error bad, const char *where,
+                             st_diag *d);
 
 #endif

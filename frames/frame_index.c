@@ -1,6 +1,7 @@
 /* frame_index.c - random access to a container through footer and directory. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -265,23 +266,9 @@ static st_error check_entry(st_index *ix, uint64_t k, uint64_t expect, uint64_t 
             ix->ns++;
         } else if (r->kind == ST_KIND_DATA) {
             st_stream_info *si = stream_of(ix, r->stream);
-            if (!si)
-                return st_diag_set(d, ST_E_BAD_STREAM, "data frame of undeclared stream %u", r->stream);
-            if (r->seq != si->frames || r->first_entry != si->entries || r->count == 0 ||
-                r->count > SVPC_MAX_FRAME_ENTRIES)
-                return st_diag_set(d, ST_E_BAD_DIRECTORY,
-                                   "directory entry %llu: sequence %llu / first entry %llu / count %llu out of order",
-                                   (unsigned long long)k, (unsigned long long)r->seq,
-                                   (unsigned long long)r->first_entry, (unsigned long long)r->count);
-            if (r->encoder != si->encoder && r->encoder != SVPC_ENC_GENERIC)
-                return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: encoder %u differs from stream's",
-                                   (unsigned long long)k, r->encoder);
-            if (!(r->flags & ST_FF_TIME) && (r->first_time || r->last_time))
-                return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: time without time flag",
-                                   (unsigned long long)k);
-            if ((r->flags & ~ST_FF_KNOWN) || r->first_time > r->last_time)
-                return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory entry %llu: invalid flags or times",
-                                   (unsigned long long)k);
+            char where[48];
+            snprintf(where, sizeof where, "directory entry %llu: ", (unsigned long long)k);
+            RETURN_IF_ERROR(st_data_frame_check(r, si, ST_E_BAD_DIRECTORY, where, d));
             si->frames++;
             si->entries += r->count;
             si->stored += r->size;
@@ -320,7 +307,7 @@ static st_error load_descriptors(st_index *ix, st_diag *d)
         if (ix->f[k].kind != ST_KIND_STREAM)
             continue;
         st_frame_header h;
-        e = load_frame(ix, k, &h, &pay, 1, 4096, d);
+        e = load_frame(ix, k, &h, &pay, 1, ST_MAX_DESC_PAYLOAD, d);
         st_stream_info si;
         if (e == ST_OK)
             e = st_stream_desc_parse(&h, pay.data, pay.len, &si, d);
@@ -375,7 +362,7 @@ static st_error open_directory(st_index *ix, st_diag *d)
     if (e == ST_OK && (h.kind != ST_KIND_DIRECTORY || h.payload_size != f.dir_size - ST_FRAME_HEADER_SIZE))
         e = st_diag_set(d, ST_E_BAD_DIRECTORY, "footer does not point at a directory frame");
     /* the same bound as the sequential reader, before allocating */
-    if (e == ST_OK && h.payload_size > 4096 + f.nframes * ST_DIR_ENTRY_SIZE)
+    if (e == ST_OK && h.payload_size > st_dir_payload_max(f.nframes))
         e = st_diag_set(d, ST_E_TOO_LARGE, "directory of %llu bytes for %llu frames",
                         (unsigned long long)h.payload_size, (unsigned long long)f.nframes);
     if (e == ST_OK)
@@ -572,8 +559,8 @@ st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf 
     st_frame_header h;
     st_buf in;
     st_buf_init(&in, 0);
-    /* encoders never store more than the raw entries plus 4 KiB */
-    st_error e = load_frame(ix, k, &h, &in, 0, r->count * si->entry_size + 4096, d);
+    /* encoders never store more than st_data_payload_max */
+    st_error e = load_frame(ix, k, &h, &in, 0, st_data_payload_max(r->count, si->entry_size), d);
     if (e == ST_OK) {
         e = st_decode_frame_now(ix->ctx, &h, si->type, si->entry_size, &in,
                                 stop == 0 ? 1 : stop < r->count ? (size_t)stop : 0, ix->ignore_check, out, d);

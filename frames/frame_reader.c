@@ -257,22 +257,11 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         size_t limit = ST_MAX_PAYLOAD;
         if (h.kind == ST_KIND_DATA) {
             si = find_stream(r, h.stream);
-            if (!si)
-                e = st_diag_set(d, ST_E_BAD_STREAM, "data frame of undeclared stream %u", h.stream);
-            else if (h.encoder != si->encoder && h.encoder != SVPC_ENC_GENERIC)
-                e = st_diag_set(d, ST_E_CORRUPT, "frame encoder %u differs from its stream's %u", h.encoder,
-                                si->encoder);
-            else if (h.seq != si->frames)
-                e = st_diag_set(d, ST_E_CORRUPT, "sequence number %llu, expected %llu", (unsigned long long)h.seq,
-                                (unsigned long long)si->frames);
-            else if (h.first_entry != si->entries)
-                e = st_diag_set(d, ST_E_CORRUPT, "first entry %llu, expected %llu",
-                                (unsigned long long)h.first_entry, (unsigned long long)si->entries);
-            else if (h.count == 0 || h.count > SVPC_MAX_FRAME_ENTRIES)
-                e = st_diag_set(d, ST_E_CORRUPT, "entry count %llu outside 1..%u", (unsigned long long)h.count,
-                                SVPC_MAX_FRAME_ENTRIES);
+            st_frame_ref hr;
+            st_frame_ref_set(&hr, &h, at, ST_FRAME_HEADER_SIZE + h.payload_size, r->nframes);
+            e = st_data_frame_check(&hr, si, ST_E_CORRUPT, "", d);
             /* encoders never store more than the raw entries plus overhead */
-            limit = (size_t)h.count * (si ? si->entry_size : 1) + 4096;
+            limit = (size_t)st_data_payload_max(h.count, si ? si->entry_size : 1);
             if (e == ST_OK && r->o.memlimit && si &&
                 st_frame_decode_memory(h.count, si->entry_size, h.payload_size) > r->o.memlimit / r->o.threads)
                 e = st_diag_set(d, ST_E_MEMLIMIT, "decoding this frame (%llu entries) needs %llu MiB; the limit "
@@ -281,9 +270,9 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
                                                                             h.payload_size) >> 20),
                                 (unsigned long long)((r->o.memlimit / r->o.threads) >> 20));
         } else if (h.kind == ST_KIND_STREAM) {
-            limit = 4096;
+            limit = ST_MAX_DESC_PAYLOAD;
         } else {
-            limit = 4096 + (size_t)(r->nframes * ST_DIR_ENTRY_SIZE);
+            limit = (size_t)st_dir_payload_max(r->nframes);
         }
         if (e == ST_OK && h.payload_size > limit)
             e = st_diag_set(d, ST_E_TOO_LARGE, "payload of %llu bytes, at most %zu possible for this frame",

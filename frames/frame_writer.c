@@ -449,7 +449,7 @@ st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f)
         return w->failed;
     if (sid >= w->ns || f->count == 0 || f->count > SVPC_MAX_FRAME_ENTRIES || (f->flags & ~ST_FF_KNOWN) ||
         (f->encoder != w->s[sid].params.encoder && f->encoder != SVPC_ENC_GENERIC) ||
-        f->payload_size > f->count * w->s[sid].esz + 4096)
+        f->payload_size > st_data_payload_max(f->count, w->s[sid].esz))
         return ST_E_USAGE;
     w_stream *s = &w->s[sid];
     if (checks_keys(w, s)) {
