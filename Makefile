@@ -36,7 +36,7 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c 
           formats/trace_io.c formats/import_common.c formats/import_access.c formats/import_text.c \
           formats/import_vpc.c formats/export_text.c formats/export_merge.c \
           svpc/stage2.c svpc/vpcx.c svpc/cm2.c svpc/svpc_codec.c \
-          frames/frame_format.c frames/pool.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c \
+          frames/frame_format.c frames/pool.c frames/frame_job.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c \
           frames/range.c api/api_common.c api/api_write.c api/api_read.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "frame_format.h"
-#include "pool.h"
+#include "frame_job.h"
 #include "container.h"
 
 struct st_index {

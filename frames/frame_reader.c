@@ -6,7 +6,7 @@
 
 #include "../common/st_io.h"
 #include "frame_format.h"
-#include "pool.h"
+#include "frame_job.h"
 #include "container.h"
 
 struct st_reader {
@@ -108,7 +108,7 @@ static st_error reader_new(st_reader **out, int fd, st_in_fn fn, void *arg, cons
     /* one slot per worker: payloads are small, so reading the next one while
      * a slot is delivered costs little; each slot holds a frame of output */
     if (e == ST_OK)
-        e = st_pool_init(&r->pool, o->threads, o->threads);
+        e = st_pool_init(&r->pool, &st_frame_jobs, o->threads, o->threads);
     if (e != ST_OK) {
         st_reader_free(r);
         return e;

@@ -8,7 +8,7 @@
 
 #include "../common/st_io.h"
 #include "frame_format.h"
-#include "pool.h"
+#include "frame_job.h"
 #include "container.h"
 
 typedef struct {
@@ -162,7 +162,7 @@ static st_error writer_alloc(st_writer **out, int fd, const st_write_opts *o)
     st_buf_init(&w->dir, 0);
     /* one slot per worker: each stream's fill buffer is where the owner
      * works meanwhile, so a further slot would only hold another frame */
-    st_error e = st_pool_init(&w->pool, o->threads, o->threads);
+    st_error e = st_pool_init(&w->pool, &st_frame_jobs, o->threads, o->threads);
     if (e != ST_OK) {
         st_writer_free(w);
         return e;

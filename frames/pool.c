@@ -1,188 +1,9 @@
+/* pool.c - the ordered job queue (pool.h). */
 #include "pool.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- the work ------------------------------------------------------------ */
-
-/* First and last key of n raw entries of type t: what a data frame's
- * header records.  0 and 0 for an empty frame or a type without keys. */
-static void cycles_of(st_entry_type t, size_t esz, const uint8_t *raw, size_t n, uint64_t *first, uint64_t *last)
-{
-    *first = *last = 0;
-    if (!st_entry_has_key(t) || n == 0)
-        return;
-    *first = st_load64(raw) & ST_CYCLE_MASK;
-    *last = st_load64(raw + (n - 1) * esz) & ST_CYCLE_MASK;
-}
-
-/* The codec knows user types only as bytes (generic encoder only; the
- * writer and readers keep such frames within SVPC_MAX_FRAME_ENTRIES bytes). */
-static st_entry_type codec_type(const st_job *j, size_t *n)
-{
-    *n = j->n;
-    if (j->type != ST_TYPE_USER)
-        return j->type;
-    *n = j->n * j->esz;
-    return ST_TYPE_BYTES;
-}
-
-/* Block b of the ENTRY_CRC blocks of entries of esz bytes: its bytes
- * off..off+len of the first end bytes of the entries (the last block may
- * be shorter). */
-static void crc_block(size_t b, size_t esz, size_t end, size_t *off, size_t *len)
-{
-    size_t bb = (size_t)ST_ENTRY_CRC_BLOCK * esz;
-    *off = b * bb;
-    *len = end - *off < bb ? end - *off : bb;
-}
-
-static void run_encode(st_job *j, svpc_ctx *ctx)
-{
-    size_t esz = j->esz, cn;
-    st_entry_type ct = codec_type(j, &cn);
-    j->out.len = 0;
-    uint8_t ah[ST_ATTR_HEADER_SIZE] = {0};
-    j->err = st_buf_append(&j->out, ah, sizeof ah);
-    if (j->err == ST_OK)
-        j->err = svpc_encode(ctx, &j->params, ct, j->in.data, cn, &j->out);
-    /* A memory encoder can expand incompressible entries.  Past raw size +
-     * 1 KiB, fall back to the generic encoder (at most raw + 16 bytes of
-     * stream set, + 16 of attribute header; ENTRY_CRC adds 16 + 4 per block
-     * of entries below, at most 1040), so every payload stays within the
-     * raw size + 4 KiB that readers allow (SIMTRACE.md 6, 8). */
-    if (j->err == ST_OK && j->params.encoder != SVPC_ENC_GENERIC && j->out.len > j->n * esz + 1024) {
-        svpc_params g = j->params;
-        g.encoder = SVPC_ENC_GENERIC;
-        j->out.len = ST_ATTR_HEADER_SIZE;
-        j->err = svpc_encode(ctx, &g, ct, j->in.data, cn, &j->out);
-        j->h.encoder = SVPC_ENC_GENERIC;
-    }
-    if (j->err != ST_OK)
-        return;
-    st_store32(j->out.data, ST_ATTR_DATA);
-    st_store32(j->out.data + 4, ST_ATTR_CRITICAL);
-    st_store64(j->out.data + 8, j->out.len - ST_ATTR_HEADER_SIZE);
-    /* The payload CRC covers the stored bytes; these cover what they must
-     * decode to, so a reader also catches an encoder or decoder that went
-     * wrong (SIMTRACE.md 5.2, key 10): one per block of entries, so that a
-     * reader after one entry checks it without decoding the whole frame. */
-    uint8_t crc[4 * (SVPC_MAX_FRAME_ENTRIES / ST_ENTRY_CRC_BLOCK)];
-    size_t nb = (size_t)st_entry_crc_len(j->n) / 4;
-    for (size_t b = 0; b < nb; b++) {
-        size_t off, len;
-        crc_block(b, esz, j->n * esz, &off, &len);
-        st_store32(crc + 4 * b, st_crc32(j->in.data + off, len));
-    }
-    j->err = st_attr_append(&j->out, ST_ATTR_ENTRY_CRC, 0, crc, 4 * nb);
-    if (j->err != ST_OK)
-        return;
-    j->h.kind = ST_KIND_DATA;
-    j->h.nattrs = 2;
-    j->h.count = j->n;
-    j->h.payload_size = j->out.len;
-    j->h.payload_crc = st_crc32(j->out.data, j->out.len);
-    cycles_of(j->type, esz, j->in.data, j->n, &j->h.first_cycle, &j->h.last_cycle);
-}
-
-/* The first dec decoded entries in j->out (dec: the frame's count, or a
- * multiple of the block) against the ENTRY_CRC value crc. */
-static st_error check_blocks(st_job *j, const uint8_t *crc, size_t dec)
-{
-    size_t end = dec * j->esz, off, len;
-    for (size_t b = 0; b * ST_ENTRY_CRC_BLOCK < dec; b++) {
-        crc_block(b, j->esz, end, &off, &len);
-        if (!st_crc_ok(st_load32(crc + 4 * b), j->out.data + off, len))
-            return st_diag_set(&j->diag, ST_E_ENTRY_CRC,
-                               "entries %zu..%zu of the frame have CRC-32 0x%08x, its ENTRY_CRC says 0x%08x",
-                               b * ST_ENTRY_CRC_BLOCK, off / j->esz + len / j->esz - 1,
-                               (unsigned)st_crc32(j->out.data + off, len), (unsigned)st_load32(crc + 4 * b));
-    }
-    return ST_OK;
-}
-
-static void run_decode(st_job *j, svpc_ctx *ctx)
-{
-    st_diag *d = &j->diag;
-    if (!st_crc_ok(j->h.payload_crc, j->in.data, j->in.len)) {
-        j->err = st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
-        return;
-    }
-    st_data_view v;
-    j->err = st_data_attrs(j->in.data, j->in.len, j->h.nattrs, j->h.count, &v, d);
-    if (j->err != ST_OK)
-        return;
-    size_t esz = j->esz, cn;
-    st_entry_type ct = codec_type(j, &cn);
-    j->out.len = 0;
-    j->err = st_buf_reserve(&j->out, j->n * esz + 1);
-    if (j->err != ST_OK)
-        return;
-    size_t stop = j->stop && j->stop < j->n ? j->stop : j->n;
-    /* ENTRY_CRC checks whole blocks, so a prefix is decoded to the end of
-     * its last block, unless the caller chose speed over the check. */
-    int check = v.entry_crc && !j->ignore_check;
-    size_t dec = stop;
-    if (check && dec < j->n) {
-        dec = (dec + ST_ENTRY_CRC_BLOCK - 1) / ST_ENTRY_CRC_BLOCK * ST_ENTRY_CRC_BLOCK;
-        dec = dec < j->n ? dec : j->n;
-    }
-    /* user types are bytes to the codec, so scale the count like n */
-    size_t cdec = j->type == ST_TYPE_USER ? dec * esz : dec;
-    j->err = svpc_decode_prefix(ctx, (svpc_encoder)j->h.encoder, ct, v.data, (size_t)v.dlen, cn, cdec, j->out.data, d);
-    if (j->err != ST_OK)
-        return;
-    /* the header's cycle range must be the decoded one (0..0 for streams
-     * without cycles); of a prefix only the first cycle is known */
-    uint64_t fc, lc;
-    cycles_of(j->type, esz, j->out.data, dec, &fc, &lc);
-    if (dec < j->n && fc != j->h.first_cycle)
-        j->err = st_diag_set(d, ST_E_CORRUPT, "decoded first cycle %llu differs from the header's %llu",
-                             (unsigned long long)fc, (unsigned long long)j->h.first_cycle);
-    else if (dec == j->n && (fc != j->h.first_cycle || lc != j->h.last_cycle))
-        j->err = st_diag_set(d, ST_E_CORRUPT, "decoded cycles %llu..%llu differ from the header's %llu..%llu",
-                             (unsigned long long)fc, (unsigned long long)lc, (unsigned long long)j->h.first_cycle,
-                             (unsigned long long)j->h.last_cycle);
-    else if (check)
-        j->err = check_blocks(j, v.entry_crc, dec);
-    j->out.len = stop * esz;
-}
-
-void st_job_run(st_job *j, svpc_ctx *ctx)
-{
-    j->err = ST_OK;
-    st_diag_clear(&j->diag);
-    /* JOB_READY: the payload was built by the owner; nothing to do */
-    if (j->op == JOB_ENCODE)
-        run_encode(j, ctx);
-    else if (j->op == JOB_DECODE)
-        run_decode(j, ctx);
-}
-
-st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_type t, size_t esz, st_buf *in,
-                             size_t stop, int ignore_check, st_buf *out, st_diag *d)
-{
-    st_job j;
-    memset(&j, 0, sizeof j);
-    j.op = JOB_DECODE;
-    j.type = t;
-    j.esz = esz;
-    j.n = (size_t)h->count;
-    j.stop = stop;
-    j.ignore_check = ignore_check;
-    j.h = *h;
-    j.in = *in; /* lent for the call: the job owns no buffer */
-    j.out = *out;
-    st_job_run(&j, ctx);
-    *in = j.in;
-    *out = j.out;
-    if (j.err != ST_OK && d)
-        *d = j.diag;
-    return j.err;
-}
-
-/* ---- the pool -------------------------------------------------------------- */
 
 static void *worker(void *arg)
 {
@@ -202,43 +23,44 @@ static void *worker(void *arg)
             pthread_cond_wait(&p->cv_work, &p->mu);
         if (p->stop)
             break;
-        st_job *j = &p->slot[p->next % p->q];
+        size_t s = (size_t)(p->next % p->q);
         p->next++;
-        j->state = 2;
+        p->state[s] = 2;
         pthread_mutex_unlock(&p->mu);
-        st_job_run(j, p->ctx[me]);
+        p->k->run(p->slot + s * p->k->job_size, p->ws[me]);
         pthread_mutex_lock(&p->mu);
-        j->state = 3;
+        p->state[s] = 3;
         pthread_cond_broadcast(&p->cv_done);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
-st_error st_pool_init(st_pool *p, unsigned nthreads, unsigned q)
+st_error st_pool_init(st_pool *p, const st_pool_kind *k, unsigned nthreads, unsigned q)
 {
     memset(p, 0, sizeof *p);
+    p->k = k;
     p->nthreads = nthreads;
     p->q = q;
-    p->slot = calloc(q, sizeof *p->slot);
-    p->ctx = calloc(nthreads, sizeof *p->ctx);
-    if (!p->slot || !p->ctx) {
+    p->slot = calloc(q, k->job_size);
+    p->state = calloc(q, sizeof *p->state);
+    p->ws = calloc(nthreads, sizeof *p->ws);
+    if (!p->slot || !p->state || !p->ws) {
         free(p->slot);
-        free(p->ctx);
+        free(p->state);
+        free(p->ws);
         p->slot = NULL; /* st_pool_destroy() then has nothing to undo */
-        p->ctx = NULL;
+        p->state = NULL;
+        p->ws = NULL;
         return ST_E_NOMEM;
     }
-    for (unsigned i = 0; i < q; i++) {
-        st_buf_init(&p->slot[i].in, 0);
-        st_buf_init(&p->slot[i].out, 0);
-    }
+    for (unsigned i = 0; i < q; i++)
+        k->slot_init(p->slot + (size_t)i * k->job_size);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv_work, NULL);
     pthread_cond_init(&p->cv_done, NULL);
-    p->nctx = nthreads;
-    for (unsigned i = 0; i < nthreads; i++)
-        RETURN_IF_ERROR(svpc_ctx_new(&p->ctx[i]));
+    for (unsigned i = 0; i < nthreads; i++, p->nws++)
+        RETURN_IF_ERROR(k->state_new(&p->ws[i]));
     if (nthreads > 1) {
         p->th = calloc(nthreads, sizeof *p->th);
         if (!p->th)
@@ -252,45 +74,45 @@ st_error st_pool_init(st_pool *p, unsigned nthreads, unsigned q)
     return ST_OK;
 }
 
-st_job *st_pool_slot(st_pool *p)
+void *st_pool_slot(st_pool *p)
 {
     if (p->tail - p->head >= p->q)
         return NULL;
-    return &p->slot[p->tail % p->q];
+    return p->slot + (size_t)(p->tail % p->q) * p->k->job_size;
 }
 
 void st_pool_submit(st_pool *p)
 {
-    st_job *j = &p->slot[p->tail % p->q];
+    size_t s = (size_t)(p->tail % p->q);
     if (!p->th) {
-        st_job_run(j, p->ctx[0]);
-        j->state = 3;
+        p->k->run(p->slot + s * p->k->job_size, p->ws[0]);
+        p->state[s] = 3;
         p->tail++;
         p->next = p->tail;
         return;
     }
     pthread_mutex_lock(&p->mu);
-    j->state = 1;
+    p->state[s] = 1;
     p->tail++;
     pthread_cond_signal(&p->cv_work);
     pthread_mutex_unlock(&p->mu);
 }
 
-st_job *st_pool_head(st_pool *p)
+void *st_pool_head(st_pool *p)
 {
     if (p->head == p->tail)
         return NULL;
-    st_job *j = &p->slot[p->head % p->q];
+    size_t s = (size_t)(p->head % p->q);
     pthread_mutex_lock(&p->mu);
-    while (j->state != 3)
+    while (p->state[s] != 3)
         pthread_cond_wait(&p->cv_done, &p->mu);
     pthread_mutex_unlock(&p->mu);
-    return j;
+    return p->slot + s * p->k->job_size;
 }
 
 void st_pool_pop(st_pool *p)
 {
-    p->slot[p->head % p->q].state = 0;
+    p->state[p->head % p->q] = 0;
     p->head++;
 }
 
@@ -312,13 +134,12 @@ void st_pool_destroy(st_pool *p)
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv_work);
     pthread_cond_destroy(&p->cv_done);
-    for (unsigned i = 0; i < p->q; i++) {
-        st_buf_free(&p->slot[i].in);
-        st_buf_free(&p->slot[i].out);
-    }
-    for (unsigned i = 0; i < p->nctx; i++)
-        svpc_ctx_free(p->ctx[i]);
-    free(p->ctx);
+    for (unsigned i = 0; i < p->q; i++)
+        p->k->slot_free(p->slot + (size_t)i * p->k->job_size);
+    for (unsigned i = 0; i < p->nws; i++)
+        p->k->state_free(p->ws[i]);
+    free(p->ws);
+    free(p->state);
     free(p->slot);
     memset(p, 0, sizeof *p);
 }

@@ -1,0 +1,55 @@
+/*
+ * frame_job.h - the work of frames/ that worker threads do (internal): a
+ * job encodes or decodes one data frame with a codec context of its own.
+ * The writer and the readers queue these jobs in a pool (pool.h), which
+ * knows nothing of them but their size and how to run, set up and free
+ * them (st_frame_jobs).
+ */
+#ifndef ST_FRAME_JOB_H
+#define ST_FRAME_JOB_H
+
+#include <stdint.h>
+
+#include "../common/st_bytes.h"
+#include "../svpc/svpc.h"
+#include "frame_format.h"
+#include "pool.h"
+
+enum { JOB_ENCODE = 1, JOB_DECODE = 2, JOB_READY = 3 };
+
+typedef struct {
+    int op;
+    st_entry_type type;
+    size_t esz;         /* entry size (a user type's comes from its stream) */
+    svpc_params params; /* encode */
+    st_buf in;          /* encode: raw entries; decode: frame payload */
+    size_t n;           /* entries */
+    size_t stop;        /* decode: only the first stop entries (0: all n) */
+    st_buf out;         /* encode: frame payload; decode: raw entries */
+    st_frame_header h;  /* encode: completed by the worker; decode: as read */
+    uint64_t offset;    /* decode: file offset of the frame header */
+    uint64_t ordinal;   /* frame ordinal in the file */
+    int verify_only;
+    int ignore_check;   /* decode: skip the ENTRY_CRC comparison */
+    st_error err;
+    st_diag diag;
+} st_job;
+
+/* What the pool needs to hold and run st_jobs: their size, a codec
+ * context per worker, the buffers of each slot. */
+extern const st_pool_kind st_frame_jobs;
+
+/* The work of one job, run by a worker with its own codec context. */
+void st_job_run(st_job *j, svpc_ctx *ctx);
+
+/* Decode one data frame on the calling thread, outside any pool: header h
+ * (as read and checked), payload *in (checked against h->payload_crc
+ * here), entries of type t and size esz.  stop = 0 decodes the whole frame,
+ * else returns its first stop entries (decoding to the end of the ENTRY_CRC
+ * block of the last, to check them, unless ignore_check).  The entries replace *out's contents.
+ * Returns the job's error; on failure *d (if not NULL) says what and where
+ * within the frame, and the caller adds the frame's place. */
+st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_type t, size_t esz, st_buf *in,
+                             size_t stop, int ignore_check, st_buf *out, st_diag *d);
+
+#endif /* ST_FRAME_JOB_H */
