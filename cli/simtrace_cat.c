@@ -106,7 +106,6 @@ static const struct option longopts[] = {
 
 typedef struct {
     st_range r;       /* half-open [lo, hi); hi = UINT64_MAX when omitted */
-    int has_hi;
     const char *text; /* as given: messages quote it, not what it was taken for */
 } range;
 
@@ -120,13 +119,11 @@ static int parse_range(const char *s, range *r, int kind, int (*num)(const char 
     r->text = s;
     r->r.lo = 0;
     r->r.hi = UINT64_MAX;
-    r->has_hi = 0;
     if (colon > s && !num(s, (size_t)(colon - s), &r->r.lo))
         return 0;
     if (colon[1]) {
         if (!num(colon + 1, strlen(colon + 1), &r->r.hi))
             return 0;
-        r->has_hi = 1;
     }
     return r->r.lo <= r->r.hi;
 }
@@ -841,7 +838,7 @@ int main(int argc, char **argv)
     int list_frames = 0, list_json = 0;
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
-    range rg = {{R_NONE, 0, UINT64_MAX}, 0, NULL};
+    range rg = {{R_NONE, 0, UINT64_MAX}, NULL};
     opterr = 0;
     while ((c = getopt_long(argc, argv, "lts:F:o:cT:M:fkvqhV", longopts, NULL)) != -1) {
         switch (c) {
