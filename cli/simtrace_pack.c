@@ -354,25 +354,24 @@ static st_error copy_frame(void *arg, const st_stream_info *s, const st_frame_re
     copy_ctx *cc = arg;
     packer *pk = cc->pk;
     uint32_t sid;
-    (void)f;
     RETURN_IF_ERROR(map_stream(pk, cc->r, s->id, &sid, cc->d, 0));
     uint64_t shift = 0;
     if (s->type == ST_TYPE_VBLOCK && s->owner != UINT32_MAX && pk->mapped[s->owner])
         shift = pk->base[pk->map[s->owner]];
     progress(pk, 0);
     if (shift == 0)
-        return st_writer_copy_frame(pk->w, sid, raw);
+        return st_writer_copy_frame(pk->w, sid, f, raw);
     /* blocks point at entries of their owner stream, which now starts
      * after the entries of earlier inputs: rewrite their keys */
-    RETURN_IF_ERROR(st_raw_frame_decode(s, raw, &pk->tmp, cc->d));
-    for (size_t i = 0; i < raw->count; i++) {
+    RETURN_IF_ERROR(st_raw_frame_decode(s, f, raw, &pk->tmp, cc->d));
+    for (size_t i = 0; i < f->count; i++) {
         uint8_t *b = pk->tmp.data + i * ST_VBLOCK_SIZE;
         uint64_t key = st_load64(b), owner = (key & ST_CYCLE_MASK) + shift;
         if (owner > ST_CYCLE_MASK)
             return st_diag_set(cc->d, ST_E_TOO_LARGE, "stream '%s': owner index beyond 48 bits", s->name);
         st_store64(b, (key & ~ST_CYCLE_MASK) | owner);
     }
-    return st_writer_append(pk->w, sid, pk->tmp.data, (size_t)raw->count);
+    return st_writer_append(pk->w, sid, pk->tmp.data, (size_t)f->count);
 }
 
 static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)

@@ -29,6 +29,27 @@
 #define ST_DEFAULT_FRAME_ENTRIES (UINT32_C(1) << 20)
 #define ST_MAX_THREADS 64u
 
+/* One frame as the directory describes it. */
+#define ST_FRAME_REF_DATA 1u   /* kind: a data frame */
+#define ST_FRAME_REF_STREAM 2u /* kind: a stream descriptor */
+#define ST_FRAME_REF_TIMED 1u  /* flags: the time fields are valid */
+typedef struct {
+    uint64_t offset;      /* file offset of the frame header */
+    uint64_t size;        /* header + payload bytes */
+    uint64_t ordinal;     /* position of the frame in the file, from 0 */
+    uint32_t stream;      /* stream id; UINT32_MAX never appears here */
+    uint8_t kind;         /* 1 data, 2 stream descriptor */
+    uint8_t flags;        /* bit 0: time fields valid */
+    uint16_t encoder;
+    uint32_t nattrs;      /* attributes of its payload */
+    uint32_t payload_crc;
+    uint64_t seq;         /* per-stream sequence number of a data frame */
+    uint64_t first_entry; /* index of its first entry within the stream */
+    uint64_t count;       /* entries */
+    uint64_t first_cycle, last_cycle; /* keys of the first and last entry (SIMTRACE.md 3) */
+    uint64_t first_time, last_time;
+} st_frame_ref;
+
 /* ---- writing ---------------------------------------------------------------- */
 
 typedef struct {
@@ -132,30 +153,26 @@ const st_diag *st_writer_diag(const st_writer *w);
 st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress)(void *), void *arg,
                              uint64_t *in_bytes, st_diag *d);
 
-/* An encoded data frame as found in a container, for copying. */
+/* The payload of an encoded data frame as found in a container, for
+ * copying; what its header says is the st_frame_ref that goes with it. */
 typedef struct {
-    uint8_t flags;      /* TIME or 0 */
-    uint16_t encoder;   /* as stored: the stream's encoder or generic */
-    uint32_t nattrs;
-    uint64_t count;
-    uint64_t first_cycle, last_cycle;
-    uint64_t first_time, last_time;
-    uint32_t payload_crc;
     const uint8_t *payload;
     size_t payload_size;
 } st_raw_frame;
 
 /*
  * Append an encoded data frame unchanged (no re-encoding) as the next frame
- * of stream sid: its sequence number and first entry are the stream's
- * next; its payload and CRC are kept.  Entries appended to sid before are
+ * of stream sid: f says what its header said (flags, encoder, attributes,
+ * count, cycles, times, payload CRC), raw holds its payload; its sequence
+ * number and first entry are the stream's next; its payload and CRC are
+ * kept.  Entries appended to sid before are
  * cut into a frame first, so the order of entries is kept.  The caller
  * has checked the payload CRC.
  * Returns ST_OK; ST_E_USAGE (unknown sid, count 0 or above the frame
  * limit, encoder that is neither the stream's nor generic); ST_E_NOMEM;
  * ST_E_WRITE; ST_E_TOO_LARGE (directory full).
  */
-st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f);
+st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_frame_ref *f, const st_raw_frame *raw);
 
 /*
  * Cut the partial frames of all streams into frames and wait until every
@@ -221,24 +238,6 @@ typedef struct {
     uint64_t stored;  /* index only: bytes of its data frames, headers included */
 } st_stream_info;
 
-/* One frame as the directory describes it. */
-#define ST_FRAME_REF_DATA 1u   /* kind: a data frame */
-#define ST_FRAME_REF_STREAM 2u /* kind: a stream descriptor */
-#define ST_FRAME_REF_TIMED 1u  /* flags: the time fields are valid */
-typedef struct {
-    uint64_t offset;      /* file offset of the frame header */
-    uint64_t size;        /* header + payload bytes */
-    uint64_t ordinal;     /* position of the frame in the file, from 0 */
-    uint32_t stream;      /* stream id; UINT32_MAX never appears here */
-    uint8_t kind;         /* 1 data, 2 stream descriptor */
-    uint8_t flags;        /* bit 0: time fields valid */
-    uint16_t encoder;
-    uint64_t seq;         /* per-stream sequence number of a data frame */
-    uint64_t first_entry; /* index of its first entry within the stream */
-    uint64_t count;       /* entries */
-    uint64_t first_cycle, last_cycle; /* keys of the first and last entry (SIMTRACE.md 3) */
-    uint64_t first_time, last_time;
-} st_frame_ref;
 
 /* Receives data frames undecoded (st_read_opts.frame_sink).  payload is
  * valid during the call only. */
@@ -332,11 +331,13 @@ st_error st_reader_new_in(st_reader **r, st_in_fn fn, void *arg, const st_read_o
 st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d);
 
 /*
- * Decode a data frame delivered undecoded (st_read_opts.frame_sink) of
- * stream s into out (replacing its content: count x entry-size bytes).
+ * Decode a data frame delivered undecoded (st_read_opts.frame_sink: its
+ * frame f and payload raw) of stream s into out (replacing its content:
+ * count x entry-size bytes).
  * Returns ST_OK, any data error with d filled in, ST_E_NOMEM.
  */
-st_error st_raw_frame_decode(const st_stream_info *s, const st_raw_frame *f, st_buf *out, st_diag *d);
+st_error st_raw_frame_decode(const st_stream_info *s, const st_frame_ref *f, const st_raw_frame *raw, st_buf *out,
+                             st_diag *d);
 
 /* Streams declared so far (after st_reader_read_all: all of them). */
 unsigned st_reader_stream_count(const st_reader *r);

@@ -374,6 +374,27 @@ void st_frame_ref_set(st_frame_ref *r, const st_frame_header *h, uint64_t off, u
     r->last_cycle = h->last_cycle;
     r->first_time = h->first_time;
     r->last_time = h->last_time;
+    r->nattrs = h->nattrs;
+    r->payload_crc = h->payload_crc;
+}
+
+void st_frame_header_of(st_frame_header *h, const st_frame_ref *r)
+{
+    memset(h, 0, sizeof *h);
+    h->kind = r->kind;
+    h->flags = r->flags;
+    h->encoder = r->encoder;
+    h->stream = r->stream;
+    h->nattrs = r->nattrs;
+    h->seq = r->seq;
+    h->first_entry = r->first_entry;
+    h->count = r->count;
+    h->first_cycle = r->first_cycle;
+    h->last_cycle = r->last_cycle;
+    h->first_time = r->first_time;
+    h->last_time = r->last_time;
+    h->payload_size = r->size - ST_FRAME_HEADER_SIZE;
+    h->payload_crc = r->payload_crc;
 }
 
 st_error st_data_frame_check(const st_frame_ref *r, const st_stream_info *si, st_error bad, const char *where,

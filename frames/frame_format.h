@@ -170,6 +170,9 @@ st_error st_data_attrs(const uint8_t *p, size_t len, uint32_t nattrs, uint64_t c
  * frame number ordinal: the one conversion from a header, for the
  * sequential reader, the index and its scan of a file without footer. */
 void st_frame_ref_set(st_frame_ref *r, const st_frame_header *h, uint64_t off, uint64_t size, uint64_t ordinal);
+/* The frame header that frame list entry r stands for: the one conversion
+ * back, for decoding and copying a frame delivered undecoded. */
+void st_frame_header_of(st_frame_header *h, const st_frame_ref *r);
 
 /* Whether data frame r may follow what stream si (NULL: undeclared) holds
  * so far (SIMTRACE.md 7.3, 8.2): the stream is declared, the encoder is

@@ -335,8 +335,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
             st_data_view dv;
             if (e == ST_OK)
                 e = st_data_attrs(pb->data, pb->len, h.nattrs, h.count, &dv, d);
-            st_raw_frame rf = {h.flags, h.encoder, h.nattrs, h.count, h.first_cycle, h.last_cycle,
-                               h.first_time, h.last_time, h.payload_crc, pb->data, pb->len};
+            st_raw_frame rf = {pb->data, pb->len};
             if (e == ST_OK) {
                 e = r->o.frame_sink(r->o.frame_arg, si, &ref, &rf);
                 /* a sink that decodes the frame (--concat of a vblock
@@ -390,23 +389,17 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
     }
 }
 
-st_error st_raw_frame_decode(const st_stream_info *s, const st_raw_frame *f, st_buf *out, st_diag *d)
+st_error st_raw_frame_decode(const st_stream_info *s, const st_frame_ref *f, const st_raw_frame *raw, st_buf *out,
+                             st_diag *d)
 {
     svpc_ctx *ctx;
     RETURN_IF_ERROR(svpc_ctx_new(&ctx));
-    st_frame_header h = {.kind = ST_KIND_DATA,
-                         .flags = f->flags,
-                         .encoder = f->encoder,
-                         .stream = s->id,
-                         .nattrs = f->nattrs,
-                         .count = f->count,
-                         .first_cycle = f->first_cycle,
-                         .last_cycle = f->last_cycle,
-                         .payload_size = f->payload_size,
-                         .payload_crc = f->payload_crc};
+    st_frame_header h;
+    st_frame_header_of(&h, f);
+    h.payload_size = raw->payload_size;
     st_buf in;
     st_buf_init(&in, 0);
-    st_error e = st_buf_append(&in, f->payload, f->payload_size);
+    st_error e = st_buf_append(&in, raw->payload, raw->payload_size);
     if (e == ST_OK)
         e = st_decode_frame_now(ctx, &h, s->type, s->entry_size, &in, 0, 0, out, d);
     st_buf_free(&in);

@@ -443,13 +443,13 @@ st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress
     return ST_OK;
 }
 
-st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f)
+st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_frame_ref *f, const st_raw_frame *raw)
 {
     if (w->failed)
         return w->failed;
-    if (sid >= w->ns || f->count == 0 || f->count > SVPC_MAX_FRAME_ENTRIES || (f->flags & ~ST_FF_KNOWN) ||
-        (f->encoder != w->s[sid].params.encoder && f->encoder != SVPC_ENC_GENERIC) ||
-        f->payload_size > st_data_payload_max(f->count, w->s[sid].esz))
+    if (sid >= w->ns || f->kind != ST_KIND_DATA || f->count == 0 || f->count > SVPC_MAX_FRAME_ENTRIES ||
+        (f->flags & ~ST_FF_KNOWN) || (f->encoder != w->s[sid].params.encoder && f->encoder != SVPC_ENC_GENERIC) ||
+        raw->payload_size > st_data_payload_max(f->count, w->s[sid].esz))
         return ST_E_USAGE;
     w_stream *s = &w->s[sid];
     if (checks_keys(w, s)) {
@@ -468,24 +468,15 @@ st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_raw_frame *f)
     RETURN_IF_ERROR(get_slot(w, &j));
     j->op = JOB_READY;
     j->out.len = 0;
-    st_error e = st_buf_append(&j->out, f->payload, f->payload_size);
+    st_error e = st_buf_append(&j->out, raw->payload, raw->payload_size);
     if (e != ST_OK)
         return fail(w, e);
-    memset(&j->h, 0, sizeof j->h);
-    j->h.kind = ST_KIND_DATA;
-    j->h.flags = f->flags;
-    j->h.encoder = f->encoder;
+    /* the header as it was, but in this stream, at its next place */
+    st_frame_header_of(&j->h, f);
     j->h.stream = s->id;
-    j->h.nattrs = f->nattrs;
     j->h.seq = s->seq++;
     j->h.first_entry = s->next_entry;
-    j->h.count = f->count;
-    j->h.first_cycle = f->first_cycle;
-    j->h.last_cycle = f->last_cycle;
-    j->h.first_time = f->first_time;
-    j->h.last_time = f->last_time;
-    j->h.payload_size = f->payload_size;
-    j->h.payload_crc = f->payload_crc;
+    j->h.payload_size = raw->payload_size;
     s->next_entry += f->count;
     w->st.entries += f->count;
     w->st.raw_bytes += f->count * s->esz;

@@ -131,10 +131,9 @@ static FILE *as_file(const uint8_t *c, size_t len)
  * does for vblock streams. */
 static st_error decoding_sink(void *arg, const st_stream_info *s, const st_frame_ref *f, const st_raw_frame *raw)
 {
-    (void)f;
     st_buf out;
     st_buf_init(&out, 0);
-    st_error e = st_raw_frame_decode(s, raw, &out, arg);
+    st_error e = st_raw_frame_decode(s, f, raw, &out, arg);
     st_buf_free(&out);
     return e;
 }
