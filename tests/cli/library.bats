@@ -45,7 +45,7 @@ install_to() {
     [[ -z $left ]] || fail "left after uninstall: $left"
 }
 
-@test "the examples build with pkg-config alone, as C and C++, against a moved install; write_trace writes what simtrace-cat reads back; read_range prints what simtrace-cat -F text does, from a file and from a pipe" {
+@test "the examples build with pkg-config alone, as C and C++ (and statically), against a moved install; write_trace writes what simtrace-cat reads back; read_range prints what simtrace-cat -F text does, from a file and from a pipe" {
     install_to "$T/stage"
     # the installed tree, moved: the prefix must follow the .pc file
     mv "$T/stage/usr" "$T/moved"
@@ -72,6 +72,13 @@ install_to() {
         "$SIMTRACE_CAT" --verify "w.$lang.sim"
     done
     cmp w.c.sim w.c++.sim
+    # and against libsvpc.a, with the libraries of `pkg-config --static`
+    # shellcheck disable=SC2046
+    cc -std=c11 -o write_trace.static "$ROOT/examples/write_trace.c" $(pkg-config --cflags svpc) \
+        -Wl,-Bstatic -lsvpc -Wl,-Bdynamic $(pkg-config --static --libs svpc | sed 's/-lsvpc\>//')
+    ldd ./write_trace.static | grep -q libsvpc && fail "write_trace.static links libsvpc.so"
+    env -u LD_LIBRARY_PATH ./write_trace.static w.static.sim 60000 >/dev/null
+    cmp w.c.sim w.static.sim
     for lang in c c++; do
         for win in 0:1000 1000:50000 77777:77778 140000: 0:; do
             ./read_range.$lang w.c.sim cpu0.write "$win" > "r.$lang"
