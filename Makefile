@@ -201,15 +201,32 @@ bench-compare:
 	$(Q)test -n "$(OLD)" || { echo "usage: make bench-compare OLD=old/bench.tsv [NEW=build/bench.tsv]" >&2; exit 2; }
 	$(Q)scripts/bench-compare.sh $(OLD) $(NEW)
 
-## install: install the programs under $(DESTDIR)$(PREFIX)
-install: all
+## install: install the programs and man pages under $(DESTDIR)$(PREFIX)
+install: all install-man
 	install -d $(BINDIR)
 	install -m 755 $(BINS) $(BINDIR)
-	install -m 755 scripts/bochs-trace $(BINDIR)
+	install -m 755 scripts/bochs-trace scripts/svpc-parallel $(BINDIR)
 
-## uninstall: remove the installed programs
-uninstall:
-	rm -f $(PROGS:%=$(BINDIR)/%) $(BINDIR)/bochs-trace
+## uninstall: remove the installed programs and man pages
+uninstall: uninstall-man
+	rm -f $(PROGS:%=$(BINDIR)/%) $(BINDIR)/bochs-trace $(BINDIR)/svpc-parallel
+
+# Man pages (man/, written in roff by hand; tests/cli/man_pages.bats renders
+# them and checks them against --help), installed on their own so the test
+# can install them without building.
+MANDIR  = $(DESTDIR)$(PREFIX)/share/man
+MAN1    = $(wildcard man/*.1)
+MAN3    = $(wildcard man/*.3)
+.PHONY: install-man uninstall-man
+## install-man: install the man pages under $(DESTDIR)$(PREFIX)/share/man
+install-man:
+	install -d $(MANDIR)/man1 $(MANDIR)/man3
+	install -m 644 $(MAN1) $(MANDIR)/man1
+	$(if $(MAN3),install -m 644 $(MAN3) $(MANDIR)/man3)
+
+## uninstall-man: remove the installed man pages
+uninstall-man:
+	rm -f $(MAN1:man/%=$(MANDIR)/man1/%) $(MAN3:man/%=$(MANDIR)/man3/%)
 
 ## clean: remove build outputs
 clean:
