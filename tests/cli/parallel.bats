@@ -219,3 +219,39 @@ real_trace() {
     expect_status 1
     expect_output_has "has only 1 pieces"
 }
+
+@test "SIGTERM or SIGINT stops every job at once: exit 143 or 130, no container, no pieces left" {
+    real_trace
+    # a simtrace-pack whose piece jobs hang, so the signal comes mid-run
+    mkdir slowbin
+    ln -s "$SIMTRACE_CAT" slowbin/simtrace-cat
+    cat >slowbin/simtrace-pack <<EOS
+#!/bin/bash
+case "\$*" in *piece.*) echo \$\$ >>"$T/pids"; sleep 60 ;; esac
+exec "$SIMTRACE_PACK" "\$@"
+EOS
+    chmod +x slowbin/simtrace-pack
+    local sig want pid t0 t1 p
+    for sig in TERM INT; do
+        [[ $sig == TERM ]] && want=143 || want=130
+        : >pids
+        # (a background job of a shell starts with SIGINT ignored: reset it)
+        SVPC_BIN="$T/slowbin" perl -e '$SIG{INT} = $SIG{TERM} = "DEFAULT"; exec @ARGV or die "exec: $!\n"' \
+            "$SP" compress -q -j 2 --frame-size "$FS" --piece-frames "$PF" -o joined.sim trace.d64 &
+        pid=$!
+        for ((i = 0; i < 100; i++)); do [[ $(wc -l <pids) -ge 2 ]] && break; sleep 0.1; done
+        [[ $(wc -l <pids) -ge 2 ]] || fail "the piece jobs did not start"
+        t0=$SECONDS
+        kill -$sig "$pid"
+        wait "$pid" && rc=0 || rc=$?
+        t1=$SECONDS
+        [[ $rc == "$want" ]] || fail "SIG$sig: exit status $rc, want $want"
+        ((t1 - t0 <= 5)) || fail "SIG$sig: $((t1 - t0)) s to stop"
+        [[ ! -e joined.sim ]] || fail "SIG$sig: joined.sim exists"
+        [[ -z $(leftovers . .svpc-parallel) ]] || fail "SIG$sig: the pieces' directory is left"
+        sleep 0.5
+        while read -r p; do
+            ! kill -0 "$p" 2>/dev/null || fail "SIG$sig: job $p still runs"
+        done <pids
+    done
+}
