@@ -201,24 +201,32 @@ bench-compare:
 	$(Q)test -n "$(OLD)" || { echo "usage: make bench-compare OLD=old/bench.tsv [NEW=build/bench.tsv]" >&2; exit 2; }
 	$(Q)scripts/bench-compare.sh $(OLD) $(NEW)
 
-## install: install the programs and man pages under $(DESTDIR)$(PREFIX)
-install: all install-man
+## install: install the programs under $(DESTDIR)$(PREFIX)
+install: all
 	install -d $(BINDIR)
 	install -m 755 $(BINS) $(BINDIR)
-	install -m 755 scripts/bochs-trace scripts/svpc-parallel $(BINDIR)
+	install -m 755 scripts/bochs-trace $(BINDIR)
 
-## uninstall: remove the installed programs and man pages
-uninstall: uninstall-man
-	rm -f $(PROGS:%=$(BINDIR)/%) $(BINDIR)/bochs-trace $(BINDIR)/svpc-parallel
+## uninstall: remove the installed programs
+uninstall:
+	rm -f $(PROGS:%=$(BINDIR)/%) $(BINDIR)/bochs-trace
+
+## clean: remove build outputs
+clean:
+	rm -rf build build-asan build-tsan build-fuzz
 
 # Man pages (man/, written in roff by hand; tests/cli/man_pages.bats renders
-# them and checks them against --help), installed on their own so the test
-# can install them without building.
+# them and checks them against --help) and scripts/svpc-parallel: install
+# and uninstall do these too (prerequisites added here); the man pages have
+# targets of their own so the test can install them without building.
 MANDIR  = $(DESTDIR)$(PREFIX)/share/man
 MAN1    = $(wildcard man/*.1)
 MAN3    = $(wildcard man/*.3)
-.PHONY: install-man uninstall-man
-## install-man: install the man pages under $(DESTDIR)$(PREFIX)/share/man
+.PHONY: install-man uninstall-man install-parallel uninstall-parallel
+install: install-man install-parallel
+uninstall: uninstall-man uninstall-parallel
+
+## install-man: install the man pages under $(DESTDIR)$(PREFIX)/share/man (make install does too)
 install-man:
 	install -d $(MANDIR)/man1 $(MANDIR)/man3
 	install -m 644 $(MAN1) $(MANDIR)/man1
@@ -228,6 +236,9 @@ install-man:
 uninstall-man:
 	rm -f $(MAN1:man/%=$(MANDIR)/man1/%) $(MAN3:man/%=$(MANDIR)/man3/%)
 
-## clean: remove build outputs
-clean:
-	rm -rf build build-asan build-tsan build-fuzz
+install-parallel:
+	install -d $(BINDIR)
+	install -m 755 scripts/svpc-parallel $(BINDIR)
+
+uninstall-parallel:
+	rm -f $(BINDIR)/svpc-parallel
