@@ -88,7 +88,6 @@ real_trace() {
 @test "Slurm array form: svpc-parallel.slurm per task, then join, gives the same container" {
     real_trace
     "$SP" compress -q --frame-size "$FS" --piece-frames "$PF" -e cm2 -o joined.sim trace.d64
-    mkdir pieces
     n=$("$SP" plan --frame-size "$FS" --piece-frames "$PF" trace.d64 | wc -l)
     # what sbatch --array=0-$((n - 1)) does, the tasks in reverse order
     for ((k = n - 1; k >= 0; k--)); do
