@@ -732,6 +732,11 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    /* after "--" getopt stops: the rest are inputs, even if they start with '-' */
+    for (; optind < argc; optind++) {
+        cur.path = argv[optind];
+        ins[nin++] = cur;
+    }
     if (nin == 0) { /* no input named: standard input, with the options given */
         cur.path = "-";
         ins[nin++] = cur;

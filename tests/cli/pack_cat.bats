@@ -997,3 +997,12 @@ check_entry_ranges() {
     set -- ${fr[0]}
     (($9 - $8 < 600000000)) || fail "first frame spans $(($9 - $8)) ns: it counts the pause before its entries"
 }
+
+@test "inputs after -- are read, even one named like an option" {
+    slice_entries "$D/xzr.d64" 32 0 500 >a.d64
+    slice_entries "$D/xzr.d64" 32 500 1000 >./-e
+    ok_to x.sim "$SIMTRACE_PACK" -- a.d64 -e </dev/null
+    cat a.d64 ./-e >want
+    ok_to got "$SIMTRACE_CAT" x.sim
+    same got want
+}
