@@ -199,7 +199,8 @@ typedef struct simtrace_writer simtrace_writer;
 /* Encoder profiles: how hard the library works to compress. */
 typedef enum simtrace_profile {
     SIMTRACE_PROFILE_DEFAULT = 0, /* what svpc-compress does by default */
-    SIMTRACE_PROFILE_FAST = 1,    /* faster to write, slower to read */
+    SIMTRACE_PROFILE_FAST = 1,    /* faster to write, slower to read (today the
+                                     default is this encoder too) */
     SIMTRACE_PROFILE_COMPAT = 2,  /* readable by svpc 0.1 (container 1.1) */
 } simtrace_profile;
 
