@@ -564,6 +564,18 @@ SIMTRACE_API simtrace_error simtrace_cursor_stream_info(const simtrace_cursor *c
 SIMTRACE_API simtrace_error simtrace_cursor_next(simtrace_cursor *c, void *buf, size_t size, uint64_t *count,
                                                  uint64_t *first);
 
+/*
+ * The next entries without a copy: *entries points at them, in the
+ * cursor's own buffer (a decoded frame), valid until the next call on c
+ * or its free; *count receives their number (0: the range is exhausted),
+ * *first (if not NULL) the index of the first.  Each call gives what is
+ * left of one decoded frame's part of the range, so this reads a range for
+ * the work of simtrace-cat.  May be mixed with simtrace_cursor_next.
+ * Returns as simtrace_cursor_next (no SIMTRACE_E_BUFFER).
+ */
+SIMTRACE_API simtrace_error simtrace_cursor_peek(simtrace_cursor *c, const void **entries, uint64_t *count,
+                                                 uint64_t *first);
+
 /* Release the cursor.  On a sequential reader this stops its reading
  * thread, which first finishes the read call it is in (on a pipe: waits
  * for the next bytes or the end); the reader then takes no other cursor.
