@@ -65,6 +65,13 @@ typedef struct {
     int sink_failed;   /* the sink returned an error: call it no more */
     st_error bad_code; /* error of an L_BAD line: ST_E_SYNTAX or ST_E_TOO_LARGE */
     uint64_t entries;
+    /* A magic breakpoint ("(K) Magic breakpoint") waits for the debugger's
+     * "Next at t=T" and its display of CPU K's next instruction, which give
+     * the marker's cycle (T - 1) and the ip the guest resumes at. */
+    int mk_pending, mk_have_t;
+    unsigned mk_cpu;
+    uint64_t mk_t;
+    uint32_t mk_count; /* markers so far: the vector field of the next */
     /* scratch for wide values, least significant byte first */
     uint8_t value[ST_VALUE_MAX];
     uint8_t blocks[(ST_VALUE_MAX / ST_VBLOCK_BYTES + 1) * ST_VBLOCK_SIZE];
@@ -262,6 +269,28 @@ static st_error event(bctx *c, bcpu *p, unsigned k, unsigned kind, uint32_t vect
     return ST_OK;
 }
 
+/* The pending marker becomes an event of cpuK.events: cycle T - 1 (the
+ * counter of the xchg itself) when "Next at t=T" came, else the cycle of
+ * the CPU's last instruction line; ip = `ip` (the next instruction's, or the
+ * last one's when the display line never came). */
+static st_error marker_flush(bctx *c, int have_ip, uint64_t ip)
+{
+    if (!c->mk_pending)
+        return ST_OK;
+    c->mk_pending = 0;
+    bcpu *p;
+    RETURN_IF_ERROR(get_cpu(c, c->mk_cpu, &p));
+    uint64_t cycle = p->cycle, saved_ip = p->ip;
+    if (c->mk_have_t && c->mk_t > 0)
+        p->cycle = c->mk_t - 1;
+    if (have_ip)
+        p->ip = ip;
+    st_error e = event(c, p, c->mk_cpu, ST_EVENT_MARKER, c->mk_count++, 0);
+    p->cycle = cycle;
+    p->ip = saved_ip;
+    return e;
+}
+
 static st_error flush_all(bctx *c)
 {
     st_error first = ST_OK;
@@ -316,8 +345,27 @@ static lres instruction(bctx *c, const char *s, const char **why, st_error *err)
         *why = "bad CPU number";
         return L_BAD;
     }
-    if (*s == ' ')
-        return L_SKIP; /* "(K) ..." debugger status/echo line */
+    if (*s == ' ') {
+        /* "(K) ..." debugger status/echo line; two of them matter */
+        if (strcmp(s, " Magic breakpoint") == 0) {
+            if (k >= BX_MAX_CPUS) {
+                *why = "CPU number out of range";
+                return L_BAD;
+            }
+            if ((*err = marker_flush(c, 0, 0)) != ST_OK)
+                return L_BAD;
+            c->mk_pending = 1;
+            c->mk_have_t = 0;
+            c->mk_cpu = (unsigned)k;
+            return L_OK;
+        }
+        if (c->mk_pending && c->mk_have_t && k == c->mk_cpu && EAT(&s, " [0x") && parse_hex(&s, &v) &&
+            EAT(&s, "] ") && parse_hex(&s, &v) && *s++ == ':' && parse_hex(&s, &off) && *s == ' ')
+            *err = marker_flush(c, 1, off);
+        return L_SKIP;
+    }
+    if (c->mk_pending && (*err = marker_flush(c, 0, 0)) != ST_OK)
+        return L_BAD;
     if (!EAT(&s, ".[") || !parse_dec(&s, &n) || !EAT(&s, "] ")) {
         *why = "bad instruction counter";
         return L_BAD;
@@ -498,6 +546,8 @@ static lres memory(bctx *c, const char *s, const char **why, st_error *err)
     uint64_t val;
     if (!value(c, s, (unsigned)len, &val, why))
         return L_BAD;
+    if (c->mk_pending && (*err = marker_flush(c, 0, 0)) != ST_OK)
+        return L_BAD;
     bcpu *p;
     if ((*err = get_cpu(c, k, &p)) != ST_OK)
         return L_BAD;
@@ -538,6 +588,8 @@ static lres cpu_line(bctx *c, const char *s, const char **why, st_error *err)
         kind = ST_EVENT_INTERRUPT;
     }
     bcpu *p;
+    if (c->mk_pending && (*err = marker_flush(c, 0, 0)) != ST_OK)
+        return L_BAD;
     if ((*err = get_cpu(c, k, &p)) != ST_OK)
         return L_BAD;
     if ((*err = event(c, p, (unsigned)k, kind, (uint32_t)vec, (uint32_t)ec)) != ST_OK)
@@ -551,11 +603,12 @@ static int known_text(const char *s)
 {
     static const char *const prefixes[] = {
         "Next at t=", "Tracing enabled for CPU", "Tracing disabled for CPU", "Memory-Tracing enabled for CPU",
-        "Memory-Tracing disabled for CPU",
+        "Memory-Tracing disabled for CPU", "Time breakpoint inserted.",
     };
     static const char *const commands[] = {
         "trace", "trace-mem", "trace-reg", "s", "step", "c", "cont", "continue", "q", "quit", "exit",
         "vb", "vbreak", "lb", "lbreak", "pb", "pbreak", "b", "break", "d", "del", "delete", "bpe", "bpd",
+        "sb", "sba", "set",
     };
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
         if (strncmp(s, prefixes[i], strlen(prefixes[i])) == 0)
@@ -660,6 +713,14 @@ static st_error run(bctx *c, st_line_reader *r, st_import_stats *st)
             break;
         default:
             res = known_text(line) ? L_SKIP : L_BAD;
+            if (res == L_SKIP && c->mk_pending && !c->mk_have_t && strncmp(line, "Next at t=", 10) == 0) {
+                const char *q = line + 10;
+                uint64_t t;
+                if (parse_dec(&q, &t) && *q == '\0') {
+                    c->mk_t = t;
+                    c->mk_have_t = 1;
+                }
+            }
             break;
         }
         if (err != ST_OK) {
@@ -735,6 +796,8 @@ st_error st_import_bochs(int fd, const st_import_opts *o, const st_import_sink *
     st_error e = st_line_reader_init(&r, fd);
     if (e == ST_OK) {
         e = run(c, &r, st);
+        if (e == ST_OK) /* a marker the log ends after */
+            e = marker_flush(c, 0, 0);
         /* what was parsed before an error still reaches the sink, unless
          * the sink itself is what failed */
         if (!c->sink_failed) {

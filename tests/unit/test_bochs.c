@@ -540,9 +540,75 @@ static void test_sample(void)
     c_free(&k);
 }
 
+/* ---- guest markers (magic breakpoints) ----------------------------------- */
+
+/* A real Bochs 2.7 log of bochs-trace --markers on a boot sector: the first
+ * marker stops the untraced run (its xchg is not in the log), the second
+ * is traced; then an SMP stop where CPU 0's display comes first, and a
+ * marker the log ends after. */
+static const char markers[] =
+    "Next at t=0\n"
+    "(0) [0x0000fffffff0] f000:fff0 (unk. ctxt): jmpf 0xf000:e05b          ; ea5be000f0\n"
+    "c\n"
+    "(0) Magic breakpoint\n"
+    "Next at t=16280096\n"
+    "(0) [0x000000007c0e] 0000:7c0e (unk. ctxt): mov word ptr ds:0x0500, cx ; 890e0005\n"
+    "trace-mem on\n"
+    "Memory-Tracing enabled for CPU0\n"
+    "trace on\n"
+    "Tracing enabled for CPU0\n"
+    "c\n"
+    "(0).[16280096] [0x000000007c0e] 0000:7c0e (unk. ctxt): mov word ptr ds:0x0500, cx ; 890e0005\n"
+    "[CPU0 WR]: LIN 0x0000000000000500 PHY 0x000000000500 (len=2, UC): 0x0003\n"
+    "(0).[16280098] [0x000000007c17] 0000:7c17 (unk. ctxt): xchg bx, bx               ; 87db\n"
+    "(0) Magic breakpoint\n"
+    "Next at t=16280099\n"
+    "(0) [0x000000007c19] 0000:7c19 (unk. ctxt): loop .-19  (0x00007c08)   ; e2ed\n"
+    "set $cpu=1\n"
+    "sba 20000000\n"
+    "Time breakpoint inserted. Delta = 20000000\n"
+    "(1) Magic breakpoint\n"
+    "Next at t=17000000\n"
+    "(0) [0x000000007c19] 0000:7c19 (unk. ctxt): loop .-19  (0x00007c08)   ; e2ed\n"
+    "(1) [0x00000330c07b] 0033:000000000040007b (unk. ctxt): mov eax, 0x0000003c       ; b83c000000\n"
+    "(0) Caught time breakpoint\n"
+    "(0) Magic breakpoint\n";
+
+static void check_marker(cstream *ev, size_t i, uint64_t cycle, uint64_t ip, uint32_t n)
+{
+    CHECK(ev && i < ev->n);
+    if (!ev || i >= ev->n)
+        return;
+    const uint8_t *e = ev->buf + i * 24;
+    CHECK(st_load64(e) == (cycle | (uint64_t)ST_EVENT_MARKER << 48));
+    CHECK(st_load64(e + 8) == ip);
+    CHECK(st_load32(e + 16) == n && st_load32(e + 20) == 0);
+}
+
+static void test_markers(void)
+{
+    csink k = {0};
+    st_import_stats st;
+    st_diag d;
+    CHECK(import_str(markers, 0, &k, &st, &d) == ST_OK);
+    CHECK(st.bad_lines == 0);
+    cstream *ev0 = find(&k, "cpu0.events"), *ev1 = find(&k, "cpu1.events"), *w = find(&k, "cpu0.write");
+    CHECK(w && w->n == 1 && mem(w, 0).cycle == 16280096);
+    /* cycle: one before "Next at t="; ip: where the guest resumes */
+    CHECK(ev0 && ev0->n == 3);
+    check_marker(ev0, 0, 16280095, 0x7c0e, 0);
+    check_marker(ev0, 1, 16280098, 0x7c19, 1);
+    CHECK(ev1 && ev1->n == 1);
+    check_marker(ev1, 0, 16999999, 0x40007b, 2);
+    /* the last: no "Next at t=", so CPU 0's last instruction's cycle and ip */
+    check_marker(ev0, 2, 16280098, 0x7c17, 3);
+    c_free(&k);
+}
+
 int main(void)
 {
     test_kinds();
+    test_markers();
     test_malformed();
     test_batches();
     test_sample();
