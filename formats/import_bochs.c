@@ -578,10 +578,23 @@ static lres cpu_line(bctx *c, const char *s, const char **why, st_error *err)
             *why = "unknown CPU event";
             return L_BAD;
         }
+        if (!parse_hex(&s, &vec) || vec > 0xFF) {
+            *why = "bad interrupt line";
+            return L_BAD;
+        }
+        /* Bochs 2.7 names the exceptions it knows ("Exception 0x0e - (#PF)
+         * page fault occured"); the name is not kept */
+        if (EAT(&s, " - ")) {
+            const char *o = strstr(s, " occur");
+            if (!o) {
+                *why = "bad interrupt line";
+                return L_BAD;
+            }
+            s = o;
+        }
         /* Bochs has spelt it "occured" in some versions */
-        if (!parse_hex(&s, &vec) || vec > 0xFF || (!EAT(&s, " occurred (error_code=0x") &&
-                                                   !EAT(&s, " occured (error_code=0x")) ||
-            !parse_hex(&s, &ec) || ec > 0xFFFFFFFFu || strcmp(s, ")") != 0) {
+        if ((!EAT(&s, " occurred (error_code=0x") && !EAT(&s, " occured (error_code=0x")) || !parse_hex(&s, &ec) ||
+            ec > 0xFFFFFFFFu || strcmp(s, ")") != 0) {
             *why = "bad interrupt line";
             return L_BAD;
         }
