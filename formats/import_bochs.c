@@ -617,6 +617,10 @@ static int known_text(const char *s)
     static const char *const prefixes[] = {
         "Next at t=", "Tracing enabled for CPU", "Tracing disabled for CPU", "Memory-Tracing enabled for CPU",
         "Memory-Tracing disabled for CPU", "Time breakpoint inserted.",
+        /* the debugger's own diagnostics, such as "bx_dbg_read_linear:
+         * physical address not available for linear 0x..." when it cannot
+         * show an instruction whose page is not mapped */
+        "bx_dbg_",
     };
     static const char *const commands[] = {
         "trace", "trace-mem", "trace-reg", "s", "step", "c", "cont", "continue", "q", "quit", "exit",

@@ -572,6 +572,7 @@ static const char markers[] =
     "(0) [0x000000007c19] 0000:7c19 (unk. ctxt): loop .-19  (0x00007c08)   ; e2ed\n"
     "(1) [0x00000330c07b] 0033:000000000040007b (unk. ctxt): mov eax, 0x0000003c       ; b83c000000\n"
     "(0) Caught time breakpoint\n"
+    "bx_dbg_read_linear: physical address not available for linear 0x00007f2a6bd4e000\n"
     "CPU 0: Exception 0x0e - (#PF) page fault occured (error_code=0x0004)\n"
     "(0) Magic breakpoint\n";
 
