@@ -34,6 +34,9 @@
 /* This many malformed lines before any valid one mean the input is some
  * other format (as in the other text importers). */
 #define BX_PROBE_LINES 8u
+/* --split-by cr3: at most this many address spaces (all CPUs), so that a
+ * log cannot make the importer declare streams without bound. */
+#define BX_MAX_SPACES 1024u
 
 enum { S_READ, S_WRITE, S_PREAD, S_PWRITE, S_EVENTS, S_NPRIMARY };
 static const char *const stream_suffix[S_NPRIMARY] = {"read", "write", "phys.read", "phys.write", "events"};
@@ -49,10 +52,21 @@ typedef struct bstream {
     struct bstream *owner; /* vdata streams: the stream whose entries own them */
 } bstream;
 
+/* The read and write streams of one address space of one CPU (--split-by
+ * cr3): "cpuK.cr3-HEX.read" and so on. */
+typedef struct {
+    uint64_t cr3;
+    unsigned cpu;
+    char tag[32]; /* "cr3-HEX." */
+    bstream s[2];
+    bstream v[2];
+} bspace;
+
 typedef struct {
     uint64_t cycle, ip;
     bstream s[S_NPRIMARY];
     bstream v[S_EVENTS]; /* vdata companions of the four d64 streams */
+    bspace *space;       /* --split-by cr3: that of the last page walk; NULL: none yet */
 } bcpu;
 
 typedef struct {
@@ -60,6 +74,8 @@ typedef struct {
     const st_import_sink *sink;
     st_diag *d;
     bcpu *cpu[BX_MAX_CPUS];
+    bspace **spaces; /* --split-by cr3: every address space seen, all CPUs */
+    size_t nspaces;
     unsigned nstreams; /* declared so far, for the buffer budget */
     int dry;           /* parse only: produce no entries (probing) */
     int sink_failed;   /* the sink returned an error: call it no more */
@@ -151,11 +167,12 @@ static st_error flush(bctx *c, bstream *s)
     return e;
 }
 
-static st_error declare(bctx *c, bstream *s, unsigned cpu, const char *suffix, const char *vsuffix)
+static st_error declare(bctx *c, bstream *s, unsigned cpu, const char *tag, const char *suffix,
+                        const char *vsuffix)
 {
     char name[256];
     const char *prefix = c->o && c->o->prefix ? c->o->prefix : "";
-    int k = snprintf(name, sizeof name, "%scpu%u.%s%s", prefix, cpu, suffix, vsuffix);
+    int k = snprintf(name, sizeof name, "%scpu%u.%s%s%s", prefix, cpu, tag, suffix, vsuffix);
     if (k < 0 || (size_t)k >= sizeof name)
         return st_diag_set(c->d, ST_E_USAGE, "stream name prefix too long");
     s->cap = c->nstreams < BX_BIG_STREAMS ? BX_BATCH : BX_SMALL_BATCH;
@@ -196,12 +213,12 @@ static st_error get_cpu(bctx *c, uint64_t k, bcpu **out)
     return ST_OK;
 }
 
-/* Room for one more entry in stream `which` of cpu k; returns a pointer to it. */
-static st_error slot(bctx *c, bcpu *p, unsigned k, int which, uint8_t **e)
+/* Room for one more entry in stream s of cpu k (named by tag and suffix);
+ * returns a pointer to it. */
+static st_error slot(bctx *c, bstream *s, unsigned k, const char *tag, const char *suffix, uint8_t **e)
 {
-    bstream *s = &p->s[which];
     if (!s->declared)
-        RETURN_IF_ERROR(declare(c, s, k, stream_suffix[which], ""));
+        RETURN_IF_ERROR(declare(c, s, k, tag, suffix, ""));
     if (s->n == s->cap)
         RETURN_IF_ERROR(flush(c, s));
     if (s->count > ST_CYCLE_MASK) /* the index of a vblock owner is 48 bits */
@@ -220,8 +237,17 @@ static st_error add_access(bctx *c, bcpu *p, unsigned k, int which, uint64_t add
     if (c->dry)
         return ST_OK;
     uint8_t *e;
-    uint64_t index = p->s[which].count;
-    RETURN_IF_ERROR(slot(c, p, k, which, &e));
+    /* linear accesses go to the streams of the CPU's address space, once a
+     * page walk has named one */
+    bstream *s = &p->s[which], *v = &p->v[which];
+    const char *tag = "";
+    if (p->space && which <= S_WRITE) {
+        s = &p->space->s[which];
+        v = &p->space->v[which];
+        tag = p->space->tag;
+    }
+    uint64_t index = s->count;
+    RETURN_IF_ERROR(slot(c, s, k, tag, stream_suffix[which], &e));
     uint64_t meta = p->cycle, data;
     if (len == 8) {
         meta |= UINT64_C(1) << 48; /* fullSize */
@@ -237,9 +263,8 @@ static st_error add_access(bctx *c, bcpu *p, unsigned k, int which, uint64_t add
         return ST_OK;
 
     /* wide: the whole value goes to the companion stream as vblocks */
-    bstream *v = &p->v[which];
     if (!v->declared)
-        RETURN_IF_ERROR(declare(c, v, k, stream_suffix[which], ".vdata"));
+        RETURN_IF_ERROR(declare(c, v, k, tag, stream_suffix[which], ".vdata"));
     if (len <= 8)
         for (unsigned i = 0; i < len; i++)
             c->value[i] = (uint8_t)(val >> (8 * i));
@@ -261,7 +286,7 @@ static st_error event(bctx *c, bcpu *p, unsigned k, unsigned kind, uint32_t vect
     if (c->dry)
         return ST_OK;
     uint8_t *e;
-    RETURN_IF_ERROR(slot(c, p, k, S_EVENTS, &e));
+    RETURN_IF_ERROR(slot(c, &p->s[S_EVENTS], k, "", stream_suffix[S_EVENTS], &e));
     st_store64(e, p->cycle | (uint64_t)kind << 48);
     st_store64(e + 8, p->ip);
     st_store32(e + 16, vector);
@@ -310,6 +335,15 @@ static st_error flush_all(bctx *c)
                 first = e;
         }
     }
+    for (size_t i = 0; i < c->nspaces; i++)
+        for (int j = 0; j < 2; j++) {
+            st_error e = flush(c, &c->spaces[i]->v[j]); /* flushes its owner first */
+            if (first == ST_OK)
+                first = e;
+            e = flush(c, &c->spaces[i]->s[j]);
+            if (first == ST_OK)
+                first = e;
+        }
     return first;
 }
 
@@ -325,6 +359,50 @@ static void free_all(bctx *c)
             free(p->v[i].buf);
         free(p);
     }
+    for (size_t i = 0; i < c->nspaces; i++) {
+        for (int j = 0; j < 2; j++) {
+            free(c->spaces[i]->s[j].buf);
+            free(c->spaces[i]->v[j].buf);
+        }
+        free(c->spaces[i]);
+    }
+    free(c->spaces);
+}
+
+/* --split-by cr3: CPU k's page walk went through the top-level table at
+ * physical address cr3; its later linear accesses belong to that space. */
+static st_error set_space(bctx *c, bcpu *p, unsigned k, uint64_t cr3)
+{
+    if (p->space && p->space->cr3 == cr3)
+        return ST_OK;
+    for (size_t i = 0; i < c->nspaces; i++)
+        if (c->spaces[i]->cpu == k && c->spaces[i]->cr3 == cr3) {
+            p->space = c->spaces[i];
+            return ST_OK;
+        }
+    if (c->nspaces == BX_MAX_SPACES)
+        return st_diag_set(c->d, ST_E_TOO_LARGE, "more than %u address spaces (page-table bases)", BX_MAX_SPACES);
+    if (!c->spaces) {
+        c->spaces = calloc(BX_MAX_SPACES, sizeof *c->spaces);
+        if (!c->spaces)
+            return ST_E_NOMEM;
+    }
+    bspace *a = calloc(1, sizeof *a);
+    if (!a)
+        return ST_E_NOMEM;
+    a->cr3 = cr3;
+    a->cpu = k;
+    snprintf(a->tag, sizeof a->tag, "cr3-%llx.", (unsigned long long)cr3);
+    for (int j = 0; j < 2; j++) {
+        a->s[j].type = ST_TYPE_D64;
+        a->s[j].esize = st_entry_size(ST_TYPE_D64);
+        a->v[j].type = ST_TYPE_VBLOCK;
+        a->v[j].esize = ST_VBLOCK_SIZE;
+        a->v[j].owner = &a->s[j];
+    }
+    c->spaces[c->nspaces++] = a;
+    p->space = a;
+    return ST_OK;
 }
 
 /* ---- lines --------------------------------------------------------------- */
@@ -551,6 +629,28 @@ static lres memory(bctx *c, const char *s, const char **why, st_error *err)
     bcpu *p;
     if ((*err = get_cpu(c, k, &p)) != ST_OK)
         return L_BAD;
+    if (!has_lin && c->o && c->o->split_cr3 && !c->dry) {
+        /* a page walk's top-level read names the table CR3 points at:
+         * "PML4E" at (CR3 & ~0xFFF) + 8 * index (4-level paging), "PDPTRn"
+         * at (CR3 & ~0x1F) + 8 * n (PAE, loaded with CR3) */
+        const char *note = strchr(s, ';');
+        if (note) {
+            note++;
+            while (*note == ' ')
+                note++;
+            int have = 0;
+            uint64_t cr3 = 0;
+            if (strcmp(note, "PML4E") == 0) {
+                cr3 = phy & ~(uint64_t)0xFFF;
+                have = 1;
+            } else if (strncmp(note, "PDPTR", 5) == 0 && note[5] >= '0' && note[5] <= '3' && note[6] == '\0') {
+                cr3 = (phy - 8u * (uint64_t)(note[5] - '0')) & ~(uint64_t)0x1F;
+                have = 1;
+            }
+            if (have && (*err = set_space(c, p, (unsigned)k, cr3)) != ST_OK)
+                return L_BAD;
+        }
+    }
     int base = has_lin ? S_READ : S_PREAD;
     uint64_t addr = has_lin ? lin : phy;
     if (rd && (*err = add_access(c, p, (unsigned)k, base, addr, (unsigned)len, val)) != ST_OK)

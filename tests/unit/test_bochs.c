@@ -112,7 +112,7 @@ static st_error import_buf(const void *text, size_t len, int skip_bad, const cha
         return ST_E_WRITE;
     }
     rewind(f);
-    st_import_opts o = {skip_bad, prefix, c_warn, k};
+    st_import_opts o = {.skip_bad = skip_bad, .prefix = prefix, .warn = c_warn, .warn_arg = k};
     st_import_sink sink = {k, c_add, c_append};
     st_diag_clear(d);
     st_error e = st_import_bochs(fileno(f), &o, &sink, st, d);
@@ -421,7 +421,7 @@ static void test_malformed(void)
         fwrite(big, 1, len, f);
         fflush(f);
         rewind(f);
-        st_import_opts o = {0, NULL, NULL, NULL};
+        st_import_opts o = {.skip_bad = 0};
         st_import_sink sink = {&k, c_add, c_append};
         CHECK(st_import_bochs(fileno(f), &o, &sink, &st, &d) == ST_E_WRITE);
         fclose(f);
@@ -610,9 +610,70 @@ static void test_markers(void)
     c_free(&k);
 }
 
+/* ---- address spaces (--split-by cr3) --------------------------------------- */
+
+static const char spaces[] =
+    "(0).[100] [0x000000001000] 0010:ffffffff81000000 (unk. ctxt): mov eax, dword ptr ds:[rbx] ; 8b03\n"
+    /* before any page walk: the plain streams */
+    "[CPU0 RD]: LIN 0xffffffff81400000 PHY 0x000001400000 (len=4, WB): 0x00000001\n"
+    /* a walk through the PML4 at 0x2a3b000 (index 0x1ff) */
+    "[CPU0 RD]: PHY 0x000002a3bff8 (len=8, WB): 0x00000000 0x02a3c067\t; PML4E\n"
+    "[CPU0 RD]: PHY 0x000002a3c000 (len=8, WB): 0x00000000 0x02a3d067\t; PDPTE\n"
+    "[CPU0 RD]: LIN 0x00007ffc00000010 PHY 0x000003000010 (len=4, WB): 0x00000002\n"
+    "[CPU0 WR]: LIN 0x00007ffc00000018 PHY 0x000003000018 (len=8, WB): 0x00000000 0x00000003\n"
+    /* another space, then the first again (index 0: base itself) */
+    "(0).[101] [0x000000001004] 0033:0000000000401000 (unk. ctxt): push rbp ; 55\n"
+    "[CPU0 RD]: PHY 0x000005000008 (len=8, WB): 0x00000000 0x05001067\t; PML4E\n"
+    "[CPU0 WR]: LIN 0x0000000000600000 PHY 0x000006000000 (len=6, WB) 01 02 03 04 05 06\n"
+    "[CPU0 RD]: PHY 0x000002a3b000 (len=8, WB): 0x00000000 0x02a3e067\t; PML4E\n"
+    "[CPU0 RD]: LIN 0x0000000000001000 PHY 0x000000002000 (len=1, WB): 0x04\n"
+    /* PAE: the PDPTRs loaded with CR3 = 0x7000020 (32-byte aligned) */
+    "[CPU1 RD]: PHY 0x000007000030 (len=8, WB): 0x00000000 0x00001001\t; PDPTR2\n"
+    "[CPU1 RD]: LIN 0x00000000c0000000 PHY 0x000000100000 (len=2, WB): 0x0005\n";
+
+static void test_spaces(void)
+{
+    csink k = {0};
+    st_import_stats st;
+    st_diag d;
+    st_import_opts o = {.warn = c_warn, .warn_arg = &k, .split_cr3 = 1};
+    st_import_sink sink = {&k, c_add, c_append};
+    FILE *f = tmpfile();
+    CHECK(f && fwrite(spaces, 1, sizeof spaces - 1, f) == sizeof spaces - 1 && fflush(f) == 0);
+    rewind(f);
+    k.order_ok = 1;
+    st_diag_clear(&d);
+    CHECK(st_import_bochs(fileno(f), &o, &sink, &st, &d) == ST_OK);
+    fclose(f);
+    static const char *const names[] = {"cpu0.read", "cpu0.phys.read", "cpu0.cr3-2a3b000.read",
+                                        "cpu0.cr3-2a3b000.write", "cpu0.cr3-5000000.write",
+                                        "cpu0.cr3-5000000.write.vdata", "cpu1.phys.read", "cpu1.cr3-7000020.read"};
+    CHECK(k.n == 8);
+    for (uint32_t i = 0; i < k.n && i < 8; i++)
+        CHECK(strcmp(k.s[i].name, names[i]) == 0);
+    CHECK(k.order_ok);
+    cstream *plain = find(&k, "cpu0.read"), *a = find(&k, "cpu0.cr3-2a3b000.read");
+    cstream *aw = find(&k, "cpu0.cr3-2a3b000.write"), *b = find(&k, "cpu0.cr3-5000000.write");
+    cstream *pae = find(&k, "cpu1.cr3-7000020.read"), *walks = find(&k, "cpu0.phys.read");
+    CHECK(plain && plain->n == 1 && mem(plain, 0).addr == 0xffffffff81400000ull);
+    CHECK(a && a->n == 2 && mem(a, 0).addr == 0x7ffc00000010ull && mem(a, 1).addr == 0x1000 && mem(a, 1).cycle == 101);
+    CHECK(aw && aw->n == 1 && mem(aw, 0).data == 3);
+    CHECK(b && b->n == 1 && b->type == ST_TYPE_D64 && mem(b, 0).addr == 0x600000);
+    CHECK(pae && pae->n == 1 && mem(pae, 0).data == (2ull << 32 | 5));
+    /* the walks themselves stay physical */
+    CHECK(walks && walks->n == 4);
+    c_free(&k);
+
+    /* without the option: no split */
+    CHECK(import_str(spaces, 0, &k, &st, &d) == ST_OK);
+    CHECK(find(&k, "cpu0.read") && find(&k, "cpu0.read")->n == 3 && k.n == 6);
+    c_free(&k);
+}
+
 int main(void)
 {
     test_kinds();
+    test_spaces();
     test_markers();
     test_malformed();
     test_batches();
