@@ -2,7 +2,7 @@
  * import_bochs.c - importer of the Bochs internal debugger's log
  * ("debugger_log:" with "trace on" and "trace-mem on").
  *
- * The mapping and the line grammar are in formats/IMPORT-bochs.md.  In short:
+ * The mapping and the line grammar are in formats/IMPORT.md (section 13).  In short:
  * instruction lines "(K).[N] [0xPHY] SEG:OFF (ctxt): ..." set the cycle (N)
  * and ip (OFF) of CPU K; memory lines "[CPUK RD|WR|RW]: [LIN 0x.. ]PHY 0x..
  * (len=L, TYPE): value" become d64 entries of cpuK.read / cpuK.write (or
@@ -87,6 +87,11 @@ typedef struct {
     int mk_pending, mk_have_t;
     unsigned mk_cpu;
     uint64_t mk_t;
+    /* the last "Next at t=" while no trace line followed it: Bochs prints a
+     * marker of CPU 0 before that line, and one of another CPU after it
+     * (and after the display of the CPUs before) */
+    int stop_valid;
+    uint64_t stop_t;
     uint32_t mk_count; /* markers so far: the vector field of the next */
     /* scratch for wide values, least significant byte first */
     uint8_t value[ST_VALUE_MAX];
@@ -433,7 +438,8 @@ static lres instruction(bctx *c, const char *s, const char **why, st_error *err)
             if ((*err = marker_flush(c, 0, 0)) != ST_OK)
                 return L_BAD;
             c->mk_pending = 1;
-            c->mk_have_t = 0;
+            c->mk_have_t = c->stop_valid;
+            c->mk_t = c->stop_t;
             c->mk_cpu = (unsigned)k;
             return L_OK;
         }
@@ -442,6 +448,7 @@ static lres instruction(bctx *c, const char *s, const char **why, st_error *err)
             *err = marker_flush(c, 1, off);
         return L_SKIP;
     }
+    c->stop_valid = 0;
     if (c->mk_pending && (*err = marker_flush(c, 0, 0)) != ST_OK)
         return L_BAD;
     if (!EAT(&s, ".[") || !parse_dec(&s, &n) || !EAT(&s, "] ")) {
@@ -624,6 +631,7 @@ static lres memory(bctx *c, const char *s, const char **why, st_error *err)
     uint64_t val;
     if (!value(c, s, (unsigned)len, &val, why))
         return L_BAD;
+    c->stop_valid = 0;
     if (c->mk_pending && (*err = marker_flush(c, 0, 0)) != ST_OK)
         return L_BAD;
     bcpu *p;
@@ -701,6 +709,7 @@ static lres cpu_line(bctx *c, const char *s, const char **why, st_error *err)
         kind = ST_EVENT_INTERRUPT;
     }
     bcpu *p;
+    c->stop_valid = 0;
     if (c->mk_pending && (*err = marker_flush(c, 0, 0)) != ST_OK)
         return L_BAD;
     if ((*err = get_cpu(c, k, &p)) != ST_OK)
@@ -710,8 +719,8 @@ static lres cpu_line(bctx *c, const char *s, const char **why, st_error *err)
     return L_OK;
 }
 
-/* Debugger output that carries no access: status messages and the echo of
- * the commands a trace session uses (formats/IMPORT-bochs.md lists them). */
+/* Debugger output that carries no access: status messages (1) and the echo
+ * of the commands a trace session uses (2) (formats/IMPORT.md 13 lists them). */
 static int known_text(const char *s)
 {
     static const char *const prefixes[] = {
@@ -733,7 +742,7 @@ static int known_text(const char *s)
     size_t w = strcspn(s, " \t");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (strlen(commands[i]) == w && memcmp(s, commands[i], w) == 0)
-            return 1;
+            return 2;
     return 0;
 }
 
@@ -828,17 +837,25 @@ static st_error run(bctx *c, st_line_reader *r, st_import_stats *st)
         case '\0':
             res = L_SKIP;
             break;
-        default:
-            res = known_text(line) ? L_SKIP : L_BAD;
-            if (res == L_SKIP && c->mk_pending && !c->mk_have_t && strncmp(line, "Next at t=", 10) == 0) {
+        default: {
+            int kt = known_text(line);
+            res = kt ? L_SKIP : L_BAD;
+            if (kt == 2) /* a command: the debugger's stop is over */
+                c->stop_valid = 0;
+            if (res == L_SKIP && strncmp(line, "Next at t=", 10) == 0) {
                 const char *q = line + 10;
                 uint64_t t;
                 if (parse_dec(&q, &t) && *q == '\0') {
-                    c->mk_t = t;
-                    c->mk_have_t = 1;
+                    c->stop_t = t;
+                    c->stop_valid = 1;
+                    if (c->mk_pending && !c->mk_have_t) {
+                        c->mk_t = t;
+                        c->mk_have_t = 1;
+                    }
                 }
             }
             break;
+        }
         }
         if (err != ST_OK) {
             line_diag(c->d, r);

@@ -571,6 +571,13 @@ static const char markers[] =
     "Next at t=17000000\n"
     "(0) [0x000000007c19] 0000:7c19 (unk. ctxt): loop .-19  (0x00007c08)   ; e2ed\n"
     "(1) [0x00000330c07b] 0033:000000000040007b (unk. ctxt): mov eax, 0x0000003c       ; b83c000000\n"
+    /* a real SMP stop at a marker of CPU 1: Bochs names it after the stop
+     * line and CPU 0's display */
+    "c\n"
+    "Next at t=5342591305\n"
+    "(0) [0x000001a591f8] 0010:ffffffff81a591f8 (unk. ctxt): jmp .+6  (0xffffffff81a59200) ; eb06\n"
+    "(1) Magic breakpoint\n"
+    "(1) [0x00000448507b] 0033:000000000040007b (unk. ctxt): mov eax, 0x0000003c       ; b83c000000\n"
     "(0) Caught time breakpoint\n"
     "bx_dbg_read_linear: physical address not available for linear 0x00007f2a6bd4e000\n"
     "CPU 0: Exception 0x0e - (#PF) page fault occured (error_code=0x0004)\n"
@@ -599,14 +606,15 @@ static void test_markers(void)
     /* cycle: one before "Next at t="; ip: where the guest resumes */
     check_marker(ev0, 0, 16280095, 0x7c0e, 0);
     check_marker(ev0, 1, 16280098, 0x7c19, 1);
-    CHECK(ev1 && ev1->n == 1);
+    CHECK(ev1 && ev1->n == 2);
     check_marker(ev1, 0, 16999999, 0x40007b, 2);
+    check_marker(ev1, 1, 5342591304, 0x40007b, 3);
     /* Bochs 2.7's named exception (an interrupt event like the others) */
     CHECK(ev0 && ev0->n == 4 && st_load64(ev0->buf + 48) == (16280098 | (uint64_t)ST_EVENT_INTERRUPT << 48) &&
           st_load32(ev0->buf + 64) == 0x0e && st_load32(ev0->buf + 68) == 4);
     /* the last: no "Next at t=", so CPU 0's last instruction's cycle and ip */
     CHECK(ev0 && ev0->n == 4);
-    check_marker(ev0, 3, 16280098, 0x7c17, 3);
+    check_marker(ev0, 3, 16280098, 0x7c17, 4);
     c_free(&k);
 }
 
