@@ -1,24 +1,28 @@
 /*
  * cm2.c - the cm2 entry encoder (6): SIMTRACE.md 6.9.
  *
- * cm2 keeps cm's predictors, expectations and id contexts (6.4, 6.7) and
- * codes every miss with the range coder itself, through models of its
- * own, instead of writing raw miss bytes for a second stage.  On real code
- * the second stage was most of the time (LZMA took 79% of compressing
- * grub_work.read) and, with its encoder's match-finder tables taken fresh
- * from the kernel for every frame, most of the memory too.
+ * cm2 keeps cm's predictors and expectations (6.4, 6.7), codes the ids
+ * in somewhat richer contexts, and codes every miss with the range coder
+ * itself, through models of its own, instead of writing raw miss bytes for
+ * a second stage.  On real code the second stage was most of the time
+ * (LZMA took 79% of compressing grub_work.read) and, with its encoder's
+ * match-finder tables taken fresh from the kernel for every frame, most of
+ * the memory too.
  *
  *   - A match model per miss kind (ip residuals, address residuals, data
  *     values) remembers where the last K misses of its kind were last
  *     followed by another, and proposes that one: LZ77 without offsets.
  *     A copy in the trace (inflate's output, a memmove, a call sequence
  *     that repeats) repeats a run of earlier misses, which is what LZMA
- *     found in the miss streams.  One flag says whether the proposal is
- *     right; its context is the match's length so far.
+ *     found in the miss streams.  Ip and address misses look for the
+ *     longest of 3, 2 and 1 misses of context that has been seen before.
+ *     One flag says whether the proposal is right; its context is the
+ *     match's length so far.
  *   - Other ip, cycle, meta and address residuals (cm's zigzag differences
  *     or XOR against the same references) are coded as a byte length and
  *     then their bytes, most significant first, each through a bit tree
- *     whose context is the field, the length and the byte's position.
+ *     whose context is the field, the length, the byte's position and the
+ *     high nibble of the byte above it.
  *   - A data miss may also be one of the last 16 data misses (a hash's
  *     state moving between variables, a saved register), coded by how far
  *     back it is.
@@ -26,12 +30,16 @@
  *     at the same ip.  The upper half holds the access size for accesses
  *     narrower than 8 bytes: one flag says it is the reference's.  The
  *     lower half then goes lane by lane in memory order, up to the size:
- *     a flag per lane (the reference's byte?) and, if not, the byte in the
- *     context of the high nibble of the byte before it (for the lowest
- *     lane, the last byte of the previous miss of the same upper half), so
- *     that copied text or code, stored a byte or a word at a time, has the
- *     previous byte as context.  Fewer contexts learn faster: 16 here were
- *     2.4% smaller on grub_work than 256.
+ *     a flag per lane (the reference's byte?) and, if not, the byte, by
+ *     three models mixed: the byte before it in memory (for the lowest
+ *     lane, the last byte of the previous miss of the same upper half),
+ *     the two bytes before it, and the reference's byte.  So copied text
+ *     or code, stored a byte or a word at a time, has the bytes before it
+ *     as context, as LZMA's literals and short matches had.
+ *   - Random values (hash states: two thirds of the value bytes of
+ *     grub_work's writes, at 8.06 bits each under the models) are found by
+ *     ip and coded raw, 8 bits at once, which is no larger and several
+ *     times faster to code and decode.
  *
  * One template codes and decodes (ENC a constant), so the two cannot
  * disagree.  The payload is the range coder's output alone.
@@ -42,6 +50,7 @@
 #include <string.h>
 
 #include "fields.h"
+#include "mix.h"
 #include "rc.h"
 
 /* Match models: the ring of a kind's misses, and per hashed context of its
@@ -55,38 +64,86 @@ enum { MM_IP, MM_ADDR, MM_DATA, MM_COUNT };
  * variables, a saved register, a pointer), a power of 2. */
 #define CM2_RECENT_BITS 4
 #define CM2_RECENT (1u << CM2_RECENT_BITS)
-/* context length of each kind's match model (ip: call and jump sequences;
- * address: the strides of a walk that repeats; data: runs of copied values) */
-static const unsigned mm_order[MM_COUNT] = {2, 2, 3};
+/* Context lengths of each kind's match model, longest first, 0: none (ip:
+ * call and jump sequences; address: the strides of a walk that repeats;
+ * data: runs of copied values).  Where there is no match, the longest
+ * context seen before proposes: a long context is right more often, a
+ * short one finds a repeat sooner (-1.0% on lackey_bzip2.write and -0.3%
+ * on lackey_cc1.read against one context of 2). */
+static const unsigned mm_orders[MM_COUNT][3] = {{3, 2, 1}, {3, 2, 1}, {3, 0, 0}};
 #define CM2_MAX_ORDER 3
+
+/* The lower lanes of a data miss are coded by three models at once, mixed
+ * (6.9): the byte before, a hash of the two bytes before (x86 code and
+ * text copied through memory, which LZMA's literals and short matches
+ * found), and the reference's byte (a counter, a pointer that moved).
+ * Mixing in the logistic domain, with weights learned per lane and bit
+ * and for full or narrow values, takes from each model the contexts where
+ * it predicts well: 13% smaller than the single model of the byte before
+ * on bios_post.write, 2.3% on grub_work.write.  The models' trees are
+ * shared by the lanes, which learns faster than a tree per lane. */
+#define CM2_O2_BITS 10
+#define CM2_O2_CTX (1u << CM2_O2_BITS)
+#define CM2_MIX_NM 3
+#define CM2_MIX_IN (CM2_MIX_NM + 1)      /* models and a bias */
+#define CM2_MIX_BIAS 256  /* the bias input */
+#define CM2_MIX_W0 19661  /* initial weight of a model, 0.3 in 1/65536 */
+#define CM2_MIX_SHIFT 10  /* learning rate: 2^-10 of input times error */
+
+/* Raw lanes.  Hash states and other random values cost 8 bits a byte
+ * whatever the model (grub_work's writes: 65% of the lane bytes, at 8.06
+ * bits), and a model's bit-by-bit work is most of the time spent on them.
+ * So each ip line keeps a running average of what its model-coded lane
+ * bytes cost (cm2_cost16, in 1/256 bits, weight 1/8 to the newest); at
+ * CM2_RAW_COST or more, its bytes are coded raw, 8 equally likely bits at
+ * once, except every CM2_RAW_PROBE-th, which the model codes (and learns)
+ * to see whether the values have become predictable again. */
+#define CM2_RAW_PROBE 8
+#define CM2_RAW_COST (126 * 16) /* 7.875 bits */
+/* -log2((i + 1/2) / 128) in 1/16 bits, rounded */
+static const uint8_t cm2_cost16[128] = {
+    128, 103, 91, 83, 77, 73, 69, 65, 63, 60, 58, 56, 54, 52, 50, 49, 47, 46, 45, 43, 42, 41, 40, 39, 38, 37,
+    36,  35,  35, 34, 33, 32, 32, 31, 30, 30, 29, 28, 28, 27, 27, 26, 25, 25, 24, 24, 23, 23, 22, 22, 21, 21,
+    21,  20,  20, 19, 19, 18, 18, 18, 17, 17, 17, 16, 16, 15, 15, 15, 14, 14, 14, 13, 13, 13, 12, 12, 12, 12,
+    11,  11,  11, 10, 10, 10, 10, 9,  9,  9,  9,  8,  8,  8,  7,  7,  7,  7,  7,  6,  6,  6,  6,  5,  5,  5,
+    5,   4,   4,  4,  4,  4,  3,  3,  3,  3,  3,  2,  2,  2,  2,  2,  1,  1,  1,  1,  1,  0,  0,  0};
 
 typedef struct {
     uint64_t ring[1u << CM2_RING_BITS];
-    uint32_t hash[1u << CM2_HASH_BITS];
+    uint32_t hash[3][1u << CM2_HASH_BITS];
 } cm2_mtab;
 
 typedef struct {
     rc_prob ipflag[16][32];
-    rc_prob iptree[16][16];
-    rc_prob allflag[128];
+    rc_prob iptree[16][16][16];         /* [expected id][the previous entry's ip id] */
+    rc_prob allflag[1024];              /* [TUPLE's all-flags][ip flag][the last 6 all-flags] */
     rc_prob fflag[F_COUNT][16][32];
-    rc_prob ftree[F_COUNT][16][16];
+    rc_prob ftree[F_COUNT][16][16][16]; /* [field][expected id][the previous entry's id of the field] */
     rc_prob refsel[4];
     rc_prob match[MM_COUNT][16][2];    /* [kind][match length][its last flag] */
     rc_prob nbtree[F_DATA][9][16];     /* [field][previous miss length] 4-bit length tree */
-    rc_prob rbyte[F_DATA][9][8][256];  /* [field][length][byte position] byte tree */
+    rc_prob rbyte[F_DATA][36][16][256]; /* [field][length and byte position][high nibble of the byte above] byte tree */
     rc_prob recent[2][4];              /* data miss is among the last CM2_RECENT misses: [byte access][last two flags] */
     rc_prob rdist[2][CM2_RECENT];      /* which one, back from the last: [byte access] tree */
     rc_prob dup[4];                    /* upper half equals the reference's: [last two flags] */
     rc_prob dhieq[4][2];               /* upper lane equals the reference's: [lane - W/2][all lanes above equal] */
     rc_prob dhi[4][256];               /* upper lane [lane - W/2] byte tree */
     rc_prob deq[4][5][2];              /* lower lane equals the reference's: [lane][size 1..4][its last flag] */
-    rc_prob dlo[4][16][256];           /* lower lane [the high nibble of the byte before it in memory] byte tree */
     rc_prob dzero[5];                  /* the lower lanes above the size are zero: [size] */
+    rc_prob dlo1[256][256];            /* lower lane [the byte before it] byte tree */
+    rc_prob dlo2[CM2_O2_CTX][256];     /* lower lane [hash of the two bytes before it] byte tree */
+    rc_prob dlor[256][256];            /* lower lane [the reference's byte] byte tree */
 } cm2_probs;
 
 struct cm2_model {
     cm2_probs pr;
+    /* 64 bits: a step changes a weight by at most 2047 * 4095 / 2^10 < 2^13,
+     * and a frame makes fewer than 2^30 steps, so no weight nor product
+     * (below 2^43 * 2^11) nor their sum can overflow, and none is clamped */
+    int64_t mixw[2][4][8][CM2_MIX_IN]; /* mixer weights [full size][lower lane][bit, most significant first] */
+    int16_t stretch[4096];          /* stretch(q) for a 12-bit probability q: squash's inverse */
+    uint16_t rawcost[1u << KEY_BITS]; /* the average cost of a lane byte at an ip line, 1/256 bits */
+    uint8_t rawn[1u << KEY_BITS];     /* raw bytes since the last probe, at an ip line */
     cm2_mtab mm[MM_COUNT];
     /* what happened last time at this key, as in cm (6.4.4): ipnext by the
      * previous ip's line, tuple by the ip's line */
@@ -101,15 +158,26 @@ void cm2_model_free(cm2_model *m) { free(m); }
 st_error cm2_model_ready(cm2_model **mp)
 {
     cm2_model *m = *mp;
-    if (!m && !(m = *mp = malloc(sizeof *m)))
-        return ST_E_NOMEM;
+    if (!m) {
+        if (!(m = *mp = malloc(sizeof *m)))
+            return ST_E_NOMEM;
+        mix_stretch_init(m->stretch);
+    }
+    for (unsigned z = 0; z < 2; z++)
+    for (unsigned k = 0; k < 4; k++)
+        for (unsigned b = 0; b < 8; b++)
+            for (unsigned i = 0; i < CM2_MIX_IN; i++)
+                m->mixw[z][k][b][i] = i + 1 < CM2_MIX_IN ? CM2_MIX_W0 : 0;
     rc_prob *p = (rc_prob *)(void *)&m->pr;
     for (size_t i = 0; i < sizeof m->pr / sizeof(rc_prob); i++)
         p[i] = RC_PROB_INIT;
     /* the rings need no clearing: only indices the hashes hold are read */
     for (unsigned k = 0; k < MM_COUNT; k++)
-        memset(m->mm[k].hash, 0, sizeof m->mm[k].hash);
+        for (unsigned o = 0; o < 3 && mm_orders[k][o]; o++)
+            memset(m->mm[k].hash[o], 0, sizeof m->mm[k].hash[o]);
     memset(m->ipnext, 0, sizeof m->ipnext);
+    memset(m->rawcost, 0, sizeof m->rawcost);
+    memset(m->rawn, 0, sizeof m->rawn);
     memset(m->tuple, 0, sizeof m->tuple);
     return ST_OK;
 }
@@ -130,6 +198,64 @@ typedef struct {
     ((ENC) ? (rc_encode_tree(&(io)->e, (tree), (nbits), (sym), RC_COUNTED), (unsigned)(sym))           \
            : rc_decode_tree(&(io)->d, (tree), (nbits), RC_COUNTED))
 
+/* A byte through the three lower-lane trees t[0..2] at once, mixed with
+ * the weights w[bit]: the mixed probability codes each bit, and then every
+ * tree and the weights learn it.  Returns the byte. */
+ST_INLINE unsigned cm2_mix_tree(cm2_io *io, const int ENC, const int16_t *stretch, rc_prob *const t[CM2_MIX_NM],
+                                int64_t (*w)[CM2_MIX_IN], unsigned sym, unsigned *cost)
+{
+    unsigned node = 1;
+    for (unsigned i = 8; i-- > 0;) {
+        int64_t *wi = w[7 - i];
+        int x[CM2_MIX_IN];
+        int64_t dot = 0;
+        for (unsigned j = 0; j < CM2_MIX_NM; j++)
+            x[j] = stretch[mix_p12(rc_p0(t[j][node], RC_COUNTED))];
+        x[CM2_MIX_NM] = CM2_MIX_BIAS;
+        for (unsigned j = 0; j < CM2_MIX_IN; j++)
+            dot += wi[j] * x[j];
+        const int64_t xs = mix_asr64(dot, 16);
+        const int p = mix_squash(xs > 2047 ? 2047 : xs < -2047 ? -2047 : (int)xs); /* of a 1 */
+        const uint32_t p0 = (uint32_t)(4096 - p) << 4;
+        unsigned b;
+        if (ENC) {
+            b = (sym >> i) & 1u;
+            rc_encode_p0(&io->e, p0, b);
+        } else {
+            b = rc_decode_p0(&io->d, p0);
+        }
+        *cost += cm2_cost16[(b ? p : 4096 - p) >> 5];
+        const int err = ((int)b << 12) - p;
+        for (unsigned j = 0; j < CM2_MIX_IN; j++)
+            wi[j] += mix_asr64((int64_t)x[j] * err, CM2_MIX_SHIFT);
+        for (unsigned j = 0; j < CM2_MIX_NM; j++)
+            t[j][node] = rc_adapt(t[j][node], b, RC_COUNTED);
+        node = (node << 1) | b;
+    }
+    return node - 256;
+}
+
+/* A byte through the tree t (6.4.3's tree of 8 bits), adding what it cost
+ * to *cost (1/16 bits, cm2_cost16). */
+ST_INLINE unsigned cm2_tree8(cm2_io *io, const int ENC, rc_prob *t, unsigned sym, unsigned *cost)
+{
+    unsigned node = 1;
+    for (unsigned i = 8; i-- > 0;) {
+        const uint32_t p0 = rc_p0(t[node], RC_COUNTED);
+        unsigned b;
+        if (ENC) {
+            b = (sym >> i) & 1u;
+            rc_encode_p0(&io->e, p0, b);
+        } else {
+            b = rc_decode_p0(&io->d, p0);
+        }
+        *cost += cm2_cost16[(b ? 65536u - p0 : p0) >> 9];
+        t[node] = rc_adapt(t[node], b, RC_COUNTED);
+        node = (node << 1) | b;
+    }
+    return node - 256;
+}
+
 /* A match model's state in a frame. */
 typedef struct {
     uint64_t h[CM2_MAX_ORDER]; /* the kind's last misses, most recent first */
@@ -143,6 +269,8 @@ typedef struct {
 typedef struct {
     uint64_t prev[F_COUNT];
     unsigned hist_ip, hist_all, hf, refhist;
+    unsigned idbits; /* the previous entry's ids */
+    unsigned ipid;   /* and its ip id */
     unsigned last_nb[F_DATA];
     uint32_t kl; /* key line of the previous ip */
     /* match models */
@@ -153,6 +281,8 @@ typedef struct {
     unsigned rchist;     /* the last recent-value flags */
 
     uint64_t dprev[16];  /* the last data miss of each (hashed) upper half */
+    uint32_t tl;         /* the key line of this entry's ip */
+    uint16_t dctx[16];   /* and its last two lower lanes, in memory order (the later lower) */
 } cm2_state;
 
 /* The match model of kind k: if it proposes a value (*mvp; *proposed = 1),
@@ -180,7 +310,7 @@ ST_INLINE void cm2_match_add(cm2_model *m, cm2_state *s, const unsigned k, uint6
     cm2_mstate *ms = &s->ms[k];
     t->ring[ms->n & CM2_RING_MASK] = x;
     ms->n++;
-    const unsigned K = mm_order[k];
+    const unsigned K = mm_orders[k][0];
     for (unsigned j = K - 1; j > 0; j--)
         ms->h[j] = ms->h[j - 1];
     ms->h[0] = x;
@@ -190,15 +320,18 @@ ST_INLINE void cm2_match_add(cm2_model *m, cm2_state *s, const unsigned k, uint6
     } else {
         ms->len = 0;
     }
-    uint64_t hk = 0;
+    /* the hashes of the last 1, 2, .. K misses */
+    uint64_t hk[CM2_MAX_ORDER + 1], a = 0;
     for (unsigned j = 0; j < K; j++)
-        hk = (hk + ms->h[j]) * UINT64_C(0x9E3779B97F4A7C15);
-    uint32_t *slot = &t->hash[(uint32_t)(hk >> (64 - CM2_HASH_BITS))];
-    if (!ms->len && *slot && ms->n - (*slot - 1) < CM2_RING_MASK) {
-        ms->ptr = *slot - 1;
-        ms->len = 1;
+        hk[j + 1] = a = (a + ms->h[j]) * UINT64_C(0x9E3779B97F4A7C15);
+    for (unsigned o = 0; o < 3 && mm_orders[k][o]; o++) {
+        uint32_t *slot = &t->hash[o][(uint32_t)(hk[mm_orders[k][o]] >> (64 - CM2_HASH_BITS))];
+        if (!ms->len && *slot && ms->n - (*slot - 1) < CM2_RING_MASK) {
+            ms->ptr = *slot - 1;
+            ms->len = 1;
+        }
+        *slot = ms->n + 1;
     }
-    *slot = ms->n + 1;
 }
 
 /* A residual r of field f (ip, cycle, meta, address): its byte length, then
@@ -212,7 +345,11 @@ ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, cm2_probs *pr, cm2
         return "miss length above 8 bytes";
     s->last_nb[f] = nb;
     for (unsigned k = nb; k-- > 0;) {
-        unsigned b = CM2_TREE(ENC, io, pr->rbyte[f][nb][k], 8, (unsigned)(x >> (8 * k)) & 255u);
+        /* the byte above it (none for the first) is known to both sides */
+        const unsigned hb = k + 1 < nb ? (unsigned)(x >> (8 * k + 12)) & 15u : 0;
+        /* (length, position) pairs with position < length, 1 <= length <= 8, counted from 0 */
+        rc_prob *const tree = pr->rbyte[f][nb * (nb - 1) / 2 + k][hb];
+        unsigned b = CM2_TREE(ENC, io, tree, 8, (unsigned)(x >> (8 * k)) & 255u);
         if (!ENC) {
             if (k == nb - 1 && b == 0)
                 return "miss longer than needed";
@@ -247,16 +384,33 @@ ST_INLINE const char *cm2_miss(cm2_io *io, const int ENC, cm2_model *m, cm2_stat
 /* Slot of the dprev context for an upper half u of a data value. */
 static inline unsigned cm2_upper_slot(uint64_t u) { return (unsigned)((u * UINT64_C(0x9E3779B97F4A7C15)) >> 60); }
 
-/* Lane k of a data miss in the context tree `tree`: whether it equals
- * ref's lane (flag *pe), and if not the byte.  Returns the byte. */
-ST_INLINE unsigned cm2_lane(cm2_io *io, const int ENC, rc_prob *pe, rc_prob *tree, const unsigned k, uint64_t ref,
-                            uint64_t x, unsigned *same, unsigned *bad)
+/* Lane k of a data miss: whether it equals ref's lane (flag *pe), and if
+ * not the byte, through the context tree `tree`, or (mix not NULL) the
+ * three trees mix[] mixed with the weights w.  Returns the byte. */
+ST_INLINE unsigned cm2_lane(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, rc_prob *pe, rc_prob *tree,
+                            rc_prob *const *mix, int64_t (*w)[CM2_MIX_IN], const unsigned k, uint64_t ref, uint64_t x,
+                            unsigned *same, unsigned *bad)
 {
     const unsigned rb = (unsigned)(ref >> (8 * k)) & 255u, xb = (unsigned)(x >> (8 * k)) & 255u;
     *same = CM2_BIT(ENC, io, pe, xb == rb);
     if (*same)
         return rb;
-    const unsigned b = CM2_TREE(ENC, io, tree, 8, xb);
+    uint16_t *avg = &m->rawcost[s->tl];
+    uint8_t *nraw = &m->rawn[s->tl];
+    unsigned b;
+    if (*avg >= CM2_RAW_COST && *nraw < CM2_RAW_PROBE - 1) {
+        if (ENC)
+            rc_encode_byte_raw(&io->e, b = xb);
+        else
+            b = rc_decode_byte_raw(&io->d);
+        ++*nraw;
+    } else {
+        unsigned cost = 0;
+        b = mix ? cm2_mix_tree(io, ENC, m->stretch, mix, w, xb, &cost) : cm2_tree8(io, ENC, tree, xb, &cost);
+        const unsigned c = (cost < 255 ? cost : 255) << 4;
+        *avg = (uint16_t)(c >= *avg ? *avg + ((c - *avg) >> 3) : *avg - ((*avg - c) >> 3));
+        *nraw = 0;
+    }
     if (!ENC && b == rb)
         *bad = 1;
     return b;
@@ -273,9 +427,10 @@ ST_INLINE unsigned cm2_lane(cm2_io *io, const int ENC, rc_prob *pe, rc_prob *tre
  * its context.  Last, for a size below the half, a flag says that the
  * lanes above the size are zero (else they follow as any lane).  Returns
  * the value; sets *bad if a lane or half coded as different equals ref's. */
-ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state *s, const unsigned W, uint64_t ref,
+ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, const unsigned W, uint64_t ref,
                              uint64_t x, unsigned *bad)
 {
+    cm2_probs *pr = &m->pr;
     const unsigned H = W / 2;
     const uint64_t hmask = H == 4 ? UINT64_C(0xFFFFFFFF) : UINT64_C(0xFFFF);
     unsigned same;
@@ -287,7 +442,8 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
     } else {
         unsigned eq = 1;
         for (unsigned k = W; k-- > H;) {
-            const unsigned b = cm2_lane(io, ENC, &pr->dhieq[k - H][eq], pr->dhi[k - H], k, ref, x, &same, bad);
+            const unsigned b = cm2_lane(io, ENC, m, s, &pr->dhieq[k - H][eq], pr->dhi[k - H], NULL, NULL, k, ref, x, &same,
+                                        bad);
             eq &= same;
             if (!ENC)
                 x |= (uint64_t)b << (8 * k);
@@ -299,13 +455,17 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
     const unsigned slot = cm2_upper_slot(upper);
     const unsigned sz = upper >= 1 && upper < H ? (unsigned)upper : H;
     unsigned cx = (unsigned)(s->dprev[slot] >> (8 * (sz - 1))) & 255u, dl = 0, k = 0;
+    unsigned c2 = s->dctx[slot];
     for (; k < H; k++) {
         if (k == sz && CM2_BIT(ENC, io, &pr->dzero[sz], ((x & hmask) >> (8 * sz)) == 0))
             break; /* the lanes above the size are zero */
-        const unsigned b =
-            cm2_lane(io, ENC, &pr->deq[k][sz][(s->dlane >> k) & 1u], pr->dlo[k][cx >> 4], k, ref, x, &same, bad);
+        rc_prob *const mix[CM2_MIX_NM] = {pr->dlo1[cx],
+                                 pr->dlo2[((c2 * UINT32_C(0x9E37)) >> 6) & (CM2_O2_CTX - 1u)], pr->dlor[(ref >> (8 * k)) & 255u]};
+        const unsigned b = cm2_lane(io, ENC, m, s, &pr->deq[k][sz][(s->dlane >> k) & 1u], NULL, mix, m->mixw[sz == H][k], k, ref,
+                                    x, &same, bad);
         dl |= same << k;
         cx = b;
+        c2 = ((c2 << 8) | b) & 0xFFFFu;
         if (!ENC)
             x |= (uint64_t)b << (8 * k);
     }
@@ -313,6 +473,7 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state
         *bad = 1; /* lanes above the size coded as not zero, and zero */
     s->dlane = dl;
     s->dprev[slot] = x;
+    s->dctx[slot] = (uint16_t)c2;
     return x;
 }
 
@@ -347,7 +508,7 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_model *m, cm2
                 return "recent value further back than the misses so far";
             x = ring[(n - 1 - dist) & CM2_RING_MASK];
         } else {
-            x = cm2_lanes(io, ENC, &m->pr, s, W, ref, x, &bad);
+            x = cm2_lanes(io, ENC, m, s, W, ref, x, &bad);
             dist = lim;
         }
         /* one coding per value (6.9): the nearest recent value, and never
@@ -442,7 +603,7 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
                             &pr->fflag[f][exp][fh | (e->mismatch_seen << 2) | (e->flag << 3) | (((s->hf >> j) & 1u) << 4)],
                             e->ids[j] == exp);
         if (!match) {
-            id = CM2_TREE(ENC, io, pr->ftree[f][exp], 4, e->ids[j]);
+            id = CM2_TREE(ENC, io, pr->ftree[f][exp][(s->idbits >> (4 * j)) & 15u], 4, e->ids[j]);
             e->mismatch_seen = 1;
             if (!ENC && id == exp)
                 return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s id coded as unexpected but equals the expected", i,
@@ -491,7 +652,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     if (flag) {
         id = eip;
     } else {
-        id = CM2_TREE(ENC, io, pr->iptree[eip], 4, id);
+        id = CM2_TREE(ENC, io, pr->iptree[eip][s->ipid], 4, id);
         if (!ENC && id == eip)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
     }
@@ -512,11 +673,13 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
         vpc_set_count(ips, id);
     update_ip(ips, v[F_IP]);
     m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
+    s->ipid = id;
     s->hist_ip = (s->hist_ip << 1) | flag;
 
     /* the ip-keyed fields: the expected ids are those used at this ip last time */
     const uint32_t tl = vpc_key_line(v[F_IP], KEY_BITS);
     cm2_ent e = {m->tuple[tl], 1, flag, 0, 0, 0, {0, 0, 0, 0}};
+    s->tl = tl;
     if (ENC) {
         for (unsigned j = 0; j < nf; j++) {
             const unsigned f = F_CYCLE + j, exp = (e.tup >> (4 * j)) & 15u;
@@ -525,7 +688,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
             e.all &= e.ids[j] == exp;
         }
     }
-    e.all = CM2_BIT(ENC, io, &pr->allflag[(((e.tup >> 16) & 7u) << 4) | (flag << 3) | (s->hist_all & 7)], e.all);
+    e.all = CM2_BIT(ENC, io, &pr->allflag[(((e.tup >> 16) & 7u) << 7) | (flag << 6) | (s->hist_all & 63)], e.all);
     s->hist_all = (s->hist_all << 1) | e.all;
     /* one instance per field, each with its field and width constant */
     st_error err;
@@ -541,6 +704,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     const unsigned fhs = (((e.tup >> 20) << 1) & 0xAAu) | hf2;
     m->tuple[tl] = e.idbits | fhs << 20 | ((((e.tup >> 16) << 1) | e.all) & 7u) << 16;
     s->hf = e.hf;
+    s->idbits = e.idbits;
     memcpy(s->prev, v, sizeof s->prev);
     s->kl = tl;
     return ST_OK;

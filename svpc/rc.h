@@ -173,6 +173,20 @@ RC_INLINE void rc_encode(rc_enc *e, rc_prob *p, unsigned bit, unsigned kind)
     *p = rc_adapt(*p, bit, kind);
 }
 
+/* Encode a byte as 8 equally likely bits in one step (cm2's raw lanes,
+ * SIMTRACE.md 6.9): the range is cut into 256 equal parts.  For values the
+ * models cannot predict (hash states) this costs 8 bits, as a model would
+ * at best, without a model's work. */
+RC_INLINE void rc_encode_byte_raw(rc_enc *e, unsigned byte)
+{
+    e->range >>= 8;
+    e->low += (uint64_t)e->range * byte;
+    while (e->range < (1u << 24)) {
+        e->range <<= 8;
+        rc_shift_low(e);
+    }
+}
+
 /* Encode the low `nbits` bits of sym, MSB first, through a binary tree of
  * probabilities tree[1 .. 2^nbits - 1]. */
 static inline void rc_encode_tree(rc_enc *e, rc_prob *tree, unsigned nbits, unsigned sym, unsigned kind)
@@ -249,6 +263,25 @@ RC_INLINE unsigned rc_decode(rc_dec *d, rc_prob *p, unsigned kind)
     unsigned bit = rc_decode_p0(d, rc_p0(*p, kind));
     *p = rc_adapt(*p, bit, kind);
     return bit;
+}
+
+/* The decoder's side of rc_encode_byte_raw().  A code that no byte gives
+ * (only corrupt input makes one) sets `overrun`, which the caller rejects,
+ * and decodes as 255. */
+RC_INLINE unsigned rc_decode_byte_raw(rc_dec *d)
+{
+    d->range >>= 8;
+    uint32_t v = d->code / d->range;
+    if (v > 255) {
+        d->overrun = 1;
+        v = 255;
+    }
+    d->code -= v * d->range;
+    while (d->range < (1u << 24)) {
+        d->range <<= 8;
+        d->code = (d->code << 8) | rc_get(d);
+    }
+    return v;
 }
 
 static inline unsigned rc_decode_tree(rc_dec *d, rc_prob *tree, unsigned nbits, unsigned kind)

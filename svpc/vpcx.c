@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mix.h"
 #include "rc.h"
 #include "vpcx.h"
 
@@ -70,26 +71,7 @@ static unsigned lbits_of(size_t n)
     return b < 8 ? 8 : b > MAX_LBITS ? MAX_LBITS : b;
 }
 
-/* ---- logistic mixing --------------------------------------------------------
- * Probabilities of a 1 bit in 12 bits (1..4095).  squash(x) approximates
- * 4096 / (1 + e^(-x/256)) by linear interpolation between its values at
- * x = -2048, -1920, ..., 2048 (rounded); stretch is its inverse, as a table. */
-static const int16_t sq_pts[33] = {1,    2,    4,    6,    10,   17,   27,   45,   74,   120,  194,
-                                   311,  488,  747,  1102, 1546, 2048, 2550, 2994, 3349, 3608, 3785,
-                                   3902, 3976, 4022, 4051, 4069, 4079, 4086, 4090, 4092, 4094, 4095};
-static int squash(int x)
-{
-    if (x > 2047)
-        x = 2047;
-    if (x < -2047)
-        x = -2047;
-    unsigned u = (unsigned)(x + 2048), i = u >> 7, w = u & 127u;
-    return (int)((sq_pts[i] * (128u - w) + sq_pts[i + 1] * w + 64u) >> 7);
-}
-
-/* floor(x / 2^s) for either sign (C leaves >> of a negative number to the
- * implementation) */
-static inline int64_t asr64(int64_t x, unsigned s) { return x >= 0 ? x >> s : -((-x - 1) >> s) - 1; }
+/* ---- logistic mixing (mix.h: squash, stretch, p12, floor shifts) ---------- */
 
 #define MIX_N 3 /* inputs: the shared context's estimate, the line's, a bias */
 typedef struct {
@@ -219,13 +201,7 @@ static st_error vx_ready(vpcx_model **mp, size_t n)
         for (unsigned j = 0; j < 4; j++)
             m->pr.emix[i][j] = (vx_mix){{MIX_W0, MIX_W0, 0}};
     }
-    /* stretch(p) = the least x in -2047..2047 with squash(x) >= p */
-    unsigned pi = 0;
-    for (int x = -2047; x <= 2047; x++)
-        for (int v = squash(x); (int)pi <= v;)
-            m->stretch[pi++] = (int16_t)x;
-    while (pi < 4096)
-        m->stretch[pi++] = 2047;
+    mix_stretch_init(m->stretch);
     return ST_OK;
 }
 
@@ -262,11 +238,7 @@ VX_INLINE unsigned vx_tree(vx_io *io, int DEC, rc_prob *t, unsigned nbits, unsig
 }
 
 /* P(1) of an adaptive probability, in 12 bits */
-static inline int p12(rc_prob p)
-{
-    int q = (int)((65536u - rc_p0(p, VX_RK)) >> 4);
-    return q < 1 ? 1 : q > 4095 ? 4095 : q;
-}
+static inline int p12(rc_prob p) { return mix_p12(rc_p0(p, VX_RK)); }
 
 /* Code bit b with the mix of the estimates *pa and *pb (weights mx), then
  * adapt the weights and both estimates. */
@@ -277,8 +249,8 @@ VX_INLINE unsigned vx_mbit(vx_io *io, int DEC, const int16_t *stretch, vx_mix *m
     int64_t dot = 0;
     for (unsigned i = 0; i < MIX_N; i++)
         dot += (int64_t)mx->w[i] * x[i];
-    int64_t xs = asr64(dot, 16);
-    const int p = squash(xs > 2047 ? 2047 : xs < -2047 ? -2047 : (int)xs);
+    int64_t xs = mix_asr64(dot, 16);
+    const int p = mix_squash(xs > 2047 ? 2047 : xs < -2047 ? -2047 : (int)xs);
     const uint32_t p0 = (uint32_t)(4096 - p) << 4;
     if (DEC)
         b = rc_decode_p0(&io->d, p0);
@@ -286,7 +258,7 @@ VX_INLINE unsigned vx_mbit(vx_io *io, int DEC, const int16_t *stretch, vx_mix *m
         rc_encode_p0(&io->e, p0, b);
     const int err = ((int)b << 12) - p;
     for (unsigned i = 0; i < MIX_N; i++) {
-        int64_t w = mx->w[i] + asr64((int64_t)x[i] * err, MIX_SHIFT);
+        int64_t w = mx->w[i] + mix_asr64((int64_t)x[i] * err, MIX_SHIFT);
         mx->w[i] = (int32_t)(w > MIX_WMAX ? MIX_WMAX : w < -MIX_WMAX ? -MIX_WMAX : w);
     }
     *pa = rc_adapt(*pa, b, VX_RK);
