@@ -35,7 +35,7 @@ setup() {
 # events FILE STREAM: "cycle kind ip vector" per event
 events() {
     "$CAT" -q -s "$2" "$1" | od -A n -v -t u8 -w24 |
-        awk '{ printf "%d %d %d %d\n", $1 % 281474976710656, int($1 / 281474976710656), $2, $3 % 4294967296 }'
+        awk '{ printf "%.0f %d %.0f %.0f\n", $1 % 281474976710656, int($1 / 281474976710656), $2, $3 % 4294967296 }'
 }
 
 # in_window FILE START END: every memory stream's cycles lie in START..END

@@ -226,7 +226,7 @@ boot_sector() {
 # events FILE: the events of cpu0.events as "cycle kind ip vector" lines
 events() {
     "$CAT" -q -s cpu0.events "$1" | od -A n -v -t u8 -w24 |
-        awk '{ printf "%d %d %d %d\n", $1 % 281474976710656, int($1 / 281474976710656), $2, $3 % 4294967296 }'
+        awk '{ printf "%.0f %d %.0f %.0f\n", $1 % 281474976710656, int($1 / 281474976710656), $2, $3 % 4294967296 }'
 }
 
 @test "bochs-trace --markers: a boot sector's marked stores only, entry by entry, and its markers as events" {
