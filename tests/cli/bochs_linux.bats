@@ -101,5 +101,5 @@ in_window() {
     local m
     m=$({ events smp.sim cpu0.events; events smp.sim cpu1.events 2>/dev/null; } | awk '$2 == 3' | sort -n)
     [[ $(wc -l <<<"$m") == 2 ]] || fail "markers: $m"
-    in_window smp.sim "$(awk 'NR == 1 { print $1 }' <<<"$m")" "$(awk 'NR == 2 { print $1 + 1 }' <<<"$m")"
+    in_window smp.sim "$(awk 'NR == 1 { print $1 }' <<<"$m")" "$(awk 'NR == 2 { printf "%.0f", $1 + 1 }' <<<"$m")"
 }
