@@ -214,3 +214,31 @@ uninstall:
 ## clean: remove build outputs
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
+
+# Man pages (man/, written in roff by hand; tests/cli/man_pages.bats renders
+# them and checks them against --help) and scripts/svpc-parallel: install
+# and uninstall do these too (prerequisites added here); the man pages have
+# targets of their own so the test can install them without building.
+MANDIR  = $(DESTDIR)$(PREFIX)/share/man
+MAN1    = $(wildcard man/*.1)
+MAN3    = $(wildcard man/*.3)
+.PHONY: install-man uninstall-man install-parallel uninstall-parallel
+install: install-man install-parallel
+uninstall: uninstall-man uninstall-parallel
+
+## install-man: install the man pages under $(DESTDIR)$(PREFIX)/share/man (make install does too)
+install-man:
+	install -d $(MANDIR)/man1 $(MANDIR)/man3
+	install -m 644 $(MAN1) $(MANDIR)/man1
+	$(if $(MAN3),install -m 644 $(MAN3) $(MANDIR)/man3)
+
+## uninstall-man: remove the installed man pages
+uninstall-man:
+	rm -f $(MAN1:man/%=$(MANDIR)/man1/%) $(MAN3:man/%=$(MANDIR)/man3/%)
+
+install-parallel:
+	install -d $(BINDIR)
+	install -m 755 scripts/svpc-parallel $(BINDIR)
+
+uninstall-parallel:
+	rm -f $(BINDIR)/svpc-parallel

@@ -28,6 +28,8 @@ PKGS=(
     libclang-rt-14-dev  # sanitizers, libFuzzer
     valgrind            # memcheck, lackey traces
     time                # GNU /usr/bin/time (peak memory)
+    parallel            # GNU parallel: scripts/svpc-parallel, tests/cli/parallel.bats
+    groff-base          # renders the man pages in tests/cli/man_pages.bats
 )
 
 # Optional: installed when missing, but the build and the other tests do
