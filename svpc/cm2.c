@@ -80,7 +80,7 @@ static const unsigned mm_orders[MM_COUNT][3] = {{3, 2, 1}, {3, 2, 1}, {3, 0, 0}}
  * Mixing in the logistic domain, with weights learned per lane and bit
  * and for full or narrow values, takes from each model the contexts where
  * it predicts well: 13% smaller than the single model of the byte before
- * on bios_post.write, 2.3% on grub_work.write.  The models' trees are
+ * on bios_post.write, 2.5% on grub_work.write.  The models' trees are
  * shared by the lanes, which learns faster than a tree per lane. */
 #define CM2_O2_BITS 10
 #define CM2_O2_CTX (1u << CM2_O2_BITS)
@@ -91,7 +91,7 @@ static const unsigned mm_orders[MM_COUNT][3] = {{3, 2, 1}, {3, 2, 1}, {3, 0, 0}}
 #define CM2_MIX_SHIFT 10  /* learning rate: 2^-10 of input times error */
 
 /* Raw lanes.  Hash states and other random values cost 8 bits a byte
- * whatever the model (grub_work's writes: 65% of the lane bytes, at 8.06
+ * whatever the model (grub_work's writes: 67% of the lane bytes, at 8.06
  * bits), and a model's bit-by-bit work is most of the time spent on them.
  * So each ip line keeps a running average of what its model-coded lane
  * bytes cost (cm2_cost16, in 1/256 bits, weight 1/8 to the newest); at
