@@ -166,7 +166,8 @@ figures: $(BINS) $(SHLIB)
 	$(Q)$(BUILD)/simtrace-pack -f --frame-size=20000 --stream=bios.read $(BUILD)/figures/bios_read.d64 \
 	  -o $(BUILD)/figures/bios_read.sim
 	$(Q)SVPC_BIN=$(abspath $(BUILD)) SIMTRACE_LIBRARY=$(abspath $(BUILD))/libsvpc.so.$(SOVERSION) \
-	  $(PYTHON) python/simtrace-plot --plot=all --title="BIOS boot, 300k reads (testdata/good/bios_read_300k)" \
+	  $(PYTHON) python/simtrace-plot --cycles=0:900000 \
+	  --title="simtrace-plot: the BIOS boot's reads (testdata/good/bios_read_300k), cycles 0..900k (272,678 entries)" \
 	  -o doc/bios-read.png $(BUILD)/figures/bios_read.sim
 
 ## check: install missing dependencies, build, run every test (unit, CLI, Python, sanitizers)

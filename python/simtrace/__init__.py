@@ -35,8 +35,11 @@ _L = _lib.load()
 CYCLE_MASK = (1 << 48) - 1
 UINT64_MAX = (1 << 64) - 1
 
-DTYPE = np.dtype([("cycle", "<u8"), ("meta", "<u2"), ("ip", "<u8"), ("address", "<u8"), ("size", "<u4"),
-                  ("value", "<u8")])
+# Every field at its natural alignment (40 bytes an entry), so that the
+# 64-bit fields of d64 entries are filled by whole-column copies.
+DTYPE = np.dtype({"names": ["cycle", "meta", "ip", "address", "size", "value"],
+                  "formats": ["<u8", "<u2", "<u8", "<u8", "<u4", "<u8"],
+                  "offsets": [0, 36, 8, 16, 32, 24], "itemsize": 40})
 
 # raw layouts of the memory types (include/simtrace.h, simtrace_type)
 _RAW = {
@@ -45,6 +48,9 @@ _RAW = {
     _lib.TYPE_M64: np.dtype([("meta", "<u8"), ("ip", "<u8"), ("address", "<u8")]),
     _lib.TYPE_M32: np.dtype([("meta", "<u8"), ("ip", "<u4"), ("address", "<u4")]),
 }
+
+# entries converted at a time: the pieces stay in the CPU's caches
+CHUNK = 1 << 16
 
 
 def version():
@@ -82,29 +88,53 @@ class FrameInfo:
                                                             self.first_entry + self.entries - 1, self.stored_bytes)
 
 
+def _unpack_into(kind, raw, out):
+    """Fill out (DTYPE, len n) from n raw entries of memory type kind."""
+    n = len(out)
+    if kind == _lib.TYPE_D64:
+        src = raw.view(np.uint64).reshape(n, 4)
+        o = out.view(np.uint64).reshape(n, 5)
+        meta, data = src[:, 0], src[:, 3]
+        o[:, 0:3] = src[:, 0:3]  # meta (cut to the cycle below), ip, address
+        o[:, 0] &= np.uint64(CYCLE_MASK)
+        out["meta"] = meta >> np.uint64(48)
+        # fullSize 0: data holds size << 32 | value; fullSize 1: the value
+        o[:, 3] = data & np.uint64(0xFFFFFFFF)
+        out["size"] = data >> np.uint64(32)
+        full = (out["meta"] & 1).astype(bool)
+        if full.any():
+            o[full, 3] = data[full]
+            out["size"][full] = 8
+        return
+    src = raw.view(_RAW[kind])
+    meta = src["meta"]
+    out["cycle"] = meta & np.uint64(CYCLE_MASK)
+    out["meta"] = meta >> np.uint64(48)
+    out["ip"] = src["ip"]
+    out["address"] = src["address"]
+    if kind != _lib.TYPE_D32:
+        out["size"] = 0  # m64, m32 record no access size
+        out["value"] = 0
+        return
+    data = src["data"]
+    out["size"] = data >> 16
+    out["value"] = data & 0xFFFF
+    full = (out["meta"] & 1).astype(bool)
+    if full.any():
+        out["value"][full] = data[full]
+        out["size"][full] = 4
+
+
 def unpack(kind, raw):
     """Raw entries of memory type kind (bytes or a uint8 array) as an array
     of DTYPE."""
-    rd = _RAW[kind]
-    src = np.frombuffer(raw, dtype=rd)
-    out = np.empty(len(src), dtype=DTYPE)
-    meta = src["meta"]
-    out["cycle"] = meta & CYCLE_MASK
-    out["meta"] = meta >> 48
-    out["ip"] = src["ip"]
-    out["address"] = src["address"]
-    if "data" not in rd.names:
-        out["size"] = 0
-        out["value"] = 0
-        return out
-    data = src["data"].astype(np.uint64, copy=False)
-    full = (out["meta"] & 1).astype(bool)
-    half = 32 if kind == _lib.TYPE_D64 else 16
-    width = 8 if kind == _lib.TYPE_D64 else 4
-    # fullSize: the access is the target's width and data is its value;
-    # otherwise data holds size << half | value
-    out["size"] = np.where(full, width, (data >> np.uint64(half)) & np.uint64((1 << half) - 1))
-    out["value"] = np.where(full, data, data & np.uint64((1 << half) - 1))
+    raw = np.frombuffer(raw, dtype=np.uint8)
+    esz = _RAW[kind].itemsize
+    n = len(raw) // esz
+    out = np.empty(n, dtype=DTYPE)
+    for i in range(0, n, CHUNK):
+        k = min(CHUNK, n - i)
+        _unpack_into(kind, raw[i * esz:(i + k) * esz], out[i:i + k])
     return out
 
 
@@ -169,7 +199,37 @@ class Stream:
     def read(self, a=0, b=None):
         """Entries [a, b) as an array of DTYPE (memory streams) or an
         (n, entry_size) uint8 array (other types)."""
-        return self._entries(self.raw(a, b))
+        if not self.is_memory:
+            return self._entries(self.raw(a, b))
+        b = self.entries if b is None else min(b, self.entries)
+        if a < 0 or a > self.entries:
+            self.raw(a, a)  # the library says what is wrong
+        n = max(0, b - a)
+        out = np.empty(n, dtype=DTYPE)
+        if n == 0:
+            return out
+        # a cursor decodes each frame once and hands it out in pieces, each
+        # converted while it is in the caches
+        h = ctypes.c_void_p()
+        rg = _lib.Range(_lib.RANGE_ENTRIES, 0, a, b)
+        self._t._check(_L.simtrace_cursor_open(ctypes.byref(h), self._t._h(), self.name.encode(),
+                                               ctypes.byref(rg)), self.name)
+        try:
+            buf = np.empty(CHUNK * self.entry_size, dtype=np.uint8)
+            cnt, first = ctypes.c_uint64(), ctypes.c_uint64()
+            pos = 0
+            while pos < n:
+                self._t._check(_L.simtrace_cursor_next(h, buf.ctypes.data, buf.nbytes, ctypes.byref(cnt),
+                                                       ctypes.byref(first)), self.name)
+                k = cnt.value
+                if k == 0 or first.value != a + pos or pos + k > n:
+                    raise SimtraceError(28, "the cursor gave entries %d..%d, not from %d" % (
+                        first.value, first.value + k, a + pos), self.name)  # E_INTERNAL
+                _unpack_into(self.type, buf[:k * self.entry_size], out[pos:pos + k])
+                pos += k
+        finally:
+            _L.simtrace_cursor_free(h)
+        return out
 
     def __getitem__(self, key):
         if isinstance(key, slice):

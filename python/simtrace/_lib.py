@@ -26,6 +26,7 @@ ERROR_NAMES = [
 ]
 E_BUFFER = 31
 E_RANGE = 23
+RANGE_ENTRIES = 1
 
 
 class ReadParams(ctypes.Structure):
@@ -143,6 +144,9 @@ def _declare(lib):
         "simtrace_reader_value": (c.c_int, [vp, c.c_uint32, c.c_uint64, vp, c.c_size_t, P(c.c_size_t)]),
         "simtrace_reader_message": (c.c_char_p, [vp]),
         "simtrace_reader_free": (None, [vp]),
+        "simtrace_cursor_open": (c.c_int, [P(vp), vp, c.c_char_p, P(Range)]),
+        "simtrace_cursor_next": (c.c_int, [vp, vp, c.c_size_t, P(c.c_uint64), P(c.c_uint64)]),
+        "simtrace_cursor_free": (None, [vp]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)
