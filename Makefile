@@ -268,8 +268,6 @@ install: all
 	ln -sf $(SHLIB_REAL) $(LIBDIR)/libsvpc.so.$(SOVERSION)
 	ln -sf $(SHLIB_REAL) $(LIBDIR)/libsvpc.so
 	install -m 644 $(BUILD)/svpc.pc $(PCDIR)
-	$(if $(MAN1),install -d $(MANDIR)/man1 && install -m 644 $(MAN1) $(MANDIR)/man1)
-	$(if $(MAN3),install -d $(MANDIR)/man3 && install -m 644 $(MAN3) $(MANDIR)/man3)
 	install -d $(DESTDIR)$(PYDIR)/simtrace
 	install -m 644 python/simtrace/*.py $(DESTDIR)$(PYDIR)/simtrace
 	printf '# written by make install: where libsvpc.so.$(SOVERSION) was installed\nLIBDIR = "%s"\n' \
@@ -283,8 +281,32 @@ uninstall:
 	rm -rf $(DESTDIR)$(PYDIR)/simtrace
 	rm -f $(INCDIR)/simtrace.h $(LIBDIR)/libsvpc.a $(LIBDIR)/$(SHLIB_REAL) $(LIBDIR)/libsvpc.so.$(SOVERSION) \
 	  $(LIBDIR)/libsvpc.so $(PCDIR)/svpc.pc
-	rm -f $(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) $(addprefix $(MANDIR)/man3/,$(notdir $(MAN3)))
 
 ## clean: remove build outputs
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
+
+# Man pages (man/, written in roff by hand; tests/cli/man_pages.bats renders
+# them and checks them against --help) and scripts/svpc-parallel: install
+# and uninstall do these too (prerequisites added here); the man pages have
+# targets of their own so the test can install them without building.
+.PHONY: install-man uninstall-man install-parallel uninstall-parallel
+install: install-man install-parallel
+uninstall: uninstall-man uninstall-parallel
+
+## install-man: install the man pages under $(DESTDIR)$(PREFIX)/share/man (make install does too)
+install-man:
+	install -d $(MANDIR)/man1 $(MANDIR)/man3
+	install -m 644 $(MAN1) $(MANDIR)/man1
+	$(if $(MAN3),install -m 644 $(MAN3) $(MANDIR)/man3)
+
+## uninstall-man: remove the installed man pages
+uninstall-man:
+	rm -f $(MAN1:man/%=$(MANDIR)/man1/%) $(MAN3:man/%=$(MANDIR)/man3/%)
+
+install-parallel:
+	install -d $(BINDIR)
+	install -m 755 scripts/svpc-parallel $(BINDIR)
+
+uninstall-parallel:
+	rm -f $(BINDIR)/svpc-parallel

@@ -255,7 +255,7 @@ static st_error stream_pass(st_index *ix, unsigned si, svpc_stats_ctx *sc, strea
             break;
         svpc_pred_stats fp;
         memset(&fp, 0, sizeof fp);
-        if ((e = svpc_stats_frame(sc, s->type, buf.data, (size_t)r->count, &fp)) != ST_OK)
+        if ((e = svpc_stats_frame(sc, (svpc_encoder)r->encoder, s->type, buf.data, (size_t)r->count, &fp)) != ST_OK)
             break;
         ss->pred.entries += fp.entries;
         for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++) {

@@ -54,11 +54,12 @@ static void usage(FILE *f)
             "Other options:\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
             "  -c, --stdout          write to standard output (the default)\n"
-            "  -e, --encoder=NAME    cm (default), cm2, cm1 (what 1.1 readers read),\n"
+            "  -e, --encoder=NAME    cm2 (default), cm, cm1 (what 1.1 readers read),\n"
             "                        paper, generic: for memory types;\n"
             "                        vpc (default), cm, cm1, generic: for vpc pairs;\n"
             "                        other types always use generic\n"
-            "  -s, --stage=NAME      second stage: lzma (default), bzip2, zlib, none\n"
+            "  -s, --stage=NAME      second stage of cm, cm1, paper, generic and vpc\n"
+            "                        (cm2 has none): lzma (default), bzip2, zlib, none\n"
             "  -1 .. -9              second-stage level (default 6)\n"
             "  -T, --threads=N       worker threads (default: online CPUs)\n"
             "      --frame-size=N    entries per frame (default 1048576; suffixes k M)\n"
@@ -188,7 +189,7 @@ static svpc_params params_for(const packer *pk, st_entry_type t)
         p.encoder = SVPC_ENC_VPC;
     else if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
         p.encoder = t == ST_TYPE_VPC                                  ? SVPC_ENC_VPC
-                    : st_entry_is_memory(t) && p.encoder == SVPC_ENC_VPC ? SVPC_ENC_CM
+                    : st_entry_is_memory(t) && p.encoder == SVPC_ENC_VPC ? SVPC_ENC_DEFAULT
                                                                      : SVPC_ENC_GENERIC;
     return p;
 }
@@ -598,7 +599,7 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
             return cli_report(e, &d, e == ST_E_WRITE ? out_path : file);
         }
     }
-    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    svpc_params p = {SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
     st_write_opts o = *wo;
     o.threads = 1;
     st_writer *w;
@@ -640,7 +641,7 @@ int main(int argc, char **argv)
     const char *out_path = NULL, *append = NULL, *repair = NULL;
     /* a stream's cycles may not decrease unless --allow-cycle-reset */
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
-    pk.p = (svpc_params){SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    pk.p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
     int force = 0, concat = 0, c;
     input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, -1, NULL};
     /* static: reachable until exit on every return path */
@@ -729,6 +730,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "Try 'simtrace-pack --help' for more information.\n");
             return EXIT_USAGE;
         }
+    }
+    /* after "--" getopt stops: the rest are inputs, even if they start with '-' */
+    for (; optind < argc; optind++) {
+        cur.path = argv[optind];
+        ins[nin++] = cur;
     }
     if (nin == 0) { /* no input named: standard input, with the options given */
         cur.path = "-";

@@ -26,12 +26,15 @@ static void usage(FILE *f)
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
             "  -c, --stdout          write to standard output (the default)\n"
             "  -t, --type=TYPE       entry layout: d64 (default), d32, m64, m32\n"
-            "  -s, --stage=NAME      second stage: lzma (default), bzip2, zlib, none\n"
+            "  -e, --encoder=NAME    cm2 (default: every miss range-coded; container\n"
+            "                        1.4), cm (the default of svpc 0.1: misses through\n"
+            "                        a second stage; faster to read, slower to write\n"
+            "                        values), cm1 (readable by svpc 0.1 and other\n"
+            "                        container 1.1 readers), paper (SVPC as\n"
+            "                        published), generic\n"
+            "  -s, --stage=NAME      second stage of cm, cm1, paper and generic (cm2\n"
+            "                        has none): lzma (default), bzip2, zlib, none\n"
             "  -1 .. -9              second-stage level (default 6)\n"
-            "  -e, --encoder=NAME    cm (default), cm2 (misses range-coded: faster to\n"
-            "                        write values, slower to read; container 1.4),\n"
-            "                        cm1 (readable by svpc 0.1 and other container\n"
-            "                        1.1 readers), paper (SVPC as published), generic\n"
             "  -T, --threads=N       worker threads (default: online CPUs); output is\n"
             "                        identical for every N\n"
             "      --frame-size=N    entries per frame (default %u; suffixes k M)\n"
@@ -103,7 +106,7 @@ int main(int argc, char **argv)
         return cli_decompress_main(argc, argv, "svpc-compress", "svpc-compress -d");
     const char *out_path = NULL, *stream = "trace";
     st_entry_type type = ST_TYPE_D64;
-    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    svpc_params p = {SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 0}; /* cycles as they come: a raw trace is kept whole */
     int force = 0, verbose = 0, quiet = 0, c;
     opterr = 0; /* our messages start with the program name, not argv[0] */

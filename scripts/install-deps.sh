@@ -33,6 +33,8 @@ PKGS=(
     python3-pytest      # its tests (make py-test)
     python3-setuptools  # pip install ./python (offline, --no-build-isolation)
     python3-pip
+    parallel            # GNU parallel: scripts/svpc-parallel, tests/cli/parallel.bats
+    groff-base          # renders the man pages in tests/cli/man_pages.bats
 )
 
 # Optional: installed when missing, but the build and the other tests do

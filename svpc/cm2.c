@@ -592,7 +592,7 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     const unsigned ns = cm_nslots(f);
     const uint64_t mask = cm_mask_T(f, t);
     if (!ENC)
-        cm_locate(sets, f, v[F_IP], v[F_ADDR]);
+        cm_locate(sets, f, FAM_CM2, v[F_IP], v[F_ADDR]);
     unsigned id = exp, match = 1;
     if (!e->all) {
         /* after all-but-one matched, the last one cannot match */
@@ -624,7 +624,7 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     }
     if (ENC)
         vpc_set_count(&sets[f], id);
-    field_update(sets, f, 1, v[f]);
+    field_update(sets, f, FAM_CM2, v[f]);
     e->idbits |= id << (4 * j);
     e->hf |= match << j;
     return ST_OK;
@@ -643,10 +643,10 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     vpc_set *ips = &sets[F_IP];
     unsigned id = 0;
     if (ENC) {
-        predict_ip(ips, 0, 0);
+        field_predict(sets, F_IP, FAM_CM2, 0, 0);
         id = vpc_set_choose(ips, v[F_IP], eip);
     } else {
-        locate_ip(ips, 0, 0);
+        cm_locate(sets, F_IP, FAM_CM2, 0, 0);
     }
     const unsigned flag = CM2_BIT(ENC, io, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], id == eip);
     if (flag) {
@@ -671,7 +671,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     }
     if (ENC)
         vpc_set_count(ips, id);
-    update_ip(ips, v[F_IP]);
+    field_update(sets, F_IP, FAM_CM2, v[F_IP]);
     m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
     s->ipid = id;
     s->hist_ip = (s->hist_ip << 1) | flag;
@@ -683,7 +683,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     if (ENC) {
         for (unsigned j = 0; j < nf; j++) {
             const unsigned f = F_CYCLE + j, exp = (e.tup >> (4 * j)) & 15u;
-            field_predict(sets, f, 1, v[F_IP], v[F_ADDR]);
+            field_predict(sets, f, FAM_CM2, v[F_IP], v[F_ADDR]);
             e.ids[j] = vpc_set_choose(&sets[f], v[f], exp);
             e.all &= e.ids[j] == exp;
         }

@@ -56,7 +56,7 @@ static void cm_reset(cm_model *m)
 
 struct svpc_ctx {
     vpc_set set[F_COUNT];
-    svpc_encoder sets_for; /* encoder whose predictor sets are allocated, 0 = none (cm1, cm, cm2 share them) */
+    svpc_encoder sets_for; /* an encoder of the predictor family whose sets are allocated (fields.h), 0 = none */
     cm_model *cm;
     cm2_model *cm2;
     vpcx_model *vx;
@@ -68,6 +68,8 @@ struct svpc_ctx {
 /* cm1, cm and cm2 share predictors; cm1 and cm also their model, and differ
  * in the range coder's adaptation only (rc.h); cm2 has a model of its own. */
 static int is_cm(svpc_encoder e) { return e == SVPC_ENC_CM1 || e == SVPC_ENC_CM || e == SVPC_ENC_CM2; }
+/* The predictor family (fields.h) of a memory encoder. */
+static unsigned fam_of(svpc_encoder e) { return e == SVPC_ENC_CM2 ? FAM_CM2 : is_cm(e) ? FAM_CM : FAM_PAPER; }
 
 
 st_error svpc_ctx_new(svpc_ctx **out)
@@ -102,7 +104,7 @@ size_t svpc_ctx_memory(svpc_encoder enc)
     if (enc == SVPC_ENC_VPC)
         return vpcx_memory(SVPC_MAX_FRAME_ENTRIES);
     size_t total = 0;
-    const field_cfg_t *fc = field_cfg[is_cm(enc)];
+    const field_cfg_t *fc = field_cfg[fam_of(enc)];
     for (unsigned f = 0; f < F_COUNT; f++)
         total += vpc_set_memory(fc[f].cfg, fc[f].n);
     return total + (enc == SVPC_ENC_CM2 ? cm2_model_memory() : sizeof(cm_model));
@@ -120,8 +122,8 @@ size_t svpc_ctx_memory_max(void)
 
 static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
 {
-    if (c->sets_for != enc && !(is_cm(c->sets_for) && is_cm(enc))) {
-        const field_cfg_t *fc = field_cfg[is_cm(enc)];
+    if (!c->sets_for || fam_of(c->sets_for) != fam_of(enc)) {
+        const field_cfg_t *fc = field_cfg[fam_of(enc)];
         c->sets_for = 0;
         for (unsigned f = 0; f < F_COUNT; f++)
             vpc_set_free(&c->set[f]);
@@ -295,10 +297,10 @@ ST_INLINE st_error encode_paper_T(svpc_ctx *c, const svpc_params *p, st_entry_ty
         for (unsigned j = 0; j < nf; j++) {
             unsigned f = paper_fields[j];
             vpc_set *s = &c->set[f];
-            field_predict(c->set, f, 0, e.ip, e.addr);
+            field_predict(c->set, f, FAM_PAPER, e.ip, e.addr);
             unsigned id = vpc_set_choose(s, v[f], VPC_MAX_SLOTS);
             vpc_set_count(s, id);
-            field_update(c->set, f, 0, v[f]);
+            field_update(c->set, f, FAM_PAPER, v[f]);
             *ids[j]++ = (uint8_t)id;
             if (id == s->nslots)
                 put_le(&miss[j], v[f], miss_width(f, t));
@@ -341,7 +343,7 @@ ST_INLINE st_error decode_paper_T(svpc_ctx *c, st_entry_type t, const uint8_t *p
         for (unsigned j = 0; j < nf; j++) {
             unsigned f = paper_fields[j];
             vpc_set *s = &c->set[f];
-            field_predict(c->set, f, 0, v[F_IP], v[F_ADDR]);
+            field_predict(c->set, f, FAM_PAPER, v[F_IP], v[F_ADDR]);
             unsigned id = so.data[PS_ID_IP + j][i];
             if (id > s->nslots) {
                 err = st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s predictor id %u out of range", i,
@@ -354,7 +356,7 @@ ST_INLINE st_error decode_paper_T(svpc_ctx *c, st_entry_type t, const uint8_t *p
                 break;
             }
             vpc_set_count(s, id);
-            field_update(c->set, f, 0, v[f]);
+            field_update(c->set, f, FAM_PAPER, v[f]);
         }
         e.ip = v[F_IP];
         e.cycle = v[F_CYCLE];
@@ -487,7 +489,7 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
         for (unsigned j = 0; j < nf; j++) {
             unsigned f = cm_field(t, j);
             s = &c->set[f];
-            field_predict(c->set, f, 1, v[F_IP], v[F_ADDR]);
+            field_predict(c->set, f, FAM_CM, v[F_IP], v[F_ADDR]);
             unsigned exp = (tup >> (4 * j)) & 15u;
             ids[j] = vpc_set_choose(s, v[f], exp);
             all &= ids[j] == exp;
@@ -527,7 +529,7 @@ ST_INLINE st_error encode_cm_T(svpc_ctx *c, const svpc_params *p, st_entry_type 
                 cm_put_miss(&rc, m->pr.nbtree[f], &last_nb[f], &mp[f], r, rk);
             }
             vpc_set_count(s, ids[j]);
-            field_update(c->set, f, 1, v[f]);
+            field_update(c->set, f, FAM_CM, v[f]);
             newtup |= ids[j] << (4 * j);
             newtup |= ((((tup >> (20 + 2 * j)) << 1) | match) & 3u) << (20 + 2 * j);
         }
@@ -626,7 +628,7 @@ ST_INLINE st_error cm_dec_field(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigne
     const unsigned f = cm_field(t, j);
     const unsigned ns = cm_nslots(f);
     cm_model *m = c->cm;
-    cm_locate(c->set, f, s->v[F_IP], s->v[F_ADDR]);
+    cm_locate(c->set, f, FAM_CM, s->v[F_IP], s->v[F_ADDR]);
     unsigned exp = (s->tup >> (4 * j)) & 15u, id = exp;
     if (!s->all) {
         unsigned fh = (s->tup >> (20 + 2 * j)) & 3u, match = 0;
@@ -652,7 +654,7 @@ ST_INLINE st_error cm_dec_field(svpc_ctx *c, cm_dec *s, st_entry_type t, unsigne
     } else {
         return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s predictor id %u out of range", i, field_names[f], id);
     }
-    field_update(c->set, f, 1, s->v[f]);
+    field_update(c->set, f, FAM_CM, s->v[f]);
     return ST_OK;
 }
 

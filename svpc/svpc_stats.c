@@ -8,6 +8,7 @@
 
 struct svpc_stats_ctx {
     vpc_set set[F_COUNT];
+    int fam; /* the predictor family the sets are allocated for; -1: none */
     /* the codec's expectations (cm and cm2 alike): the ip id used after the
      * previous ip last time, and the other fields' ids last time at this ip */
     uint8_t ipnext[1u << KEY_BITS];
@@ -19,17 +20,37 @@ st_error svpc_stats_new(svpc_stats_ctx **out)
     svpc_stats_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return ST_E_NOMEM;
-    const field_cfg_t *fc = field_cfg[1];
-    for (unsigned f = 0; f < F_COUNT; f++) {
-        st_error e = vpc_set_init(&c->set[f], fc[f].cfg, fc[f].n);
-        if (e != ST_OK) {
-            for (unsigned g = 0; g < f; g++)
-                vpc_set_free(&c->set[g]);
-            free(c);
-            return e;
-        }
-    }
+    c->fam = -1;
     *out = c;
+    return ST_OK;
+}
+
+static void free_sets(svpc_stats_ctx *c)
+{
+    if (c->fam >= 0)
+        for (unsigned f = 0; f < F_COUNT; f++)
+            vpc_set_free(&c->set[f]);
+    c->fam = -1;
+}
+
+/* The sets of family fam, fresh (allocated when the family changes). */
+static st_error sets_ready(svpc_stats_ctx *c, int fam)
+{
+    if (c->fam != fam) {
+        free_sets(c);
+        for (unsigned f = 0; f < F_COUNT; f++) {
+            st_error e = vpc_set_init(&c->set[f], field_cfg[fam][f].cfg, field_cfg[fam][f].n);
+            if (e != ST_OK) {
+                for (unsigned g = 0; g < f; g++)
+                    vpc_set_free(&c->set[g]);
+                return e;
+            }
+        }
+        c->fam = fam;
+    } else {
+        for (unsigned f = 0; f < F_COUNT; f++)
+            vpc_set_reset(&c->set[f]);
+    }
     return ST_OK;
 }
 
@@ -37,8 +58,7 @@ void svpc_stats_free(svpc_stats_ctx *c)
 {
     if (!c)
         return;
-    for (unsigned f = 0; f < F_COUNT; f++)
-        vpc_set_free(&c->set[f]);
+    free_sets(c);
     free(c);
 }
 
@@ -64,12 +84,16 @@ static unsigned take(vpc_set *set, uint64_t v, unsigned exp, unsigned f, svpc_pr
     return id;
 }
 
-st_error svpc_stats_frame(svpc_stats_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, svpc_pred_stats *acc)
+st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
+                         svpc_pred_stats *acc)
 {
     if (t != ST_TYPE_D64 && t != ST_TYPE_D32 && t != ST_TYPE_M64 && t != ST_TYPE_M32)
         return ST_E_USAGE;
-    for (unsigned f = 0; f < F_COUNT; f++)
-        vpc_set_reset(&c->set[f]);
+    /* the frame's own encoder's predictors: cm2's, or cm's (cm and cm1;
+     * frames of paper and generic are shown what cm's make of them:
+     * paper's predictors are cm's but for the data's address-keyed one) */
+    const int fam = enc == SVPC_ENC_CM2 ? FAM_CM2 : FAM_CM;
+    RETURN_IF_ERROR(sets_ready(c, fam));
     memset(c->ipnext, 0, sizeof c->ipnext);
     memset(c->tuple, 0, sizeof c->tuple);
     const size_t esz = st_entry_size(t);
@@ -78,16 +102,16 @@ st_error svpc_stats_frame(svpc_stats_ctx *c, st_entry_type t, const uint8_t *raw
     for (size_t i = 0; i < n; i++) {
         uint64_t v[F_COUNT];
         cm_load_entry(t, raw + i * esz, v);
-        predict_ip(&c->set[F_IP], 0, 0);
+        field_predict(c->set, F_IP, (unsigned)fam, 0, 0);
         c->ipnext[kl] = (uint8_t)take(&c->set[F_IP], v[F_IP], c->ipnext[kl], F_IP, acc);
-        update_ip(&c->set[F_IP], v[F_IP]);
+        field_update(c->set, F_IP, (unsigned)fam, v[F_IP]);
         const uint32_t tl = vpc_key_line(v[F_IP], KEY_BITS);
         unsigned tup = c->tuple[tl], ids = 0;
         for (unsigned j = 0; j < nf; j++) {
             const unsigned f = cm_field(t, j);
-            field_predict(c->set, f, 1, v[F_IP], v[F_ADDR]);
+            field_predict(c->set, f, (unsigned)fam, v[F_IP], v[F_ADDR]);
             ids |= take(&c->set[f], v[f] & cm_mask_T(f, t), (tup >> (4 * j)) & 15u, f, acc) << (4 * j);
-            field_update(c->set, f, 1, v[f] & cm_mask_T(f, t));
+            field_update(c->set, f, (unsigned)fam, v[f] & cm_mask_T(f, t));
         }
         c->tuple[tl] = (uint16_t)ids;
         kl = tl;

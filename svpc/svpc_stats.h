@@ -4,9 +4,11 @@
  * true value (a hit: only an id is coded), how often the id the context
  * expected was right (the cheapest case: one likely bit), and which ids
  * were used.  Computed from decoded entries by re-running the predictors
- * of cm, cm1 and cm2 (svpc/fields.h) with the codec's id choice, from
- * fresh state per frame as the codec does, so hits and misses are the
- * codec's own; nothing inside the codec is instrumented.
+ * of the frame's encoder (svpc/fields.h: cm2's, else cm's) from
+ * fresh state per frame as the codec does: hits and misses depend only on
+ * the values, so they are the codec's own; the expected ids and the ids
+ * chosen follow cm, cm1 and cm2's choice.  Nothing inside the codec is
+ * instrumented.
  */
 #ifndef SVPC_STATS_H
 #define SVPC_STATS_H
@@ -16,6 +18,7 @@
 
 #include "../common/st_error.h"
 #include "../formats/entry.h"
+#include "svpc.h"
 
 #define SVPC_STATS_FIELDS 5 /* ip, cycle, meta, address, data */
 #define SVPC_STATS_IDS 16   /* ids 0..nslots-1 and nslots, the miss */
@@ -34,9 +37,11 @@ typedef struct svpc_stats_ctx svpc_stats_ctx;
 st_error svpc_stats_new(svpc_stats_ctx **out);
 void svpc_stats_free(svpc_stats_ctx *c);
 
-/* Add the n entries at raw (one frame, a memory type) to *acc.  Returns
- * ST_OK; ST_E_USAGE (not a memory type). */
-st_error svpc_stats_frame(svpc_stats_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, svpc_pred_stats *acc);
+/* Add the n entries at raw (one frame of a memory type, coded by encoder
+ * enc: its predictors, cm2's or cm's, are run) to *acc.  Returns ST_OK;
+ * ST_E_USAGE (not a memory type); ST_E_NOMEM. */
+st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
+                         svpc_pred_stats *acc);
 
 /* "ip", "cycle", "meta", "address", "data". */
 const char *svpc_stats_field_name(unsigned f);

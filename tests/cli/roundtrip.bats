@@ -354,6 +354,20 @@ matrix() {
     expect_status 0
 }
 
+@test "containers of format 1.4 (cm2 as first made the default) still decode to the same entries" {
+    # 12000 entries of bios_write_300k and 8000 of grub_work.write from
+    # entry 1,000,000 (hash states: the raw lanes), frames of 7000
+    G="$ROOT/testdata/good/compat-1.4-cm2.sim"
+    "$DECOMPRESS" "$G" >out
+    (($(size out) == 20000 * 32)) || fail "decoded $(size out) bytes"
+    xz -dc "$ROOT/testdata/good/bios_write_300k.d64.xz" | head -c $((12000 * 32)) >want
+    head -c $((12000 * 32)) out | cmp -s - want || fail "the bios part differs"
+    [[ $(sha256sum <out) == 3a166058de42b17d0b8d053156c7b19af20c4199e0d2cebf2970919cd3ced8e1* ]] ||
+        fail "decoded entries differ from those packed"
+    run "$SIMTRACE_CAT" --verify "$G"
+    expect_status 0
+}
+
 @test "cm2: a real trace round-trips through files and pipes at every thread count, byte-identical containers" {
     real_d64 20000 in 5000
     "$COMPRESS" -e cm2 -T1 --frame-size 3000 in >c1

@@ -56,29 +56,33 @@ int main(void)
     CHECK(svpc_stats_new(&c) == ST_OK);
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
     static uint8_t raw[N * 32];
-    for (unsigned k = 0; k < 4; k++) {
-        st_entry_type t = types[k];
+    /* cm2's predictors and cm's (paper's frames: cm's), the family
+     * changing from one frame to the next */
+    const svpc_encoder encs[] = {SVPC_ENC_CM2, SVPC_ENC_CM, SVPC_ENC_PAPER};
+    for (unsigned k = 0; k < 12; k++) {
+        st_entry_type t = types[k % 4];
+        svpc_encoder enc = encs[k / 4];
         int data = t == ST_TYPE_D64 || t == ST_TYPE_D32;
         CHECK(svpc_stats_has_field(t, DATA) == data && svpc_stats_has_field(t, ADDR));
         make(t, raw);
         svpc_pred_stats one, four;
         memset(&one, 0, sizeof one);
         memset(&four, 0, sizeof four);
-        CHECK(svpc_stats_frame(c, t, raw, N, &one) == ST_OK);
+        CHECK(svpc_stats_frame(c, enc, t, raw, N, &one) == ST_OK);
         check_rates(&one, data, 1);
         /* the same in four frames: each from fresh state, so the warm-up
          * misses come four times; the same entries twice give the same */
         for (unsigned q = 0; q < 4; q++)
-            CHECK(svpc_stats_frame(c, t, raw + q * (N / 4) * st_entry_size(t), N / 4, &four) == ST_OK);
+            CHECK(svpc_stats_frame(c, enc, t, raw + q * (N / 4) * st_entry_size(t), N / 4, &four) == ST_OK);
         check_rates(&four, data, 4);
         CHECK(four.hits[IP] < one.hits[IP] && four.hits[CYCLE] < one.hits[CYCLE]);
         svpc_pred_stats again;
         memset(&again, 0, sizeof again);
-        CHECK(svpc_stats_frame(c, t, raw, N, &again) == ST_OK);
+        CHECK(svpc_stats_frame(c, enc, t, raw, N, &again) == ST_OK);
         CHECK(memcmp(&again, &one, sizeof one) == 0);
     }
     svpc_pred_stats p;
-    CHECK(svpc_stats_frame(c, ST_TYPE_VPC, raw, 1, &p) == ST_E_USAGE);
+    CHECK(svpc_stats_frame(c, SVPC_ENC_CM, ST_TYPE_VPC, raw, 1, &p) == ST_E_USAGE);
     CHECK(strcmp(svpc_stats_field_name(3), "address") == 0 && svpc_stats_nslots(0) == 4);
     svpc_stats_free(c);
     return check_done("test_stats");
