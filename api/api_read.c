@@ -60,6 +60,7 @@ struct simtrace_cursor {
     const uint8_t *batch; /* published by the thread, taken by next() */
     size_t batch_n;
     uint64_t batch_first;
+    int held;             /* peek() handed the batch out: released by the next call */
     int finished, stop;
     st_error result;
     st_diag d;
@@ -728,12 +729,23 @@ static st_error next_random(simtrace_cursor *c, uint8_t *buf, size_t room, uint6
     return ST_OK;
 }
 
+/* What peek() handed out is done with: the thread may go on (rd->mu held). */
+static void release_held(simtrace_cursor *c)
+{
+    if (!c->held)
+        return;
+    c->held = 0;
+    c->batch = NULL;
+    pthread_cond_broadcast(&c->cv);
+}
+
 /* Sequential: take from the batches the thread hands over. */
 static st_error next_sequential(simtrace_cursor *c, uint8_t *buf, size_t room, uint64_t *count, uint64_t *first,
                                 st_diag *d)
 {
     *count = 0;
     pthread_mutex_lock(&c->rd->mu);
+    release_held(c);
     st_error e = ST_OK;
     while (room) {
         while (!c->batch && !c->finished)
@@ -796,6 +808,74 @@ SIMTRACE_API simtrace_error simtrace_cursor_next(simtrace_cursor *c, void *buf, 
         c->failed = api_fail(c->rd->msg, e, &d);
         return c->failed;
     }
+    if (first)
+        *first = f0;
+    return SIMTRACE_OK;
+}
+
+/* The next frame's part, without a copy: random access. */
+static st_error peek_random(simtrace_cursor *c, const uint8_t **p, uint64_t *count, uint64_t *first, st_diag *d)
+{
+    if (!c->pend_n && !c->done) {
+        RETURN_IF_ERROR(st_range_next(&c->it, &c->pend_first, &c->pend, &c->pend_n, d));
+        if (!c->pend_n)
+            c->done = 1;
+    }
+    *p = c->pend;
+    *count = c->pend_n;
+    *first = c->pend_first;
+    c->pend_first += c->pend_n;
+    c->pend_n = 0; /* handed out: valid until the next call */
+    return ST_OK;
+}
+
+/* Sequential: the batch the thread holds out, kept until the next call. */
+static st_error peek_sequential(simtrace_cursor *c, const uint8_t **p, uint64_t *count, uint64_t *first, st_diag *d)
+{
+    st_error e = ST_OK;
+    pthread_mutex_lock(&c->rd->mu);
+    release_held(c);
+    while (!c->batch && !c->finished)
+        pthread_cond_wait(&c->cv, &c->rd->mu);
+    if (c->batch) {
+        *p = c->batch;
+        *count = c->batch_n;
+        *first = c->batch_first;
+        c->held = 1;
+    } else if (c->result != ST_OK) {
+        e = c->result;
+        *d = c->d;
+    } else {
+        c->done = 1;
+    }
+    pthread_mutex_unlock(&c->rd->mu);
+    return e;
+}
+
+SIMTRACE_API simtrace_error simtrace_cursor_peek(simtrace_cursor *c, const void **entries, uint64_t *count,
+                                                 uint64_t *first)
+{
+    if (!c || !entries || !count)
+        return SIMTRACE_E_USAGE;
+    *count = 0;
+    *entries = NULL;
+    if (c->failed)
+        return c->failed;
+    if (c->done)
+        return SIMTRACE_OK;
+    st_diag d;
+    st_diag_clear(&d);
+    const uint8_t *p = NULL;
+    uint64_t n = 0, f0 = 0;
+    st_error e = c->rd->ix ? peek_random(c, &p, &n, &f0, &d) : peek_sequential(c, &p, &n, &f0, &d);
+    if (e != ST_OK) {
+        if (e == ST_E_CORRUPT && (c->rd->ix ? c->it.sl.decreased : c->sl.decreased))
+            e = ST_E_CYCLE_ORDER;
+        c->failed = api_fail(c->rd->msg, e, &d);
+        return c->failed;
+    }
+    *entries = n ? p : NULL;
+    *count = n;
     if (first)
         *first = f0;
     return SIMTRACE_OK;

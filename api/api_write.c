@@ -39,14 +39,17 @@ SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p)
 }
 
 /* The codec settings of a profile: the programs' defaults, second stage
- * lzma at level 6 (cm2 uses no second stage). */
+ * lzma at level 6 (cm2 uses no second stage).  "default" is what
+ * svpc-compress writes (SVPC_ENC_DEFAULT, one home for it); "fast" the
+ * encoder fastest to write values, cm2, today the default too; "compat"
+ * what svpc 0.1 reads. */
 static int profile_params(const simtrace_write_params *p, svpc_params *out)
 {
     static const struct {
         const char *name;
         svpc_encoder enc;
-    } named[] = {{"default", SVPC_ENC_CM}, {"fast", SVPC_ENC_CM2}, {"compat", SVPC_ENC_CM1}};
-    *out = (svpc_params){SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    } named[] = {{"default", SVPC_ENC_DEFAULT}, {"fast", SVPC_ENC_CM2}, {"compat", SVPC_ENC_CM1}};
+    *out = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
     if (p->profile_name) {
         for (unsigned i = 0; i < sizeof named / sizeof named[0]; i++)
             if (strcmp(p->profile_name, named[i].name) == 0) {

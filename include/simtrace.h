@@ -199,7 +199,8 @@ typedef struct simtrace_writer simtrace_writer;
 /* Encoder profiles: how hard the library works to compress. */
 typedef enum simtrace_profile {
     SIMTRACE_PROFILE_DEFAULT = 0, /* what svpc-compress does by default */
-    SIMTRACE_PROFILE_FAST = 1,    /* faster to write, slower to read */
+    SIMTRACE_PROFILE_FAST = 1,    /* faster to write, slower to read (today the
+                                     default is this encoder too) */
     SIMTRACE_PROFILE_COMPAT = 2,  /* readable by svpc 0.1 (container 1.1) */
 } simtrace_profile;
 
@@ -584,6 +585,18 @@ SIMTRACE_API simtrace_error simtrace_cursor_stream_info(const simtrace_cursor *c
  * I/O errors (the cursor then stays failed: each call returns the error).
  */
 SIMTRACE_API simtrace_error simtrace_cursor_next(simtrace_cursor *c, void *buf, size_t size, uint64_t *count,
+                                                 uint64_t *first);
+
+/*
+ * The next entries without a copy: *entries points at them, in the
+ * cursor's own buffer (a decoded frame), valid until the next call on c
+ * or its free; *count receives their number (0: the range is exhausted),
+ * *first (if not NULL) the index of the first.  Each call gives what is
+ * left of one decoded frame's part of the range, so this reads a range for
+ * the work of simtrace-cat.  May be mixed with simtrace_cursor_next.
+ * Returns as simtrace_cursor_next (no SIMTRACE_E_BUFFER).
+ */
+SIMTRACE_API simtrace_error simtrace_cursor_peek(simtrace_cursor *c, const void **entries, uint64_t *count,
                                                  uint64_t *first);
 
 /* Release the cursor.  On a sequential reader this stops its reading

@@ -815,8 +815,9 @@ vpc_traces() {
 #   contract says); and with the producer, as a simulator would run: the
 #   API program reading the entries itself against `cat | svpc-compress`
 #   (the producer's writes into the pipe count);
-#   reading entries [a, b) through simtrace_reader_read into one buffer and
-#   through a cursor with a 4 MiB buffer, against simtrace-cat --entries
+#   reading entries [a, b) through simtrace_reader_read into one buffer,
+#   through a cursor with a 4 MiB buffer and through a cursor without a
+#   copy (simtrace_cursor_peek), against simtrace-cat --entries
 #   a:b (the outputs must be identical), each command run 5 times per
 #   figure for a finer clock.
 api_part() {
@@ -864,28 +865,32 @@ api_part() {
     # ranges inside a frame, across frame edges, and most of the stream
     for k in "$((n / 3)) $((n / 3 + 500000))" "$((n / 2 - 1000000)) $((n / 2 + 1000000))" "1000 $((n - 1000))"; do
         read -r a b <<<"$k"
-        local ra=() ru=() rc=() mra mru mrc v r5
+        local ra=() ru=() rp=() rc=() mra mru mrp mrc v r5
         note "api: reading [$a, $b)"
         r5() { echo "for i in 1 2 3 4 5; do $1 || exit 1; done"; }
         for ((i = 0; i < RUNS; i++)); do
             ra+=("$(cpu "$(r5 "'$AB' read '$TMP/api.sim' $a $b > '$TMP/r.api'")")")
             ru+=("$(cpu "$(r5 "'$AB' cursor '$TMP/api.sim' $a $b > '$TMP/r.cur'")")")
+            rp+=("$(cpu "$(r5 "'$AB' peek '$TMP/api.sim' $a $b > '$TMP/r.peek'")")")
             rc+=("$(cpu "$(r5 "'$CAT' -T1 --entries $a:$b '$TMP/api.sim' > '$TMP/r.cat'")")")
         done
-        any_fail "${ra[@]}" "${ru[@]}" "${rc[@]}" && { fail "api: reading [$a, $b) failed"; return; }
+        any_fail "${ra[@]}" "${ru[@]}" "${rp[@]}" "${rc[@]}" && { fail "api: reading [$a, $b) failed"; return; }
         same=no
-        cmp -s "$TMP/r.api" "$TMP/r.cat" && cmp -s "$TMP/r.cur" "$TMP/r.cat" && same=yes
+        cmp -s "$TMP/r.api" "$TMP/r.cat" && cmp -s "$TMP/r.cur" "$TMP/r.cat" && cmp -s "$TMP/r.peek" "$TMP/r.cat" && same=yes
         [[ $same == yes ]] || fail "api: [$a, $b) through the API differs from simtrace-cat's"
         mra=$(div "$(median "${ra[@]}")" 5 %.3f) mru=$(div "$(median "${ru[@]}")" 5 %.3f)
-        mrc=$(div "$(median "${rc[@]}")" 5 %.3f)
+        mrp=$(div "$(median "${rp[@]}")" 5 %.3f) mrc=$(div "$(median "${rc[@]}")" 5 %.3f)
         v=$(verdict "$mra" "$(cmpf "$mra" "$mrc" "<=")")/$(verdict "$mru" "$(cmpf "$mru" "$mrc" "<=")")
-        printf '  read [%s, %s) (%s entries): API read %6.3f s, cursor %6.3f s; simtrace-cat --entries %6.3f s: %s%% / %s%%  (target: no more: %s); same bytes: %s\n' \
-            "$a" "$b" "$(group $((b - a)))" "$mra" "$mru" "$mrc" "$(grow "$mra" "$mrc")" "$(grow "$mru" "$mrc")" "$v" "$same"
+        v+=/$(verdict "$mrp" "$(cmpf "$mrp" "$mrc" "<=")")
+        printf '  read [%s, %s) (%s entries): read %6.3f s, cursor %6.3f s, peek %6.3f s; simtrace-cat --entries %6.3f s: %s%% / %s%% / %s%%  (target: no more: %s); same bytes: %s\n' \
+            "$a" "$b" "$(group $((b - a)))" "$mra" "$mru" "$mrp" "$mrc" "$(grow "$mra" "$mrc")" "$(grow "$mru" "$mrc")" \
+            "$(grow "$mrp" "$mrc")" "$v" "$same"
         tsv api "read_$((b - a))" read_api_cpu_s "$mra"
         tsv api "read_$((b - a))" read_cursor_cpu_s "$mru"
+        tsv api "read_$((b - a))" read_peek_cpu_s "$mrp"
         tsv api "read_$((b - a))" read_cat_cpu_s "$mrc"
     done
-    rm -f "$raw" "$TMP"/api.sim "$TMP"/pipe.sim "$TMP"/r.api "$TMP"/r.cur "$TMP"/r.cat
+    rm -f "$raw" "$TMP"/api.sim "$TMP"/pipe.sim "$TMP"/r.api "$TMP"/r.cur "$TMP"/r.peek "$TMP"/r.cat
     echo
 }
 

@@ -40,15 +40,32 @@ static void pull(simtrace_reader *r, simtrace_cursor *c, const simtrace_stream_i
     size_t room = s->entry_size <= 64 ? sizeof buf : 0;
     if (!room)
         return;
-    while (total < MAX_ENTRIES && (e = simtrace_cursor_next(c, buf, room, &n, &first)) == SIMTRACE_OK && n) {
-        if (n * s->entry_size > room || (entries_range && first != next))
+    int turn = 0;
+    const void *p;
+    /* next and peek in turn: one cursor, both ways of taking entries */
+    while (total < MAX_ENTRIES &&
+           (e = (turn++ & 1) ? simtrace_cursor_peek(c, &p, &n, &first) : simtrace_cursor_next(c, buf, room, &n, &first)) ==
+               SIMTRACE_OK &&
+           n) {
+        uint64_t taken = n;
+        if (turn & 1) {
+            if (n * s->entry_size > room)
+                abort();
+        } else {
+            if (!p || n > SIMTRACE_USER_ENTRY_MAX * 256u)
+                abort();
+            if (n * s->entry_size > sizeof buf)
+                n = sizeof buf / s->entry_size; /* compare what fits */
+            memcpy(buf, p, (size_t)(n * s->entry_size));
+        }
+        if (entries_range && first != next)
             abort();
         uint64_t got;
         if (r && simtrace_reader_read(r, s->index, first, first + n, buf2, sizeof buf2, &got) == SIMTRACE_OK &&
             (got != n || memcmp(buf, buf2, (size_t)(n * s->entry_size)) != 0))
             abort();
-        next = first + n;
-        total += n;
+        next = first + taken;
+        total += taken;
     }
 }
 

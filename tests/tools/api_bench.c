@@ -12,6 +12,7 @@
  *                             standard output, as `simtrace-cat --entries
  *                             A:B SIM` writes them
  *   api-bench cursor SIM A B  the same through a cursor, 4 MiB at a time
+ *   api-bench peek SIM A B    the same through a cursor without a copy
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -114,7 +115,7 @@ static int bench_read(const char *sim, uint64_t a, uint64_t b)
     return rc;
 }
 
-static int bench_cursor(const char *sim, uint64_t a, uint64_t b)
+static int bench_cursor(const char *sim, uint64_t a, uint64_t b, int peek)
 {
     simtrace_reader *r;
     simtrace_cursor *c = NULL;
@@ -129,8 +130,12 @@ static int bench_cursor(const char *sim, uint64_t a, uint64_t b)
     static uint8_t buf[4u << 20];
     uint64_t n = 0;
     int rc = 0;
-    while (e == SIMTRACE_OK && (e = simtrace_cursor_next(c, buf, sizeof buf, &n, NULL)) == SIMTRACE_OK && n)
-        if ((rc = write_all(buf, (size_t)(n * info.entry_size))) != 0)
+    const void *p = buf;
+    while (e == SIMTRACE_OK &&
+           (e = peek ? simtrace_cursor_peek(c, &p, &n, NULL) : simtrace_cursor_next(c, buf, sizeof buf, &n, NULL)) ==
+               SIMTRACE_OK &&
+           n)
+        if ((rc = write_all(p, (size_t)(n * info.entry_size))) != 0)
             break;
     if (e != SIMTRACE_OK)
         rc = fail(sim, e, simtrace_reader_message(r));
@@ -141,12 +146,12 @@ static int bench_cursor(const char *sim, uint64_t a, uint64_t b)
 
 int main(int argc, char **argv)
 {
-    if (argc == 5 && strcmp(argv[1], "cursor") == 0)
-        return bench_cursor(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0));
+    if (argc == 5 && (strcmp(argv[1], "cursor") == 0 || strcmp(argv[1], "peek") == 0))
+        return bench_cursor(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0), argv[1][0] == 'p');
     if (argc == 4 && strcmp(argv[1], "write") == 0)
         return bench_write(argv[2], argv[3]);
     if (argc == 5 && strcmp(argv[1], "read") == 0)
         return bench_read(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0));
-    fprintf(stderr, "usage: api-bench write RAW OUT | api-bench read|cursor SIM A B\n");
+    fprintf(stderr, "usage: api-bench write RAW OUT | api-bench read|cursor|peek SIM A B\n");
     return 2;
 }
