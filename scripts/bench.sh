@@ -577,7 +577,8 @@ random_access() {
     big_input || { echo "random access: skipped (no lackey traces)"; echo; return; }
     local sim="$TMP/ra.sim" n=$(($(fsize "$BIG") / 32)) mf mo mx r list_t
     note "random access: packing 1 GiB"
-    "$PACK" "${COPTS[@]}" -o "$sim" -f "$BIG" || { fail "random access: simtrace-pack failed"; return; }
+    # (the input joins traces, each with its own cycle count)
+    "$PACK" "${COPTS[@]}" --allow-cycle-reset -o "$sim" -f "$BIG" || { fail "random access: simtrace-pack failed"; return; }
     r=$(ra_measure "$sim" "$n") || { fail "random access: simtrace-cat failed"; return; }
     read -r mf mo mx <<<"$r"
     list_t=$(elapsed to /dev/null "$CAT" --list "$sim")
@@ -597,7 +598,7 @@ random_access() {
     # One entry costs the same in a longer stream, the whole grows with it:
     # the same input four times over, as one stream of 4 GiB.
     note "random access: packing 4 x 1 GiB"
-    "$PACK" "${COPTS[@]}" -o "$sim" -f "$BIG" "$BIG" "$BIG" "$BIG" || { fail "random access: simtrace-pack failed"; return; }
+    "$PACK" "${COPTS[@]}" --allow-cycle-reset -o "$sim" -f "$BIG" "$BIG" "$BIG" "$BIG" || { fail "random access: simtrace-pack failed"; return; }
     r=$(ra_measure "$sim" $((4 * n))) || { fail "random access: simtrace-cat failed"; return; }
     read -r mf mo mx <<<"$r"
     echo "random access: 4 GiB of d64 (the same four times, one stream, $(group "$(fsize "$sim")") bytes packed)"
@@ -621,7 +622,7 @@ tradeoff() {
         printf '  %-10s %14s %16s %10s %10s\n' "frame size" "random access" "--ignore-check" "whole, s" "one, s"
         for fs in "${sizes[@]}"; do
             note "trade-off: random access at $fs"
-            "$PACK" "${COPTS[@]}" --frame-size "$fs" -o "$sim" -f "$BIG" || { fail "trade-off: simtrace-pack failed"; return; }
+            "$PACK" "${COPTS[@]}" --allow-cycle-reset --frame-size "$fs" -o "$sim" -f "$BIG" || { fail "trade-off: simtrace-pack failed"; return; }
             r=$(ra_measure "$sim" $(($(fsize "$BIG") / 32))) || { fail "trade-off: simtrace-cat failed"; return; }
             read -r mf mo mx <<<"$r"
             printf '  %-10s %13s%% %15s%% %10.3f %10.3f\n' "$fs" "$(pct "$mo" "$mf")" "$(pct "$mx" "$mf")" "$mf" "$mo"
@@ -748,7 +749,7 @@ importers() {
     [[ -e $src ]] || { echo "importers: skipped (no testdata)"; echo; return; }
     mkdir -p "$d"
     note "importers"
-    for i in 1 2 3 4; do xz -dc "$src"; done | "$PACK" -T1 -o "$d/in.sim" -f
+    for i in 1 2 3 4; do xz -dc "$src"; done | "$PACK" -T1 --allow-cycle-reset -o "$d/in.sim" -f
     "$CAT" -F text "$d/in.sim" >"$d/text"
     # an instruction record before each access, as real traces have (the
     # exporters write none for a stream without a fetch stream)

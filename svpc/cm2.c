@@ -80,7 +80,7 @@ static const unsigned mm_orders[MM_COUNT][3] = {{3, 2, 1}, {3, 2, 1}, {3, 0, 0}}
  * Mixing in the logistic domain, with weights learned per lane and bit
  * and for full or narrow values, takes from each model the contexts where
  * it predicts well: 13% smaller than the single model of the byte before
- * on bios_post.write, 2.3% on grub_work.write.  The models' trees are
+ * on bios_post.write, 2.5% on grub_work.write.  The models' trees are
  * shared by the lanes, which learns faster than a tree per lane. */
 #define CM2_O2_BITS 10
 #define CM2_O2_CTX (1u << CM2_O2_BITS)
@@ -91,7 +91,7 @@ static const unsigned mm_orders[MM_COUNT][3] = {{3, 2, 1}, {3, 2, 1}, {3, 0, 0}}
 #define CM2_MIX_SHIFT 10  /* learning rate: 2^-10 of input times error */
 
 /* Raw lanes.  Hash states and other random values cost 8 bits a byte
- * whatever the model (grub_work's writes: 65% of the lane bytes, at 8.06
+ * whatever the model (grub_work's writes: 67% of the lane bytes, at 8.06
  * bits), and a model's bit-by-bit work is most of the time spent on them.
  * So each ip line keeps a running average of what its model-coded lane
  * bytes cost (cm2_cost16, in 1/256 bits, weight 1/8 to the newest); at
@@ -530,11 +530,26 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_model *m, cm2
 }
 
 /* Reference of an address or data miss: the last value at the ip (the first
- * slot of the ip-keyed LV predictor), as the template's side has it (the
- * encoder predicted every slot, the decoder only located the lines). */
-ST_INLINE uint64_t cm2_lv(const int ENC, vpc_set *sets, unsigned f)
+ * slot of the ip-keyed LV predictor). */
+ST_INLINE uint64_t cm2_lv(vpc_set *sets, unsigned f) { return cm_slot(sets, f, EXT_LV_SLOT); }
+
+/* Slot id of field f (any field) after its lines are located. */
+ST_INLINE uint64_t cm2_slot(vpc_set *sets, unsigned f, unsigned id)
 {
-    return ENC ? sets[f].slot[EXT_LV_SLOT] : cm_slot(sets, f, EXT_LV_SLOT);
+    return f == F_IP ? slot_ip(&sets[F_IP], id) : cm_slot(sets, f, id);
+}
+
+/* Encoder: the id of value v in field f, whose lines are located.  Mostly
+ * the expected id is right, and one slot is read; else every slot is, and
+ * vpc_set_choose() decides (the same choice as predicting them all). */
+ST_INLINE unsigned cm2_choose(vpc_set *sets, unsigned f, unsigned exp, uint64_t v)
+{
+    const unsigned ns = cm_nslots(f);
+    if (exp < ns && cm2_slot(sets, f, exp) == v)
+        return exp;
+    for (unsigned k = 0; k < ns; k++)
+        sets[f].slot[k] = cm2_slot(sets, f, k);
+    return vpc_set_choose(&sets[f], v, exp);
 }
 
 /* ---- one entry ------------------------------------------------------------- */
@@ -554,12 +569,12 @@ ST_INLINE const char *cm2_field_miss(cm2_io *io, const int ENC, vpc_set *sets, c
 {
     const uint64_t mask = cm_mask_T(f, t);
     if (f == F_DATA)
-        return cm2_data_miss(io, ENC, m, s, (t == ST_TYPE_D64 || t == ST_TYPE_M64) ? 8 : 4, cm2_lv(ENC, sets, F_DATA),
+        return cm2_data_miss(io, ENC, m, s, (t == ST_TYPE_D64 || t == ST_TYPE_M64) ? 8 : 4, cm2_lv(sets, F_DATA),
                              &v[f]);
     uint64_t ref = s->prev[f], r = 0;
     if (f == F_ADDR) {
         /* against the ip's last address, or the previous address if shorter */
-        const uint64_t lv = cm2_lv(ENC, sets, F_ADDR);
+        const uint64_t lv = cm2_lv(sets, F_ADDR);
         uint64_t r1 = 0;
         if (lv)
             ref = lv;
@@ -642,12 +657,9 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     const unsigned eip = m->ipnext[kl] & 15u, kh = (m->ipnext[kl] >> 4) & 7u;
     vpc_set *ips = &sets[F_IP];
     unsigned id = 0;
-    if (ENC) {
-        field_predict(sets, F_IP, FAM_CM2, 0, 0);
-        id = vpc_set_choose(ips, v[F_IP], eip);
-    } else {
-        cm_locate(sets, F_IP, FAM_CM2, 0, 0);
-    }
+    cm_locate(sets, F_IP, FAM_CM2, 0, 0);
+    if (ENC)
+        id = cm2_choose(sets, F_IP, eip, v[F_IP]);
     const unsigned flag = CM2_BIT(ENC, io, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], id == eip);
     if (flag) {
         id = eip;
@@ -683,8 +695,8 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     if (ENC) {
         for (unsigned j = 0; j < nf; j++) {
             const unsigned f = F_CYCLE + j, exp = (e.tup >> (4 * j)) & 15u;
-            field_predict(sets, f, FAM_CM2, v[F_IP], v[F_ADDR]);
-            e.ids[j] = vpc_set_choose(&sets[f], v[f], exp);
+            cm_locate(sets, f, FAM_CM2, v[F_IP], v[F_ADDR]);
+            e.ids[j] = cm2_choose(sets, f, exp, v[f]);
             e.all &= e.ids[j] == exp;
         }
     }

@@ -337,7 +337,7 @@ static inline unsigned vpc_set_choose(const vpc_set *set, uint64_t v, unsigned p
 }
 
 /* Count one use of id (ids >= nslots, the miss id, are not counted). */
-static inline void vpc_set_count(vpc_set *set, unsigned id)
+VPC_INLINE void vpc_set_count(vpc_set *set, unsigned id)
 {
     if (id >= set->nslots)
         return;
