@@ -208,24 +208,28 @@ class Stream:
         out = np.empty(n, dtype=DTYPE)
         if n == 0:
             return out
-        # a cursor decodes each frame once and hands it out in pieces, each
-        # converted while it is in the caches
+        # a cursor decodes each frame once and lends its part of the range
+        # (simtrace_cursor_peek: no copy), converted a cache-sized piece at
+        # a time
         h = ctypes.c_void_p()
         rg = _lib.Range(_lib.RANGE_ENTRIES, 0, a, b)
         self._t._check(_L.simtrace_cursor_open(ctypes.byref(h), self._t._h(), self.name.encode(),
                                                ctypes.byref(rg)), self.name)
         try:
-            buf = np.empty(CHUNK * self.entry_size, dtype=np.uint8)
-            cnt, first = ctypes.c_uint64(), ctypes.c_uint64()
+            esz = self.entry_size
+            ptr, cnt, first = ctypes.c_void_p(), ctypes.c_uint64(), ctypes.c_uint64()
             pos = 0
             while pos < n:
-                self._t._check(_L.simtrace_cursor_next(h, buf.ctypes.data, buf.nbytes, ctypes.byref(cnt),
+                self._t._check(_L.simtrace_cursor_peek(h, ctypes.byref(ptr), ctypes.byref(cnt),
                                                        ctypes.byref(first)), self.name)
                 k = cnt.value
                 if k == 0 or first.value != a + pos or pos + k > n:
                     raise SimtraceError(28, "the cursor gave entries %d..%d, not from %d" % (
                         first.value, first.value + k, a + pos), self.name)  # E_INTERNAL
-                _unpack_into(self.type, buf[:k * self.entry_size], out[pos:pos + k])
+                raw = np.ctypeslib.as_array((ctypes.c_uint8 * (k * esz)).from_address(ptr.value))
+                for j in range(0, k, CHUNK):
+                    m = min(CHUNK, k - j)
+                    _unpack_into(self.type, raw[j * esz:(j + m) * esz], out[pos + j:pos + j + m])
                 pos += k
         finally:
             _L.simtrace_cursor_free(h)

@@ -146,6 +146,7 @@ def _declare(lib):
         "simtrace_reader_free": (None, [vp]),
         "simtrace_cursor_open": (c.c_int, [P(vp), vp, c.c_char_p, P(Range)]),
         "simtrace_cursor_next": (c.c_int, [vp, vp, c.c_size_t, P(c.c_uint64), P(c.c_uint64)]),
+        "simtrace_cursor_peek": (c.c_int, [vp, P(vp), P(c.c_uint64), P(c.c_uint64)]),
         "simtrace_cursor_free": (None, [vp]),
     }
     for name, (res, args) in sig.items():
