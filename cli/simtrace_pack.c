@@ -66,6 +66,9 @@ static void usage(FILE *f)
             "      --timestamps      record wall-clock time per frame (for --time ranges;\n"
             "                        output then differs between runs)\n"
             "      --skip-bad        importers: count, report and skip malformed lines\n"
+            "      --split-by=cr3    --from bochs: linear accesses in streams per address\n"
+            "                        space (cpuK.cr3-HEX.read, ...), the page-table base\n"
+            "                        of the CPU's last page walk\n"
             "      --allow-cycle-reset  keep entries whose cycle is below the one before\n"
             "                        them in their stream (refused otherwise: exit 1)\n"
             "  -f, --force           write to a terminal; overwrite an existing output\n"
@@ -81,7 +84,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_FRAME = 256, OPT_STREAM, OPT_TYPE, OPT_FROM, OPT_CONCAT, OPT_APPEND, OPT_TIMESTAMPS, OPT_SKIP_BAD,
-       OPT_REPAIR, OPT_ALLOW_CYCLE_RESET };
+       OPT_REPAIR, OPT_ALLOW_CYCLE_RESET, OPT_SPLIT_BY };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'c'},
@@ -92,6 +95,7 @@ static const struct option longopts[] = {
     {"append", required_argument, NULL, OPT_APPEND}, {"timestamps", no_argument, NULL, OPT_TIMESTAMPS},
     {"skip-bad", no_argument, NULL, OPT_SKIP_BAD}, {"repair", required_argument, NULL, OPT_REPAIR},
     {"allow-cycle-reset", no_argument, NULL, OPT_ALLOW_CYCLE_RESET},
+    {"split-by", required_argument, NULL, OPT_SPLIT_BY},
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
@@ -114,6 +118,7 @@ typedef struct {
     svpc_params p;
     int enc_given; /* -e was given */
     int verbose, quiet, skip_bad;
+    int split_cr3; /* --split-by cr3 */
     double t0, last;
     uint64_t kept; /* entries this run stored, all streams (st_writer_stats) */
     const char *in_name; /* input being read, for messages */
@@ -294,7 +299,8 @@ static st_error pack_import(packer *pk, const input *in, int fd, st_diag *d)
 {
     import_ctx ic = {pk, in->stream};
     st_import_sink sink = {&ic, imp_add, imp_append};
-    st_import_opts o = {.skip_bad = pk->skip_bad, .prefix = NULL, .warn = imp_warn, .warn_arg = pk};
+    st_import_opts o = {.skip_bad = pk->skip_bad, .prefix = NULL, .warn = imp_warn, .warn_arg = pk,
+                        .split_cr3 = pk->split_cr3};
     st_import_stats stats;
     memset(&stats, 0, sizeof stats);
     st_error e = st_import(in->from, fd, &o, &sink, &stats, d);
@@ -715,6 +721,13 @@ int main(int argc, char **argv)
         case OPT_ALLOW_CYCLE_RESET: wo.check_keys = 0; break;
         case OPT_TIMESTAMPS: wo.timestamps = 1; break;
         case OPT_SKIP_BAD: pk.skip_bad = 1; break;
+        case OPT_SPLIT_BY:
+            if (strcmp(optarg, "cr3") != 0) {
+                cli_msg("--split-by %s: the only split is cr3", optarg);
+                return EXIT_USAGE;
+            }
+            pk.split_cr3 = 1;
+            break;
         case 'f': force = 1; break;
         case 'k': break;
         case 'v': pk.verbose = 1; break;
@@ -755,10 +768,17 @@ int main(int argc, char **argv)
         cli_msg("--append and --concat cannot be combined (use --concat -o NEW A B)");
         return EXIT_USAGE;
     }
-    unsigned nstdin = 0;
-    for (size_t i = 0; i < nin; i++)
+    unsigned nstdin = 0, nbochs = 0;
+    for (size_t i = 0; i < nin; i++) {
         if (strcmp(ins[i].path, "-") == 0)
             nstdin++;
+        if (ins[i].from && strcmp(ins[i].from, "bochs") == 0)
+            nbochs++;
+    }
+    if (pk.split_cr3 && nbochs == 0) {
+        cli_msg("--split-by cr3 needs a --from bochs input");
+        return EXIT_USAGE;
+    }
     if (nstdin > 1) {
         cli_msg("standard input can be named only once");
         return EXIT_USAGE;

@@ -60,6 +60,7 @@ typedef enum {
 /* Event kinds (bits 48..63 of an event's meta). */
 #define ST_EVENT_INTERRUPT 1u /* interrupt or exception; vector and error code valid */
 #define ST_EVENT_HALT 2u      /* the CPU halted */
+#define ST_EVENT_MARKER 3u    /* the guest executed a marker instruction; vector = its ordinal */
 
 #define ST_CYCLE_MASK ((UINT64_C(1) << 48) - 1)
 

@@ -2,7 +2,7 @@
  * import_bochs.c - importer of the Bochs internal debugger's log
  * ("debugger_log:" with "trace on" and "trace-mem on").
  *
- * The mapping and the line grammar are in formats/IMPORT-bochs.md.  In short:
+ * The mapping and the line grammar are in formats/IMPORT.md (section 13).  In short:
  * instruction lines "(K).[N] [0xPHY] SEG:OFF (ctxt): ..." set the cycle (N)
  * and ip (OFF) of CPU K; memory lines "[CPUK RD|WR|RW]: [LIN 0x.. ]PHY 0x..
  * (len=L, TYPE): value" become d64 entries of cpuK.read / cpuK.write (or
@@ -34,6 +34,9 @@
 /* This many malformed lines before any valid one mean the input is some
  * other format (as in the other text importers). */
 #define BX_PROBE_LINES 8u
+/* --split-by cr3: at most this many address spaces (all CPUs), so that a
+ * log cannot make the importer declare streams without bound. */
+#define BX_MAX_SPACES 1024u
 
 enum { S_READ, S_WRITE, S_PREAD, S_PWRITE, S_EVENTS, S_NPRIMARY };
 static const char *const stream_suffix[S_NPRIMARY] = {"read", "write", "phys.read", "phys.write", "events"};
@@ -49,10 +52,21 @@ typedef struct bstream {
     struct bstream *owner; /* vdata streams: the stream whose entries own them */
 } bstream;
 
+/* The read and write streams of one address space of one CPU (--split-by
+ * cr3): "cpuK.cr3-HEX.read" and so on. */
+typedef struct {
+    uint64_t cr3;
+    unsigned cpu;
+    char tag[32]; /* "cr3-HEX." */
+    bstream s[2];
+    bstream v[2];
+} bspace;
+
 typedef struct {
     uint64_t cycle, ip;
     bstream s[S_NPRIMARY];
     bstream v[S_EVENTS]; /* vdata companions of the four d64 streams */
+    bspace *space;       /* --split-by cr3: that of the last page walk; NULL: none yet */
 } bcpu;
 
 typedef struct {
@@ -60,11 +74,25 @@ typedef struct {
     const st_import_sink *sink;
     st_diag *d;
     bcpu *cpu[BX_MAX_CPUS];
+    bspace **spaces; /* --split-by cr3: every address space seen, all CPUs */
+    size_t nspaces;
     unsigned nstreams; /* declared so far, for the buffer budget */
     int dry;           /* parse only: produce no entries (probing) */
     int sink_failed;   /* the sink returned an error: call it no more */
     st_error bad_code; /* error of an L_BAD line: ST_E_SYNTAX or ST_E_TOO_LARGE */
     uint64_t entries;
+    /* A magic breakpoint ("(K) Magic breakpoint") waits for the debugger's
+     * "Next at t=T" and its display of CPU K's next instruction, which give
+     * the marker's cycle (T - 1) and the ip the guest resumes at. */
+    int mk_pending, mk_have_t;
+    unsigned mk_cpu;
+    uint64_t mk_t;
+    /* the last "Next at t=" while no trace line followed it: Bochs prints a
+     * marker of CPU 0 before that line, and one of another CPU after it
+     * (and after the display of the CPUs before) */
+    int stop_valid;
+    uint64_t stop_t;
+    uint32_t mk_count; /* markers so far: the vector field of the next */
     /* scratch for wide values, least significant byte first */
     uint8_t value[ST_VALUE_MAX];
     uint8_t blocks[(ST_VALUE_MAX / ST_VBLOCK_BYTES + 1) * ST_VBLOCK_SIZE];
@@ -144,11 +172,12 @@ static st_error flush(bctx *c, bstream *s)
     return e;
 }
 
-static st_error declare(bctx *c, bstream *s, unsigned cpu, const char *suffix, const char *vsuffix)
+static st_error declare(bctx *c, bstream *s, unsigned cpu, const char *tag, const char *suffix,
+                        const char *vsuffix)
 {
     char name[256];
     const char *prefix = c->o && c->o->prefix ? c->o->prefix : "";
-    int k = snprintf(name, sizeof name, "%scpu%u.%s%s", prefix, cpu, suffix, vsuffix);
+    int k = snprintf(name, sizeof name, "%scpu%u.%s%s%s", prefix, cpu, tag, suffix, vsuffix);
     if (k < 0 || (size_t)k >= sizeof name)
         return st_diag_set(c->d, ST_E_USAGE, "stream name prefix too long");
     s->cap = c->nstreams < BX_BIG_STREAMS ? BX_BATCH : BX_SMALL_BATCH;
@@ -189,12 +218,12 @@ static st_error get_cpu(bctx *c, uint64_t k, bcpu **out)
     return ST_OK;
 }
 
-/* Room for one more entry in stream `which` of cpu k; returns a pointer to it. */
-static st_error slot(bctx *c, bcpu *p, unsigned k, int which, uint8_t **e)
+/* Room for one more entry in stream s of cpu k (named by tag and suffix);
+ * returns a pointer to it. */
+static st_error slot(bctx *c, bstream *s, unsigned k, const char *tag, const char *suffix, uint8_t **e)
 {
-    bstream *s = &p->s[which];
     if (!s->declared)
-        RETURN_IF_ERROR(declare(c, s, k, stream_suffix[which], ""));
+        RETURN_IF_ERROR(declare(c, s, k, tag, suffix, ""));
     if (s->n == s->cap)
         RETURN_IF_ERROR(flush(c, s));
     if (s->count > ST_CYCLE_MASK) /* the index of a vblock owner is 48 bits */
@@ -213,8 +242,17 @@ static st_error add_access(bctx *c, bcpu *p, unsigned k, int which, uint64_t add
     if (c->dry)
         return ST_OK;
     uint8_t *e;
-    uint64_t index = p->s[which].count;
-    RETURN_IF_ERROR(slot(c, p, k, which, &e));
+    /* linear accesses go to the streams of the CPU's address space, once a
+     * page walk has named one */
+    bstream *s = &p->s[which], *v = &p->v[which];
+    const char *tag = "";
+    if (p->space && which <= S_WRITE) {
+        s = &p->space->s[which];
+        v = &p->space->v[which];
+        tag = p->space->tag;
+    }
+    uint64_t index = s->count;
+    RETURN_IF_ERROR(slot(c, s, k, tag, stream_suffix[which], &e));
     uint64_t meta = p->cycle, data;
     if (len == 8) {
         meta |= UINT64_C(1) << 48; /* fullSize */
@@ -230,9 +268,8 @@ static st_error add_access(bctx *c, bcpu *p, unsigned k, int which, uint64_t add
         return ST_OK;
 
     /* wide: the whole value goes to the companion stream as vblocks */
-    bstream *v = &p->v[which];
     if (!v->declared)
-        RETURN_IF_ERROR(declare(c, v, k, stream_suffix[which], ".vdata"));
+        RETURN_IF_ERROR(declare(c, v, k, tag, stream_suffix[which], ".vdata"));
     if (len <= 8)
         for (unsigned i = 0; i < len; i++)
             c->value[i] = (uint8_t)(val >> (8 * i));
@@ -254,12 +291,34 @@ static st_error event(bctx *c, bcpu *p, unsigned k, unsigned kind, uint32_t vect
     if (c->dry)
         return ST_OK;
     uint8_t *e;
-    RETURN_IF_ERROR(slot(c, p, k, S_EVENTS, &e));
+    RETURN_IF_ERROR(slot(c, &p->s[S_EVENTS], k, "", stream_suffix[S_EVENTS], &e));
     st_store64(e, p->cycle | (uint64_t)kind << 48);
     st_store64(e + 8, p->ip);
     st_store32(e + 16, vector);
     st_store32(e + 20, err);
     return ST_OK;
+}
+
+/* The pending marker becomes an event of cpuK.events: cycle T - 1 (the
+ * counter of the xchg itself) when "Next at t=T" came, else the cycle of
+ * the CPU's last instruction line; ip = `ip` (the next instruction's, or the
+ * last one's when the display line never came). */
+static st_error marker_flush(bctx *c, int have_ip, uint64_t ip)
+{
+    if (!c->mk_pending)
+        return ST_OK;
+    c->mk_pending = 0;
+    bcpu *p;
+    RETURN_IF_ERROR(get_cpu(c, c->mk_cpu, &p));
+    uint64_t cycle = p->cycle, saved_ip = p->ip;
+    if (c->mk_have_t && c->mk_t > 0)
+        p->cycle = c->mk_t - 1;
+    if (have_ip)
+        p->ip = ip;
+    st_error e = event(c, p, c->mk_cpu, ST_EVENT_MARKER, c->mk_count++, 0);
+    p->cycle = cycle;
+    p->ip = saved_ip;
+    return e;
 }
 
 static st_error flush_all(bctx *c)
@@ -281,6 +340,15 @@ static st_error flush_all(bctx *c)
                 first = e;
         }
     }
+    for (size_t i = 0; i < c->nspaces; i++)
+        for (int j = 0; j < 2; j++) {
+            st_error e = flush(c, &c->spaces[i]->v[j]); /* flushes its owner first */
+            if (first == ST_OK)
+                first = e;
+            e = flush(c, &c->spaces[i]->s[j]);
+            if (first == ST_OK)
+                first = e;
+        }
     return first;
 }
 
@@ -296,6 +364,50 @@ static void free_all(bctx *c)
             free(p->v[i].buf);
         free(p);
     }
+    for (size_t i = 0; i < c->nspaces; i++) {
+        for (int j = 0; j < 2; j++) {
+            free(c->spaces[i]->s[j].buf);
+            free(c->spaces[i]->v[j].buf);
+        }
+        free(c->spaces[i]);
+    }
+    free(c->spaces);
+}
+
+/* --split-by cr3: CPU k's page walk went through the top-level table at
+ * physical address cr3; its later linear accesses belong to that space. */
+static st_error set_space(bctx *c, bcpu *p, unsigned k, uint64_t cr3)
+{
+    if (p->space && p->space->cr3 == cr3)
+        return ST_OK;
+    for (size_t i = 0; i < c->nspaces; i++)
+        if (c->spaces[i]->cpu == k && c->spaces[i]->cr3 == cr3) {
+            p->space = c->spaces[i];
+            return ST_OK;
+        }
+    if (c->nspaces == BX_MAX_SPACES)
+        return st_diag_set(c->d, ST_E_TOO_LARGE, "more than %u address spaces (page-table bases)", BX_MAX_SPACES);
+    if (!c->spaces) {
+        c->spaces = calloc(BX_MAX_SPACES, sizeof *c->spaces);
+        if (!c->spaces)
+            return ST_E_NOMEM;
+    }
+    bspace *a = calloc(1, sizeof *a);
+    if (!a)
+        return ST_E_NOMEM;
+    a->cr3 = cr3;
+    a->cpu = k;
+    snprintf(a->tag, sizeof a->tag, "cr3-%llx.", (unsigned long long)cr3);
+    for (int j = 0; j < 2; j++) {
+        a->s[j].type = ST_TYPE_D64;
+        a->s[j].esize = st_entry_size(ST_TYPE_D64);
+        a->v[j].type = ST_TYPE_VBLOCK;
+        a->v[j].esize = ST_VBLOCK_SIZE;
+        a->v[j].owner = &a->s[j];
+    }
+    c->spaces[c->nspaces++] = a;
+    p->space = a;
+    return ST_OK;
 }
 
 /* ---- lines --------------------------------------------------------------- */
@@ -316,8 +428,29 @@ static lres instruction(bctx *c, const char *s, const char **why, st_error *err)
         *why = "bad CPU number";
         return L_BAD;
     }
-    if (*s == ' ')
-        return L_SKIP; /* "(K) ..." debugger status/echo line */
+    if (*s == ' ') {
+        /* "(K) ..." debugger status/echo line; two of them matter */
+        if (strcmp(s, " Magic breakpoint") == 0) {
+            if (k >= BX_MAX_CPUS) {
+                *why = "CPU number out of range";
+                return L_BAD;
+            }
+            if ((*err = marker_flush(c, 0, 0)) != ST_OK)
+                return L_BAD;
+            c->mk_pending = 1;
+            c->mk_have_t = c->stop_valid;
+            c->mk_t = c->stop_t;
+            c->mk_cpu = (unsigned)k;
+            return L_OK;
+        }
+        if (c->mk_pending && c->mk_have_t && k == c->mk_cpu && EAT(&s, " [0x") && parse_hex(&s, &v) &&
+            EAT(&s, "] ") && parse_hex(&s, &v) && *s++ == ':' && parse_hex(&s, &off) && *s == ' ')
+            *err = marker_flush(c, 1, off);
+        return L_SKIP;
+    }
+    c->stop_valid = 0;
+    if (c->mk_pending && (*err = marker_flush(c, 0, 0)) != ST_OK)
+        return L_BAD;
     if (!EAT(&s, ".[") || !parse_dec(&s, &n) || !EAT(&s, "] ")) {
         *why = "bad instruction counter";
         return L_BAD;
@@ -498,9 +631,34 @@ static lres memory(bctx *c, const char *s, const char **why, st_error *err)
     uint64_t val;
     if (!value(c, s, (unsigned)len, &val, why))
         return L_BAD;
+    c->stop_valid = 0;
+    if (c->mk_pending && (*err = marker_flush(c, 0, 0)) != ST_OK)
+        return L_BAD;
     bcpu *p;
     if ((*err = get_cpu(c, k, &p)) != ST_OK)
         return L_BAD;
+    if (!has_lin && c->o && c->o->split_cr3 && !c->dry) {
+        /* a page walk's top-level read names the table CR3 points at:
+         * "PML4E" at (CR3 & ~0xFFF) + 8 * index (4-level paging), "PDPTRn"
+         * at (CR3 & ~0x1F) + 8 * n (PAE, loaded with CR3) */
+        const char *note = strchr(s, ';');
+        if (note) {
+            note++;
+            while (*note == ' ')
+                note++;
+            int have = 0;
+            uint64_t cr3 = 0;
+            if (strcmp(note, "PML4E") == 0) {
+                cr3 = phy & ~(uint64_t)0xFFF;
+                have = 1;
+            } else if (strncmp(note, "PDPTR", 5) == 0 && note[5] >= '0' && note[5] <= '3' && note[6] == '\0') {
+                cr3 = (phy - 8u * (uint64_t)(note[5] - '0')) & ~(uint64_t)0x1F;
+                have = 1;
+            }
+            if (have && (*err = set_space(c, p, (unsigned)k, cr3)) != ST_OK)
+                return L_BAD;
+        }
+    }
     int base = has_lin ? S_READ : S_PREAD;
     uint64_t addr = has_lin ? lin : phy;
     if (rd && (*err = add_access(c, p, (unsigned)k, base, addr, (unsigned)len, val)) != ST_OK)
@@ -528,16 +686,32 @@ static lres cpu_line(bctx *c, const char *s, const char **why, st_error *err)
             *why = "unknown CPU event";
             return L_BAD;
         }
+        if (!parse_hex(&s, &vec) || vec > 0xFF) {
+            *why = "bad interrupt line";
+            return L_BAD;
+        }
+        /* Bochs 2.7 names the exceptions it knows ("Exception 0x0e - (#PF)
+         * page fault occured"); the name is not kept */
+        if (EAT(&s, " - ")) {
+            const char *o = strstr(s, " occur");
+            if (!o) {
+                *why = "bad interrupt line";
+                return L_BAD;
+            }
+            s = o;
+        }
         /* Bochs has spelt it "occured" in some versions */
-        if (!parse_hex(&s, &vec) || vec > 0xFF || (!EAT(&s, " occurred (error_code=0x") &&
-                                                   !EAT(&s, " occured (error_code=0x")) ||
-            !parse_hex(&s, &ec) || ec > 0xFFFFFFFFu || strcmp(s, ")") != 0) {
+        if ((!EAT(&s, " occurred (error_code=0x") && !EAT(&s, " occured (error_code=0x")) || !parse_hex(&s, &ec) ||
+            ec > 0xFFFFFFFFu || strcmp(s, ")") != 0) {
             *why = "bad interrupt line";
             return L_BAD;
         }
         kind = ST_EVENT_INTERRUPT;
     }
     bcpu *p;
+    c->stop_valid = 0;
+    if (c->mk_pending && (*err = marker_flush(c, 0, 0)) != ST_OK)
+        return L_BAD;
     if ((*err = get_cpu(c, k, &p)) != ST_OK)
         return L_BAD;
     if ((*err = event(c, p, (unsigned)k, kind, (uint32_t)vec, (uint32_t)ec)) != ST_OK)
@@ -545,17 +719,22 @@ static lres cpu_line(bctx *c, const char *s, const char **why, st_error *err)
     return L_OK;
 }
 
-/* Debugger output that carries no access: status messages and the echo of
- * the commands a trace session uses (formats/IMPORT-bochs.md lists them). */
+/* Debugger output that carries no access: status messages (1) and the echo
+ * of the commands a trace session uses (2) (formats/IMPORT.md 13 lists them). */
 static int known_text(const char *s)
 {
     static const char *const prefixes[] = {
         "Next at t=", "Tracing enabled for CPU", "Tracing disabled for CPU", "Memory-Tracing enabled for CPU",
-        "Memory-Tracing disabled for CPU",
+        "Memory-Tracing disabled for CPU", "Time breakpoint inserted.",
+        /* the debugger's own diagnostics, such as "bx_dbg_read_linear:
+         * physical address not available for linear 0x..." when it cannot
+         * show an instruction whose page is not mapped */
+        "bx_dbg_",
     };
     static const char *const commands[] = {
         "trace", "trace-mem", "trace-reg", "s", "step", "c", "cont", "continue", "q", "quit", "exit",
         "vb", "vbreak", "lb", "lbreak", "pb", "pbreak", "b", "break", "d", "del", "delete", "bpe", "bpd",
+        "sb", "sba", "set",
     };
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
         if (strncmp(s, prefixes[i], strlen(prefixes[i])) == 0)
@@ -563,7 +742,7 @@ static int known_text(const char *s)
     size_t w = strcspn(s, " \t");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (strlen(commands[i]) == w && memcmp(s, commands[i], w) == 0)
-            return 1;
+            return 2;
     return 0;
 }
 
@@ -658,9 +837,25 @@ static st_error run(bctx *c, st_line_reader *r, st_import_stats *st)
         case '\0':
             res = L_SKIP;
             break;
-        default:
-            res = known_text(line) ? L_SKIP : L_BAD;
+        default: {
+            int kt = known_text(line);
+            res = kt ? L_SKIP : L_BAD;
+            if (kt == 2) /* a command: the debugger's stop is over */
+                c->stop_valid = 0;
+            if (res == L_SKIP && strncmp(line, "Next at t=", 10) == 0) {
+                const char *q = line + 10;
+                uint64_t t;
+                if (parse_dec(&q, &t) && *q == '\0') {
+                    c->stop_t = t;
+                    c->stop_valid = 1;
+                    if (c->mk_pending && !c->mk_have_t) {
+                        c->mk_t = t;
+                        c->mk_have_t = 1;
+                    }
+                }
+            }
             break;
+        }
         }
         if (err != ST_OK) {
             line_diag(c->d, r);
@@ -735,6 +930,8 @@ st_error st_import_bochs(int fd, const st_import_opts *o, const st_import_sink *
     st_error e = st_line_reader_init(&r, fd);
     if (e == ST_OK) {
         e = run(c, &r, st);
+        if (e == ST_OK) /* a marker the log ends after */
+            e = marker_flush(c, 0, 0);
         /* what was parsed before an error still reaches the sink, unless
          * the sink itself is what failed */
         if (!c->sink_failed) {

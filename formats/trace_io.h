@@ -58,6 +58,8 @@ typedef struct {
     /* Called for each skipped line when skip_bad is set (may be NULL). */
     void (*warn)(void *arg, const st_diag *d);
     void *warn_arg;
+    int split_cr3;        /* bochs: linear accesses in streams per address
+                             space, from the page walks (IMPORT.md 13) */
 } st_import_opts;
 
 typedef struct {

@@ -48,6 +48,9 @@ OPTIONAL_PKGS=(
     grub-common
     xorriso
     mtools
+    linux-image-amd64   # bochs-trace --workload linux: Debian's kernel,
+    busybox-static      # the initramfs's only program,
+    cpio                # and its archiver
 )
 
 usage() {

@@ -130,3 +130,150 @@ post_container() {
     expect_status 0
     expect_output_has "cpu0.read"
 }
+
+# ---- --skip ------------------------------------------------------------------
+
+@test "bochs-trace --skip N: the full trace's entries from cycle N on, stream by stream, byte for byte" {
+    need_tools
+    post_container
+    run "$TRACE" --skip 280000 --instructions 20000 -o skip.sim
+    expect_status 0
+    run "$CAT" -t skip.sim
+    expect_status 0
+    # every keyed stream of either container (vdata blocks are keyed by
+    # their owner's index, which a shorter trace numbers differently)
+    local names s n=0
+    names=$({ "$CAT" -q -l "$C"; "$CAT" -q -l skip.sim; } | awk 'NR > 1 && $2 != "vblock" && $1 != "stream" { print $1 }' | sort -u)
+    for s in $names; do
+        "$CAT" -q -s "$s" --cycles 280000: "$C" >full.part 2>/dev/null || : >full.part
+        "$CAT" -q -s "$s" skip.sim >skip.part 2>/dev/null || : >skip.part
+        cmp full.part skip.part || fail "stream $s differs from the full trace's from cycle 280000 on"
+        n=$((n + $(stat -c %s skip.part)))
+    done
+    ((n > 100000)) || fail "only $n bytes of entries compared; streams: $names"
+    # the first traced instruction is the one Bochs numbers 280000
+    run bash -c "'$CAT' -s cpu0.read -F text '$C' --cycles 280000: | sed -n 2p | awk '{ print \$2 }'"
+    local first_full=$output
+    run bash -c "'$CAT' -s cpu0.read -F text skip.sim | sed -n 2p | awk '{ print \$2 }'"
+    [[ $output == "$first_full" && $output -ge 280000 ]] || fail "first read at cycle $output, full trace: $first_full"
+}
+
+@test "bochs-trace --skip past the end of the run: exit 1, a message, a valid empty container" {
+    need_tools
+    run "$TRACE" --skip 40000000 -o past.sim
+    expect_status 1
+    expect_output_has "before --skip's instruction 40000000: nothing traced"
+    run "$CAT" -t past.sim
+    expect_status 0
+}
+
+@test "bochs-trace: usage errors of --skip, --markers, --cpus, --run" {
+    run "$TRACE" --skip x -o x.sim
+    expect_status 2
+    expect_output_has "--skip"
+    run "$TRACE" --skip -5 -o x.sim
+    expect_status 2
+    run "$TRACE" --markers --instructions 10 -o x.sim
+    expect_status 2
+    expect_output_has "exclude each other"
+    run "$TRACE" --cpus 0 -o x.sim
+    expect_status 2
+    run "$TRACE" --cpus 99 -o x.sim
+    expect_status 2
+    run "$TRACE" --cpus 2 --skip 100 -o x.sim
+    expect_status 2
+    expect_output_has "one CPU"
+    run "$TRACE" --run 'ls' -o x.sim
+    expect_status 2
+    expect_output_has "--workload linux"
+    run "$TRACE" --workload linux --run '' -o x.sim
+    expect_status 2
+    [[ ! -e x.sim ]]
+}
+
+# ---- --markers ---------------------------------------------------------------
+
+# boot_sector FILE: a 512-byte boot sector, written byte by byte (no
+# assembler), that runs three times through a loop of one store outside the
+# marked region and two inside it, then halts:
+#   7c00 fa              cli
+#   7c01 31 c0           xor ax, ax
+#   7c03 8e d8           mov ds, ax
+#   7c05 b9 03 00        mov cx, 3
+#   7c08 89 0e 00 06     mov [0x600], cx        (not traced)
+#   7c0c 87 db           xchg bx, bx            (marker: tracing starts)
+#   7c0e 89 0e 00 05     mov [0x500], cx
+#   7c12 c6 06 02 05 ab  mov byte [0x502], 0xab
+#   7c17 87 db           xchg bx, bx            (marker: tracing stops)
+#   7c19 e2 ed           loop 7c08
+#   7c1b f4              hlt
+boot_sector() {
+    {
+        printf '\xfa\x31\xc0\x8e\xd8\xb9\x03\x00'
+        printf '\x89\x0e\x00\x06'
+        printf '\x87\xdb'
+        printf '\x89\x0e\x00\x05'
+        printf '\xc6\x06\x02\x05\xab'
+        printf '\x87\xdb'
+        printf '\xe2\xed'
+        printf '\xf4'
+        head -c $((510 - 28)) /dev/zero
+        printf '\x55\xaa'
+    } >"$1"
+    [[ $(stat -c %s "$1") == 512 ]]
+}
+
+# events FILE: the events of cpu0.events as "cycle kind ip vector" lines
+events() {
+    "$CAT" -q -s cpu0.events "$1" | od -A n -v -t u8 -w24 |
+        awk '{ printf "%.0f %d %.0f %.0f\n", $1 % 281474976710656, int($1 / 281474976710656), $2, $3 % 4294967296 }'
+}
+
+@test "bochs-trace --markers: a boot sector's marked stores only, entry by entry, and its markers as events" {
+    need_tools
+    boot_sector boot.img
+    run "$TRACE" --disk boot.img --markers -o m.sim
+    expect_status 0
+    run "$CAT" -t m.sim
+    expect_status 0
+    # six markers (three regions), cycle | kind 3 | ip after the marker | ordinal
+    run events m.sim
+    expect_status 0
+    local ev=$output
+    [[ $(wc -l <<<"$ev") == 6 ]] || fail "markers: $ev"
+    local i=0 cyc kind ip vec starts=() stops=()
+    while read -r cyc kind ip vec; do
+        [[ $kind == 3 && $vec == "$i" ]] || fail "marker $i: $cyc $kind $ip $vec"
+        if ((i % 2 == 0)); then
+            [[ $ip == $((0x7c0e)) ]] || fail "start marker $i resumes at $ip"
+            starts+=("$cyc")
+        else
+            [[ $ip == $((0x7c19)) ]] || fail "stop marker $i resumes at $ip"
+            stops+=("$cyc")
+        fi
+        i=$((i + 1))
+    done <<<"$ev"
+    # the stores of each region: index cycle ip address size value; the
+    # store to 0x600 between the regions is not there
+    run "$CAT" -s cpu0.write -F text m.sim
+    expect_status 0
+    local want="" r
+    for r in 0 1 2; do
+        want+="$((2 * r)) $((starts[r] + 1)) 0x7c0e 0x500 2 0x$((3 - r))"$'\n'
+        want+="$((2 * r + 1)) $((starts[r] + 2)) 0x7c12 0x502 1 0xab"$'\n'
+        [[ ${stops[r]} == $((starts[r] + 3)) ]] || fail "region $r: markers at ${starts[r]} and ${stops[r]}"
+    done
+    [[ $(sed 1d <<<"$output") == "${want%$'\n'}" ]] || fail "stores: $output; expected: $want"
+    # nothing else was traced: no reads, no other stream but the events
+    run "$CAT" -q -l m.sim
+    [[ $(awk 'NR > 1' <<<"$output" | wc -l) == 2 ]] || fail "streams: $output"
+}
+
+@test "bochs-trace --markers: a guest that executes no marker: exit 1, a message, a valid empty container" {
+    need_tools
+    run "$TRACE" --markers -o none.sim
+    expect_status 1
+    expect_output_has "the guest executed no marker (xchg bx, bx)"
+    run "$CAT" -t none.sim
+    expect_status 0
+}

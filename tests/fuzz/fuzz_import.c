@@ -130,7 +130,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const char *fmts[] = {"lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3", "bochs"};
     const char *fmt = fmts[data[0] % 8];
-    st_import_opts o = {(data[0] >> 3) & 1, NULL, NULL, NULL};
+    /* bit 4: the bochs importer's address-space split */
+    st_import_opts o = {.skip_bad = (data[0] >> 3) & 1, .split_cr3 = (data[0] >> 4) & 1};
     int fd = fuzz_memfd(data + 1, size - 1);
     sink s;
     memset(&s, 0, sizeof s);

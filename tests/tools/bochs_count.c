@@ -86,7 +86,7 @@ static void warn(void *arg, const st_diag *d)
 
 int main(int argc, char **argv)
 {
-    st_import_opts o = {0, NULL, warn, NULL};
+    st_import_opts o = {.warn = warn};
     static dsink k;
     const char *file = NULL, *out = NULL;
     for (int i = 1; i < argc; i++) {

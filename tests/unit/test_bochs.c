@@ -112,7 +112,7 @@ static st_error import_buf(const void *text, size_t len, int skip_bad, const cha
         return ST_E_WRITE;
     }
     rewind(f);
-    st_import_opts o = {skip_bad, prefix, c_warn, k};
+    st_import_opts o = {.skip_bad = skip_bad, .prefix = prefix, .warn = c_warn, .warn_arg = k};
     st_import_sink sink = {k, c_add, c_append};
     st_diag_clear(d);
     st_error e = st_import_bochs(fileno(f), &o, &sink, st, d);
@@ -421,7 +421,7 @@ static void test_malformed(void)
         fwrite(big, 1, len, f);
         fflush(f);
         rewind(f);
-        st_import_opts o = {0, NULL, NULL, NULL};
+        st_import_opts o = {.skip_bad = 0};
         st_import_sink sink = {&k, c_add, c_append};
         CHECK(st_import_bochs(fileno(f), &o, &sink, &st, &d) == ST_E_WRITE);
         fclose(f);
@@ -540,9 +540,149 @@ static void test_sample(void)
     c_free(&k);
 }
 
+/* ---- guest markers (magic breakpoints) ----------------------------------- */
+
+/* A real Bochs 2.7 log of bochs-trace --markers on a boot sector: the first
+ * marker stops the untraced run (its xchg is not in the log), the second
+ * is traced; then an SMP stop where CPU 0's display comes first, and a
+ * marker the log ends after. */
+static const char markers[] =
+    "Next at t=0\n"
+    "(0) [0x0000fffffff0] f000:fff0 (unk. ctxt): jmpf 0xf000:e05b          ; ea5be000f0\n"
+    "c\n"
+    "(0) Magic breakpoint\n"
+    "Next at t=16280096\n"
+    "(0) [0x000000007c0e] 0000:7c0e (unk. ctxt): mov word ptr ds:0x0500, cx ; 890e0005\n"
+    "trace-mem on\n"
+    "Memory-Tracing enabled for CPU0\n"
+    "trace on\n"
+    "Tracing enabled for CPU0\n"
+    "c\n"
+    "(0).[16280096] [0x000000007c0e] 0000:7c0e (unk. ctxt): mov word ptr ds:0x0500, cx ; 890e0005\n"
+    "[CPU0 WR]: LIN 0x0000000000000500 PHY 0x000000000500 (len=2, UC): 0x0003\n"
+    "(0).[16280098] [0x000000007c17] 0000:7c17 (unk. ctxt): xchg bx, bx               ; 87db\n"
+    "(0) Magic breakpoint\n"
+    "Next at t=16280099\n"
+    "(0) [0x000000007c19] 0000:7c19 (unk. ctxt): loop .-19  (0x00007c08)   ; e2ed\n"
+    "set $cpu=1\n"
+    "sba 20000000\n"
+    "Time breakpoint inserted. Delta = 20000000\n"
+    "(1) Magic breakpoint\n"
+    "Next at t=17000000\n"
+    "(0) [0x000000007c19] 0000:7c19 (unk. ctxt): loop .-19  (0x00007c08)   ; e2ed\n"
+    "(1) [0x00000330c07b] 0033:000000000040007b (unk. ctxt): mov eax, 0x0000003c       ; b83c000000\n"
+    /* a real SMP stop at a marker of CPU 1: Bochs names it after the stop
+     * line and CPU 0's display */
+    "c\n"
+    "Next at t=5342591305\n"
+    "(0) [0x000001a591f8] 0010:ffffffff81a591f8 (unk. ctxt): jmp .+6  (0xffffffff81a59200) ; eb06\n"
+    "(1) Magic breakpoint\n"
+    "(1) [0x00000448507b] 0033:000000000040007b (unk. ctxt): mov eax, 0x0000003c       ; b83c000000\n"
+    "(0) Caught time breakpoint\n"
+    "bx_dbg_read_linear: physical address not available for linear 0x00007f2a6bd4e000\n"
+    "CPU 0: Exception 0x0e - (#PF) page fault occured (error_code=0x0004)\n"
+    "(0) Magic breakpoint\n";
+
+static void check_marker(cstream *ev, size_t i, uint64_t cycle, uint64_t ip, uint32_t n)
+{
+    CHECK(ev && i < ev->n);
+    if (!ev || i >= ev->n)
+        return;
+    const uint8_t *e = ev->buf + i * 24;
+    CHECK(st_load64(e) == (cycle | (uint64_t)ST_EVENT_MARKER << 48));
+    CHECK(st_load64(e + 8) == ip);
+    CHECK(st_load32(e + 16) == n && st_load32(e + 20) == 0);
+}
+
+static void test_markers(void)
+{
+    csink k = {0};
+    st_import_stats st;
+    st_diag d;
+    CHECK(import_str(markers, 0, &k, &st, &d) == ST_OK);
+    CHECK(st.bad_lines == 0);
+    cstream *ev0 = find(&k, "cpu0.events"), *ev1 = find(&k, "cpu1.events"), *w = find(&k, "cpu0.write");
+    CHECK(w && w->n == 1 && mem(w, 0).cycle == 16280096);
+    /* cycle: one before "Next at t="; ip: where the guest resumes */
+    check_marker(ev0, 0, 16280095, 0x7c0e, 0);
+    check_marker(ev0, 1, 16280098, 0x7c19, 1);
+    CHECK(ev1 && ev1->n == 2);
+    check_marker(ev1, 0, 16999999, 0x40007b, 2);
+    check_marker(ev1, 1, 5342591304, 0x40007b, 3);
+    /* Bochs 2.7's named exception (an interrupt event like the others) */
+    CHECK(ev0 && ev0->n == 4 && st_load64(ev0->buf + 48) == (16280098 | (uint64_t)ST_EVENT_INTERRUPT << 48) &&
+          st_load32(ev0->buf + 64) == 0x0e && st_load32(ev0->buf + 68) == 4);
+    /* the last: no "Next at t=", so CPU 0's last instruction's cycle and ip */
+    CHECK(ev0 && ev0->n == 4);
+    check_marker(ev0, 3, 16280098, 0x7c17, 4);
+    c_free(&k);
+}
+
+/* ---- address spaces (--split-by cr3) --------------------------------------- */
+
+static const char spaces[] =
+    "(0).[100] [0x000000001000] 0010:ffffffff81000000 (unk. ctxt): mov eax, dword ptr ds:[rbx] ; 8b03\n"
+    /* before any page walk: the plain streams */
+    "[CPU0 RD]: LIN 0xffffffff81400000 PHY 0x000001400000 (len=4, WB): 0x00000001\n"
+    /* a walk through the PML4 at 0x2a3b000 (index 0x1ff) */
+    "[CPU0 RD]: PHY 0x000002a3bff8 (len=8, WB): 0x00000000 0x02a3c067\t; PML4E\n"
+    "[CPU0 RD]: PHY 0x000002a3c000 (len=8, WB): 0x00000000 0x02a3d067\t; PDPTE\n"
+    "[CPU0 RD]: LIN 0x00007ffc00000010 PHY 0x000003000010 (len=4, WB): 0x00000002\n"
+    "[CPU0 WR]: LIN 0x00007ffc00000018 PHY 0x000003000018 (len=8, WB): 0x00000000 0x00000003\n"
+    /* another space, then the first again (index 0: base itself) */
+    "(0).[101] [0x000000001004] 0033:0000000000401000 (unk. ctxt): push rbp ; 55\n"
+    "[CPU0 RD]: PHY 0x000005000008 (len=8, WB): 0x00000000 0x05001067\t; PML4E\n"
+    "[CPU0 WR]: LIN 0x0000000000600000 PHY 0x000006000000 (len=6, WB) 01 02 03 04 05 06\n"
+    "[CPU0 RD]: PHY 0x000002a3b000 (len=8, WB): 0x00000000 0x02a3e067\t; PML4E\n"
+    "[CPU0 RD]: LIN 0x0000000000001000 PHY 0x000000002000 (len=1, WB): 0x04\n"
+    /* PAE: the PDPTRs loaded with CR3 = 0x7000020 (32-byte aligned) */
+    "[CPU1 RD]: PHY 0x000007000030 (len=8, WB): 0x00000000 0x00001001\t; PDPTR2\n"
+    "[CPU1 RD]: LIN 0x00000000c0000000 PHY 0x000000100000 (len=2, WB): 0x0005\n";
+
+static void test_spaces(void)
+{
+    csink k = {0};
+    st_import_stats st;
+    st_diag d;
+    st_import_opts o = {.warn = c_warn, .warn_arg = &k, .split_cr3 = 1};
+    st_import_sink sink = {&k, c_add, c_append};
+    FILE *f = tmpfile();
+    CHECK(f && fwrite(spaces, 1, sizeof spaces - 1, f) == sizeof spaces - 1 && fflush(f) == 0);
+    rewind(f);
+    k.order_ok = 1;
+    st_diag_clear(&d);
+    CHECK(st_import_bochs(fileno(f), &o, &sink, &st, &d) == ST_OK);
+    fclose(f);
+    static const char *const names[] = {"cpu0.read", "cpu0.phys.read", "cpu0.cr3-2a3b000.read",
+                                        "cpu0.cr3-2a3b000.write", "cpu0.cr3-5000000.write",
+                                        "cpu0.cr3-5000000.write.vdata", "cpu1.phys.read", "cpu1.cr3-7000020.read"};
+    CHECK(k.n == 8);
+    for (uint32_t i = 0; i < k.n && i < 8; i++)
+        CHECK(strcmp(k.s[i].name, names[i]) == 0);
+    CHECK(k.order_ok);
+    cstream *plain = find(&k, "cpu0.read"), *a = find(&k, "cpu0.cr3-2a3b000.read");
+    cstream *aw = find(&k, "cpu0.cr3-2a3b000.write"), *b = find(&k, "cpu0.cr3-5000000.write");
+    cstream *pae = find(&k, "cpu1.cr3-7000020.read"), *walks = find(&k, "cpu0.phys.read");
+    CHECK(plain && plain->n == 1 && mem(plain, 0).addr == 0xffffffff81400000ull);
+    CHECK(a && a->n == 2 && mem(a, 0).addr == 0x7ffc00000010ull && mem(a, 1).addr == 0x1000 && mem(a, 1).cycle == 101);
+    CHECK(aw && aw->n == 1 && mem(aw, 0).data == 3);
+    CHECK(b && b->n == 1 && b->type == ST_TYPE_D64 && mem(b, 0).addr == 0x600000);
+    CHECK(pae && pae->n == 1 && mem(pae, 0).data == (2ull << 32 | 5));
+    /* the walks themselves stay physical */
+    CHECK(walks && walks->n == 4);
+    c_free(&k);
+
+    /* without the option: no split */
+    CHECK(import_str(spaces, 0, &k, &st, &d) == ST_OK);
+    CHECK(find(&k, "cpu0.read") && find(&k, "cpu0.read")->n == 3 && k.n == 6);
+    c_free(&k);
+}
+
 int main(void)
 {
     test_kinds();
+    test_spaces();
+    test_markers();
     test_malformed();
     test_batches();
     test_sample();

@@ -250,7 +250,7 @@ static void test_lackey(void)
                     " M 1fff000620,2\n"
                     "SB 0401ab73\n"
                     " L 10,16\n";
-    st_import_opts o = {0, "cpu0.", NULL, NULL};
+    st_import_opts o = {.prefix = "cpu0."};
     CHECK(imp("lackey", t, strlen(t), &o, &m, &st, &d) == ST_OK);
     /* the fetch stream is declared after read and write (read stays first) */
     CHECK(m.ns == 3 && strcmp(m.name[0], "cpu0.write") == 0 && strcmp(m.name[1], "cpu0.read") == 0 &&
@@ -450,7 +450,7 @@ static void test_errors(void)
 
     /* skip_bad: count, warn, go on */
     const char *sk = "I  10,3\n L 20,4\nbad1\n L 30,4\n Q 1,1\n L 1,0\n";
-    st_import_opts o = {1, NULL, count_warn, NULL};
+    st_import_opts o = {.skip_bad = 1, .warn = count_warn};
     warn_calls = 0;
     CHECK(imp("lackey", sk, strlen(sk), &o, &m, &st, &d) == ST_OK);
     CHECK(st.bad_lines == 3 && warn_calls == 3 && m.n[0] == 2 && st.lines == 6);
