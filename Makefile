@@ -6,6 +6,14 @@ BINDIR  = $(DESTDIR)$(PREFIX)/bin
 INCDIR  = $(DESTDIR)$(PREFIX)/include
 LIBDIR  = $(DESTDIR)$(PREFIX)/lib
 PCDIR   = $(LIBDIR)/pkgconfig
+MANDIR  = $(DESTDIR)$(PREFIX)/share/man
+# The Python package (python/simtrace) goes where Debian's python3 looks
+# for packages of /usr/local (or of PREFIX); another directory is added to
+# PYTHONPATH by hand.
+PYDIR   ?= $(PREFIX)/lib/python3/dist-packages
+# Debian's interpreter, which python3-numpy and python3-matplotlib serve
+# (not a python3 of pyenv or a venv found first on PATH)
+PYTHON  ?= $(firstword $(wildcard /usr/bin/python3) python3)
 CC      ?= cc
 VERSION = 0.1.0
 # libsvpc.so.$(SOVERSION) is the soname: it changes only when a call of
@@ -34,12 +42,12 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c 
           formats/line_reader.c formats/import_bochs.c \
           formats/trace_io.c formats/import_common.c formats/import_access.c formats/import_text.c \
           formats/import_vpc.c formats/export_text.c formats/export_merge.c \
-          svpc/stage2.c svpc/vpcx.c svpc/cm2.c svpc/svpc_codec.c \
+          svpc/stage2.c svpc/vpcx.c svpc/cm2.c svpc/svpc_codec.c svpc/svpc_stats.c \
           frames/frame_format.c frames/pool.c frames/frame_job.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c \
           frames/range.c api/api_common.c api/api_write.c api/api_read.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
-UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api
+UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a
@@ -50,7 +58,7 @@ UNITBINS = $(UNIT:%=$(BUILD)/tests/%)
 
 .SECONDEXPANSION:
 
-.PHONY: all tools help check unit cli-test demo bench install uninstall clean deps testdata asan ubsan tsan fuzz fuzz-build fuzz-check
+.PHONY: all tools help check unit cli-test py-test figures demo bench install uninstall clean deps testdata asan ubsan tsan fuzz fuzz-build fuzz-check
 
 ## all: build the programs and the libraries (default)
 all: $(BINS) $(SHLIB) $(BUILD)/svpc.pc
@@ -91,7 +99,7 @@ $(BINS): $(BUILD)/%: $(BUILD)/cli/$$(subst -,_,%).o $(BUILD)/cli/cli_util.o $(LI
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(LIB),$^) $(LIB) $(LDLIBS)
 $(BUILD)/svpc-compress $(BUILD)/svpc-decompress: $(BUILD)/cli/cli_decompress.o
-$(BUILD)/simtrace-cat: $(BUILD)/cli/cat_merge.o
+$(BUILD)/simtrace-cat: $(BUILD)/cli/cat_merge.o $(BUILD)/cli/cat_stats.o
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
@@ -146,10 +154,27 @@ unit: $(UNITBINS) $(BUILD)/tests/make-bad
 cli-test: $(BINS) $(BUILD)/tests/make-bad
 	$(Q)SVPC_BIN=$(abspath $(BUILD)) bats tests/cli
 
-## check: install missing dependencies, build, run every test (unit, CLI, sanitizers)
+## py-test: run the pytest tests of the Python package and simtrace-plot against the build
+py-test: $(BINS) $(SHLIB)
+	$(Q)SVPC_BIN=$(abspath $(BUILD)) SIMTRACE_LIBRARY=$(abspath $(BUILD))/libsvpc.so.$(SOVERSION) \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
+
+## figures: draw the README's figure (doc/bios-read.png) from the BIOS trace with simtrace-plot
+figures: $(BINS) $(SHLIB)
+	$(Q)mkdir -p $(BUILD)/figures doc
+	$(Q)xz -dc testdata/good/bios_read_300k.d64.xz > $(BUILD)/figures/bios_read.d64
+	$(Q)$(BUILD)/simtrace-pack -f --frame-size=20000 --stream=bios.read $(BUILD)/figures/bios_read.d64 \
+	  -o $(BUILD)/figures/bios_read.sim
+	$(Q)SVPC_BIN=$(abspath $(BUILD)) SIMTRACE_LIBRARY=$(abspath $(BUILD))/libsvpc.so.$(SOVERSION) \
+	  $(PYTHON) python/simtrace-plot --cycles=0:900000 \
+	  --title="simtrace-plot: the BIOS boot's reads (testdata/good/bios_read_300k), cycles 0..900k (272,678 entries)" \
+	  -o doc/bios-read.png $(BUILD)/figures/bios_read.sim
+
+## check: install missing dependencies, build, run every test (unit, CLI, Python, sanitizers)
 check: deps
 	$(Q)$(MAKE) --no-print-directory all unit
 	$(Q)$(MAKE) --no-print-directory cli-test
+	$(Q)$(MAKE) --no-print-directory py-test
 	$(Q)$(MAKE) --no-print-directory sanitize-check
 	$(Q)$(MAKE) --no-print-directory fuzz-check
 
@@ -229,7 +254,10 @@ bench-compare:
 	$(Q)test -n "$(OLD)" || { echo "usage: make bench-compare OLD=old/bench.tsv [NEW=build/bench.tsv]" >&2; exit 2; }
 	$(Q)scripts/bench-compare.sh $(OLD) $(NEW)
 
-## install: install the programs, <simtrace.h>, libsvpc.so and libsvpc.a, svpc.pc and the man pages under $(DESTDIR)$(PREFIX)
+MAN1 = $(wildcard man/*.1)
+MAN3 = $(wildcard man/*.3)
+
+## install: install the programs, simtrace-plot, <simtrace.h>, libsvpc.so and libsvpc.a, svpc.pc, the man pages under $(DESTDIR)$(PREFIX), and the Python package under $(DESTDIR)$(PYDIR)
 install: all
 	install -d $(BINDIR) $(INCDIR) $(LIBDIR) $(PCDIR)
 	install -m 755 $(BINS) $(BINDIR)
@@ -240,10 +268,17 @@ install: all
 	ln -sf $(SHLIB_REAL) $(LIBDIR)/libsvpc.so.$(SOVERSION)
 	ln -sf $(SHLIB_REAL) $(LIBDIR)/libsvpc.so
 	install -m 644 $(BUILD)/svpc.pc $(PCDIR)
+	install -d $(DESTDIR)$(PYDIR)/simtrace
+	install -m 644 python/simtrace/*.py $(DESTDIR)$(PYDIR)/simtrace
+	printf '# written by make install: where libsvpc.so.$(SOVERSION) was installed\nLIBDIR = "%s"\n' \
+	  "$(PREFIX)/lib" > $(DESTDIR)$(PYDIR)/simtrace/_install.py
+	sed 's|^PYDIR = .*|PYDIR = "$(PYDIR)"|' python/simtrace-plot > $(BINDIR)/simtrace-plot
+	chmod 755 $(BINDIR)/simtrace-plot
 
 ## uninstall: remove what install installed
 uninstall:
-	rm -f $(PROGS:%=$(BINDIR)/%) $(BINDIR)/bochs-trace
+	rm -f $(PROGS:%=$(BINDIR)/%) $(BINDIR)/bochs-trace $(BINDIR)/simtrace-plot
+	rm -rf $(DESTDIR)$(PYDIR)/simtrace
 	rm -f $(INCDIR)/simtrace.h $(LIBDIR)/libsvpc.a $(LIBDIR)/$(SHLIB_REAL) $(LIBDIR)/libsvpc.so.$(SOVERSION) \
 	  $(LIBDIR)/libsvpc.so $(PCDIR)/svpc.pc
 
@@ -255,9 +290,6 @@ clean:
 # them and checks them against --help) and scripts/svpc-parallel: install
 # and uninstall do these too (prerequisites added here); the man pages have
 # targets of their own so the test can install them without building.
-MANDIR  = $(DESTDIR)$(PREFIX)/share/man
-MAN1    = $(wildcard man/*.1)
-MAN3    = $(wildcard man/*.3)
 .PHONY: install-man uninstall-man install-parallel uninstall-parallel
 install: install-man install-parallel
 uninstall: uninstall-man uninstall-parallel

@@ -402,6 +402,37 @@ SIMTRACE_API simtrace_error simtrace_reader_find_time(simtrace_reader *r, uint32
     return SIMTRACE_OK;
 }
 
+SIMTRACE_API simtrace_error simtrace_reader_frame_info(simtrace_reader *r, uint32_t index, uint64_t k,
+                                                       simtrace_frame_info *info)
+{
+    const st_stream_info *s;
+    simtrace_error pe = random_stream(r, index, &s);
+    if (pe != SIMTRACE_OK)
+        return pe;
+    if (!info)
+        return SIMTRACE_E_USAGE;
+    const st_frame_ref *f = st_index_stream_frame(r->ix, index, k);
+    if (!f) {
+        snprintf(r->msg, sizeof r->msg, "stream '%s' has no frame %" PRIu64 " (it has %" PRIu64 ")", s->name, k,
+                 st_index_stream_frames(r->ix, index));
+        return SIMTRACE_E_RANGE;
+    }
+    memset(info, 0, sizeof *info);
+    info->first_entry = f->first_entry;
+    info->entries = f->count;
+    info->first_cycle = f->first_cycle;
+    info->last_cycle = f->last_cycle;
+    info->has_time = (f->flags & ST_FRAME_REF_TIMED) != 0;
+    if (info->has_time) {
+        info->first_time = f->first_time;
+        info->last_time = f->last_time;
+    }
+    info->offset = f->offset;
+    info->stored_bytes = f->size;
+    info->encoder = f->encoder;
+    return SIMTRACE_OK;
+}
+
 SIMTRACE_API simtrace_error simtrace_reader_value(simtrace_reader *r, uint32_t index, uint64_t entry, void *buf,
                                                   size_t size, size_t *len)
 {

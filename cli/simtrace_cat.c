@@ -19,6 +19,7 @@
 #include "../frames/container.h"
 #include "../frames/range.h"
 #include "cat_merge.h"
+#include "cat_stats.h"
 #include "cli_util.h"
 
 static void usage(FILE *f)
@@ -36,6 +37,12 @@ static void usage(FILE *f)
             "                        sequence, first entry, entries, first and last cycle,\n"
             "                        first and last time, offset, bytes)\n"
             "      --json            with --list: the same as one JSON object\n"
+            "      --stats[=json]    what is in each stream (or the -s one): entries, frames,\n"
+            "                        raw and stored bytes, bits per entry; memory streams:\n"
+            "                        distinct cache lines and pages, access sizes, reads or\n"
+            "                        writes (known from the stream's name), and per field\n"
+            "                        the predictors' hit rates and ids (decodes every frame);\n"
+            "                        =json: one JSON object, with the figures of every frame\n"
             "  -t, --verify          check every checksum, frame and the directory; write\n"
             "                        nothing; report the first bad frame\n"
             "      --salvage         write every intact frame of the stream of a damaged or\n"
@@ -80,7 +87,7 @@ static void usage(FILE *f)
             "Exit status: 0 success, 1 bad data or I/O error, 2 bad usage.\n");
 }
 
-enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_ALL, OPT_FRAMES, OPT_JSON };
+enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_ALL, OPT_FRAMES, OPT_JSON, OPT_STATS };
 
 static const struct option longopts[] = {
     {"list", no_argument, NULL, 'l'},          {"verify", no_argument, NULL, 't'},
@@ -94,6 +101,7 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
     {"ignore-check", no_argument, NULL, OPT_IGNORE_CHECK}, {"all", no_argument, NULL, OPT_ALL},
     {"frames", no_argument, NULL, OPT_FRAMES},   {"json", no_argument, NULL, OPT_JSON},
+    {"stats", optional_argument, NULL, OPT_STATS},
     {NULL, 0, NULL, 0}};
 
 /* the library's range kinds (frames/range.h) */
@@ -835,7 +843,7 @@ int main(int argc, char **argv)
     cli_prog = "simtrace-cat";
     const char *out_path = NULL, *stream = NULL, *format = "raw";
     int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, all = 0, c;
-    int list_frames = 0, list_json = 0;
+    int list_frames = 0, list_json = 0, stats = 0; /* stats: 1 text, 2 json */
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
     range rg = {{R_NONE, 0, UINT64_MAX}, NULL};
@@ -853,6 +861,13 @@ int main(int argc, char **argv)
         case OPT_ALL: all = 1; break;
         case OPT_FRAMES: list_frames = 1; break;
         case OPT_JSON: list_json = 1; break;
+        case OPT_STATS:
+            if (optarg && strcmp(optarg, "json") != 0) {
+                cli_msg("--stats takes no value or =json (got '%s')", optarg);
+                return EXIT_USAGE;
+            }
+            stats = optarg ? 2 : 1;
+            break;
         case OPT_ENTRIES:
         case OPT_CYCLES:
         case OPT_TIME:
@@ -894,8 +909,8 @@ int main(int argc, char **argv)
         cli_msg("--list, --verify and --salvage take one container (got %d)", argc - optind);
         return EXIT_USAGE;
     }
-    if (list + verify + salvage > 1) {
-        cli_msg("give at most one of --list, --verify, --salvage");
+    if (list + verify + salvage + !!stats > 1) {
+        cli_msg("give at most one of --list, --verify, --salvage, --stats");
         return EXIT_USAGE;
     }
     if ((list_frames || list_json) && !list) {
@@ -916,6 +931,10 @@ int main(int argc, char **argv)
             return rc;
         }
         return cli_out_commit();
+    }
+    if (stats && (argc - optind > 1 || rg.r.kind != R_NONE || all || cat_selected() > 1 || out_path)) {
+        cli_msg("--stats takes one container, at most one -s NAME, no range, and writes to standard output");
+        return EXIT_USAGE;
     }
     if ((list || verify) && rg.r.kind != R_NONE) {
         cli_msg("--list and --verify take no range");
@@ -959,6 +978,16 @@ int main(int argc, char **argv)
     if (ix) {
         st_index_set_memlimit(ix, memlimit);
         st_index_set_ignore_check(ix, ignore_check);
+    }
+    if (stats) {
+        /* every frame decoded through the directory: a regular file */
+        if (!ix) {
+            cli_msg("%s: --stats reads a regular file, not a pipe", in_name);
+            return EXIT_USAGE;
+        }
+        rc = cat_stats(ix, in_name, stream, stats == 2, stdout);
+        st_index_free(ix);
+        return rc;
     }
     if (list && ix) {
         rc = list_index(ix);

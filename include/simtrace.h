@@ -502,6 +502,29 @@ SIMTRACE_API simtrace_error simtrace_reader_find_time(simtrace_reader *r, uint32
 SIMTRACE_API simtrace_error simtrace_reader_value(simtrace_reader *r, uint32_t index, uint64_t entry, void *buf,
                                                   size_t size, size_t *len);
 
+/* One data frame of a stream, as the directory describes it. */
+typedef struct simtrace_frame_info {
+    uint64_t first_entry;  /* index in the stream of its first entry */
+    uint64_t entries;      /* entries it holds */
+    uint64_t first_cycle, last_cycle; /* of its first and last entry (has_cycles) */
+    uint64_t first_time, last_time;   /* ns since 1970 (has_time) */
+    uint64_t offset;       /* byte offset of its header in the file */
+    uint64_t stored_bytes; /* header + payload bytes */
+    uint32_t encoder;      /* the codec's id (formats/SIMTRACE.md section 6) */
+    uint32_t has_time;     /* 1: written with timestamps */
+    uint64_t reserved[4];
+} simtrace_frame_info;
+
+/*
+ * Random access only.  Copy frame k (0..info.frames-1, in entry order) of
+ * stream index to *info.  Decodes nothing: a reader walks a stream frame
+ * by frame with [first_entry, first_entry + entries) ranges, holding one
+ * frame at a time.  Returns SIMTRACE_OK; SIMTRACE_E_RANGE (no such stream
+ * or frame); SIMTRACE_E_STATE (sequential reader); SIMTRACE_E_USAGE.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_frame_info(simtrace_reader *r, uint32_t index, uint64_t k,
+                                                       simtrace_frame_info *info);
+
 /* What the last failed call on r (or its cursors) found wrong and where
  * ("byte offset 1234, frame 7: payload checksum mismatch"); "" after
  * success.  Owned by r. */

@@ -27,6 +27,8 @@
 #       api       the public API (issue 12): writing through it against
 #                 piping into svpc-compress, reading [a, b) through it
 #                 against simtrace-cat --entries a:b, by CPU time
+#       python    the Python package (issue 14): reading [a, b) into numpy
+#                 against simtrace-cat --entries a:b, by CPU time
 #     and, not in "all" (slow: half an hour or more; bios_post.write alone took 2 minutes):
 #       corpus-xz corpus: xz -9 and zstd -19 --long=27 sizes and speeds
 #     e.g. BENCH_ONLY=size,speed  or  BENCH_ONLY=all,corpus-xz
@@ -71,7 +73,7 @@ note() { echo "bench.sh: $*" >&2; }
 
 # ---- selectors ------------------------------------------------------------------
 
-ALL_PARTS="size speed threads memory random overhead tradeoff testdata importers vpc api"
+ALL_PARTS="size speed threads memory random overhead tradeoff testdata importers vpc api python"
 EXTRA_PARTS="corpus-xz"
 PARTS=" "
 IFS=', ' read -ra _sel <<<"${BENCH_ONLY:-all}"
@@ -963,6 +965,56 @@ targets() {
 
 # =====================================================================================
 
+# The Python package (issue 14's target: reading a range into numpy at no
+# less than 80% of simtrace-cat's raw throughput on the same range), by CPU
+# time, -T1, on 128 MiB of corpus lackey entries (4 frames): entries
+# [a, b) through simtrace's Stream.raw (one buffer, simtrace_reader_read)
+# and stream[a:b] (the structured array, through a cursor), measured inside
+# the interpreter (scripts/py-bench.py: its start and numpy's import are
+# not counted; median of max(5, BENCH_RUNS)), against simtrace-cat -T1
+# --entries a:b writing to /dev/null and to a file (median of as many
+# runs); the raw bytes are compared with simtrace-cat's.
+python_part() {
+    local PY=/usr/bin/python3 raw="$TMP/py.d64" what n a b k i runs=$((RUNS > 5 ? RUNS : 5))
+    [[ -x $PY && -n $TIME_BIN ]] && "$PY" -c 'import numpy' 2>/dev/null ||
+        { echo "python: skipped (needs python3-numpy and GNU time)"; echo; return; }
+    what=$(lackey_input "$raw" $((128 << 20))) || { echo "python: skipped (no lackey traces)"; echo; return; }
+    n=$(($(fsize "$raw") / 32))
+    # (the lackey traces are joined: their cycles restart at each join)
+    "$PACK" -T1 --allow-cycle-reset -o "$TMP/py.sim" "$raw" || { fail "python: packing failed"; return; }
+    rm -f "$raw"
+    echo "python: reading [a, b) into numpy (simtrace package) against simtrace-cat -T1 --entries a:b, CPU time (user + system), median of $runs"
+    echo "  input: $(group "$n") d64 entries (128 MiB, $((n / 1048576 + (n % 1048576 > 0))) frames): $what"
+    for k in "$((n / 3)) $((n / 3 + 500000))" "$((n / 2 - 1000000)) $((n / 2 + 1000000))" "1000 $((n - 1000))"; do
+        read -r a b <<<"$k"
+        note "python: reading [$a, $b)"
+        local cn=() cf=() pr pn mcn mcf
+        for ((i = 0; i < runs; i++)); do
+            if "$TIME_BIN" -f '%U %S' -o "$TMP/cpu" "$CAT" -T1 --entries "$a:$b" "$TMP/py.sim" >/dev/null; then
+                cn+=("$(awk '{ printf "%.3f", $1 + $2 }' "$TMP/cpu")")
+            else cn+=(FAIL); fi
+            if "$TIME_BIN" -f '%U %S' -o "$TMP/cpu" "$CAT" -T1 -f --entries "$a:$b" -o "$TMP/py.cat" "$TMP/py.sim"; then
+                cf+=("$(awk '{ printf "%.3f", $1 + $2 }' "$TMP/cpu")")
+            else cf+=(FAIL); fi
+        done
+        read -r pr pn < <("$PY" "$ROOT/scripts/py-bench.py" "$TMP/py.sim" "$a" "$b" "$runs" "$TMP/py.out" || echo FAIL FAIL)
+        any_fail "${cn[@]}" "${cf[@]}" "$pr" "$pn" && { fail "python: reading [$a, $b) failed"; return; }
+        local same=no
+        cmp -s "$TMP/py.out" "$TMP/py.cat" && same=yes
+        [[ $same == yes ]] || fail "python: [$a, $b) through the package differs from simtrace-cat's"
+        mcn=$(median "${cn[@]}") mcf=$(median "${cf[@]}")
+        printf '  [%s, %s) (%s entries): simtrace-cat %6.3f s (to /dev/null), %6.3f s (to a file); Stream.raw %6.3f s, stream[a:b] %6.3f s: numpy at %s%% / %s%% of its throughput (target: at least 80%%: %s); same bytes: %s\n' \
+            "$a" "$b" "$(group $((b - a)))" "$mcn" "$mcf" "$pr" "$pn" "$(pct "$mcn" "$pn")" "$(pct "$mcf" "$pn")" \
+            "$(verdict "$pn" "$(cmpf "$(div "$mcn" "$pn" %.4f)" 0.8 ">=")")" "$same"
+        tsv python "read_$((b - a))" cat_devnull_cpu_s "$mcn"
+        tsv python "read_$((b - a))" cat_file_cpu_s "$mcf"
+        tsv python "read_$((b - a))" py_raw_cpu_s "$pr"
+        tsv python "read_$((b - a))" py_numpy_cpu_s "$pn"
+    done
+    rm -f "$TMP"/py.sim "$TMP"/py.out "$TMP"/py.cat
+    echo
+}
+
 main() {
     echo "svpc benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -m), $NCPU CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
     echo "svpc: $("$COMPRESS" --version | head -n 1)$([[ ${#COPTS[@]} -eq 0 ]] || echo "; SVPC_OPTS: ${COPTS[*]}")"
@@ -978,6 +1030,7 @@ main() {
     want importers && importers
     want vpc && vpc_traces
     want api && api_part
+    want python && python_part
     targets
     ((!FAILED))
 }

@@ -28,6 +28,11 @@ PKGS=(
     libclang-rt-14-dev  # sanitizers, libFuzzer
     valgrind            # memcheck, lackey traces
     time                # GNU /usr/bin/time (peak memory)
+    python3-numpy       # python/simtrace, the Python reader
+    python3-matplotlib  # simtrace-plot, make figures
+    python3-pytest      # its tests (make py-test)
+    python3-setuptools  # pip install ./python (offline, --no-build-isolation)
+    python3-pip
     parallel            # GNU parallel: scripts/svpc-parallel, tests/cli/parallel.bats
     groff-base          # renders the man pages in tests/cli/man_pages.bats
 )

@@ -168,9 +168,11 @@ st_error svpc_decode_prefix(svpc_ctx *ctx, svpc_encoder enc, st_entry_type t,
                             const uint8_t *payload, size_t len, size_t n, size_t stop,
                             uint8_t *raw, st_diag *diag);
 
-/* Per-stream byte accounting of the last svpc_encode() on ctx, for
- * `svpc-compress --stats` and the benchmark: name and compressed size of
- * each internal stream. Returns the number of streams (0 if none). */
+/* Per-stream byte accounting of the last svpc_encode() on ctx (the paper,
+ * cm1 and cm encoders' internal streams; scripts/vpcpairs.c prints it):
+ * name and compressed size of each internal stream.  Returns the number
+ * of streams (0 if none).  `simtrace-cat --stats` reports the predictors'
+ * hits per field from decoded entries instead (svpc_stats.h). */
 typedef struct {
     const char *name;
     uint64_t raw;

@@ -329,6 +329,41 @@ static uint64_t first_cycle_at_least(const uint8_t *raw, uint64_t n, uint64_t cy
     return i;
 }
 
+/* simtrace_reader_frame_info: the frames of a stream tile it in entry
+ * order, each frame read alone is the same as that slice of the whole,
+ * their bytes add up to the stream's stored bytes; errors. */
+static void test_frame_info(const char *path)
+{
+    simtrace_reader *r;
+    CHECK(simtrace_reader_open_path(&r, path, NULL) == SIMTRACE_OK);
+    simtrace_stream_info si;
+    CHECK(simtrace_reader_stream_info(r, 0, &si) == SIMTRACE_OK && si.frames >= 2);
+    static uint8_t whole[N_READ * 32], one[N_READ * 32];
+    uint64_t cnt, next = 0, bytes = 0;
+    CHECK(simtrace_reader_read(r, 0, 0, UINT64_MAX, whole, sizeof whole, &cnt) == SIMTRACE_OK && cnt == N_READ);
+    simtrace_frame_info fi;
+    for (uint64_t k = 0; k < si.frames; k++) {
+        CHECK(simtrace_reader_frame_info(r, 0, k, &fi) == SIMTRACE_OK);
+        CHECK(fi.first_entry == next && fi.entries > 0 && fi.entries <= FRAME && fi.stored_bytes > 0 && !fi.has_time);
+        CHECK(simtrace_reader_read(r, 0, fi.first_entry, fi.first_entry + fi.entries, one, sizeof one, &cnt) ==
+                  SIMTRACE_OK && cnt == fi.entries);
+        CHECK(memcmp(one, whole + 32 * fi.first_entry, 32 * cnt) == 0);
+        simtrace_entry e0, e1;
+        simtrace_entry_unpack(SIMTRACE_TYPE_D64, one, &e0);
+        simtrace_entry_unpack(SIMTRACE_TYPE_D64, one + 32 * (cnt - 1), &e1);
+        CHECK(fi.first_cycle == e0.cycle && fi.last_cycle == e1.cycle);
+        next += fi.entries;
+        bytes += fi.stored_bytes;
+    }
+    CHECK(next == N_READ && bytes == si.stored_bytes);
+    CHECK(simtrace_reader_frame_info(r, 0, si.frames, &fi) == SIMTRACE_E_RANGE);
+    CHECK(strstr(simtrace_reader_message(r), "no frame") != NULL);
+    CHECK(simtrace_reader_frame_info(r, 9, 0, &fi) == SIMTRACE_E_RANGE);
+    CHECK(simtrace_reader_frame_info(r, 0, 0, NULL) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_reader_frame_info(NULL, 0, 0, &fi) == SIMTRACE_E_USAGE);
+    simtrace_reader_free(r);
+}
+
 static void test_random_access(const char *path)
 {
     simtrace_reader *r = (simtrace_reader *)&r;
@@ -490,6 +525,8 @@ static void test_sequential(const char *path)
     CHECK(simtrace_reader_read(r, 0, 0, 1, buf, sizeof buf, &cnt) == SIMTRACE_E_STATE);
     CHECK(strstr(simtrace_reader_message(r), "random access") != NULL);
     CHECK(simtrace_reader_find_cycle(r, 0, 5, &e) == SIMTRACE_E_STATE);
+    simtrace_frame_info fi;
+    CHECK(simtrace_reader_frame_info(r, 0, 0, &fi) == SIMTRACE_E_STATE);
     CHECK(simtrace_reader_find_stream(r, "cpu0.write", &idx) == SIMTRACE_E_NOT_FOUND); /* not seen yet */
     simtrace_range rg = {SIMTRACE_RANGE_ENTRIES, 0, 450, 1500};
     simtrace_cursor *c, *c2;
@@ -612,6 +649,7 @@ int main(void)
 
     counted.allocs = counted.frees = 0;
     test_random_access(path);
+    test_frame_info(path);
     test_sequential(path);
 
     /* the reader's allocator: used, and everything given back */

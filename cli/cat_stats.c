@@ -1,0 +1,352 @@
+/* cat_stats.c - simtrace-cat --stats (cat_stats.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "cat_stats.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/entry.h"
+#include "../svpc/svpc_stats.h"
+#include "cli_util.h"
+
+#define LINE_BITS 6  /* 64-byte cache lines */
+#define PAGE_BITS 12 /* 4 KiB pages */
+/* Distinct lines and pages are counted exactly up to this many each; past
+ * it the count is a lower bound (said so), so memory stays bounded
+ * (2 x 8 bytes x 2^22 slots at most) whatever the trace. */
+#define DISTINCT_CAP (UINT32_C(1) << 21)
+#define SIZE_HIST 65 /* access sizes 0..64 bytes; larger ones counted together */
+
+/* ---- a set of 64-bit keys (open addressing, linear probing) ---- */
+
+typedef struct {
+    uint64_t *slot; /* key + 1; 0 is empty */
+    size_t cap, n;
+    int full; /* reached DISTINCT_CAP: later keys not counted */
+} keyset;
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+static st_error keyset_add(keyset *s, uint64_t k)
+{
+    if (s->full)
+        return ST_OK;
+    if (2 * (s->n + 1) > s->cap) {
+        if (s->n >= DISTINCT_CAP) {
+            s->full = 1;
+            return ST_OK;
+        }
+        size_t nc = s->cap ? 2 * s->cap : 1024;
+        uint64_t *ns = calloc(nc, sizeof *ns);
+        if (!ns)
+            return ST_E_NOMEM;
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->slot[i])
+                continue;
+            size_t j = mix64(s->slot[i]) & (nc - 1);
+            while (ns[j])
+                j = (j + 1) & (nc - 1);
+            ns[j] = s->slot[i];
+        }
+        free(s->slot);
+        s->slot = ns;
+        s->cap = nc;
+    }
+    uint64_t key = k + 1; /* k = UINT64_MAX >> bits at most: no wrap to 0 */
+    size_t j = mix64(key) & (s->cap - 1);
+    while (s->slot[j]) {
+        if (s->slot[j] == key)
+            return ST_OK;
+        j = (j + 1) & (s->cap - 1);
+    }
+    s->slot[j] = key;
+    s->n++;
+    return ST_OK;
+}
+
+/* ---- one stream ---- */
+
+typedef struct {
+    uint64_t entries, stored, frames;
+    keyset lines, pages;
+    uint64_t sizes[SIZE_HIST + 1];
+    svpc_pred_stats pred;
+} stream_stats;
+
+/* "read", "write" or NULL, from the stream's name: the importers and
+ * bochs-trace name streams CPU.read, CPU.write (and .phys.read...), the
+ * API's users likewise by convention. */
+static const char *stream_kind(const char *name)
+{
+    const char *last = strrchr(name, '.');
+    last = last ? last + 1 : name;
+    if (strstr(last, "read") || strstr(last, "load"))
+        return "read";
+    if (strstr(last, "write") || strstr(last, "store"))
+        return "write";
+    return NULL;
+}
+
+static int is_memory(st_entry_type t)
+{
+    return t == ST_TYPE_D64 || t == ST_TYPE_D32 || t == ST_TYPE_M64 || t == ST_TYPE_M32;
+}
+
+/* The access size of entry e (d64, d32): the target's width with
+ * fullSize, else the size field (as simtrace-cat -F text prints it). */
+static uint64_t access_size(st_entry_type t, const st_entry *e)
+{
+    int wide = t == ST_TYPE_D64;
+    if (e->meta16 & 1)
+        return wide ? 8 : 4;
+    return wide ? e->data >> 32 : (e->data >> 16) & 0xFFFF;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+/* Per frame, in JSON: entries, bytes, and each field's hit rate. */
+static void json_frame(FILE *out, int first, const st_frame_ref *r, st_entry_type t, const svpc_pred_stats *p)
+{
+    fprintf(out, "%s{\"first_entry\": %" PRIu64 ", \"entries\": %" PRIu64 ", \"stored_bytes\": %" PRIu64, first ? "" : ", ",
+            r->first_entry, r->count, r->size);
+    if (is_memory(t)) {
+        fputs(", \"hit_rate\": {", out);
+        int k = 0;
+        for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++) {
+            if (!svpc_stats_has_field(t, f))
+                continue;
+            fprintf(out, "%s\"%s\": %.6f", k++ ? ", " : "", svpc_stats_field_name(f), ratio(p->hits[f], p->coded[f]));
+        }
+        fputc('}', out);
+    }
+    fputc('}', out);
+}
+
+static void print_text(FILE *out, const st_stream_info *s, const stream_stats *ss)
+{
+    fprintf(out, "stream %s (%s, encoder %s)\n", s->name, s->type_name,
+            svpc_encoder_name((svpc_encoder)s->encoder) ? svpc_encoder_name((svpc_encoder)s->encoder) : "?");
+    fprintf(out, "  entries %" PRIu64 ", frames %" PRIu64 ", raw bytes %" PRIu64 ", stored bytes %" PRIu64
+                 ", %.3f bits/entry\n",
+            ss->entries, ss->frames, ss->entries * s->entry_size, ss->stored, ratio(8 * ss->stored, ss->entries));
+    if (!is_memory(s->type))
+        return;
+    fprintf(out, "  distinct cache lines (64 B) %s%zu, pages (4 KiB) %s%zu\n", ss->lines.full ? ">= " : "",
+            ss->lines.n, ss->pages.full ? ">= " : "", ss->pages.n);
+    const char *kind = stream_kind(s->name);
+    if (kind)
+        fprintf(out, "  %ss %" PRIu64 " (by the stream's name)\n", kind, ss->entries);
+    if (s->type == ST_TYPE_D64 || s->type == ST_TYPE_D32) {
+        fputs("  access sizes:", out);
+        for (unsigned z = 0; z <= SIZE_HIST; z++)
+            if (ss->sizes[z])
+                fprintf(out, " %s%u: %" PRIu64, z == SIZE_HIST ? ">" : "", z == SIZE_HIST ? SIZE_HIST - 1 : z,
+                        ss->sizes[z]);
+        fputc('\n', out);
+    }
+    fprintf(out, "  %-8s %9s %9s %9s  %s\n", "field", "hit", "expected", "miss", "uses of predictor ids 0.. (last: miss)");
+    for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++) {
+        const svpc_pred_stats *p = &ss->pred;
+        if (!svpc_stats_has_field(s->type, f))
+            continue;
+        fprintf(out, "  %-8s %8.2f%% %8.2f%% %8.2f%% ", svpc_stats_field_name(f), 100 * ratio(p->hits[f], p->coded[f]),
+                100 * ratio(p->expected[f], p->coded[f]), 100 * ratio(p->coded[f] - p->hits[f], p->coded[f]));
+        for (unsigned id = 0; id <= svpc_stats_nslots(f); id++)
+            fprintf(out, " %" PRIu64, p->ids[f][id]);
+        fputc('\n', out);
+    }
+}
+
+static void print_json(FILE *out, const st_stream_info *s, const stream_stats *ss)
+{
+    fputs("{\"name\": ", out);
+    json_str(out, s->name);
+    fputs(", \"type\": ", out);
+    json_str(out, s->type_name);
+    const char *en = svpc_encoder_name((svpc_encoder)s->encoder);
+    fputs(", \"encoder\": ", out);
+    json_str(out, en ? en : "?");
+    fprintf(out, ", \"entries\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
+                 ", \"stored_bytes\": %" PRIu64 ", \"bits_per_entry\": %.6f",
+            ss->entries, ss->frames, ss->entries * s->entry_size, ss->stored, ratio(8 * ss->stored, ss->entries));
+    if (!is_memory(s->type))
+        return;
+    fprintf(out, ", \"distinct_lines\": %zu, \"distinct_pages\": %zu, \"distinct_exact\": %s", ss->lines.n,
+            ss->pages.n, ss->lines.full || ss->pages.full ? "false" : "true");
+    const char *kind = stream_kind(s->name);
+    fputs(", \"kind\": ", out);
+    if (kind)
+        json_str(out, kind);
+    else
+        fputs("null", out);
+    fprintf(out, ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64, kind && kind[0] == 'r' ? ss->entries : 0,
+            kind && kind[0] == 'w' ? ss->entries : 0);
+    if (s->type == ST_TYPE_D64 || s->type == ST_TYPE_D32) {
+        fputs(", \"sizes\": {", out);
+        int k = 0;
+        for (unsigned z = 0; z <= SIZE_HIST; z++)
+            if (ss->sizes[z])
+                fprintf(out, "%s\"%s%u\": %" PRIu64, k++ ? ", " : "", z == SIZE_HIST ? ">" : "",
+                        z == SIZE_HIST ? SIZE_HIST - 1 : z, ss->sizes[z]);
+        fputc('}', out);
+    }
+    fputs(", \"fields\": {", out);
+    int k = 0;
+    for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++) {
+        const svpc_pred_stats *p = &ss->pred;
+        if (!svpc_stats_has_field(s->type, f))
+            continue;
+        fprintf(out, "%s\"%s\": {\"hit_rate\": %.6f, \"expected_rate\": %.6f, \"misses\": %" PRIu64 ", \"ids\": [",
+                k++ ? ", " : "", svpc_stats_field_name(f), ratio(p->hits[f], p->coded[f]),
+                ratio(p->expected[f], p->coded[f]), p->coded[f] - p->hits[f]);
+        for (unsigned id = 0; id <= svpc_stats_nslots(f); id++)
+            fprintf(out, "%s%" PRIu64, id ? ", " : "", p->ids[f][id]);
+        fputs("]}", out);
+    }
+    fputc('}', out);
+}
+
+/* Decode every frame of stream si, gathering its statistics (and, for
+ * JSON, printing each frame's). */
+static st_error stream_pass(st_index *ix, unsigned si, svpc_stats_ctx *sc, stream_stats *ss, FILE *json,
+                            st_diag *d)
+{
+    const st_stream_info *s = st_index_stream(ix, si);
+    const int mem = is_memory(s->type), sized = s->type == ST_TYPE_D64 || s->type == ST_TYPE_D32;
+    st_buf buf;
+    st_buf_init(&buf, 0);
+    st_error e = ST_OK;
+    if (json)
+        fputs(", \"frame_stats\": [", json);
+    for (uint64_t j = 0; j < st_index_stream_frames(ix, si) && e == ST_OK; j++) {
+        const st_frame_ref *r = st_index_stream_frame(ix, si, j);
+        ss->frames++;
+        ss->stored += r->size;
+        ss->entries += r->count;
+        if (!mem) {
+            if (json)
+                json_frame(json, j == 0, r, s->type, NULL);
+            continue;
+        }
+        st_diag_clear(d);
+        if ((e = st_index_decode_frame(ix, r->ordinal, &buf, d)) != ST_OK)
+            break;
+        svpc_pred_stats fp;
+        memset(&fp, 0, sizeof fp);
+        if ((e = svpc_stats_frame(sc, (svpc_encoder)r->encoder, s->type, buf.data, (size_t)r->count, &fp)) != ST_OK)
+            break;
+        ss->pred.entries += fp.entries;
+        for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++) {
+            ss->pred.coded[f] += fp.coded[f];
+            ss->pred.hits[f] += fp.hits[f];
+            ss->pred.expected[f] += fp.expected[f];
+            for (unsigned id = 0; id < SVPC_STATS_IDS; id++)
+                ss->pred.ids[f][id] += fp.ids[f][id];
+        }
+        if (json)
+            json_frame(json, j == 0, r, s->type, &fp);
+        for (uint64_t i = 0; i < r->count && e == ST_OK; i++) {
+            st_entry en;
+            st_entry_load(s->type, buf.data + i * s->entry_size, &en);
+            if ((e = keyset_add(&ss->lines, en.addr >> LINE_BITS)) == ST_OK)
+                e = keyset_add(&ss->pages, en.addr >> PAGE_BITS);
+            if (sized) {
+                uint64_t z = access_size(s->type, &en);
+                ss->sizes[z < SIZE_HIST ? z : SIZE_HIST]++;
+            }
+        }
+    }
+    if (json)
+        fputc(']', json);
+    st_buf_free(&buf);
+    return e;
+}
+
+int cat_stats(st_index *ix, const char *file, const char *name, int json, FILE *out)
+{
+    unsigned n = st_index_stream_count(ix), lo = 0, hi = n;
+    if (name) {
+        int si = st_index_find_stream(ix, name);
+        if (si < 0) {
+            cli_msg("%s: no stream named '%s' (see --list)", file, name);
+            return EXIT_DATA;
+        }
+        lo = (unsigned)si;
+        hi = lo + 1;
+    }
+    svpc_stats_ctx *sc;
+    st_error e = svpc_stats_new(&sc);
+    if (e != ST_OK)
+        return cli_report(e, NULL, file);
+    st_diag d;
+    st_diag_clear(&d);
+    if (json) {
+        fputs("{\"file\": ", out);
+        json_str(out, file);
+        fputs(", \"streams\": [", out);
+    }
+    for (unsigned i = lo; i < hi && e == ST_OK; i++) {
+        const st_stream_info *s = st_index_stream(ix, i);
+        stream_stats *ss = calloc(1, sizeof *ss);
+        if (!ss) {
+            e = ST_E_NOMEM;
+            break;
+        }
+        if (json) {
+            fputs(i > lo ? ",\n  " : "\n  ", out);
+            /* the summary needs the whole pass, the frames are printed
+             * during it: frames first into a memory stream */
+            char *fbuf = NULL;
+            size_t flen = 0;
+            FILE *fm = open_memstream(&fbuf, &flen);
+            if (!fm) {
+                free(ss);
+                e = ST_E_NOMEM;
+                break;
+            }
+            e = stream_pass(ix, i, sc, ss, fm, &d);
+            fclose(fm);
+            if (e == ST_OK) {
+                print_json(out, s, ss);
+                fwrite(fbuf, 1, flen, out);
+                fputc('}', out);
+            }
+            free(fbuf);
+        } else {
+            e = stream_pass(ix, i, sc, ss, NULL, &d);
+            if (e == ST_OK)
+                print_text(out, s, ss);
+        }
+        free(ss->lines.slot);
+        free(ss->pages.slot);
+        free(ss);
+    }
+    svpc_stats_free(sc);
+    if (e != ST_OK)
+        return cli_report(e, &d, file);
+    if (json)
+        fputs("\n]}\n", out);
+    return fflush(out) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
+}

@@ -1,0 +1,401 @@
+"""simtrace: read simtrace containers (compressed memory traces) into numpy.
+
+    import simtrace
+    with simtrace.open("bios.sim") as t:
+        print(t.streams)               # every stream, with its type and size
+        s = t.stream()                 # the default stream (first memory stream)
+        a = s[1000:2000]               # entries 1000..1999, a numpy structured array
+        b = s.cycles(5000, 6000)       # the entries of cycles 5000..5999
+        for frame, entries in s.frames():   # one frame at a time: constant memory
+            ...
+
+Memory streams (d64, d32, m64, m32) give arrays of DTYPE: cycle, meta
+(bit 0 fullSize, bits 1..15 the producer's tag), ip, address, size (bytes
+of the access; 0 for m64/m32, which record none) and value (the low bytes
+of a wide value; Stream.value(i) returns the whole of it).  Other streams
+give their raw entries, an (n, entry_size) uint8 array.  Stream.raw(a, b)
+gives any stream's entries in their raw little-endian layout, byte for
+byte what `simtrace-cat --entries=a:b` writes.
+
+Everything goes through the public C API of libsvpc (include/simtrace.h);
+errors raise SimtraceError, carrying the library's error and message.
+The library is found through $SIMTRACE_LIBRARY, the source tree's build/,
+the directory `make install` used, or the dynamic linker's search path.
+"""
+import ctypes
+
+import numpy as np
+
+from . import _lib
+
+__all__ = ["open", "Trace", "Stream", "SimtraceError", "DTYPE", "FrameInfo", "version"]
+
+_L = _lib.load()
+
+CYCLE_MASK = (1 << 48) - 1
+UINT64_MAX = (1 << 64) - 1
+
+# Every field at its natural alignment (40 bytes an entry), so that the
+# 64-bit fields of d64 entries are filled by whole-column copies.
+DTYPE = np.dtype({"names": ["cycle", "meta", "ip", "address", "size", "value"],
+                  "formats": ["<u8", "<u2", "<u8", "<u8", "<u4", "<u8"],
+                  "offsets": [0, 36, 8, 16, 32, 24], "itemsize": 40})
+
+# raw layouts of the memory types (include/simtrace.h, simtrace_type)
+_RAW = {
+    _lib.TYPE_D64: np.dtype([("meta", "<u8"), ("ip", "<u8"), ("address", "<u8"), ("data", "<u8")]),
+    _lib.TYPE_D32: np.dtype([("meta", "<u8"), ("ip", "<u4"), ("address", "<u4"), ("data", "<u4")]),
+    _lib.TYPE_M64: np.dtype([("meta", "<u8"), ("ip", "<u8"), ("address", "<u8")]),
+    _lib.TYPE_M32: np.dtype([("meta", "<u8"), ("ip", "<u4"), ("address", "<u4")]),
+}
+
+# entries converted at a time: the pieces stay in the CPU's caches
+CHUNK = 1 << 16
+
+
+def version():
+    """The library's version string ("0.1.0")."""
+    return _L.simtrace_version_string().decode()
+
+
+class SimtraceError(Exception):
+    """A call of libsvpc failed.  code: the simtrace_error value; name: its
+    name ("E_PAYLOAD_CRC"); message: the library's words for it;
+    is_data: the input's content is bad (not I/O, usage or resources)."""
+
+    def __init__(self, code, message, where=None):
+        self.code = code
+        self.name = _lib.ERROR_NAMES[code] if 0 <= code < len(_lib.ERROR_NAMES) else "E_%d" % code
+        self.message = message
+        self.is_data = bool(_L.simtrace_error_is_data(code))
+        text = message if not where else "%s: %s" % (where, message)
+        super().__init__("%s (%s)" % (text, self.name))
+
+
+class FrameInfo:
+    """One data frame of a stream (simtrace_frame_info)."""
+
+    __slots__ = ("index", "first_entry", "entries", "first_cycle", "last_cycle", "first_time", "last_time",
+                 "offset", "stored_bytes", "encoder", "has_time")
+
+    def __init__(self, k, fi):
+        self.index = k
+        for n in self.__slots__[1:]:
+            setattr(self, n, getattr(fi, n))
+
+    def __repr__(self):
+        return "FrameInfo(%d: entries %d..%d, %d bytes)" % (self.index, self.first_entry,
+                                                            self.first_entry + self.entries - 1, self.stored_bytes)
+
+
+def _unpack_into(kind, raw, out):
+    """Fill out (DTYPE, len n) from n raw entries of memory type kind."""
+    n = len(out)
+    if kind == _lib.TYPE_D64:
+        src = raw.view(np.uint64).reshape(n, 4)
+        o = out.view(np.uint64).reshape(n, 5)
+        meta, data = src[:, 0], src[:, 3]
+        o[:, 0:3] = src[:, 0:3]  # meta (cut to the cycle below), ip, address
+        o[:, 0] &= np.uint64(CYCLE_MASK)
+        out["meta"] = meta >> np.uint64(48)
+        # fullSize 0: data holds size << 32 | value; fullSize 1: the value
+        o[:, 3] = data & np.uint64(0xFFFFFFFF)
+        out["size"] = data >> np.uint64(32)
+        full = (out["meta"] & 1).astype(bool)
+        if full.any():
+            o[full, 3] = data[full]
+            out["size"][full] = 8
+        return
+    src = raw.view(_RAW[kind])
+    meta = src["meta"]
+    out["cycle"] = meta & np.uint64(CYCLE_MASK)
+    out["meta"] = meta >> np.uint64(48)
+    out["ip"] = src["ip"]
+    out["address"] = src["address"]
+    if kind != _lib.TYPE_D32:
+        out["size"] = 0  # m64, m32 record no access size
+        out["value"] = 0
+        return
+    data = src["data"]
+    out["size"] = data >> 16
+    out["value"] = data & 0xFFFF
+    full = (out["meta"] & 1).astype(bool)
+    if full.any():
+        out["value"][full] = data[full]
+        out["size"][full] = 4
+
+
+def unpack(kind, raw):
+    """Raw entries of memory type kind (bytes or a uint8 array) as an array
+    of DTYPE."""
+    raw = np.frombuffer(raw, dtype=np.uint8)
+    esz = _RAW[kind].itemsize
+    n = len(raw) // esz
+    out = np.empty(n, dtype=DTYPE)
+    for i in range(0, n, CHUNK):
+        k = min(CHUNK, n - i)
+        _unpack_into(kind, raw[i * esz:(i + k) * esz], out[i:i + k])
+    return out
+
+
+class Stream:
+    """One stream of an open trace.  len(s) is its entry count; s[a:b]
+    (step 1) and s[i] read entries; see the module's help."""
+
+    def __init__(self, trace, info):
+        self._t = trace
+        self.index = info.index
+        self.id = info.id
+        self.name = info.name.decode("utf-8", "replace")
+        self.type = info.type
+        self.type_name = info.type_name.decode("utf-8", "replace")
+        self.entry_size = info.entry_size
+        self.entries = info.entries
+        self.frame_count = info.frames
+        self.stored_bytes = info.stored_bytes
+        self.first_cycle = info.first_cycle
+        self.last_cycle = info.last_cycle
+        self.has_cycles = bool(info.has_cycles)
+        self.cycles_ordered = bool(info.cycles_ordered)
+        self.owner = None if info.owner == 0xFFFFFFFF else info.owner
+        self.values_stream = None if info.values == 0xFFFFFFFF else info.values
+
+    @property
+    def is_memory(self):
+        return self.type in _RAW
+
+    @property
+    def raw_bytes(self):
+        return self.entries * self.entry_size
+
+    def __len__(self):
+        return self.entries
+
+    def __repr__(self):
+        return "<simtrace.Stream %r %s: %d entries, %d frames, %d bytes stored>" % (
+            self.name, self.type_name, self.entries, self.frame_count, self.stored_bytes)
+
+    def raw(self, a=0, b=None):
+        """Entries [a, b) (b None: to the end; b is clipped to the end) in
+        their raw layout, as a uint8 array."""
+        b = UINT64_MAX if b is None else b
+        if a < 0 or b < 0:
+            raise SimtraceError(_lib.E_RANGE, "negative entry index", self.name)
+        n = max(0, min(b, self.entries) - a)
+        buf = np.empty(n * self.entry_size, dtype=np.uint8)
+        cnt = ctypes.c_uint64()
+        self._t._check(_L.simtrace_reader_read(self._t._h(), self.index, a, b, buf.ctypes.data, buf.nbytes,
+                                               ctypes.byref(cnt)), self.name)
+        if cnt.value != n:  # the library's count is the truth (clipping is its rule)
+            raise SimtraceError(_lib.E_RANGE, "expected %d entries, the library gave %d" % (n, cnt.value),
+                                self.name)
+        return buf
+
+    def _entries(self, raw):
+        if self.is_memory:
+            return unpack(self.type, raw)
+        return raw.reshape(-1, self.entry_size)
+
+    def read(self, a=0, b=None):
+        """Entries [a, b) as an array of DTYPE (memory streams) or an
+        (n, entry_size) uint8 array (other types)."""
+        if not self.is_memory:
+            return self._entries(self.raw(a, b))
+        b = self.entries if b is None else min(b, self.entries)
+        if a < 0 or a > self.entries:
+            self.raw(a, a)  # the library says what is wrong
+        n = max(0, b - a)
+        out = np.empty(n, dtype=DTYPE)
+        if n == 0:
+            return out
+        # a cursor decodes each frame once and lends its part of the range
+        # (simtrace_cursor_peek: no copy), converted a cache-sized piece at
+        # a time
+        h = ctypes.c_void_p()
+        rg = _lib.Range(_lib.RANGE_ENTRIES, 0, a, b)
+        self._t._check(_L.simtrace_cursor_open(ctypes.byref(h), self._t._h(), self.name.encode(),
+                                               ctypes.byref(rg)), self.name)
+        try:
+            esz = self.entry_size
+            ptr, cnt, first = ctypes.c_void_p(), ctypes.c_uint64(), ctypes.c_uint64()
+            pos = 0
+            while pos < n:
+                self._t._check(_L.simtrace_cursor_peek(h, ctypes.byref(ptr), ctypes.byref(cnt),
+                                                       ctypes.byref(first)), self.name)
+                k = cnt.value
+                if k == 0 or first.value != a + pos or pos + k > n:
+                    raise SimtraceError(28, "the cursor gave entries %d..%d, not from %d" % (
+                        first.value, first.value + k, a + pos), self.name)  # E_INTERNAL
+                raw = np.ctypeslib.as_array((ctypes.c_uint8 * (k * esz)).from_address(ptr.value))
+                for j in range(0, k, CHUNK):
+                    m = min(CHUNK, k - j)
+                    _unpack_into(self.type, raw[j * esz:(j + m) * esz], out[pos + j:pos + j + m])
+                pos += k
+        finally:
+            _L.simtrace_cursor_free(h)
+        return out
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            a, b, step = key.indices(self.entries)
+            if step != 1:
+                return self.read(0)[key] if self.entries else self.read(0)
+            return self.read(a, max(a, b)) if a < self.entries else self.read(self.entries, self.entries)
+        i = int(key)
+        if i < 0:
+            i += self.entries
+        if not 0 <= i < self.entries:
+            raise IndexError("entry %d of stream %r (%d entries)" % (key, self.name, self.entries))
+        return self.read(i, i + 1)[0]
+
+    def find_cycle(self, cycle):
+        """The index of the first entry whose cycle is >= cycle (len(s) if none)."""
+        e = ctypes.c_uint64()
+        self._t._check(_L.simtrace_reader_find_cycle(self._t._h(), self.index, min(cycle, UINT64_MAX),
+                                                     ctypes.byref(e)), self.name)
+        return e.value
+
+    def cycle_range(self, c1=0, c2=None):
+        """[a, b): the entry indices of cycles c1..c2-1 (c2 None: to the end)."""
+        a = self.find_cycle(c1)
+        b = self.entries if c2 is None else max(a, self.find_cycle(c2))
+        return a, b
+
+    def cycles(self, c1=0, c2=None):
+        """The entries whose cycle is in c1..c2-1, as s[a:b]; what
+        `simtrace-cat --cycles=c1:c2` writes."""
+        a, b = self.cycle_range(c1, c2)
+        return self.read(a, b)
+
+    def frame_info(self, k):
+        fi = _lib.FrameInfo()
+        self._t._check(_L.simtrace_reader_frame_info(self._t._h(), self.index, k, ctypes.byref(fi)), self.name)
+        return FrameInfo(k, fi)
+
+    def frame_infos(self):
+        """The stream's frames (FrameInfo), without decoding anything."""
+        for k in range(self.frame_count):
+            yield self.frame_info(k)
+
+    def frames(self, a=0, b=None, raw=False):
+        """Yield (FrameInfo, entries) frame by frame over entries [a, b)
+        (default: all; the first and last frame clipped to the range):
+        one frame's entries in memory at a time.  The entries start at
+        index max(a, frame.first_entry).  raw=True: in their raw layout."""
+        b = self.entries if b is None else min(b, self.entries)
+        lo, hi = 0, self.frame_count
+        while lo < hi:  # the first frame that ends after a
+            mid = (lo + hi) // 2
+            fi = self.frame_info(mid)
+            if fi.first_entry + fi.entries <= a:
+                lo = mid + 1
+            else:
+                hi = mid
+        for k in range(lo, self.frame_count):
+            fi = self.frame_info(k)
+            if fi.first_entry >= b:
+                break
+            r = self.raw(max(a, fi.first_entry), min(b, fi.first_entry + fi.entries))
+            yield fi, (r if raw else self._entries(r))
+
+    def __iter__(self):
+        """Iterate entry by entry (frame by frame underneath)."""
+        for _, a in self.frames():
+            yield from a
+
+    def value(self, i):
+        """The whole value of entry i (d64, d32), least significant byte
+        first: wide values (wider than the data field) included."""
+        n = ctypes.c_size_t()
+        buf = ctypes.create_string_buffer(4096)
+        self._t._check(_L.simtrace_reader_value(self._t._h(), self.index, i, buf, len(buf), ctypes.byref(n)),
+                       self.name)
+        return buf.raw[:n.value]
+
+    def is_wide(self, entries):
+        """Mask of the entries (an array of DTYPE) whose value is wider
+        than the data field: Stream.value(i) has the whole of it."""
+        half = 4 if self.type == _lib.TYPE_D64 else 2
+        return ((entries["meta"] & 1) == 0) & (entries["size"] > half)
+
+
+class Trace:
+    """An open trace (random access; a regular file).  streams: the list of
+    Stream; t["name"] or t[i] one of them; t.stream() the default one."""
+
+    def __init__(self, path, threads=1, ignore_check=False, memlimit=0):
+        self.path = str(path)
+        p = _lib.ReadParams()
+        _L.simtrace_read_params_init(ctypes.byref(p))
+        p.threads = threads
+        p.ignore_check = 1 if ignore_check else 0
+        p.memlimit = memlimit
+        h = ctypes.c_void_p()
+        e = _L.simtrace_reader_open_path(ctypes.byref(h), self.path.encode(), ctypes.byref(p))
+        if e:
+            # no handle, so no message beyond the error's own words
+            raise SimtraceError(e, _L.simtrace_strerror(e).decode(), self.path)
+        self._handle = h
+        n = ctypes.c_uint32()
+        self._check(_L.simtrace_reader_stream_count(h, ctypes.byref(n)))
+        self.streams = []
+        for i in range(n.value):
+            si = _lib.StreamInfo()
+            self._check(_L.simtrace_reader_stream_info(h, i, ctypes.byref(si)))
+            self.streams.append(Stream(self, si))
+
+    def _h(self):
+        if self._handle is None:
+            raise SimtraceError(29, "the trace is closed", self.path)  # E_STATE
+        return self._handle
+
+    def _check(self, e, stream=None):
+        if e:
+            msg = _L.simtrace_reader_message(self._handle).decode("utf-8", "replace") if self._handle else ""
+            if not msg:
+                msg = _L.simtrace_strerror(e).decode()
+            where = self.path if stream is None else "%s: stream '%s'" % (self.path, stream)
+            raise SimtraceError(e, msg, where)
+
+    def stream(self, name=None):
+        """The stream named name; None: the default stream (the first memory
+        stream, else the first), as simtrace-cat chooses it."""
+        idx = ctypes.c_uint32()
+        self._check(_L.simtrace_reader_find_stream(self._h(), None if name is None else name.encode(),
+                                                   ctypes.byref(idx)), name)
+        return self.streams[idx.value]
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return self.stream(key)
+        return self.streams[key]
+
+    def __len__(self):
+        return len(self.streams)
+
+    def __iter__(self):
+        return iter(self.streams)
+
+    def close(self):
+        if self._handle is not None:
+            _L.simtrace_reader_free(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def open(path, threads=1, ignore_check=False, memlimit=0):  # noqa: A001 (the module's verb)
+    """Open the trace at path (a regular file: random access)."""
+    return Trace(path, threads=threads, ignore_check=ignore_check, memlimit=memlimit)
+
+

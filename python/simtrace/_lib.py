@@ -1,0 +1,155 @@
+"""ctypes bindings of the public libsvpc API (include/simtrace.h).
+
+Only calls and structs of include/simtrace.h are used; the layouts below
+mirror that header and must follow it when it grows (structs grow only
+into their reserved fields, so a newer library keeps these offsets).
+"""
+import ctypes
+import os
+from pathlib import Path
+
+SONAME = "libsvpc.so.0"
+ENV = "SIMTRACE_LIBRARY"
+
+NAME_MAX = 255
+TYPE_NAME_MAX = 31
+
+TYPE_NONE, TYPE_D64, TYPE_D32, TYPE_M64, TYPE_M32, TYPE_BYTES, TYPE_VBLOCK, TYPE_VPC, TYPE_EVENT, TYPE_USER = range(10)
+
+# simtrace_error, by value (values never change; see the header)
+ERROR_NAMES = [
+    "OK", "E_NOMEM", "E_MEMLIMIT", "E_USAGE", "E_READ", "E_WRITE", "E_SEEK", "E_BAD_MAGIC", "E_VERSION",
+    "E_TRUNCATED", "E_HEADER_CRC", "E_PAYLOAD_CRC", "E_ENTRY_CRC", "E_CORRUPT", "E_BAD_FRAME", "E_BAD_ATTR",
+    "E_BAD_DIRECTORY", "E_BAD_FOOTER", "E_BAD_STREAM", "E_UNSUPPORTED", "E_TOO_LARGE", "E_PARTIAL_ENTRY",
+    "E_SECOND_STAGE", "E_RANGE", "E_SYNTAX", "E_NOT_FORMAT", "E_CYCLE_ORDER", "E_THREAD", "E_INTERNAL",
+    "E_STATE", "E_NOT_FOUND", "E_BUFFER",
+]
+E_BUFFER = 31
+E_RANGE = 23
+RANGE_ENTRIES = 1
+
+
+class ReadParams(ctypes.Structure):
+    _fields_ = [
+        ("threads", ctypes.c_uint32),
+        ("ignore_check", ctypes.c_uint32),
+        ("memlimit", ctypes.c_uint64),
+        ("allocator", ctypes.c_void_p),
+        ("reserved", ctypes.c_uint64 * 6),
+    ]
+
+
+class StreamInfo(ctypes.Structure):
+    _fields_ = [
+        ("index", ctypes.c_uint32),
+        ("id", ctypes.c_uint32),
+        ("name", ctypes.c_char * (NAME_MAX + 1)),
+        ("type", ctypes.c_uint32),
+        ("entry_size", ctypes.c_uint32),
+        ("type_name", ctypes.c_char * (TYPE_NAME_MAX + 1)),
+        ("guid", ctypes.c_uint8 * 16),
+        ("entries", ctypes.c_uint64),
+        ("frames", ctypes.c_uint64),
+        ("stored_bytes", ctypes.c_uint64),
+        ("first_cycle", ctypes.c_uint64),
+        ("last_cycle", ctypes.c_uint64),
+        ("has_cycles", ctypes.c_uint32),
+        ("cycles_ordered", ctypes.c_uint32),
+        ("times_ordered", ctypes.c_uint32),
+        ("owner", ctypes.c_uint32),
+        ("values", ctypes.c_uint32),
+        ("reserved0", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint64 * 6),
+    ]
+
+
+class FrameInfo(ctypes.Structure):
+    _fields_ = [
+        ("first_entry", ctypes.c_uint64),
+        ("entries", ctypes.c_uint64),
+        ("first_cycle", ctypes.c_uint64),
+        ("last_cycle", ctypes.c_uint64),
+        ("first_time", ctypes.c_uint64),
+        ("last_time", ctypes.c_uint64),
+        ("offset", ctypes.c_uint64),
+        ("stored_bytes", ctypes.c_uint64),
+        ("encoder", ctypes.c_uint32),
+        ("has_time", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint64 * 4),
+    ]
+
+
+class Range(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_uint32), ("reserved0", ctypes.c_uint32), ("lo", ctypes.c_uint64),
+                ("hi", ctypes.c_uint64)]
+
+
+def _candidates():
+    """Where libsvpc is looked for, in order: $SIMTRACE_LIBRARY; the build
+    directory of the source tree this package sits in (python/simtrace ->
+    build/); the library directory `make install` recorded; the dynamic
+    linker's own search (ld.so.conf, LD_LIBRARY_PATH)."""
+    env = os.environ.get(ENV)
+    if env:
+        return [env]  # asked for explicitly: nothing else is tried
+    out = []
+    here = Path(__file__).resolve().parent
+    out.append(str(here.parent.parent / "build" / SONAME))
+    try:
+        from . import _install  # written by `make install`
+        out.append(os.path.join(_install.LIBDIR, SONAME))
+    except ImportError:
+        pass
+    out.append(SONAME)
+    return out
+
+
+def load():
+    tried = []
+    for c in _candidates():
+        if os.sep in c and not os.path.exists(c):
+            tried.append(c + " (missing)")
+            continue
+        try:
+            lib = ctypes.CDLL(c)
+        except OSError as e:
+            tried.append("%s (%s)" % (c, e))
+            continue
+        _declare(lib)
+        return lib
+    raise ImportError("simtrace: cannot load libsvpc; set %s to the path of %s. Tried: %s"
+                      % (ENV, SONAME, "; ".join(tried)))
+
+
+def _declare(lib):
+    c = ctypes
+    P = c.POINTER
+    vp = c.c_void_p
+    sig = {
+        "simtrace_version": (c.c_uint32, []),
+        "simtrace_version_string": (c.c_char_p, []),
+        "simtrace_strerror": (c.c_char_p, [c.c_int]),
+        "simtrace_error_is_data": (c.c_int, [c.c_int]),
+        "simtrace_type_size": (c.c_size_t, [c.c_int]),
+        "simtrace_read_params_init": (None, [P(ReadParams)]),
+        "simtrace_reader_open_path": (c.c_int, [P(vp), c.c_char_p, P(ReadParams)]),
+        "simtrace_reader_random_access": (c.c_int, [vp]),
+        "simtrace_reader_stream_count": (c.c_int, [vp, P(c.c_uint32)]),
+        "simtrace_reader_stream_info": (c.c_int, [vp, c.c_uint32, P(StreamInfo)]),
+        "simtrace_reader_find_stream": (c.c_int, [vp, c.c_char_p, P(c.c_uint32)]),
+        "simtrace_reader_read": (c.c_int, [vp, c.c_uint32, c.c_uint64, c.c_uint64, vp, c.c_size_t,
+                                           P(c.c_uint64)]),
+        "simtrace_reader_find_cycle": (c.c_int, [vp, c.c_uint32, c.c_uint64, P(c.c_uint64)]),
+        "simtrace_reader_frame_info": (c.c_int, [vp, c.c_uint32, c.c_uint64, P(FrameInfo)]),
+        "simtrace_reader_value": (c.c_int, [vp, c.c_uint32, c.c_uint64, vp, c.c_size_t, P(c.c_size_t)]),
+        "simtrace_reader_message": (c.c_char_p, [vp]),
+        "simtrace_reader_free": (None, [vp]),
+        "simtrace_cursor_open": (c.c_int, [P(vp), vp, c.c_char_p, P(Range)]),
+        "simtrace_cursor_next": (c.c_int, [vp, vp, c.c_size_t, P(c.c_uint64), P(c.c_uint64)]),
+        "simtrace_cursor_peek": (c.c_int, [vp, P(vp), P(c.c_uint64), P(c.c_uint64)]),
+        "simtrace_cursor_free": (None, [vp]),
+    }
+    for name, (res, args) in sig.items():
+        f = getattr(lib, name)
+        f.restype = res
+        f.argtypes = args

@@ -1,0 +1,78 @@
+"""simtrace-plot renders each plot of a small real trace: the PNG is of a
+sensible size and not blank; SVG; ranges; usage and data errors."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, bin_dir, run
+
+PLOT = str(ROOT / "python/simtrace-plot")
+
+
+def plot(*args):
+    env = dict(os.environ, SVPC_BIN=str(bin_dir()))
+    return subprocess.run([sys.executable, PLOT] + [str(a) for a in args], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
+
+
+@pytest.fixture(scope="module")
+def small(traces):
+    """50000 BIOS reads in frames of 5000."""
+    d = traces["dir"]
+    (d / "small.d64").write_bytes(traces["bios_raw"][:50000 * 32])
+    run("simtrace-pack", "--frame-size=5000", "--stream=cpu0.read", d / "small.d64", "-o", d / "small.sim")
+    return d / "small.sim"
+
+
+def not_blank(path, min_bytes=10000):
+    import matplotlib.image as mpimg
+    assert path.stat().st_size >= min_bytes, path.stat().st_size
+    px = mpimg.imread(str(path))[:, :, :3]
+    assert px.shape[0] > 200 and px.shape[1] > 400
+    # a blank (one-colour) image has no variance; a figure with axes only
+    # has little ink: ask for both variance and enough non-white pixels
+    ink = (px.sum(axis=2) < 2.7).mean()
+    assert px.std() > 0.05 and ink > 0.02, (px.std(), ink)
+    return px, ink
+
+
+@pytest.mark.parametrize("what", ["heatmap", "workingset", "predictors"])
+def test_each_plot_renders(small, tmp_path, what):
+    out = tmp_path / ("%s.png" % what)
+    p = plot("--plot", what, "-o", out, small)
+    assert p.returncode == 0, p.stderr.decode()
+    not_blank(out)
+
+
+def test_all_plots_svg_and_ranges(small, tmp_path):
+    out = tmp_path / "all.svg"
+    p = plot("-o", out, "--cycles=0:400000", small)
+    assert p.returncode == 0, p.stderr.decode()
+    text = out.read_text()
+    assert text.startswith("<?xml") and "<svg" in text and text.count("<path") > 50
+    png = tmp_path / "all.png"
+    assert plot("-o", png, "--entries=1000:20000", "--max-pages=4", "--window=500", small).returncode == 0
+    _, ink = not_blank(png)
+    # the heat map's rows slice the address range when there are too many pages to rank
+    heat_only = tmp_path / "h.png"
+    assert plot("--plot=heatmap", "--max-pages=4", "-o", heat_only, small).returncode == 0
+    not_blank(heat_only)
+
+
+def test_plot_of_an_empty_range_and_errors(small, tmp_path, traces):
+    out = tmp_path / "e.png"
+    p = plot("--entries=10:10", "-o", out, small)
+    assert p.returncode == 0 and out.exists(), p.stderr.decode()
+    p = plot("--plot=pie", "-o", out, small)
+    assert p.returncode == 2 and p.stderr.decode().startswith("simtrace-plot: unknown plot")
+    p = plot("-o", tmp_path / "x.gif", small)
+    assert p.returncode == 2 and ".png or .svg" in p.stderr.decode()
+    p = plot("-s", "nope", "-o", out, small)
+    assert p.returncode == 2 and "nope" in p.stderr.decode()
+    p = plot("-o", out, traces["bad"] / "header-magic.sim")
+    assert p.returncode == 1 and p.stderr.decode().startswith("simtrace-plot: ")
+    p = plot("-o", out, traces["user"])
+    assert p.returncode == 2 and "not a memory stream" in p.stderr.decode()

@@ -1,0 +1,213 @@
+"""simtrace (the Python reader) against simtrace-cat: the same bytes for
+slices, cycle ranges and frames; the fields of the structured arrays;
+wide values; edge cases; the library's errors."""
+import json
+import random
+import re
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import simtrace
+from conftest import run
+
+CYCLE_MASK = (1 << 48) - 1
+
+
+def fields_of_raw_d64(raw):
+    """The DTYPE fields of raw d64 entries, computed apart from the
+    package's unpacking: entry by entry, in plain Python integers."""
+    out = []
+    w = np.frombuffer(raw, dtype="<u8").reshape(-1, 4)
+    for meta, ip, addr, data in w.tolist():
+        m16 = meta >> 48
+        if m16 & 1:
+            size, value = 8, data
+        else:
+            size, value = data >> 32, data & 0xFFFFFFFF
+        out.append((meta & CYCLE_MASK, m16, ip, addr, size, value))
+    return out
+
+
+def test_streams_match_list(traces):
+    listing = json.loads(run("simtrace-cat", "--list", "--json", traces["bios"]))
+    with simtrace.open(traces["bios"]) as t:
+        assert [s.name for s in t.streams] == [s["name"] for s in listing["streams"]]
+        for s, l in zip(t.streams, listing["streams"]):
+            assert (s.type_name, s.entries, s.frame_count, s.raw_bytes, s.stored_bytes) == (
+                l["type"], l["entries"], l["frames"], l["raw_bytes"], l["stored_bytes"])
+            assert (s.first_cycle, s.last_cycle) == (l["first_cycle"], l["last_cycle"])
+        assert t.stream().name == "bios.read"  # the default: the first memory stream
+        assert t["bios.m64"].type_name == "m64" and t[1].name == "bios.m64" and len(t) == 2
+
+
+def test_slices_are_simtrace_cat_bytes(traces):
+    rnd = random.Random(14)
+    with simtrace.open(traces["bios"]) as t:
+        s = t["bios.read"]
+        n = len(s)
+        cuts = [(0, 1), (0, 40000), (39999, 40001), (n - 1, n), (0, n), (123, 123)]
+        cuts += [tuple(sorted(rnd.randrange(n + 1) for _ in range(2))) for _ in range(8)]
+        for a, b in cuts:
+            want = run("simtrace-cat", "--entries=%d:%d" % (a, b), "-s", "bios.read", traces["bios"])
+            assert s.raw(a, b).tobytes() == want, (a, b)
+            assert traces["bios_raw"][32 * a:32 * b] == want
+        a, b = 77777, 80123
+        got = s[a:b]
+        assert got.dtype == simtrace.DTYPE and len(got) == b - a
+        assert [tuple(int(x) for x in e) for e in got] == fields_of_raw_d64(traces["bios_raw"][32 * a:32 * b])
+        # a single entry, negative indices, slices clipped at the end
+        assert tuple(s[a]) == tuple(got[0]) and tuple(s[-1]) == tuple(s[n - 1:n][0])
+        assert len(s[n - 5:n + 100]) == 5 and len(s[n:]) == 0 and len(s[10:5]) == 0
+        with pytest.raises(IndexError):
+            s[n]
+
+
+def test_m64_fields(traces):
+    with simtrace.open(traces["bios"]) as t:
+        s, d = t["bios.m64"], t["bios.read"]
+        assert s.raw(5, 900).tobytes() == run("simtrace-cat", "--entries=5:900", "-s", "bios.m64", traces["bios"])
+        a, b = s[5:900], d[5:900]
+        for f in ("cycle", "meta", "ip", "address"):
+            assert (a[f] == b[f]).all()
+        assert (a["size"] == 0).all() and (a["value"] == 0).all()
+
+
+def test_cycle_ranges_are_simtrace_cat_bytes(traces):
+    with simtrace.open(traces["bios"]) as t:
+        s = t.stream()
+        last = s.last_cycle
+        for c1, c2 in [(0, 1000), (1003, 1004), (5_000_000, 5_400_000), (last, last + 1), (last + 1, last + 9),
+                       (0, last + 1)]:
+            want = run("simtrace-cat", "--cycles=%d:%d" % (c1, c2), traces["bios"])
+            a, b = s.cycle_range(c1, c2)
+            assert s.raw(a, b).tobytes() == want, (c1, c2)
+            got = s.cycles(c1, c2)
+            assert len(got) * 32 == len(want)
+            assert ((got["cycle"] >= c1) & (got["cycle"] < c2)).all()
+
+
+def test_frames_tile_the_stream_in_constant_memory(traces):
+    with simtrace.open(traces["bios"]) as t:
+        s = t.stream()
+        listed = [l for l in run("simtrace-cat", "--list", "--frames", traces["bios"]).decode().splitlines()[1:]
+                  if l.split()[0] == s.name]
+        assert s.frame_count == len(listed) == 8
+        parts, total = [], 0
+        tracemalloc.start()
+        for fi, raw in s.frames(raw=True):
+            assert fi.first_entry == total and fi.entries == len(raw) // 32 <= 40000
+            fields = listed[fi.index].split()
+            assert (int(fields[2]), int(fields[3]), int(fields[-1])) == (fi.first_entry, fi.entries, fi.stored_bytes)
+            total += fi.entries
+            parts.append(raw.tobytes()[:64])  # keep a little of each: the check below is of the peak
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert total == len(s)
+        # one frame (1.28 MB) at a time, never the whole stream (9.6 MB)
+        assert peak < 3 * 40000 * 32, peak
+        whole = b"".join(r.tobytes() for _, r in s.frames(raw=True))
+        assert whole == run("simtrace-cat", traces["bios"])
+        # entries of the frames as structured arrays, and iteration by entry
+        n = 0
+        for fi, a in s.frames():
+            assert len(a) == fi.entries and a.dtype == simtrace.DTYPE
+            n += len(a)
+        assert n == len(s)
+        it = iter(s)
+        assert tuple(next(it)) == tuple(s[0])
+
+
+def test_wide_values(traces):
+    text = run("simtrace-cat", "-F", "text", "-s", "cpu1.write", traces["wide"]).decode().splitlines()
+    want = [l.split() for l in text if not l.startswith("#")]
+    with simtrace.open(traces["wide"]) as t:
+        s = t["cpu1.write"]
+        a = s[:]
+        wide = s.is_wide(a)
+        assert wide.any()
+        for i, row in enumerate(want):
+            v = s.value(i)
+            assert int(row[4]) == int(a["size"][i]) == len(v)
+            assert int(row[5], 16) == int.from_bytes(v, "little")
+            if not wide[i]:
+                assert int.from_bytes(v, "little") == int(a["value"][i])
+        with pytest.raises(simtrace.SimtraceError) as e:
+            t["cpu0.events"].value(0)
+        assert e.value.name == "E_USAGE"
+
+
+def test_empty_stream_and_one_entry(traces):
+    with simtrace.open(traces["one"]) as t:
+        s = t.stream()
+        a = s[:]
+        assert len(a) == 1 and s.raw().tobytes() == run("simtrace-cat", traces["one"])
+        assert int(a["cycle"][0]) == 25 and [fi.entries for fi, _ in s.frames()] == [1]
+        assert len(s.cycles(0, 25)) == 0 and len(s.cycles(25, 26)) == 1
+    with simtrace.open(traces["no_frames"]) as t:
+        e = t["empty"]
+        assert len(e) == 0 and len(e[:]) == 0 and e[:].dtype == simtrace.DTYPE
+        assert list(e.frames()) == [] and len(e.cycles(0, 100)) == 0 and e.raw().nbytes == 0
+    with simtrace.open(traces["empty"]) as t:
+        assert t.streams == []
+        with pytest.raises(simtrace.SimtraceError) as ex:
+            t.stream()
+        assert ex.value.name == "E_NOT_FOUND"
+
+
+def test_user_type_gives_raw_rows(traces):
+    with simtrace.open(traces["user"]) as t:
+        s = t.stream()
+        a = s[:]
+        assert a.shape == (150, 7) and a.tobytes() == run("simtrace-cat", traces["user"])
+
+
+def test_bad_files_raise_the_librarys_errors(traces):
+    bad = traces["bad"]
+    with pytest.raises(simtrace.SimtraceError) as e:
+        simtrace.open(traces["dir"] / "missing.sim")
+    assert e.value.name == "E_READ" and not e.value.is_data and "missing.sim" in str(e.value)
+    with pytest.raises(simtrace.SimtraceError) as e:
+        simtrace.open(bad / "header-magic.sim")
+    assert e.value.name == "E_BAD_MAGIC" and e.value.is_data
+    # opens (the directory is fine); reading the damaged frame fails, and
+    # the exception carries the library's message: where and what
+    t = simtrace.open(bad / "payload-crc.sim")
+    with pytest.raises(simtrace.SimtraceError) as e:
+        t.stream()[:]
+    assert e.value.is_data and e.value.name == "E_PAYLOAD_CRC"
+    assert re.search(r"offset|frame", e.value.message), e.value.message
+    t.close()
+    with pytest.raises(simtrace.SimtraceError) as e:
+        t.stream()
+    assert e.value.name == "E_STATE"
+    # every bad file either fails to open or to read, with a data error
+    failures = 0
+    for f in sorted(bad.glob("*.sim")):
+        try:
+            with simtrace.open(f) as t:
+                for s in t.streams:
+                    s.raw()
+        except simtrace.SimtraceError as ex:
+            assert ex.message, f
+            failures += 1
+    assert failures >= len(list(bad.glob("*.sim"))) // 2
+
+
+def test_range_errors(traces):
+    with simtrace.open(traces["bios"]) as t:
+        s = t.stream()
+        with pytest.raises(simtrace.SimtraceError) as e:
+            s.raw(len(s) + 1, len(s) + 2)
+        assert e.value.name == "E_RANGE" and "bios.read" in str(e.value)
+        with pytest.raises(simtrace.SimtraceError):
+            s.frame_info(8)
+
+
+def test_frames_of_a_range(traces):
+    with simtrace.open(traces["bios"]) as t:
+        s = t.stream()
+        for a, b in [(0, 1), (39999, 40001), (50000, 170000), (299990, 400000), (123, 123)]:
+            got = b"".join(r.tobytes() for _, r in s.frames(a, b, raw=True))
+            assert got == run("simtrace-cat", "--entries=%d:%d" % (a, b), traces["bios"]), (a, b)

@@ -1,0 +1,42 @@
+#!/usr/bin/python3
+"""py-bench.py FILE A B RUNS [OUT]: CPU seconds (user + system of this
+process, median of RUNS) of reading entries [A, B) of the default stream
+of FILE into numpy through the simtrace package: raw (Stream.raw) and as
+the structured array (stream[a:b]); the interpreter's start and imports
+are not counted.  OUT: write the raw entries there, for comparing with
+simtrace-cat.  Used by scripts/bench.sh (part python)."""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "python"))
+import simtrace  # noqa: E402
+
+
+def cpu():
+    t = os.times()
+    return t.user + t.system
+
+
+def main():
+    path, a, b, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    t = simtrace.open(path)
+    s = t.stream()
+    res = {"raw": [], "numpy": []}
+    for _ in range(runs):
+        c0 = cpu()
+        r = s.raw(a, b)
+        c1 = cpu()
+        n = len(s[a:b])
+        c2 = cpu()
+        assert n == b - a and len(r) == 32 * (b - a)
+        res["raw"].append(c1 - c0)
+        res["numpy"].append(c2 - c1)
+        del r
+    if len(sys.argv) > 5:
+        s.raw(a, b).tofile(sys.argv[5])
+    med = {k: sorted(v)[(len(v) - 1) // 2] for k, v in res.items()}
+    print("%.4f %.4f" % (med["raw"], med["numpy"]))
+
+
+main()
