@@ -198,6 +198,19 @@ typedef struct {
     ((ENC) ? (rc_encode_tree(&(io)->e, (tree), (nbits), (sym), RC_COUNTED), (unsigned)(sym))           \
            : rc_decode_tree(&(io)->d, (tree), (nbits), RC_COUNTED))
 
+/* A bit with probability p0 of a 0 (16 bits), nothing adapted: the
+ * encoder codes `bit`, the decoder returns what it reads.  Adds its cost,
+ * by cm2_cost16, to *cost. */
+ST_INLINE unsigned cm2_code_p0(cm2_io *io, const int ENC, uint32_t p0, unsigned bit, unsigned *cost)
+{
+    if (ENC)
+        rc_encode_p0(&io->e, p0, bit);
+    else
+        bit = rc_decode_p0(&io->d, p0);
+    *cost += cm2_cost16[(bit ? 65536u - p0 : p0) >> 9];
+    return bit;
+}
+
 /* A byte through the three lower-lane trees t[0..2] at once, mixed with
  * the weights w[bit]: the mixed probability codes each bit, and then every
  * tree and the weights learn it.  Returns the byte. */
@@ -216,15 +229,7 @@ ST_INLINE unsigned cm2_mix_tree(cm2_io *io, const int ENC, const int16_t *stretc
             dot += wi[j] * x[j];
         const int64_t xs = mix_asr64(dot, 16);
         const int p = mix_squash(xs > 2047 ? 2047 : xs < -2047 ? -2047 : (int)xs); /* of a 1 */
-        const uint32_t p0 = (uint32_t)(4096 - p) << 4;
-        unsigned b;
-        if (ENC) {
-            b = (sym >> i) & 1u;
-            rc_encode_p0(&io->e, p0, b);
-        } else {
-            b = rc_decode_p0(&io->d, p0);
-        }
-        *cost += cm2_cost16[(b ? p : 4096 - p) >> 5];
+        const unsigned b = cm2_code_p0(io, ENC, (uint32_t)(4096 - p) << 4, (sym >> i) & 1u, cost);
         const int err = ((int)b << 12) - p;
         for (unsigned j = 0; j < CM2_MIX_IN; j++)
             wi[j] += mix_asr64((int64_t)x[j] * err, CM2_MIX_SHIFT);
@@ -241,15 +246,7 @@ ST_INLINE unsigned cm2_tree8(cm2_io *io, const int ENC, rc_prob *t, unsigned sym
 {
     unsigned node = 1;
     for (unsigned i = 8; i-- > 0;) {
-        const uint32_t p0 = rc_p0(t[node], RC_COUNTED);
-        unsigned b;
-        if (ENC) {
-            b = (sym >> i) & 1u;
-            rc_encode_p0(&io->e, p0, b);
-        } else {
-            b = rc_decode_p0(&io->d, p0);
-        }
-        *cost += cm2_cost16[(b ? 65536u - p0 : p0) >> 9];
+        const unsigned b = cm2_code_p0(io, ENC, rc_p0(t[node], RC_COUNTED), (sym >> i) & 1u, cost);
         t[node] = rc_adapt(t[node], b, RC_COUNTED);
         node = (node << 1) | b;
     }
