@@ -109,21 +109,6 @@ static uint64_t access_size(st_entry_type t, const st_entry *e)
     return wide ? e->data >> 32 : (e->data >> 16) & 0xFFFF;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
 /* Per frame, in JSON: entries, bytes, and each field's hit rate. */
@@ -182,12 +167,12 @@ static void print_text(FILE *out, const st_stream_info *s, const stream_stats *s
 static void print_json(FILE *out, const st_stream_info *s, const stream_stats *ss)
 {
     fputs("{\"name\": ", out);
-    json_str(out, s->name);
+    cli_json_string(out, s->name);
     fputs(", \"type\": ", out);
-    json_str(out, s->type_name);
+    cli_json_string(out, s->type_name);
     const char *en = svpc_encoder_name((svpc_encoder)s->encoder);
     fputs(", \"encoder\": ", out);
-    json_str(out, en ? en : "?");
+    cli_json_string(out, en ? en : "?");
     fprintf(out, ", \"entries\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
                  ", \"stored_bytes\": %" PRIu64 ", \"bits_per_entry\": %.6f",
             ss->entries, ss->frames, ss->entries * s->entry_size, ss->stored, ratio(8 * ss->stored, ss->entries));
@@ -198,7 +183,7 @@ static void print_json(FILE *out, const st_stream_info *s, const stream_stats *s
     const char *kind = stream_kind(s->name);
     fputs(", \"kind\": ", out);
     if (kind)
-        json_str(out, kind);
+        cli_json_string(out, kind);
     else
         fputs("null", out);
     fprintf(out, ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64, kind && kind[0] == 'r' ? ss->entries : 0,
@@ -304,7 +289,7 @@ int cat_stats(st_index *ix, const char *file, const char *name, int json, FILE *
     st_diag_clear(&d);
     if (json) {
         fputs("{\"file\": ", out);
-        json_str(out, file);
+        cli_json_string(out, file);
         fputs(", \"streams\": [", out);
     }
     for (unsigned i = lo; i < hi && e == ST_OK; i++) {

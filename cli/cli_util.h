@@ -6,6 +6,7 @@
 #define CLI_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "../common/st_error.h"
@@ -134,5 +135,8 @@ int cli_check_levels(int argc, char **argv);
 
 /* Monotonic seconds. */
 double cli_now(void);
+
+/* s as a JSON string, quoted and escaped, to f. */
+void cli_json_string(FILE *f, const char *s);
 
 #endif

@@ -279,21 +279,6 @@ static struct {
     uint64_t printed; /* frames so far */
 } lf;
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void list_begin(FILE *f)
 {
     if (lf.json)
@@ -310,7 +295,7 @@ static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
     int keyed = st_entry_has_key(s->type), timed = r->flags & 1;
     if (lf.json) {
         fputs(lf.printed ? ",\n  {\"stream\": " : "\n  {\"stream\": ", f);
-        json_string(f, s->name);
+        cli_json_string(f, s->name);
         fprintf(f, ", \"seq\": %" PRIu64 ", \"first_entry\": %" PRIu64 ", \"entries\": %" PRIu64, r->seq,
                 r->first_entry, r->count);
         if (keyed)
@@ -341,9 +326,9 @@ static void list_json_streams(FILE *f, const st_stream_info *s, unsigned n, cons
     fputs(lf.frames ? "\n],\n\"streams\": [" : "\"streams\": [", f);
     for (unsigned i = 0; i < n; i++) {
         fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
-        json_string(f, s[i].name);
+        cli_json_string(f, s[i].name);
         fputs(", \"type\": ", f);
-        json_string(f, s[i].type_name);
+        cli_json_string(f, s[i].type_name);
         fprintf(f, ", \"entries\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
                    ", \"stored_bytes\": %" PRIu64, s[i].entries, s[i].frames, s[i].entries * s[i].entry_size, stored[i]);
         if (st_entry_has_key(s[i].type) && s[i].frames)

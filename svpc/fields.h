@@ -129,6 +129,38 @@ static const field_cfg_t field_cfg[FAM_COUNT][F_COUNT] = {
      {cfg_ext_cm2, NPREDS(cfg_ext_cm2)}, {cfg_data_cm2, NPREDS(cfg_data_cm2)}},
 };
 
+/* Free the predictor sets of the family *have holds (-1: none). */
+static inline void field_sets_free(vpc_set *sets, int *have)
+{
+    if (*have >= 0)
+        for (unsigned f = 0; f < F_COUNT; f++)
+            vpc_set_free(&sets[f]);
+    *have = -1;
+}
+
+/* Make sets[F_COUNT] the fresh predictor sets of family fam: allocated
+ * when *have (the family they hold; -1: none) is another, else reset.  On
+ * failure none is left allocated and *have is -1. */
+static inline st_error field_sets_ready(vpc_set *sets, int *have, int fam)
+{
+    if (*have == fam) {
+        for (unsigned f = 0; f < F_COUNT; f++)
+            vpc_set_reset(&sets[f]);
+        return ST_OK;
+    }
+    field_sets_free(sets, have);
+    for (unsigned f = 0; f < F_COUNT; f++) {
+        st_error e = vpc_set_init(&sets[f], field_cfg[fam][f].cfg, field_cfg[fam][f].n);
+        if (e != ST_OK) {
+            for (unsigned g = 0; g < f; g++)
+                vpc_set_free(&sets[g]);
+            return e;
+        }
+    }
+    *have = fam;
+    return ST_OK;
+}
+
 /* Predict field f of an entry whose ip (and address) are known; with f and
  * the family constant after inlining this is straight-line code. */
 ST_INLINE void field_predict(vpc_set *sets, unsigned f, unsigned fam, uint64_t ip, uint64_t addr)

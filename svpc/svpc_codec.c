@@ -56,7 +56,7 @@ static void cm_reset(cm_model *m)
 
 struct svpc_ctx {
     vpc_set set[F_COUNT];
-    svpc_encoder sets_for; /* an encoder of the predictor family whose sets are allocated (fields.h), 0 = none */
+    int sets_fam;          /* the predictor family whose sets are allocated (fields.h); -1: none */
     cm_model *cm;
     cm2_model *cm2;
     vpcx_model *vx;
@@ -79,6 +79,7 @@ st_error svpc_ctx_new(svpc_ctx **out)
         return ST_E_NOMEM;
     for (unsigned i = 0; i < SS_MAX_STREAMS; i++)
         st_buf_init(&c->buf[i], 0);
+    c->sets_fam = -1;
     *out = c;
     return ST_OK;
 }
@@ -87,8 +88,7 @@ void svpc_ctx_free(svpc_ctx *c)
 {
     if (!c)
         return;
-    for (unsigned f = 0; f < F_COUNT; f++)
-        vpc_set_free(&c->set[f]);
+    field_sets_free(c->set, &c->sets_fam);
     for (unsigned i = 0; i < SS_MAX_STREAMS; i++)
         st_buf_free(&c->buf[i]);
     free(c->cm);
@@ -122,24 +122,7 @@ size_t svpc_ctx_memory_max(void)
 
 static st_error ctx_ready(svpc_ctx *c, svpc_encoder enc)
 {
-    if (!c->sets_for || fam_of(c->sets_for) != fam_of(enc)) {
-        const field_cfg_t *fc = field_cfg[fam_of(enc)];
-        c->sets_for = 0;
-        for (unsigned f = 0; f < F_COUNT; f++)
-            vpc_set_free(&c->set[f]);
-        for (unsigned f = 0; f < F_COUNT; f++) {
-            st_error e = vpc_set_init(&c->set[f], fc[f].cfg, fc[f].n);
-            if (e != ST_OK) {
-                for (unsigned g = 0; g < f; g++)
-                    vpc_set_free(&c->set[g]);
-                return e;
-            }
-        }
-        c->sets_for = enc;
-    } else {
-        for (unsigned f = 0; f < F_COUNT; f++)
-            vpc_set_reset(&c->set[f]);
-    }
+    RETURN_IF_ERROR(field_sets_ready(c->set, &c->sets_fam, (int)fam_of(enc)));
     if (enc == SVPC_ENC_CM2)
         return cm2_model_ready(&c->cm2);
     if (is_cm(enc)) {

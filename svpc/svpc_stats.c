@@ -25,40 +25,14 @@ st_error svpc_stats_new(svpc_stats_ctx **out)
     return ST_OK;
 }
 
-static void free_sets(svpc_stats_ctx *c)
-{
-    if (c->fam >= 0)
-        for (unsigned f = 0; f < F_COUNT; f++)
-            vpc_set_free(&c->set[f]);
-    c->fam = -1;
-}
-
 /* The sets of family fam, fresh (allocated when the family changes). */
-static st_error sets_ready(svpc_stats_ctx *c, int fam)
-{
-    if (c->fam != fam) {
-        free_sets(c);
-        for (unsigned f = 0; f < F_COUNT; f++) {
-            st_error e = vpc_set_init(&c->set[f], field_cfg[fam][f].cfg, field_cfg[fam][f].n);
-            if (e != ST_OK) {
-                for (unsigned g = 0; g < f; g++)
-                    vpc_set_free(&c->set[g]);
-                return e;
-            }
-        }
-        c->fam = fam;
-    } else {
-        for (unsigned f = 0; f < F_COUNT; f++)
-            vpc_set_reset(&c->set[f]);
-    }
-    return ST_OK;
-}
+static st_error sets_ready(svpc_stats_ctx *c, int fam) { return field_sets_ready(c->set, &c->fam, fam); }
 
 void svpc_stats_free(svpc_stats_ctx *c)
 {
     if (!c)
         return;
-    free_sets(c);
+    field_sets_free(c->set, &c->fam);
     free(c);
 }
 
