@@ -78,6 +78,10 @@ typedef struct {
     keyset lines, pages;
     uint64_t sizes[SIZE_HIST + 1];
     svpc_pred_stats pred;
+    /* where the bits go: cm2 frames by cm2's accounting; the others not */
+    svpc_cost_stats cost;
+    uint64_t cm2_stored;                 /* bytes of the cm2 frames */
+    uint64_t other_frames, other_stored; /* frames of other encoders */
 } stream_stats;
 
 /* "read", "write" or NULL, from the stream's name: the importers and
@@ -129,6 +133,39 @@ static void json_frame(FILE *out, int first, const st_frame_ref *r, st_entry_typ
     fputc('}', out);
 }
 
+/* The parts of the stream's stored bits, in SVPC_COST_UNIT per bit: they
+ * add up to stored bytes x 8 exactly (frames of other encoders count
+ * whole, unsplit). */
+static int64_t headers_units(const stream_stats *ss)
+{
+    return (int64_t)(ss->cm2_stored - ss->cost.payload_bytes) * 8 * SVPC_COST_UNIT;
+}
+
+static int64_t other_units(const stream_stats *ss) { return (int64_t)ss->other_stored * 8 * SVPC_COST_UNIT; }
+
+static double per_entry(int64_t units, uint64_t entries)
+{
+    return entries ? (double)units / SVPC_COST_UNIT / (double)entries : 0.0;
+}
+
+static void print_split_text(FILE *out, const st_stream_info *s, const stream_stats *ss)
+{
+    const uint64_t n = ss->entries;
+    fputs("  bits/entry by what they code (cm2's own costs): they add up to the stored size\n", out);
+    fprintf(out, "  %-8s %9s %9s\n", "field", "ids", "misses");
+    for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++)
+        if (svpc_stats_has_field(s->type, f))
+            fprintf(out, "  %-8s %9.4f %9.4f\n", svpc_stats_field_name(f), per_entry((int64_t)ss->cost.ids[f], n),
+                    per_entry((int64_t)ss->cost.misses[f], n));
+    fprintf(out, "  %-52s %9.4f\n", "all fields after the ip as expected (a flag)", per_entry((int64_t)ss->cost.all_flag, n));
+    fprintf(out, "  %-52s %9.4f\n", "frame headers (container bytes, not payload)", per_entry(headers_units(ss), n));
+    fprintf(out, "  %-52s %9.4f\n", "coder rounding (range coder's flush and rounding)", per_entry(ss->cost.rounding, n));
+    if (ss->other_frames)
+        fprintf(out, "  frames of other encoders (%" PRIu64 " of %" PRIu64 ", split unavailable) %9.4f\n",
+                ss->other_frames, ss->frames, per_entry(other_units(ss), n));
+    fprintf(out, "  %-52s %9.4f\n", "total (stored bytes x 8 / entries)", ratio(8 * ss->stored, n));
+}
+
 static void print_text(FILE *out, const st_stream_info *s, const stream_stats *ss)
 {
     fprintf(out, "stream %s (%s, encoder %s)\n", s->name, s->type_name,
@@ -162,6 +199,7 @@ static void print_text(FILE *out, const st_stream_info *s, const stream_stats *s
             fprintf(out, " %" PRIu64, p->ids[f][id]);
         fputc('\n', out);
     }
+    print_split_text(out, s, ss);
 }
 
 static void print_json(FILE *out, const st_stream_info *s, const stream_stats *ss)
@@ -208,9 +246,27 @@ static void print_json(FILE *out, const st_stream_info *s, const stream_stats *s
                 ratio(p->expected[f], p->coded[f]), p->coded[f] - p->hits[f]);
         for (unsigned id = 0; id <= svpc_stats_nslots(f); id++)
             fprintf(out, "%s%" PRIu64, id ? ", " : "", p->ids[f][id]);
-        fputs("]}", out);
+        fprintf(out, "], \"ids_bits_per_entry\": %.6f, \"misses_bits_per_entry\": %.6f}",
+                per_entry((int64_t)ss->cost.ids[f], ss->entries), per_entry((int64_t)ss->cost.misses[f], ss->entries));
     }
     fputc('}', out);
+    /* the same split exactly, in integers */
+    fprintf(out, ", \"bits\": {\"unit\": %u, \"stored\": %" PRIu64 ", \"ids\": {", SVPC_COST_UNIT,
+            ss->stored * 8 * SVPC_COST_UNIT);
+    k = 0;
+    for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++)
+        if (svpc_stats_has_field(s->type, f))
+            fprintf(out, "%s\"%s\": %" PRIu64, k++ ? ", " : "", svpc_stats_field_name(f), ss->cost.ids[f]);
+    fputs("}, \"misses\": {", out);
+    k = 0;
+    for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++)
+        if (svpc_stats_has_field(s->type, f))
+            fprintf(out, "%s\"%s\": %" PRIu64, k++ ? ", " : "", svpc_stats_field_name(f), ss->cost.misses[f]);
+    fprintf(out,
+            "}, \"all_expected_flag\": %" PRIu64 ", \"frame_headers\": %" PRId64 ", \"coder_rounding\": %" PRId64
+            ", \"other_encoders\": %" PRId64 ", \"other_encoder_frames\": %" PRIu64 ", \"payload_bytes\": %" PRIu64 "}",
+            ss->cost.all_flag, headers_units(ss), ss->cost.rounding, other_units(ss), ss->other_frames,
+            ss->cost.payload_bytes);
 }
 
 /* Decode every frame of stream si, gathering its statistics (and, for
@@ -249,6 +305,14 @@ static st_error stream_pass(st_index *ix, unsigned si, svpc_stats_ctx *sc, strea
             ss->pred.expected[f] += fp.expected[f];
             for (unsigned id = 0; id < SVPC_STATS_IDS; id++)
                 ss->pred.ids[f][id] += fp.ids[f][id];
+        }
+        if (r->encoder == SVPC_ENC_CM2) {
+            if ((e = svpc_stats_cost(sc, s->type, buf.data, (size_t)r->count, &ss->cost)) != ST_OK)
+                break;
+            ss->cm2_stored += r->size;
+        } else {
+            ss->other_frames++;
+            ss->other_stored += r->size;
         }
         if (json)
             json_frame(json, j == 0, r, s->type, &fp);

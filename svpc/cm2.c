@@ -187,22 +187,82 @@ st_error cm2_model_ready(cm2_model **mp)
 typedef struct {
     rc_enc e;
     rc_dec d;
+    /* CM2_ACCOUNT only: what each category's bits cost, and the category
+     * of the bits coded now (CM2_CAT) */
+    uint64_t *cost;
+    unsigned cat;
 } cm2_io;
+
+/* The template's ENC: decode, encode, or encode and add each bit's cost
+ * to its category (cm2_account(), for simtrace-cat --stats).  Only
+ * CM2_ACCOUNT's instance has accounting code: in the others every test of
+ * ENC == CM2_ACCOUNT is a constant 0. */
+enum { CM2_DECODE = 0, CM2_ENCODE = 1, CM2_ACCOUNT = 2 };
+
+_Static_assert(CM2_COST_FIELDS == F_COUNT, "cm2.h's cost categories are per field of fields.h");
+
+/* -log2(q / 65536) in 1/65536 bits (CM2_COST_UNIT) for a probability q
+ * of 1..65535 in 1/65536: log2 by repeated squaring in Q30, each square
+ * giving one bit of the fraction (truncated: a cost is at most 16 units
+ * high; whatever it is off by goes to the coder's rounding). */
+static uint32_t cm2_cost_of(uint32_t q)
+{
+    unsigned e = 0;
+    while (q >> (e + 1))
+        e++;
+    uint64_t x = (uint64_t)q << (30 - e); /* q / 2^e in [1, 2), Q30 */
+    uint32_t frac = 0;
+    for (unsigned i = 16; i-- > 0;) {
+        x = (x * x) >> 30;
+        if (x >= (UINT64_C(2) << 30)) {
+            x >>= 1;
+            frac |= 1u << i;
+        }
+    }
+    return ((16u - e) << 16) - frac;
+}
+
+/* Account a bit coded with probability p0 of a 0 (16 bits). */
+static inline void cm2_account_bit(cm2_io *io, uint32_t p0, unsigned bit)
+{
+    io->cost[io->cat] += cm2_cost_of(bit ? 65536u - p0 : p0);
+}
+
+/* The bits coded from here on belong to category c (cm2.h). */
+#define CM2_CAT(ENC, io, c) ((ENC) == CM2_ACCOUNT ? (void)((io)->cat = (c)) : (void)0)
 
 /* One bit: the encoder writes `bit` and returns it; the decoder returns
  * what it reads, and its `bit` is never evaluated. */
-#define CM2_BIT(ENC, io, p, bit)                                                                   \
-    ((ENC) ? (rc_encode(&(io)->e, (p), (bit), RC_COUNTED), (unsigned)(bit)) : rc_decode(&(io)->d, (p), RC_COUNTED))
+#define CM2_BIT(ENC, io, p, bit)                                                                                     \
+    ((ENC) ? ((ENC) == CM2_ACCOUNT ? cm2_account_bit((io), rc_p0(*(p), RC_COUNTED), (bit)) : (void)0,               \
+              rc_encode(&(io)->e, (p), (bit), RC_COUNTED), (unsigned)(bit))                                          \
+           : rc_decode(&(io)->d, (p), RC_COUNTED))
 /* nbits of sym through a bit tree, likewise. */
 #define CM2_TREE(ENC, io, tree, nbits, sym)                                                           \
-    ((ENC) ? (rc_encode_tree(&(io)->e, (tree), (nbits), (sym), RC_COUNTED), (unsigned)(sym))           \
-           : rc_decode_tree(&(io)->d, (tree), (nbits), RC_COUNTED))
+    ((ENC) == CM2_ACCOUNT ? cm2_tree_account((io), (tree), (nbits), (sym))                             \
+     : (ENC)              ? (rc_encode_tree(&(io)->e, (tree), (nbits), (sym), RC_COUNTED), (unsigned)(sym)) \
+                          : rc_decode_tree(&(io)->d, (tree), (nbits), RC_COUNTED))
+
+/* CM2_ACCOUNT's rc_encode_tree(): the same bits, each accounted. */
+static unsigned cm2_tree_account(cm2_io *io, rc_prob *tree, unsigned nbits, unsigned sym)
+{
+    unsigned node = 1;
+    for (unsigned i = nbits; i-- > 0;) {
+        const unsigned b = (sym >> i) & 1u;
+        cm2_account_bit(io, rc_p0(tree[node], RC_COUNTED), b);
+        rc_encode(&io->e, &tree[node], b, RC_COUNTED);
+        node = (node << 1) | b;
+    }
+    return sym;
+}
 
 /* A bit with probability p0 of a 0 (16 bits), nothing adapted: the
  * encoder codes `bit`, the decoder returns what it reads.  Adds its cost,
  * by cm2_cost16, to *cost. */
 ST_INLINE unsigned cm2_code_p0(cm2_io *io, const int ENC, uint32_t p0, unsigned bit, unsigned *cost)
 {
+    if (ENC == CM2_ACCOUNT)
+        cm2_account_bit(io, p0, bit);
     if (ENC)
         rc_encode_p0(&io->e, p0, bit);
     else
@@ -396,6 +456,8 @@ ST_INLINE unsigned cm2_lane(cm2_io *io, const int ENC, cm2_model *m, cm2_state *
     uint8_t *nraw = &m->rawn[s->tl];
     unsigned b;
     if (*avg >= CM2_RAW_COST && *nraw < CM2_RAW_PROBE - 1) {
+        if (ENC == CM2_ACCOUNT)
+            io->cost[io->cat] += (uint64_t)8 << 16; /* 8 bits, exactly */
         if (ENC)
             rc_encode_byte_raw(&io->e, b = xb);
         else
@@ -605,6 +667,7 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     const uint64_t mask = cm_mask_T(f, t);
     if (!ENC)
         cm_locate(sets, f, FAM_CM2, v[F_IP], v[F_ADDR]);
+    CM2_CAT(ENC, io, CM2_COST_IDS(f));
     unsigned id = exp, match = 1;
     if (!e->all) {
         /* after all-but-one matched, the last one cannot match */
@@ -624,6 +687,7 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     }
     /* (an expected id is always <= ns: TUPLE holds only checked ids) */
     if (id == ns) {
+        CM2_CAT(ENC, io, CM2_COST_MISSES(f));
         const char *bad = cm2_field_miss(io, ENC, sets, m, s, t, f, v);
         if (bad)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
@@ -657,6 +721,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     cm_locate(sets, F_IP, FAM_CM2, 0, 0);
     if (ENC)
         id = cm2_choose(sets, F_IP, eip, v[F_IP]);
+    CM2_CAT(ENC, io, CM2_COST_IDS(F_IP));
     const unsigned flag = CM2_BIT(ENC, io, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], id == eip);
     if (flag) {
         id = eip;
@@ -667,6 +732,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     }
     const uint64_t ipmask = cm_mask_T(F_IP, t);
     if (id == nslots_ip) {
+        CM2_CAT(ENC, io, CM2_COST_MISSES(F_IP));
         uint64_t r = ENC ? zz_delta(v[F_IP], s->prev[F_IP], ipmask, mask_bits(ipmask)) : 0;
         const char *bad = cm2_miss(io, ENC, m, s, F_IP, MM_IP, &r);
         if (bad)
@@ -697,6 +763,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
             e.all &= e.ids[j] == exp;
         }
     }
+    CM2_CAT(ENC, io, CM2_COST_ALL);
     e.all = CM2_BIT(ENC, io, &pr->allflag[(((e.tup >> 16) & 7u) << 7) | (flag << 6) | (s->hist_all & 63)], e.all);
     s->hist_all = (s->hist_all << 1) | e.all;
     /* one instance per field, each with its field and width constant */
@@ -727,11 +794,14 @@ static void cm2_state_init(cm2_state *s)
 
 /* ---- frames: per-type instances ---------------------------------------------- */
 
-ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t n, st_buf *out)
+ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, const int ENC, st_entry_type t, const uint8_t *raw, size_t n,
+                            st_buf *out, uint64_t *cost)
 {
     const size_t esz = st_entry_size(t);
     cm2_io io;
     rc_enc_init(&io.e, out);
+    io.cost = cost;
+    io.cat = 0;
     cm2_state s;
     cm2_state_init(&s);
     st_diag d;
@@ -739,7 +809,7 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const 
     for (size_t i = 0; i < n; i++) {
         uint64_t v[F_COUNT];
         cm_load_entry(t, raw + i * esz, v);
-        RETURN_IF_ERROR(cm2_entry(sets, m, &io, 1, t, &s, v, i, &d));
+        RETURN_IF_ERROR(cm2_entry(sets, m, &io, ENC, t, &s, v, i, &d));
     }
     return rc_enc_finish(&io.e);
 }
@@ -754,7 +824,7 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const 
     cm2_state_init(&s);
     for (size_t i = 0; i < stop; i++) {
         uint64_t v[F_COUNT] = {0, 0, 0, 0, 0};
-        RETURN_IF_ERROR(cm2_entry(sets, m, &io, 0, t, &s, v, i, d));
+        RETURN_IF_ERROR(cm2_entry(sets, m, &io, CM2_DECODE, t, &s, v, i, d));
         /* past its end the decoder reads zeros: what it made of them is not an entry */
         if (io.d.overrun)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: the range coder's stream is corrupt or ends too early", i);
@@ -770,7 +840,9 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const 
 
 #define CM2_TYPES(X) X(ST_TYPE_D64) X(ST_TYPE_D32) X(ST_TYPE_M64) X(ST_TYPE_M32)
 #define AS_CASE_ENC(T) \
-    case T: return encode_T(sets, m, T, raw, n, out);
+    case T: return encode_T(sets, m, CM2_ENCODE, T, raw, n, out, NULL);
+#define AS_CASE_ACCOUNT(T) \
+    case T: return encode_T(sets, m, CM2_ACCOUNT, T, raw, n, out, cost);
 #define AS_CASE_DEC(T) \
     case T: return decode_T(sets, m, T, payload, len, n, stop, raw, d);
 
@@ -788,5 +860,14 @@ st_error cm2_decode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t 
     switch (t) {
         CM2_TYPES(AS_CASE_DEC)
     default: return st_diag_set(d, ST_E_UNSUPPORTED, "encoder cm2 does not code entries of type %s", st_entry_name(t));
+    }
+}
+
+st_error cm2_account(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t n, st_buf *out,
+                     uint64_t cost[CM2_COST_CATS])
+{
+    switch (t) {
+        CM2_TYPES(AS_CASE_ACCOUNT)
+    default: return ST_E_USAGE;
     }
 }

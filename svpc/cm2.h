@@ -39,4 +39,27 @@ st_error cm2_encode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t 
 st_error cm2_decode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
                     size_t stop, uint8_t *raw, st_diag *d);
 
+/* What cm2_account() says a frame's bits went to, in CM2_COST_UNIT per
+ * bit: for each field f in fields.h's order (ip, cycle, meta, address,
+ * data) its ids (the flags and id trees that say which predictor was
+ * right, CM2_COST_IDS(f)) and its misses (everything that codes a value no
+ * predictor had: match flags, residual lengths and bytes, recent values,
+ * lanes, raw bytes, CM2_COST_MISSES(f)); and CM2_COST_ALL, the flag per
+ * entry that every field after the ip had its expected id, which belongs
+ * to all of them at once. */
+#define CM2_COST_FIELDS 5
+#define CM2_COST_IDS(f) (2u * (f))
+#define CM2_COST_MISSES(f) (2u * (f) + 1u)
+#define CM2_COST_ALL (2u * CM2_COST_FIELDS)
+#define CM2_COST_CATS (2u * CM2_COST_FIELDS + 1u)
+#define CM2_COST_UNIT 65536u
+
+/* cm2_encode() that also adds to cost[] what each coded bit cost,
+ * -log2 of its probability (exact integer arithmetic: the same figures on
+ * every machine), by category.  The output is cm2_encode()'s, byte for
+ * byte; out->len * 8 * CM2_COST_UNIT less the costs' sum is the range
+ * coder's flush and rounding. */
+st_error cm2_account(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t n, st_buf *out,
+                     uint64_t cost[CM2_COST_CATS]);
+
 #endif /* SVPC_CM2_H */

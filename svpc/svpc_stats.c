@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm2.h"
 #include "fields.h"
+
+_Static_assert(SVPC_COST_UNIT == CM2_COST_UNIT && SVPC_STATS_FIELDS == CM2_COST_FIELDS,
+               "svpc_cost_stats holds cm2_account()'s categories");
 
 struct svpc_stats_ctx {
     vpc_set set[F_COUNT];
@@ -13,6 +17,8 @@ struct svpc_stats_ctx {
      * previous ip last time, and the other fields' ids last time at this ip */
     uint8_t ipnext[1u << KEY_BITS];
     uint16_t tuple[1u << KEY_BITS];
+    cm2_model *cm2; /* svpc_stats_cost()'s, allocated on first use */
+    st_buf payload; /* and its output */
 };
 
 st_error svpc_stats_new(svpc_stats_ctx **out)
@@ -21,6 +27,7 @@ st_error svpc_stats_new(svpc_stats_ctx **out)
     if (!c)
         return ST_E_NOMEM;
     c->fam = -1;
+    st_buf_init(&c->payload, 0);
     *out = c;
     return ST_OK;
 }
@@ -33,6 +40,8 @@ void svpc_stats_free(svpc_stats_ctx *c)
     if (!c)
         return;
     field_sets_free(c->set, &c->fam);
+    cm2_model_free(c->cm2);
+    st_buf_free(&c->payload);
     free(c);
 }
 
@@ -90,6 +99,31 @@ st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, 
         c->tuple[tl] = (uint16_t)ids;
         kl = tl;
     }
+    acc->entries += n;
+    return ST_OK;
+}
+
+st_error svpc_stats_cost(svpc_stats_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, svpc_cost_stats *acc)
+{
+    if (t != ST_TYPE_D64 && t != ST_TYPE_D32 && t != ST_TYPE_M64 && t != ST_TYPE_M32)
+        return ST_E_USAGE;
+    /* fresh sets and model, as the codec starts every frame */
+    RETURN_IF_ERROR(sets_ready(c, FAM_CM2));
+    RETURN_IF_ERROR(cm2_model_ready(&c->cm2));
+    uint64_t cost[CM2_COST_CATS] = {0};
+    c->payload.len = 0;
+    RETURN_IF_ERROR(cm2_account(c->set, c->cm2, t, raw, n, &c->payload, cost));
+    uint64_t sum = 0;
+    for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++) {
+        acc->ids[f] += cost[CM2_COST_IDS(f)];
+        acc->misses[f] += cost[CM2_COST_MISSES(f)];
+    }
+    acc->all_flag += cost[CM2_COST_ALL];
+    for (unsigned k = 0; k < CM2_COST_CATS; k++)
+        sum += cost[k];
+    acc->rounding += (int64_t)((uint64_t)c->payload.len * 8u * SVPC_COST_UNIT) - (int64_t)sum;
+    acc->payload_bytes += c->payload.len;
+    acc->frames++;
     acc->entries += n;
     return ST_OK;
 }

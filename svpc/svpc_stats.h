@@ -19,6 +19,7 @@
 #include "../common/st_error.h"
 #include "../formats/entry.h"
 #include "svpc.h"
+#include "../common/st_bytes.h"
 
 #define SVPC_STATS_FIELDS 5 /* ip, cycle, meta, address, data */
 #define SVPC_STATS_IDS 16   /* ids 0..nslots-1 and nslots, the miss */
@@ -42,6 +43,27 @@ void svpc_stats_free(svpc_stats_ctx *c);
  * ST_E_USAGE (not a memory type); ST_E_NOMEM. */
 st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
                          svpc_pred_stats *acc);
+
+/* Where the bits of cm2 frames go, by cm2's own coding (svpc/cm2.h), in
+ * SVPC_COST_UNIT per bit: per field the ids and the misses, the
+ * all-expected flag, and the range coder's flush and rounding; plus the
+ * payload bytes they account for.  For each frame, payload_bytes * 8 *
+ * SVPC_COST_UNIT is exactly the sum of ids, misses, all_flag and rounding. */
+#define SVPC_COST_UNIT 65536u
+typedef struct {
+    uint64_t frames, entries;     /* cm2 frames (and their entries) accounted */
+    uint64_t payload_bytes;       /* their codec payloads */
+    uint64_t ids[SVPC_STATS_FIELDS], misses[SVPC_STATS_FIELDS];
+    uint64_t all_flag;
+    int64_t rounding;             /* payload bits less the costs: the coder's flush and rounding */
+} svpc_cost_stats;
+
+/* Add to *acc what cm2 frame of the n entries at raw (a memory type)
+ * costs, by re-encoding it with cm2 from fresh state, accounting every
+ * bit (the payload is cm2's, byte for byte: the frame's own when it was
+ * written by cm2).  Returns ST_OK; ST_E_USAGE (not a memory type);
+ * ST_E_NOMEM. */
+st_error svpc_stats_cost(svpc_stats_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, svpc_cost_stats *acc);
 
 /* "ip", "cycle", "meta", "address", "data". */
 const char *svpc_stats_field_name(unsigned f);
