@@ -76,6 +76,52 @@ PYEOF
     [[ $(json h.json 'all(abs(fr["hit_rate"]["address"] - 0.5) < 0.002 for fr in j["streams"][0]["frame_stats"])') == True ]]
 }
 
+# parts J: the stream's bits, in units, by part (json's "bits"): they must
+# add up to the stored bytes x 8 exactly.
+PARTS='(lambda b: (sum(b["ids"].values()) + sum(b["misses"].values()) + b["all_expected_flag"] + b["frame_headers"] + b["coder_rounding"] + b["other_encoders"], b["stored"]))'
+
+@test "--stats: ids, misses, headers and rounding add up exactly to the stored size; frames of other encoders counted unsplit" {
+    xz -dc "$ROOT/testdata/good/bios_read_300k.d64.xz" | head -c $((100000 * 32)) > bios.d64
+    "$SIMTRACE_PACK" --frame-size=20000 --stream cpu0.read bios.d64 -o a.sim
+    "$SIMTRACE_PACK" --frame-size=40000 -e cm --stream cpu0.read bios.d64 -o b.sim
+    s='j["streams"][0]'
+    for f in a.sim b.sim; do
+        "$SIMTRACE_CAT" --stats=json $f > $f.json
+        [[ $(json $f.json "$PARTS($s[\"bits\"])[0] == $PARTS($s[\"bits\"])[1] == 8 * 65536 * $s[\"stored_bytes\"]") == True ]]
+        # the per-entry figures are the same split
+        [[ $(json $f.json "abs(sum(v[\"ids_bits_per_entry\"] + v[\"misses_bits_per_entry\"] for v in $s[\"fields\"].values()) - (sum($s[\"bits\"][\"ids\"].values()) + sum($s[\"bits\"][\"misses\"].values())) / 65536 / $s[\"entries\"]) < 1e-4") == True ]]
+    done
+    # cm2: 5 frames split; the coder's rounding is its flush (5 bytes a
+    # frame) and at most 0.1% of the payload, never below 0
+    [[ $(json a.sim.json "$s[\"bits\"][\"other_encoder_frames\"], $s[\"frames\"]") == "(0, 5)" ]]
+    [[ $(json a.sim.json "0 <= $s[\"bits\"][\"coder_rounding\"] <= 65536 * (8 * 8 * $s[\"frames\"] + 0.001 * 8 * $s[\"bits\"][\"payload_bytes\"])") == True ]]
+    [[ $(json a.sim.json "$s[\"bits\"][\"misses\"][\"data\"] > 0 and $s[\"bits\"][\"ids\"][\"ip\"] > 0") == True ]]
+    # cm: nothing split, the frames counted whole
+    [[ $(json b.sim.json "$s[\"bits\"][\"other_encoder_frames\"], $s[\"frames\"], $s[\"bits\"][\"other_encoders\"] == $s[\"bits\"][\"stored\"]") == "(3, 3, True)" ]]
+    [[ $(json b.sim.json "sum($s[\"bits\"][\"ids\"].values()) + sum($s[\"bits\"][\"misses\"].values())") == 0 ]]
+    run "$SIMTRACE_CAT" --stats b.sim
+    [[ $status -eq 0 && $output == *"frames of other encoders (3 of 3, split unavailable)"* ]]
+    run "$SIMTRACE_CAT" --stats a.sim
+    [[ $status -eq 0 && $output == *"they add up to the stored size"* && $output != *"other encoders"* ]]
+    total=$(json a.sim.json "'%.4f' % (8 * $s[\"stored_bytes\"] / $s[\"entries\"])")
+    [[ $(grep "total (stored bytes x 8 / entries)" <<< "$output") == *" $total" ]]
+}
+
+@test "--stats: a field that always hits costs ids only, one that always misses costs misses" {
+    make_hand
+    "$SIMTRACE_PACK" --frame-size=2000 --stream cpu0.read hand.d64 -o h.sim
+    "$SIMTRACE_CAT" --stats=json h.sim > h.json
+    b='j["streams"][0]["bits"]'
+    # ip and meta never change: after each of the 4 frames' first entry,
+    # only ids; their misses cost under 64 bits a frame
+    [[ $(json h.json "$b[\"misses\"][\"ip\"] < 4 * 64 * 65536 and $b[\"misses\"][\"meta\"] < 4 * 64 * 65536") == True ]]
+    [[ $(json h.json "$b[\"ids\"][\"ip\"] > 0 and $b[\"ids\"][\"meta\"] > 0") == True ]]
+    # data: random 16 or 32 bits, always missed: more than 12 bits an
+    # entry in misses, and its ids (the miss id) far fewer
+    [[ $(json h.json "$b[\"misses\"][\"data\"] > 12 * 8000 * 65536 > 4 * $b[\"ids\"][\"data\"]") == True ]]
+    [[ $(json h.json "$PARTS($b)[0] == $PARTS($b)[1]") == True ]]
+}
+
 @test "--stats: usage errors, pipes, missing streams, damaged files" {
     run "$SIMTRACE_CAT" --stats=xml "$ROOT/testdata/good/two_streams.sim"
     [[ $status -eq 2 && $output == simtrace-cat:*json* ]]
