@@ -132,6 +132,45 @@ SIMTRACE_API simtrace_error simtrace_entry_unpack(int type, const void *raw, sim
     return SIMTRACE_OK;
 }
 
+/* One type's loop of simtrace_access_unpack, the type constant: wide
+ * (d64, m64) or not, with data (d64, d32) or not. */
+static inline void access_unpack_T(const uint8_t *p, size_t n, simtrace_access *o, const int wide, const int data)
+{
+    const size_t esz = wide ? (data ? 32 : 24) : (data ? 20 : 16);
+    for (size_t i = 0; i < n; i++, p += esz, o++) {
+        const uint64_t meta = st_load64(p);
+        o->cycle = meta & ST_CYCLE_MASK;
+        o->meta16 = (uint16_t)(meta >> 48);
+        o->reserved = 0;
+        o->ip = wide ? st_load64(p + 8) : st_load32(p + 8);
+        o->address = wide ? st_load64(p + 16) : st_load32(p + 12);
+        if (!data) {
+            o->value = 0;
+            o->size = 0;
+        } else if (meta >> 48 & 1) { /* fullSize */
+            o->value = wide ? st_load64(p + 24) : st_load32(p + 16);
+            o->size = wide ? 8 : 4;
+        } else {
+            o->value = wide ? st_load32(p + 24) : st_load16(p + 16);
+            o->size = wide ? st_load32(p + 28) : st_load16(p + 18);
+        }
+    }
+}
+
+SIMTRACE_API simtrace_error simtrace_access_unpack(int type, const void *raw, size_t count, simtrace_access *out)
+{
+    if (!is_memory(type) || (count && (!raw || !out)))
+        return SIMTRACE_E_USAGE;
+    const uint8_t *p = raw;
+    switch (type) {
+    case SIMTRACE_TYPE_D64: access_unpack_T(p, count, out, 1, 1); break;
+    case SIMTRACE_TYPE_D32: access_unpack_T(p, count, out, 0, 1); break;
+    case SIMTRACE_TYPE_M64: access_unpack_T(p, count, out, 1, 0); break;
+    default: access_unpack_T(p, count, out, 0, 0); break;
+    }
+    return SIMTRACE_OK;
+}
+
 SIMTRACE_API simtrace_error simtrace_entry_pack(int type, const simtrace_entry *in, void *raw)
 {
     if (!is_memory(type) || !raw || !in)

@@ -32,7 +32,7 @@
  *     the library's tables is ever returned.
  *   - Entries go in and come out as their raw little-endian layout
  *     (SIMTRACE_TYPE_D64: 32 bytes, ...); simtrace_entry_unpack/pack
- *     convert one entry.
+ *     convert one entry, simtrace_access_unpack many.
  */
 #ifndef SIMTRACE_PUBLIC_H
 #define SIMTRACE_PUBLIC_H
@@ -191,6 +191,29 @@ SIMTRACE_API simtrace_error simtrace_entry_unpack(int type, const void *raw, sim
  * layout are truncated, the cycle to 48 bits.  Returns SIMTRACE_OK or
  * SIMTRACE_E_USAGE.  Thread-safe. */
 SIMTRACE_API simtrace_error simtrace_entry_pack(int type, const simtrace_entry *e, void *raw);
+
+/*
+ * One memory access unpacked with its size and value apart, for reading
+ * many at once (simtrace_access_unpack; the Python package's arrays have
+ * this layout): 40 bytes, every field at its natural alignment.
+ */
+typedef struct simtrace_access {
+    uint64_t cycle;    /* 0..SIMTRACE_CYCLE_MAX */
+    uint64_t ip;
+    uint64_t address;
+    uint64_t value;    /* fullSize: the whole data field; else its lower half
+                          (d64: 32 bits, d32: 16 bits); 0 in m64, m32 */
+    uint32_t size;     /* bytes: with fullSize the target's width (d64 8,
+                          d32 4); else the data field's upper half; 0 in m64, m32 */
+    uint16_t meta16;   /* as simtrace_entry's */
+    uint16_t reserved; /* 0 */
+} simtrace_access;
+
+/* Unpack count entries of a memory type, packed at raw (count x
+ * simtrace_type_size(type) bytes), into out[0 .. count-1].  Returns
+ * SIMTRACE_OK or SIMTRACE_E_USAGE (not a memory type; raw or out NULL
+ * with count above 0).  Thread-safe. */
+SIMTRACE_API simtrace_error simtrace_access_unpack(int type, const void *raw, size_t count, simtrace_access *out);
 
 /* ---- writing ------------------------------------------------------------------ */
 

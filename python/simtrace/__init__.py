@@ -35,23 +35,14 @@ _L = _lib.load()
 CYCLE_MASK = (1 << 48) - 1
 UINT64_MAX = (1 << 64) - 1
 
-# Every field at its natural alignment (40 bytes an entry), so that the
-# 64-bit fields of d64 entries are filled by whole-column copies.
+# The library's simtrace_access (include/simtrace.h), which
+# simtrace_access_unpack fills: the arrays are filled in place, one call
+# per frame, with no pass of numpy's over them.
 DTYPE = np.dtype({"names": ["cycle", "meta", "ip", "address", "size", "value"],
                   "formats": ["<u8", "<u2", "<u8", "<u8", "<u4", "<u8"],
                   "offsets": [0, 36, 8, 16, 32, 24], "itemsize": 40})
 
-# raw layouts of the memory types (include/simtrace.h, simtrace_type)
-_RAW = {
-    _lib.TYPE_D64: np.dtype([("meta", "<u8"), ("ip", "<u8"), ("address", "<u8"), ("data", "<u8")]),
-    _lib.TYPE_D32: np.dtype([("meta", "<u8"), ("ip", "<u4"), ("address", "<u4"), ("data", "<u4")]),
-    _lib.TYPE_M64: np.dtype([("meta", "<u8"), ("ip", "<u8"), ("address", "<u8")]),
-    _lib.TYPE_M32: np.dtype([("meta", "<u8"), ("ip", "<u4"), ("address", "<u4")]),
-}
-
-# entries converted at a time: the pieces stay in the CPU's caches
-CHUNK = 1 << 16
-
+_MEMORY = (_lib.TYPE_D64, _lib.TYPE_D32, _lib.TYPE_M64, _lib.TYPE_M32)
 
 def version():
     """The library's version string ("0.1.0")."""
@@ -88,53 +79,22 @@ class FrameInfo:
                                                             self.first_entry + self.entries - 1, self.stored_bytes)
 
 
-def _unpack_into(kind, raw, out):
-    """Fill out (DTYPE, len n) from n raw entries of memory type kind."""
-    n = len(out)
-    if kind == _lib.TYPE_D64:
-        src = raw.view(np.uint64).reshape(n, 4)
-        o = out.view(np.uint64).reshape(n, 5)
-        meta, data = src[:, 0], src[:, 3]
-        o[:, 0:3] = src[:, 0:3]  # meta (cut to the cycle below), ip, address
-        o[:, 0] &= np.uint64(CYCLE_MASK)
-        out["meta"] = meta >> np.uint64(48)
-        # fullSize 0: data holds size << 32 | value; fullSize 1: the value
-        o[:, 3] = data & np.uint64(0xFFFFFFFF)
-        out["size"] = data >> np.uint64(32)
-        full = (out["meta"] & 1).astype(bool)
-        if full.any():
-            o[full, 3] = data[full]
-            out["size"][full] = 8
-        return
-    src = raw.view(_RAW[kind])
-    meta = src["meta"]
-    out["cycle"] = meta & np.uint64(CYCLE_MASK)
-    out["meta"] = meta >> np.uint64(48)
-    out["ip"] = src["ip"]
-    out["address"] = src["address"]
-    if kind != _lib.TYPE_D32:
-        out["size"] = 0  # m64, m32 record no access size
-        out["value"] = 0
-        return
-    data = src["data"]
-    out["size"] = data >> 16
-    out["value"] = data & 0xFFFF
-    full = (out["meta"] & 1).astype(bool)
-    if full.any():
-        out["value"][full] = data[full]
-        out["size"][full] = 4
+def _unpack_at(kind, ptr, n, out, pos):
+    """Fill out[pos:pos + n] (DTYPE) from the n raw entries of memory type
+    kind at address ptr."""
+    e = _L.simtrace_access_unpack(kind, ptr, n, out.ctypes.data + pos * DTYPE.itemsize)
+    if e:
+        raise SimtraceError(e, _L.simtrace_strerror(e).decode())
 
 
 def unpack(kind, raw):
     """Raw entries of memory type kind (bytes or a uint8 array) as an array
     of DTYPE."""
-    raw = np.frombuffer(raw, dtype=np.uint8)
-    esz = _RAW[kind].itemsize
-    n = len(raw) // esz
+    raw = np.ascontiguousarray(np.frombuffer(raw, dtype=np.uint8))
+    n = len(raw) // _L.simtrace_type_size(kind)
     out = np.empty(n, dtype=DTYPE)
-    for i in range(0, n, CHUNK):
-        k = min(CHUNK, n - i)
-        _unpack_into(kind, raw[i * esz:(i + k) * esz], out[i:i + k])
+    if n:
+        _unpack_at(kind, raw.ctypes.data, n, out, 0)
     return out
 
 
@@ -162,7 +122,7 @@ class Stream:
 
     @property
     def is_memory(self):
-        return self.type in _RAW
+        return self.type in _MEMORY
 
     @property
     def raw_bytes(self):
@@ -209,14 +169,13 @@ class Stream:
         if n == 0:
             return out
         # a cursor decodes each frame once and lends its part of the range
-        # (simtrace_cursor_peek: no copy), converted a cache-sized piece at
-        # a time
+        # (simtrace_cursor_peek: no copy), which the library unpacks
+        # straight into the array
         h = ctypes.c_void_p()
         rg = _lib.Range(_lib.RANGE_ENTRIES, 0, a, b)
         self._t._check(_L.simtrace_cursor_open(ctypes.byref(h), self._t._h(), self.name.encode(),
                                                ctypes.byref(rg)), self.name)
         try:
-            esz = self.entry_size
             ptr, cnt, first = ctypes.c_void_p(), ctypes.c_uint64(), ctypes.c_uint64()
             pos = 0
             while pos < n:
@@ -226,10 +185,7 @@ class Stream:
                 if k == 0 or first.value != a + pos or pos + k > n:
                     raise SimtraceError(28, "the cursor gave entries %d..%d, not from %d" % (
                         first.value, first.value + k, a + pos), self.name)  # E_INTERNAL
-                raw = np.ctypeslib.as_array((ctypes.c_uint8 * (k * esz)).from_address(ptr.value))
-                for j in range(0, k, CHUNK):
-                    m = min(CHUNK, k - j)
-                    _unpack_into(self.type, raw[j * esz:(j + m) * esz], out[pos + j:pos + j + m])
+                _unpack_at(self.type, ptr.value, k, out, pos)
                 pos += k
         finally:
             _L.simtrace_cursor_free(h)

@@ -148,6 +148,7 @@ def _declare(lib):
         "simtrace_cursor_next": (c.c_int, [vp, vp, c.c_size_t, P(c.c_uint64), P(c.c_uint64)]),
         "simtrace_cursor_peek": (c.c_int, [vp, P(vp), P(c.c_uint64), P(c.c_uint64)]),
         "simtrace_cursor_free": (None, [vp]),
+        "simtrace_access_unpack": (c.c_int, [c.c_int, vp, c.c_size_t, vp]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)
