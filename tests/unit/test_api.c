@@ -134,6 +134,39 @@ static void test_common(void)
     CHECK(o.cycle == 4 && o.meta16 == 3 && o.ip == 0x55667788u && o.address == 0x99 && o.data == 0xcdef0123u);
     CHECK(simtrace_entry_pack(SIMTRACE_TYPE_EVENT, &e, raw) == SIMTRACE_E_USAGE);
     CHECK(simtrace_entry_unpack(SIMTRACE_TYPE_VBLOCK, raw, &o) == SIMTRACE_E_USAGE);
+    /* many at once, size and value apart: for each memory type, entries
+     * with fullSize and without, against simtrace_entry_unpack */
+    static const int mem[4] = {SIMTRACE_TYPE_D64, SIMTRACE_TYPE_D32, SIMTRACE_TYPE_M64, SIMTRACE_TYPE_M32};
+    for (unsigned k = 0; k < 4; k++) {
+        const int t = mem[k];
+        const size_t esz = simtrace_type_size(t);
+        const int wide = t == SIMTRACE_TYPE_D64 || t == SIMTRACE_TYPE_M64, data = t == SIMTRACE_TYPE_D64 || t == SIMTRACE_TYPE_D32;
+        uint8_t many[3 * 32];
+        simtrace_entry in[3] = {{7, 1, 0x1122334455667788ull, 0x8877665544332211ull, 0xfedcba9876543210ull},
+                                {8, 6, 0x40, 0x80, (2ull << (wide ? 32 : 16)) | 0xbeef},
+                                {SIMTRACE_CYCLE_MAX, 0xfffe, 1, 2, (16ull << 32) | 0x12345678u}};
+        for (unsigned i = 0; i < 3; i++)
+            CHECK(simtrace_entry_pack(t, &in[i], many + i * esz) == SIMTRACE_OK);
+        simtrace_access acc[3];
+        memset(acc, 0xa5, sizeof acc);
+        CHECK(simtrace_access_unpack(t, many, 3, acc) == SIMTRACE_OK);
+        for (unsigned i = 0; i < 3; i++) {
+            simtrace_entry x;
+            simtrace_entry_unpack(t, many + i * esz, &x);
+            const unsigned half = wide ? 32 : 16;
+            const uint64_t value = !data ? 0 : (x.meta16 & 1) ? x.data : x.data & ((1ull << half) - 1);
+            const uint32_t size = !data ? 0 : (x.meta16 & 1) ? (wide ? 8 : 4) : (uint32_t)(x.data >> half);
+            CHECK(acc[i].cycle == x.cycle && acc[i].meta16 == x.meta16 && acc[i].ip == x.ip &&
+                  acc[i].address == x.address && acc[i].value == value && acc[i].size == size && acc[i].reserved == 0);
+        }
+        /* the three cases were there: full size, a size, a wide or cut one */
+        CHECK(!data || (acc[0].size == (wide ? 8u : 4u) && acc[1].size == 2 && acc[1].value == 0xbeef));
+    }
+    CHECK(sizeof(simtrace_access) == 40);
+    simtrace_access one;
+    CHECK(simtrace_access_unpack(SIMTRACE_TYPE_BYTES, raw, 1, &one) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_access_unpack(SIMTRACE_TYPE_D64, NULL, 1, &one) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_access_unpack(SIMTRACE_TYPE_D64, NULL, 0, NULL) == SIMTRACE_OK);
 }
 
 /* Writer error paths: bad arguments, calls out of order, a closed trace. */
