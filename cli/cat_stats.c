@@ -269,66 +269,134 @@ static void print_json(FILE *out, const st_stream_info *s, const stream_stats *s
             ss->cost.payload_bytes);
 }
 
-/* Decode every frame of stream si, gathering its statistics (and, for
- * JSON, printing each frame's). */
-static st_error stream_pass(st_index *ix, unsigned si, svpc_stats_ctx *sc, stream_stats *ss, FILE *json,
-                            st_diag *d)
+/* Frame r of stream s, whose entries (memory streams) are decoded at
+ * entries: its sizes, and for memory streams the predictors' figures,
+ * where its bits go, its lines, pages and access sizes (and, for JSON,
+ * its own figures). */
+static st_error frame_pass(const st_stream_info *s, const st_frame_ref *r, const uint8_t *entries,
+                           svpc_stats_ctx *sc, stream_stats *ss, FILE *json)
+{
+    const int first = ss->frames == 0, sized = s->type == ST_TYPE_D64 || s->type == ST_TYPE_D32;
+    ss->frames++;
+    ss->stored += r->size;
+    ss->entries += r->count;
+    if (!is_memory(s->type)) {
+        if (json)
+            json_frame(json, first, r, s->type, NULL);
+        return ST_OK;
+    }
+    svpc_pred_stats fp;
+    memset(&fp, 0, sizeof fp);
+    RETURN_IF_ERROR(svpc_stats_frame(sc, (svpc_encoder)r->encoder, s->type, entries, (size_t)r->count, &fp));
+    ss->pred.entries += fp.entries;
+    for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++) {
+        ss->pred.coded[f] += fp.coded[f];
+        ss->pred.hits[f] += fp.hits[f];
+        ss->pred.expected[f] += fp.expected[f];
+        for (unsigned id = 0; id < SVPC_STATS_IDS; id++)
+            ss->pred.ids[f][id] += fp.ids[f][id];
+    }
+    if (r->encoder == SVPC_ENC_CM2) {
+        RETURN_IF_ERROR(svpc_stats_cost(sc, s->type, entries, (size_t)r->count, &ss->cost));
+        ss->cm2_stored += r->size;
+    } else {
+        ss->other_frames++;
+        ss->other_stored += r->size;
+    }
+    if (json)
+        json_frame(json, first, r, s->type, &fp);
+    for (uint64_t i = 0; i < r->count; i++) {
+        st_entry en;
+        st_entry_load(s->type, entries + i * s->entry_size, &en);
+        RETURN_IF_ERROR(keyset_add(&ss->lines, en.addr >> LINE_BITS));
+        RETURN_IF_ERROR(keyset_add(&ss->pages, en.addr >> PAGE_BITS));
+        if (sized) {
+            uint64_t z = access_size(s->type, &en);
+            ss->sizes[z < SIZE_HIST ? z : SIZE_HIST]++;
+        }
+    }
+    return ST_OK;
+}
+
+/* One stream's statistics while they are gathered, and, for JSON, its
+ * frames' figures: the summary needs the whole pass, the frames are
+ * printed during it, so they go first to a memory stream. */
+typedef struct {
+    st_stream_info info;
+    stream_stats *ss;
+    FILE *frames;
+    char *fbuf;
+    size_t flen;
+} stream_out;
+
+static st_error out_begin(stream_out *o, const st_stream_info *s, int json)
+{
+    memset(o, 0, sizeof *o);
+    o->info = *s;
+    if (!(o->ss = calloc(1, sizeof *o->ss)))
+        return ST_E_NOMEM;
+    if (json) {
+        if (!(o->frames = open_memstream(&o->fbuf, &o->flen)))
+            return ST_E_NOMEM;
+        fputs(", \"frame_stats\": [", o->frames);
+    }
+    return ST_OK;
+}
+
+/* Print o (after `printed` streams) if print, and free it. */
+static void out_end(FILE *out, stream_out *o, int json, int print, unsigned printed)
+{
+    if (o->frames) {
+        fputc(']', o->frames);
+        fclose(o->frames);
+    }
+    if (print && o->ss) {
+        if (json) {
+            fputs(printed ? ",\n  " : "\n  ", out);
+            print_json(out, &o->info, o->ss);
+            fwrite(o->fbuf, 1, o->flen, out);
+            fputc('}', out);
+        } else {
+            print_text(out, &o->info, o->ss);
+        }
+    }
+    free(o->fbuf);
+    if (o->ss) {
+        free(o->ss->lines.slot);
+        free(o->ss->pages.slot);
+        free(o->ss);
+    }
+    memset(o, 0, sizeof *o);
+}
+
+static void json_begin(FILE *out, const char *file)
+{
+    fputs("{\"file\": ", out);
+    cli_json_string(out, file);
+    fputs(", \"streams\": [", out);
+}
+
+static int stats_end(FILE *out, int json)
+{
+    if (json)
+        fputs("\n]}\n", out);
+    return fflush(out) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
+}
+
+/* Decode every frame of stream si of ix, through o. */
+static st_error stream_pass(st_index *ix, unsigned si, svpc_stats_ctx *sc, stream_out *o, st_diag *d)
 {
     const st_stream_info *s = st_index_stream(ix, si);
-    const int mem = is_memory(s->type), sized = s->type == ST_TYPE_D64 || s->type == ST_TYPE_D32;
     st_buf buf;
     st_buf_init(&buf, 0);
     st_error e = ST_OK;
-    if (json)
-        fputs(", \"frame_stats\": [", json);
     for (uint64_t j = 0; j < st_index_stream_frames(ix, si) && e == ST_OK; j++) {
         const st_frame_ref *r = st_index_stream_frame(ix, si, j);
-        ss->frames++;
-        ss->stored += r->size;
-        ss->entries += r->count;
-        if (!mem) {
-            if (json)
-                json_frame(json, j == 0, r, s->type, NULL);
-            continue;
-        }
         st_diag_clear(d);
-        if ((e = st_index_decode_frame(ix, r->ordinal, &buf, d)) != ST_OK)
+        if (is_memory(s->type) && (e = st_index_decode_frame(ix, r->ordinal, &buf, d)) != ST_OK)
             break;
-        svpc_pred_stats fp;
-        memset(&fp, 0, sizeof fp);
-        if ((e = svpc_stats_frame(sc, (svpc_encoder)r->encoder, s->type, buf.data, (size_t)r->count, &fp)) != ST_OK)
-            break;
-        ss->pred.entries += fp.entries;
-        for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++) {
-            ss->pred.coded[f] += fp.coded[f];
-            ss->pred.hits[f] += fp.hits[f];
-            ss->pred.expected[f] += fp.expected[f];
-            for (unsigned id = 0; id < SVPC_STATS_IDS; id++)
-                ss->pred.ids[f][id] += fp.ids[f][id];
-        }
-        if (r->encoder == SVPC_ENC_CM2) {
-            if ((e = svpc_stats_cost(sc, s->type, buf.data, (size_t)r->count, &ss->cost)) != ST_OK)
-                break;
-            ss->cm2_stored += r->size;
-        } else {
-            ss->other_frames++;
-            ss->other_stored += r->size;
-        }
-        if (json)
-            json_frame(json, j == 0, r, s->type, &fp);
-        for (uint64_t i = 0; i < r->count && e == ST_OK; i++) {
-            st_entry en;
-            st_entry_load(s->type, buf.data + i * s->entry_size, &en);
-            if ((e = keyset_add(&ss->lines, en.addr >> LINE_BITS)) == ST_OK)
-                e = keyset_add(&ss->pages, en.addr >> PAGE_BITS);
-            if (sized) {
-                uint64_t z = access_size(s->type, &en);
-                ss->sizes[z < SIZE_HIST ? z : SIZE_HIST]++;
-            }
-        }
+        e = frame_pass(s, r, buf.data, sc, o->ss, o->frames);
     }
-    if (json)
-        fputc(']', json);
     st_buf_free(&buf);
     return e;
 }
@@ -351,51 +419,108 @@ int cat_stats(st_index *ix, const char *file, const char *name, int json, FILE *
         return cli_report(e, NULL, file);
     st_diag d;
     st_diag_clear(&d);
-    if (json) {
-        fputs("{\"file\": ", out);
-        cli_json_string(out, file);
-        fputs(", \"streams\": [", out);
-    }
+    if (json)
+        json_begin(out, file);
     for (unsigned i = lo; i < hi && e == ST_OK; i++) {
-        const st_stream_info *s = st_index_stream(ix, i);
-        stream_stats *ss = calloc(1, sizeof *ss);
-        if (!ss) {
-            e = ST_E_NOMEM;
-            break;
-        }
-        if (json) {
-            fputs(i > lo ? ",\n  " : "\n  ", out);
-            /* the summary needs the whole pass, the frames are printed
-             * during it: frames first into a memory stream */
-            char *fbuf = NULL;
-            size_t flen = 0;
-            FILE *fm = open_memstream(&fbuf, &flen);
-            if (!fm) {
-                free(ss);
-                e = ST_E_NOMEM;
-                break;
-            }
-            e = stream_pass(ix, i, sc, ss, fm, &d);
-            fclose(fm);
-            if (e == ST_OK) {
-                print_json(out, s, ss);
-                fwrite(fbuf, 1, flen, out);
-                fputc('}', out);
-            }
-            free(fbuf);
-        } else {
-            e = stream_pass(ix, i, sc, ss, NULL, &d);
-            if (e == ST_OK)
-                print_text(out, s, ss);
-        }
-        free(ss->lines.slot);
-        free(ss->pages.slot);
-        free(ss);
+        stream_out o;
+        if ((e = out_begin(&o, st_index_stream(ix, i), json)) == ST_OK)
+            e = stream_pass(ix, i, sc, &o, &d);
+        out_end(out, &o, json, e == ST_OK, i - lo);
     }
     svpc_stats_free(sc);
     if (e != ST_OK)
         return cli_report(e, &d, file);
-    if (json)
-        fputs("\n]}\n", out);
-    return fflush(out) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
+    return stats_end(out, json);
+}
+
+/* ---- a pipe: every frame in file order ---- */
+
+typedef struct {
+    const char *name; /* -s NAME, or NULL */
+    int json;
+    svpc_stats_ctx *sc;
+    stream_out *s; /* the streams seen, in file order */
+    unsigned n, cap;
+    st_buf buf;
+    st_diag *d;
+    st_error err; /* of on_stream, which cannot return one */
+} seq_stats;
+
+static void seq_on_stream(void *arg, const st_stream_info *s)
+{
+    seq_stats *q = arg;
+    if (q->err != ST_OK)
+        return;
+    if (q->n == q->cap) {
+        unsigned nc = q->cap ? 2 * q->cap : 8;
+        stream_out *ns = realloc(q->s, nc * sizeof *ns);
+        if (!ns) {
+            q->err = ST_E_NOMEM;
+            return;
+        }
+        q->s = ns;
+        q->cap = nc;
+    }
+    q->err = out_begin(&q->s[q->n++], s, q->json);
+}
+
+static st_error seq_frame(void *arg, const st_stream_info *s, const st_frame_ref *f, const st_raw_frame *raw)
+{
+    seq_stats *q = arg;
+    RETURN_IF_ERROR(q->err);
+    if (q->name && strcmp(s->name, q->name) != 0)
+        return ST_OK;
+    stream_out *o = NULL;
+    for (unsigned i = 0; i < q->n && !o; i++)
+        if (q->s[i].info.id == s->id)
+            o = &q->s[i];
+    if (!o)
+        return st_diag_set(q->d, ST_E_INTERNAL, "frame of stream %s before its descriptor", s->name);
+    if (is_memory(s->type))
+        RETURN_IF_ERROR(st_raw_frame_decode(s, f, raw, &q->buf, q->d));
+    return frame_pass(s, f, q->buf.data, q->sc, o->ss, o->frames);
+}
+
+int cat_stats_pipe(int fd, const char *file, const char *name, int json, unsigned threads, int ignore_check,
+                   uint64_t memlimit, FILE *out)
+{
+    st_diag d;
+    st_diag_clear(&d);
+    seq_stats q = {.name = name, .json = json, .d = &d, .err = ST_OK};
+    st_buf_init(&q.buf, 0);
+    st_error e = svpc_stats_new(&q.sc);
+    if (e != ST_OK)
+        return cli_report(e, NULL, file);
+    st_read_opts ro = {.threads = threads, .ignore_check = ignore_check, .memlimit = memlimit,
+                       .frame_sink = seq_frame, .frame_arg = &q, .on_stream = seq_on_stream, .stream_arg = &q};
+    st_reader *r;
+    e = st_reader_new(&r, fd, &ro, &d);
+    if (e == ST_OK) {
+        e = st_reader_read_all(r, NULL, NULL, &d);
+        st_reader_free(r);
+    }
+    if (e == ST_OK)
+        e = q.err;
+    int found = !name;
+    for (unsigned i = 0; i < q.n; i++)
+        found |= name && strcmp(q.s[i].info.name, name) == 0;
+    const int missing = e == ST_OK && !found;
+    if (missing)
+        cli_msg("%s: no stream named '%s' (see --list)", file, name);
+    else if (e == ST_OK && json)
+        json_begin(out, file);
+    unsigned printed = 0;
+    for (unsigned i = 0; i < q.n; i++) {
+        const int print = e == ST_OK && !missing && (!name || strcmp(q.s[i].info.name, name) == 0);
+        out_end(out, &q.s[i], json, print, printed);
+        printed += print;
+    }
+    free(q.s);
+    st_buf_free(&q.buf);
+    svpc_stats_free(q.sc);
+    if (missing)
+        return EXIT_DATA;
+    if (e != ST_OK)
+        return cli_report(e, &d, file);
+    return stats_end(out, json);
 }

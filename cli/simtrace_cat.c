@@ -41,8 +41,10 @@ static void usage(FILE *f)
             "                        raw and stored bytes, bits per entry; memory streams:\n"
             "                        distinct cache lines and pages, access sizes, reads or\n"
             "                        writes (known from the stream's name), and per field\n"
-            "                        the predictors' hit rates and ids (decodes every frame);\n"
-            "                        =json: one JSON object, with the figures of every frame\n"
+            "                        the predictors' hit rates and ids, and the bits per\n"
+            "                        entry of each field's ids and misses (decodes every\n"
+            "                        frame; a pipe too); =json: one JSON object, with the\n"
+            "                        figures of every frame\n"
             "  -t, --verify          check every checksum, frame and the directory; write\n"
             "                        nothing; report the first bad frame\n"
             "      --salvage         write every intact frame of the stream of a damaged or\n"
@@ -965,11 +967,10 @@ int main(int argc, char **argv)
         st_index_set_ignore_check(ix, ignore_check);
     }
     if (stats) {
-        /* every frame decoded through the directory: a regular file */
-        if (!ix) {
-            cli_msg("%s: --stats reads a regular file, not a pipe", in_name);
-            return EXIT_USAGE;
-        }
+        /* every frame decoded: through the directory of a regular
+         * file, else in one pass */
+        if (!ix)
+            return cat_stats_pipe(in_fd, in_name, stream, stats == 2, threads, ignore_check, memlimit, stdout);
         rc = cat_stats(ix, in_name, stream, stats == 2, stdout);
         st_index_free(ix);
         return rc;
