@@ -6,6 +6,10 @@ Plots (--plot, default all, stacked on one cycle axis):
   predictors  per frame: the predictors' hit rate of each field (from
               `simtrace-cat --stats=json`) and the stored bits per entry
 
+FILE may be - (standard input) or a pipe: the plots read the stream more
+than once, so it is first copied to a temporary file (the container as
+stored, compressed), removed at the end.
+
 Memory stays bounded whatever the stream's length: entries are read one
 frame at a time and binned (the heat map's pages are ranked from one pass
 over the range; past --max-pages distinct pages its rows are equal slices
@@ -15,8 +19,10 @@ import argparse
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -50,7 +56,7 @@ def arguments(argv):
         prog="simtrace-plot", description="Draw one stream of a simtrace container as PNG or SVG: the address "
         "heat map (pages by cycles), the working set over time, and the predictors' hit rates and bits per "
         "entry per frame.", epilog="Exit status: 0 success, 1 bad data or I/O error, 2 bad usage.")
-    p.add_argument("file", help="the container (a regular file)")
+    p.add_argument("file", help="the container; - or a pipe: standard input, copied to a temporary file")
     p.add_argument("-s", "--stream", help="the stream (default: the first memory stream)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--entries", metavar="A:B", help="entries A..B-1 only")
@@ -77,7 +83,8 @@ def arguments(argv):
     a.plots = plots
     if a.bins < 1 or a.rows < 1 or a.window < 0 or not 0 <= a.page_bits < 64 or a.max_pages < 1:
         raise UsageError("--bins, --rows, --max-pages must be positive, --page-bits 0..63")
-    a.output = a.output or os.path.basename(a.file) + ".png"
+    a.output = a.output or ("stdin" if a.file == "-" else os.path.basename(a.file)) + ".png"
+    a.path = a.file  # what is read: the file, or a copy of a pipe (spool)
     ext = os.path.splitext(a.output)[1].lower()
     if ext not in (".png", ".svg"):
         raise UsageError("the output must end in .png or .svg (got '%s')" % a.output)
@@ -192,7 +199,7 @@ def find_cat(a):
 
 def predictor_stats(a, s):
     """The stream's per-frame figures from simtrace-cat --stats=json."""
-    p = subprocess.run([find_cat(a), "--stats=json", "-s", s.name, a.file], stdout=subprocess.PIPE,
+    p = subprocess.run([find_cat(a), "--stats=json", "-s", s.name, a.path], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
     if p.returncode != 0:
         raise simtrace.SimtraceError(13, p.stderr.decode().strip() or "simtrace-cat --stats failed", a.file)
@@ -259,11 +266,33 @@ def draw(a, s, lo, hi):
             ax2.set_ylabel("bits/entry")
             ax2.set_ylim(bottom=0)
     axes[-1].set_xlabel("cycle")
-    fig.suptitle(a.title or "%s: stream %s, entries %d..%d" % (os.path.basename(a.file), s.name, lo, hi - 1),
+    fig.suptitle(a.title or "%s: stream %s, entries %d..%d" % (
+        "(standard input)" if a.file == "-" else os.path.basename(a.file), s.name, lo, hi - 1),
                  fontsize=11)
     fig.tight_layout()
     fig.savefig(a.output, dpi=a.dpi)
     plt.close(fig)
+
+
+def spool(a):
+    """If a.file is - or not a regular file (a pipe), copy it to a
+    temporary file, a.path, and return that path (for the caller to
+    remove); else None."""
+    if a.file != "-" and stat.S_ISREG(os.stat(a.file).st_mode):
+        return None
+    fd, path = tempfile.mkstemp(prefix="simtrace-plot-", suffix=".sim")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if a.file == "-":
+                shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+            else:
+                with open(a.file, "rb") as src:
+                    shutil.copyfileobj(src, out, 1 << 20)
+    except BaseException:
+        os.unlink(path)
+        raise
+    a.path = path
+    return path
 
 
 def main(argv=None):
@@ -272,8 +301,10 @@ def main(argv=None):
     except UsageError as e:
         print("simtrace-plot: %s" % e, file=sys.stderr)
         return 2
+    tmp = None
     try:
-        with simtrace.open(a.file) as t:
+        tmp = spool(a)
+        with simtrace.open(a.path) as t:
             s = t.stream(a.stream)
             if not s.is_memory:
                 print("simtrace-plot: %s: stream '%s' is of type %s, not a memory stream" % (a.file, s.name,
@@ -285,11 +316,15 @@ def main(argv=None):
         print("simtrace-plot: %s" % e, file=sys.stderr)
         return 2
     except simtrace.SimtraceError as e:
-        print("simtrace-plot: %s" % e, file=sys.stderr)
+        # (a copy of a pipe is named as the input)
+        print("simtrace-plot: %s" % (str(e).replace(tmp, a.file) if tmp else e), file=sys.stderr)
         return 2 if e.name in ("E_USAGE", "E_NOT_FOUND") else 1
     except OSError as e:
         print("simtrace-plot: %s" % e, file=sys.stderr)
         return 1
+    finally:
+        if tmp:
+            os.unlink(tmp)
     return 0
 
 

@@ -12,10 +12,10 @@ from conftest import ROOT, bin_dir, run
 PLOT = str(ROOT / "python/simtrace-plot")
 
 
-def plot(*args):
-    env = dict(os.environ, SVPC_BIN=str(bin_dir()))
+def plot(*args, stdin=None, env=None):
+    env = dict(os.environ if env is None else env, SVPC_BIN=str(bin_dir()))
     return subprocess.run([sys.executable, PLOT] + [str(a) for a in args], env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE)
+                          stderr=subprocess.PIPE, stdin=stdin)
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +76,34 @@ def test_plot_of_an_empty_range_and_errors(small, tmp_path, traces):
     assert p.returncode == 1 and p.stderr.decode().startswith("simtrace-plot: ")
     p = plot("-o", out, traces["user"])
     assert p.returncode == 2 and "not a memory stream" in p.stderr.decode()
+
+
+def test_plot_of_a_pipe(small, tmp_path, traces):
+    """- and a pipe: copied to a temporary file, which is removed; the same
+    figure as from the file."""
+    tmpd = tmp_path / "tmpd"
+    tmpd.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmpd))
+    ref = tmp_path / "file.png"
+    assert plot("--title=t", "-o", ref, small).returncode == 0
+    out = tmp_path / "stdin.png"
+    with open(small, "rb") as f:
+        p = plot("--title=t", "-o", out, "-", stdin=f, env=env)
+    assert p.returncode == 0, p.stderr.decode()
+    assert out.read_bytes() == ref.read_bytes()
+    # a named pipe
+    out2 = tmp_path / "fifo.png"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen("cat '%s' > '%s'" % (small, fifo), shell=True)
+    p = plot("--title=t", "-o", out2, fifo, env=env)
+    writer.wait()
+    assert p.returncode == 0, p.stderr.decode()
+    assert out2.read_bytes() == ref.read_bytes()
+    assert list(tmpd.iterdir()) == []
+    # bad data through a pipe: the input's name in the message, the copy removed
+    with open(traces["bad"] / "header-magic.sim", "rb") as f:
+        p = plot("-o", out, "-", stdin=f, env=env)
+    assert p.returncode == 1 and p.stderr.decode().startswith("simtrace-plot: -"), p.stderr.decode()
+    assert "simtrace-plot-" not in p.stderr.decode()
+    assert list(tmpd.iterdir()) == []
