@@ -72,7 +72,7 @@ def arguments(argv):
     p.add_argument("--window", type=int, default=0,
                    help="entries per working-set window (default: the range in 200 windows)")
     p.add_argument("--title", help="the figure's title (default: file and stream)")
-    p.add_argument("--dpi", type=int, default=110)
+    p.add_argument("--dpi", type=int, default=110, help="resolution of a PNG, dots per inch (default 110)")
     p.add_argument("--simtrace-cat", dest="cat", help="simtrace-cat to run for --stats (default: $SVPC_BIN, "
                    "beside this program, or PATH)")
     a = p.parse_args(argv)

@@ -18,8 +18,10 @@ declare -gA HELP_OF=(
     [simtrace-cat]="$SVPC_BIN/simtrace-cat"
     [bochs-trace]="$ROOT/scripts/bochs-trace"
     [svpc-parallel]="$ROOT/scripts/svpc-parallel"
+    [simtrace-plot]="$ROOT/python/simtrace-plot"
 )
-PAGES=(svpc-compress.1 svpc-decompress.1 simtrace-pack.1 simtrace-cat.1 bochs-trace.1 svpc-parallel.1 libsvpc.3)
+PAGES=(svpc-compress.1 svpc-decompress.1 simtrace-pack.1 simtrace-cat.1 bochs-trace.1 svpc-parallel.1 simtrace-plot.1
+    libsvpc.3)
 
 setup() {
     common_setup || return 1
