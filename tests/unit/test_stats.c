@@ -1,5 +1,8 @@
 /* svpc_stats: the predictors' hits per field on entries whose rates are
- * known by construction; every frame starts from fresh state. */
+ * known by construction; every frame starts from fresh state.  cm2's
+ * accounting: the payload is cm2's own, its bits add up, and they go to
+ * the ids of a field that always hits and the misses of one that never
+ * does. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,10 +53,46 @@ static void check_rates(const svpc_pred_stats *p, int data, uint64_t frames)
     CHECK(!data || p->hits[DATA] == 0);
 }
 
+/* svpc_stats_cost on the same entries: the payload svpc_encode writes
+ * with cm2, byte count for byte count; the costs and the rounding add up
+ * to its bits; ip and meta always hit (after the first entry), so their
+ * misses cost nearly nothing; the random data costs misses. */
+static void check_cost(svpc_stats_ctx *c, svpc_ctx *x, st_entry_type t, const uint8_t *raw, int data)
+{
+    svpc_cost_stats k, k2;
+    memset(&k, 0, sizeof k);
+    memset(&k2, 0, sizeof k2);
+    CHECK(svpc_stats_cost(c, t, raw, N, &k) == ST_OK);
+    CHECK(svpc_stats_cost(c, t, raw, N, &k2) == ST_OK);
+    st_buf out;
+    st_buf_init(&out, 0);
+    const svpc_params prm = {SVPC_ENC_CM2, SVPC_STAGE_NONE, 6};
+    CHECK(svpc_encode(x, &prm, t, raw, N, &out) == ST_OK);
+    CHECK(k.frames == 1 && k.entries == N && k.payload_bytes == out.len);
+    st_buf_free(&out);
+    uint64_t sum = k.all_flag;
+    for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++)
+        sum += k.ids[f] + k.misses[f];
+    CHECK((int64_t)(k.payload_bytes * 8 * SVPC_COST_UNIT - sum) == k.rounding);
+    /* the range coder's flush (5 bytes) and rounding: more than nothing,
+     * at most 64 bits and 0.1% of the payload */
+    CHECK(k.rounding > 0 && k.rounding <= (int64_t)(64 * SVPC_COST_UNIT + k.payload_bytes * 8 * SVPC_COST_UNIT / 1000));
+    const uint64_t bit = SVPC_COST_UNIT;
+    CHECK(k.ids[IP] > 0 && k.misses[IP] < 100 * bit && k.misses[META] < 100 * bit);
+    CHECK(k.misses[ADDR] > N / 2 * 8 * bit); /* the random half: more than a byte each */
+    if (data)
+        CHECK(k.misses[DATA] > N * 16 * bit && k.ids[DATA] < k.misses[DATA] / 8);
+    else
+        CHECK(k.misses[DATA] == 0 && k.ids[DATA] == 0);
+    CHECK(memcmp(&k, &k2, sizeof k) == 0);
+}
+
 int main(void)
 {
     svpc_stats_ctx *c;
     CHECK(svpc_stats_new(&c) == ST_OK);
+    svpc_ctx *x;
+    CHECK(svpc_ctx_new(&x) == ST_OK);
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
     static uint8_t raw[N * 32];
     /* cm2's predictors and cm's (paper's frames: cm's), the family
@@ -80,10 +119,15 @@ int main(void)
         memset(&again, 0, sizeof again);
         CHECK(svpc_stats_frame(c, enc, t, raw, N, &again) == ST_OK);
         CHECK(memcmp(&again, &one, sizeof one) == 0);
+        if (k < 4)
+            check_cost(c, x, t, raw, data);
     }
     svpc_pred_stats p;
     CHECK(svpc_stats_frame(c, SVPC_ENC_CM, ST_TYPE_VPC, raw, 1, &p) == ST_E_USAGE);
     CHECK(strcmp(svpc_stats_field_name(3), "address") == 0 && svpc_stats_nslots(0) == 4);
+    svpc_cost_stats k;
+    CHECK(svpc_stats_cost(c, ST_TYPE_VPC, raw, 1, &k) == ST_E_USAGE);
     svpc_stats_free(c);
+    svpc_ctx_free(x);
     return check_done("test_stats");
 }
