@@ -42,7 +42,9 @@
  *     times faster to code and decode.
  *
  * One template codes and decodes (ENC a constant), so the two cannot
- * disagree.  The payload is the range coder's output alone.
+ * disagree; a third instance encodes and accounts each bit's cost by
+ * field (cm2_account(), for simtrace-cat --stats).  The payload is the
+ * range coder's output alone.
  */
 #include "cm2.h"
 

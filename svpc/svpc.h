@@ -172,7 +172,8 @@ st_error svpc_decode_prefix(svpc_ctx *ctx, svpc_encoder enc, st_entry_type t,
  * cm1 and cm encoders' internal streams; scripts/vpcpairs.c prints it):
  * name and compressed size of each internal stream.  Returns the number
  * of streams (0 if none).  `simtrace-cat --stats` reports the predictors'
- * hits per field from decoded entries instead (svpc_stats.h). */
+ * hits per field from decoded entries instead, and for cm2 frames the
+ * bits of each field's ids and misses (svpc_stats.h). */
 typedef struct {
     const char *name;
     uint64_t raw;

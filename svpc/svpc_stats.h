@@ -8,7 +8,9 @@
  * fresh state per frame as the codec does: hits and misses depend only on
  * the values, so they are the codec's own; the expected ids and the ids
  * chosen follow cm, cm1 and cm2's choice.  Nothing inside the codec is
- * instrumented.
+ * instrumented for that.  Where the bits of a cm2 frame go (per field, ids
+ * and misses) is cm2's own accounting instead (svpc_stats_cost, through
+ * cm2_account(): cm2's coding template in a mode of its own).
  */
 #ifndef SVPC_STATS_H
 #define SVPC_STATS_H
