@@ -16,6 +16,12 @@
  * it the count is a lower bound (said so), so memory stays bounded
  * (2 x 8 bytes x 2^22 slots at most) whatever the trace. */
 #define DISTINCT_CAP (UINT32_C(1) << 21)
+/* The slots of the sets alive at once, at most: a stream's two sets read
+ * from a regular file (one stream at a time), or every stream's together
+ * read from a pipe (all at once), so memory stays bounded however many
+ * streams there are; a set refused slots counts no more keys (a lower
+ * bound, said so). */
+#define SLOT_BUDGET ((size_t)4 * DISTINCT_CAP)
 #define SIZE_HIST 65 /* access sizes 0..64 bytes; larger ones counted together */
 
 /* ---- a set of 64-bit keys (open addressing, linear probing) ---- */
@@ -23,7 +29,8 @@
 typedef struct {
     uint64_t *slot; /* key + 1; 0 is empty */
     size_t cap, n;
-    int full; /* reached DISTINCT_CAP: later keys not counted */
+    int full; /* reached DISTINCT_CAP or the budget: later keys not counted */
+    size_t *left; /* the slots that the sets sharing this budget may still take */
 } keyset;
 
 static uint64_t mix64(uint64_t x)
@@ -39,11 +46,12 @@ static st_error keyset_add(keyset *s, uint64_t k)
     if (s->full)
         return ST_OK;
     if (2 * (s->n + 1) > s->cap) {
-        if (s->n >= DISTINCT_CAP) {
+        size_t nc = s->cap ? 2 * s->cap : 1024;
+        if (s->n >= DISTINCT_CAP || nc - s->cap > *s->left) {
             s->full = 1;
             return ST_OK;
         }
-        size_t nc = s->cap ? 2 * s->cap : 1024;
+        *s->left -= nc - s->cap;
         uint64_t *ns = calloc(nc, sizeof *ns);
         if (!ns)
             return ST_E_NOMEM;
@@ -329,12 +337,13 @@ typedef struct {
     size_t flen;
 } stream_out;
 
-static st_error out_begin(stream_out *o, const st_stream_info *s, int json)
+static st_error out_begin(stream_out *o, const st_stream_info *s, int json, size_t *slots_left)
 {
     memset(o, 0, sizeof *o);
     o->info = *s;
     if (!(o->ss = calloc(1, sizeof *o->ss)))
         return ST_E_NOMEM;
+    o->ss->lines.left = o->ss->pages.left = slots_left;
     if (json) {
         if (!(o->frames = open_memstream(&o->fbuf, &o->flen)))
             return ST_E_NOMEM;
@@ -423,7 +432,8 @@ int cat_stats(st_index *ix, const char *file, const char *name, int json, FILE *
         json_begin(out, file);
     for (unsigned i = lo; i < hi && e == ST_OK; i++) {
         stream_out o;
-        if ((e = out_begin(&o, st_index_stream(ix, i), json)) == ST_OK)
+        size_t left = SLOT_BUDGET;
+        if ((e = out_begin(&o, st_index_stream(ix, i), json, &left)) == ST_OK)
             e = stream_pass(ix, i, sc, &o, &d);
         out_end(out, &o, json, e == ST_OK, i - lo);
     }
@@ -444,6 +454,7 @@ typedef struct {
     st_buf buf;
     st_diag *d;
     st_error err; /* of on_stream, which cannot return one */
+    size_t slots_left; /* of the sets of every stream (SLOT_BUDGET) */
 } seq_stats;
 
 static void seq_on_stream(void *arg, const st_stream_info *s)
@@ -461,7 +472,7 @@ static void seq_on_stream(void *arg, const st_stream_info *s)
         q->s = ns;
         q->cap = nc;
     }
-    q->err = out_begin(&q->s[q->n++], s, q->json);
+    q->err = out_begin(&q->s[q->n++], s, q->json, &q->slots_left);
 }
 
 static st_error seq_frame(void *arg, const st_stream_info *s, const st_frame_ref *f, const st_raw_frame *raw)
@@ -486,7 +497,7 @@ int cat_stats_pipe(int fd, const char *file, const char *name, int json, unsigne
 {
     st_diag d;
     st_diag_clear(&d);
-    seq_stats q = {.name = name, .json = json, .d = &d, .err = ST_OK};
+    seq_stats q = {.name = name, .json = json, .d = &d, .err = ST_OK, .slots_left = SLOT_BUDGET};
     st_buf_init(&q.buf, 0);
     st_error e = svpc_stats_new(&q.sc);
     if (e != ST_OK)
