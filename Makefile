@@ -185,9 +185,10 @@ SAN_FLAGS_tsan = -fsanitize=thread
 sanitize-check:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 CFLAGS="$(SAN_FLAGS_asan)" LDFLAGS="$(SAN_FLAGS_asan)" all unit
 	$(Q)SVPC_BIN=$(abspath build-asan) SVPC_SANITIZED=1 bats tests/cli
-	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 CFLAGS="$(SAN_FLAGS_tsan)" LDFLAGS="$(SAN_FLAGS_tsan)" all build-tsan/tests/test_api
+	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan OPT=-O1 CFLAGS="$(SAN_FLAGS_tsan)" LDFLAGS="$(SAN_FLAGS_tsan)" all build-tsan/tests/test_api build-tsan/tests/test_container
 	$(Q)SVPC_BIN=$(abspath build-tsan) scripts/threads-check.sh
 	$(Q)build-tsan/tests/test_api
+	$(Q)TSAN_OPTIONS="halt_on_error=1:exitcode=66" build-tsan/tests/test_container fed
 
 ## asan: build with AddressSanitizer + UBSan into build-asan/
 asan:

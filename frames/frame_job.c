@@ -37,14 +37,81 @@ static void crc_block(size_t b, size_t esz, size_t end, size_t *off, size_t *len
     *len = end - *off < bb ? end - *off : bb;
 }
 
+/* ---- fed frames (st_feed) ---- */
+
+void st_feed_start(st_job *j)
+{
+    atomic_store(&j->feed.ready, 0);
+    atomic_store(&j->feed.ended, 0);
+    atomic_store(&j->feed.waiting, 0);
+}
+
+/* A sleeping worker is woken under the mutex: it set `waiting` and looked
+ * at `ready` under it, so a publication it missed finds it asleep. */
+static void feed_wake(st_feed *f)
+{
+    if (atomic_load(&f->waiting)) {
+        pthread_mutex_lock(&f->mu);
+        pthread_cond_signal(&f->cv);
+        pthread_mutex_unlock(&f->mu);
+    }
+}
+
+void st_feed_publish(st_job *j, size_t ready)
+{
+    atomic_store(&j->feed.ready, ready);
+    feed_wake(&j->feed);
+}
+
+void st_feed_end(st_job *j)
+{
+    atomic_store(&j->feed.ready, j->n);
+    atomic_store(&j->feed.ended, 1);
+    feed_wake(&j->feed);
+}
+
+/* The worker's svpc_source: `ended` is read before `ready`, so once the
+ * frame has ended the count read is its last. */
+static size_t feed_more(void *arg, size_t have)
+{
+    st_feed *f = &((st_job *)arg)->feed;
+    int end = atomic_load(&f->ended);
+    size_t r = atomic_load(&f->ready);
+    if (r > have || end)
+        return r;
+    pthread_mutex_lock(&f->mu);
+    atomic_store(&f->waiting, 1);
+    for (;;) {
+        end = atomic_load(&f->ended);
+        r = atomic_load(&f->ready);
+        if (r > have || end)
+            break;
+        pthread_cond_wait(&f->cv, &f->mu);
+    }
+    atomic_store(&f->waiting, 0);
+    pthread_mutex_unlock(&f->mu);
+    return r;
+}
+
 static void run_encode(st_job *j, svpc_ctx *ctx)
 {
-    size_t esz = j->esz, cn;
-    st_entry_type ct = codec_type(j, &cn);
     j->out.len = 0;
     uint8_t ah[ST_ATTR_HEADER_SIZE] = {0};
     j->err = st_buf_append(&j->out, ah, sizeof ah);
-    if (j->err == ST_OK)
+    if (j->op == JOB_ENCODE_FED) {
+        /* j->n is the owner's until the frame has ended */
+        svpc_source src = {feed_more, j};
+        size_t got = 0;
+        if (j->err == ST_OK)
+            j->err = svpc_encode_source(ctx, &j->params, j->type, j->in.data, &src, &got, &j->out);
+        if (j->err == ST_OK && got != j->n)
+            j->err = ST_E_INTERNAL;
+    }
+    if (j->err != ST_OK)
+        return;
+    size_t esz = j->esz, cn;
+    st_entry_type ct = codec_type(j, &cn);
+    if (j->op == JOB_ENCODE)
         j->err = svpc_encode(ctx, &j->params, ct, j->in.data, cn, &j->out);
     /* A memory encoder can expand incompressible entries.  Past raw size +
      * 1 KiB, fall back to the generic encoder (at most raw + 16 bytes of
@@ -153,7 +220,7 @@ void st_job_run(st_job *j, svpc_ctx *ctx)
     j->err = ST_OK;
     st_diag_clear(&j->diag);
     /* JOB_READY: the payload was built by the owner; nothing to do */
-    if (j->op == JOB_ENCODE)
+    if (j->op == JOB_ENCODE || j->op == JOB_ENCODE_FED)
         run_encode(j, ctx);
     else if (j->op == JOB_DECODE)
         run_decode(j, ctx);
@@ -200,6 +267,8 @@ static void slot_init(void *job)
     st_job *j = job;
     st_buf_init(&j->in, 0);
     st_buf_init(&j->out, 0);
+    pthread_mutex_init(&j->feed.mu, NULL);
+    pthread_cond_init(&j->feed.cv, NULL);
 }
 
 static void slot_free(void *job)
@@ -207,6 +276,8 @@ static void slot_free(void *job)
     st_job *j = job;
     st_buf_free(&j->in);
     st_buf_free(&j->out);
+    pthread_mutex_destroy(&j->feed.mu);
+    pthread_cond_destroy(&j->feed.cv);
 }
 
 const st_pool_kind st_frame_jobs = {sizeof(st_job), job_run, ctx_new, ctx_free, slot_init, slot_free};

@@ -8,6 +8,8 @@
 #ifndef ST_FRAME_JOB_H
 #define ST_FRAME_JOB_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "../common/st_bytes.h"
@@ -15,7 +17,19 @@
 #include "frame_format.h"
 #include "pool.h"
 
-enum { JOB_ENCODE = 1, JOB_DECODE = 2, JOB_READY = 3 };
+enum { JOB_ENCODE = 1, JOB_DECODE = 2, JOB_READY = 3, JOB_ENCODE_FED = 4 };
+
+/* A frame handed to a worker before its entries are all there
+ * (JOB_ENCODE_FED): the owner writes entries into the job's `in` beyond
+ * `ready` and then publishes them; the worker codes those published.
+ * Only these fields are shared while the job runs. */
+typedef struct {
+    atomic_size_t ready; /* entries the worker may read */
+    atomic_int ended;    /* no more come: ready and the job's n are final */
+    atomic_int waiting;  /* the worker sleeps on cv for more */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} st_feed;
 
 typedef struct {
     int op;
@@ -31,6 +45,8 @@ typedef struct {
     uint64_t ordinal;   /* frame ordinal in the file */
     int verify_only;
     int ignore_check;   /* decode: skip the ENTRY_CRC comparison */
+    int discard;        /* the owner drops the result (a fed frame given up) */
+    st_feed feed;       /* JOB_ENCODE_FED */
     st_error err;
     st_diag diag;
 } st_job;
@@ -38,6 +54,14 @@ typedef struct {
 /* What the pool needs to hold and run st_jobs: their size, a codec
  * context per worker, the buffers of each slot. */
 extern const st_pool_kind st_frame_jobs;
+
+/* The owner's side of a JOB_ENCODE_FED job (already submitted): make its
+ * first `ready` entries visible to the worker; end the frame at its n
+ * entries (set j->n first), after which it reads no more. */
+void st_feed_publish(st_job *j, size_t ready);
+void st_feed_end(st_job *j);
+/* Before submitting a JOB_ENCODE_FED job: nothing published yet. */
+void st_feed_start(st_job *j);
 
 /* The work of one job, run by a worker with its own codec context. */
 void st_job_run(st_job *j, svpc_ctx *ctx);

@@ -18,8 +18,10 @@ typedef struct {
     size_t esz;
     size_t frame_entries; /* entries per frame for this stream */
     svpc_params params;
-    st_buf fill;       /* entries of the frame being filled */
-    size_t fill_n;
+    st_buf fill;       /* entries of the frame being filled, unless fed */
+    size_t fill_n;     /* entries in the frame being filled */
+    st_job *fed;       /* the job the frame being filled is fed to, or NULL */
+    size_t published;  /* of those, the entries the job may read */
     uint64_t seq;      /* next data frame's sequence number */
     uint64_t next_entry;
     uint64_t t_first;  /* wall time of the fill's first entry */
@@ -41,6 +43,7 @@ struct st_writer {
     st_write_stats st;
     uint32_t next_id;  /* id of the next new stream */
     st_error failed;   /* sticky: after a failure nothing more is written */
+    int no_feed;       /* frames are no longer fed (a second stream came) */
     st_diag diag;      /* of the last ST_E_CYCLE_ORDER */
 };
 
@@ -119,8 +122,8 @@ static st_error drain(st_writer *w, int all)
 {
     st_job *j;
     while ((all || !st_pool_slot(&w->pool)) && (j = st_pool_head(&w->pool)) != NULL) {
-        st_error e = j->err;
-        if (e == ST_OK)
+        st_error e = j->discard ? ST_OK : j->err;
+        if (e == ST_OK && !j->discard)
             e = emit(w, j);
         st_pool_pop(&w->pool);
         if (e != ST_OK)
@@ -142,7 +145,123 @@ static st_error get_slot(st_writer *w, st_job **out)
     if (e != ST_OK)
         return fail(w, e);
     *out = st_pool_slot(&w->pool);
+    (*out)->discard = 0;
     return ST_OK;
+}
+
+/*
+ * Fed frames.  A frame is handed to a worker when its first entry arrives
+ * and coded as the rest arrive, so that the writer holds no frame buffer
+ * besides the workers' own: at -T2 that is 32 MiB of a peak of about 200
+ * (issue 11's bound is 192).  Only with worker threads (with one, a job
+ * runs within st_pool_submit()), only for encoders that code entries as
+ * they come (svpc_encoder_codes_as_fed), and only while the writer has
+ * one stream: frames reach the file in the order they are handed over,
+ * and a second stream's frames would land after a fed frame that the
+ * unfed writer (-T1) cuts later, so the bytes would depend on the thread
+ * count.  A second stream therefore ends feeding (unfeed()).
+ */
+static int feeds(const st_writer *w, const w_stream *s)
+{
+    return w->pool.nthreads > 1 && w->ns == 1 && !w->no_feed && s->type != ST_TYPE_USER &&
+           svpc_encoder_codes_as_fed(s->params.encoder);
+}
+
+/* Entries published to a fed job at a time: few wake-ups, and a worker
+ * never far behind. */
+#define FEED_STEP 4096
+
+/* The header fields of the next frame of stream s, which job j codes. */
+static void frame_begin(w_stream *s, st_job *j)
+{
+    j->type = s->type;
+    j->esz = s->esz;
+    j->params = s->params;
+    memset(&j->h, 0, sizeof j->h);
+    j->h.encoder = (uint16_t)s->params.encoder;
+    j->h.stream = s->id;
+    j->h.seq = s->seq++;
+    j->h.first_entry = s->next_entry;
+}
+
+/* The frame's last fields, once its s->fill_n entries are all there. */
+static void frame_end(st_writer *w, w_stream *s, st_job *j)
+{
+    j->n = s->fill_n;
+    if (w->o.timestamps) {
+        j->h.flags |= ST_FF_TIME;
+        /* the wall clock may step back; a frame's span may not */
+        uint64_t now = wall_ns();
+        j->h.first_time = s->t_first;
+        j->h.last_time = now > s->t_first ? now : s->t_first;
+    }
+    s->next_entry += s->fill_n;
+    s->fill_n = 0;
+}
+
+/* Make room for stream sid's next frame, whose first entry is arriving:
+ * a fed job's buffer or the fill. */
+static st_error frame_open(st_writer *w, uint32_t sid)
+{
+    w_stream *s = &w->s[sid];
+    size_t cap = s->frame_entries * s->esz;
+    if (!feeds(w, s)) {
+        st_error e = st_buf_reserve(&s->fill, cap);
+        return e == ST_OK ? ST_OK : fail(w, e);
+    }
+    st_job *j;
+    RETURN_IF_ERROR(get_slot(w, &j));
+    st_error e = st_buf_reserve(&j->in, cap);
+    if (e != ST_OK)
+        return fail(w, e);
+    j->op = JOB_ENCODE_FED;
+    j->n = 0;
+    frame_begin(s, j);
+    st_feed_start(j);
+    st_pool_submit(&w->pool);
+    s->fed = j;
+    s->published = 0;
+    return ST_OK;
+}
+
+/* Where stream s's frame being filled is. */
+static uint8_t *frame_data(const w_stream *s) { return s->fed ? s->fed->in.data : s->fill.data; }
+
+/* Let a fed job read what has arrived, in steps of FEED_STEP entries. */
+static void frame_publish(w_stream *s)
+{
+    if (s->fed && s->fill_n - s->published >= FEED_STEP) {
+        st_feed_publish(s->fed, s->fill_n);
+        s->published = s->fill_n;
+    }
+}
+
+/* Give up feeding: each fed frame's entries go back to its stream's fill
+ * and its job, ended there, is dropped unwritten; from here on frames are
+ * cut as by an unfed writer, with the same bytes. */
+static st_error unfeed(st_writer *w)
+{
+    st_error e = ST_OK;
+    w->no_feed = 1;
+    for (unsigned i = 0; i < w->ns; i++) {
+        w_stream *s = &w->s[i];
+        st_job *j = s->fed;
+        if (!j)
+            continue;
+        st_error r = st_buf_reserve(&s->fill, s->frame_entries * s->esz);
+        if (r == ST_OK) {
+            memcpy(s->fill.data, j->in.data, s->fill_n * s->esz);
+            s->fill.len = s->fill_n * s->esz;
+        } else if (e == ST_OK) {
+            e = r;
+        }
+        j->discard = 1;
+        j->n = s->fill_n;
+        st_feed_end(j);
+        s->fed = NULL;
+        s->seq--;
+    }
+    return e == ST_OK ? ST_OK : fail(w, e);
 }
 
 /* A writer on fd with its worker pool, before anything is written. */
@@ -233,6 +352,8 @@ st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint3
         return ST_E_USAGE;
     if (w->next_id >= ST_MAX_STREAMS)
         return ST_E_USAGE;
+    if (w->ns)
+        RETURN_IF_ERROR(unfeed(w));
     if (w->ns == w->cap) {
         unsigned nc = w->cap ? w->cap * 2 : 4;
         w_stream *ns = realloc(w->s, nc * sizeof *ns);
@@ -300,9 +421,33 @@ st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, c
 }
 
 /* Hand the stream's filled entries to a worker as one frame. */
+static st_error cut_frame(st_writer *w, uint32_t sid);
+
+/* End stream sid's frame being filled, if it holds entries; a fed job
+ * opened for entries that did not come (the input ended) is dropped. */
+static st_error frame_close(st_writer *w, uint32_t sid)
+{
+    w_stream *s = &w->s[sid];
+    if (s->fed && s->fill_n == 0) {
+        s->fed->discard = 1;
+        s->fed->n = 0;
+        st_feed_end(s->fed);
+        s->fed = NULL;
+        s->seq--;
+    }
+    return s->fill_n ? cut_frame(w, sid) : ST_OK;
+}
+
 static st_error cut_frame(st_writer *w, uint32_t sid)
 {
     w_stream *s = &w->s[sid];
+    if (s->fed) {
+        st_job *fj = s->fed;
+        s->fed = NULL;
+        frame_end(w, s, fj);
+        st_feed_end(fj);
+        return ST_OK;
+    }
     st_job *j;
     RETURN_IF_ERROR(get_slot(w, &j));
     /* swap buffers: the job takes the entries, the stream gets a free buffer */
@@ -311,24 +456,8 @@ static st_error cut_frame(st_writer *w, uint32_t sid)
     s->fill = tmp;
     s->fill.len = 0;
     j->op = JOB_ENCODE;
-    j->type = s->type;
-    j->esz = s->esz;
-    j->params = s->params;
-    j->n = s->fill_n;
-    memset(&j->h, 0, sizeof j->h);
-    j->h.encoder = (uint16_t)s->params.encoder;
-    j->h.stream = s->id;
-    j->h.seq = s->seq++;
-    j->h.first_entry = s->next_entry;
-    if (w->o.timestamps) {
-        j->h.flags |= ST_FF_TIME;
-        /* the wall clock may step back; a frame's span may not */
-        uint64_t now = wall_ns();
-        j->h.first_time = s->t_first;
-        j->h.last_time = now > s->t_first ? now : s->t_first;
-    }
-    s->next_entry += s->fill_n;
-    s->fill_n = 0;
+    frame_begin(s, j);
+    frame_end(w, s, j);
     st_pool_submit(&w->pool);
     return ST_OK;
 }
@@ -347,22 +476,21 @@ st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_
     uint64_t brk = s->next_entry + s->fill_n + n; /* the entry refused, if n < all */
     while (n) {
         if (s->fill_n == 0) {
-            st_error e = st_buf_reserve(&s->fill, fe * s->esz);
-            if (e != ST_OK)
-                return fail(w, e);
+            RETURN_IF_ERROR(frame_open(w, sid));
             if (w->o.timestamps)
                 s->t_first = wall_ns();
         }
         size_t k = fe - s->fill_n < n ? fe - s->fill_n : n;
-        memcpy(s->fill.data + s->fill_n * s->esz, p, k * s->esz);
+        memcpy(frame_data(s) + s->fill_n * s->esz, p, k * s->esz);
         s->fill_n += k;
-        s->fill.len = s->fill_n * s->esz;
         p += k * s->esz;
         n -= k;
         w->st.entries += k;
         w->st.raw_bytes += k * s->esz;
         if (s->fill_n == fe)
             RETURN_IF_ERROR(cut_frame(w, sid));
+        else
+            frame_publish(s);
     }
     if (p != (const uint8_t *)entries + all * s->esz)
         return key_break(w, s, brk, st_load64(p) & ST_CYCLE_MASK);
@@ -385,15 +513,12 @@ st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress
     const size_t esz = s->esz, cap = s->frame_entries * esz;
     size_t part = 0; /* bytes of an incomplete entry after the fill's whole entries */
     for (;;) {
-        if (s->fill_n == 0 && part == 0) {
-            st_error e = st_buf_reserve(&s->fill, cap);
-            if (e != ST_OK)
-                return fail(w, e);
-        }
+        if (s->fill_n == 0 && part == 0)
+            RETURN_IF_ERROR(frame_open(w, sid));
         /* the fill never holds more than one frame, so a frame is cut
          * exactly at its last entry and `part` is then 0 */
         size_t at = s->fill_n * esz + part, room = cap - at;
-        ssize_t k = read(fd, s->fill.data + at, room < FD_CHUNK ? room : FD_CHUNK);
+        ssize_t k = read(fd, frame_data(s) + at, room < FD_CHUNK ? room : FD_CHUNK);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0) {
@@ -406,14 +531,13 @@ st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress
         part += (size_t)k;
         size_t whole = part / esz;
         part -= whole * esz;
-        const uint8_t *fresh = s->fill.data + s->fill_n * esz;
+        const uint8_t *fresh = frame_data(s) + s->fill_n * esz;
         size_t ok = checks_keys(w, s) ? keys_in_order(s, fresh, whole) : whole;
         if (ok < whole) {
             /* keep the entries before the one refused; drop the rest read */
             uint64_t entry = s->next_entry + s->fill_n + ok;
             d->offset = *in_bytes - part - (whole - ok) * esz;
             s->fill_n += ok;
-            s->fill.len = s->fill_n * esz;
             w->st.entries += ok;
             w->st.raw_bytes += ok * esz;
             if (s->fill_n == s->frame_entries)
@@ -427,11 +551,12 @@ st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress
         if (w->o.timestamps && s->fill_n == 0 && whole)
             s->t_first = wall_ns();
         s->fill_n += whole;
-        s->fill.len = s->fill_n * esz;
         w->st.entries += whole;
         w->st.raw_bytes += whole * esz;
         if (s->fill_n == s->frame_entries)
             RETURN_IF_ERROR(cut_frame(w, sid));
+        else
+            frame_publish(s);
         if (progress)
             progress(arg);
     }
@@ -462,8 +587,7 @@ st_error st_writer_copy_frame(st_writer *w, uint32_t sid, const st_frame_ref *f,
             return key_break(w, s, entry + f->count - 1, f->last_cycle);
         s->last_key = f->last_cycle;
     }
-    if (s->fill_n)
-        RETURN_IF_ERROR(cut_frame(w, sid));
+    RETURN_IF_ERROR(frame_close(w, sid));
     st_job *j;
     RETURN_IF_ERROR(get_slot(w, &j));
     j->op = JOB_READY;
@@ -489,8 +613,7 @@ st_error st_writer_flush(st_writer *w)
     if (w->failed)
         return w->failed;
     for (uint32_t i = 0; i < w->ns; i++)
-        if (w->s[i].fill_n)
-            RETURN_IF_ERROR(cut_frame(w, i));
+        RETURN_IF_ERROR(frame_close(w, i));
     st_error e = drain(w, 1);
     return e == ST_OK ? ST_OK : fail(w, e);
 }
@@ -632,6 +755,12 @@ void st_writer_free(st_writer *w)
 {
     if (!w)
         return;
+    /* a fed worker waits for entries that will not come */
+    for (unsigned i = 0; i < w->ns; i++)
+        if (w->s[i].fed) {
+            w->s[i].fed->n = w->s[i].fill_n;
+            st_feed_end(w->s[i].fed);
+        }
     st_pool_destroy(&w->pool);
     for (unsigned i = 0; i < w->ns; i++)
         st_buf_free(&w->s[i].fill);

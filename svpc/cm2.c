@@ -796,8 +796,8 @@ static void cm2_state_init(cm2_state *s)
 
 /* ---- frames: per-type instances ---------------------------------------------- */
 
-ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, const int ENC, st_entry_type t, const uint8_t *raw, size_t n,
-                            st_buf *out, uint64_t *cost)
+ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, const int ENC, st_entry_type t, const uint8_t *raw, size_t *n,
+                            const svpc_source *src, st_buf *out, uint64_t *cost)
 {
     const size_t esz = st_entry_size(t);
     cm2_io io;
@@ -808,11 +808,19 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, const int ENC, st_entry
     cm2_state_init(&s);
     st_diag d;
     memset(&d, 0, sizeof d);
-    for (size_t i = 0; i < n; i++) {
+    /* entries fed as they arrive (src) are asked for only when those
+     * ready run out: one comparison per entry */
+    size_t i = 0, ready = src ? 0 : *n;
+    for (;; i++) {
+        if (i == ready && (!src || (ready = src->more(src->arg, i)) <= i || ready > SVPC_MAX_FRAME_ENTRIES))
+            break;
         uint64_t v[F_COUNT];
         cm_load_entry(t, raw + i * esz, v);
         RETURN_IF_ERROR(cm2_entry(sets, m, &io, ENC, t, &s, v, i, &d));
     }
+    if (ready > SVPC_MAX_FRAME_ENTRIES)
+        return ST_E_USAGE;
+    *n = i;
     return rc_enc_finish(&io.e);
 }
 
@@ -842,13 +850,14 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const 
 
 #define CM2_TYPES(X) X(ST_TYPE_D64) X(ST_TYPE_D32) X(ST_TYPE_M64) X(ST_TYPE_M32)
 #define AS_CASE_ENC(T) \
-    case T: return encode_T(sets, m, CM2_ENCODE, T, raw, n, out, NULL);
+    case T: return encode_T(sets, m, CM2_ENCODE, T, raw, n, src, out, NULL);
 #define AS_CASE_ACCOUNT(T) \
-    case T: return encode_T(sets, m, CM2_ACCOUNT, T, raw, n, out, cost);
+    case T: return encode_T(sets, m, CM2_ACCOUNT, T, raw, &n, NULL, out, cost);
 #define AS_CASE_DEC(T) \
     case T: return decode_T(sets, m, T, payload, len, n, stop, raw, d);
 
-st_error cm2_encode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t n, st_buf *out)
+st_error cm2_encode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t *n,
+                    const svpc_source *src, st_buf *out)
 {
     switch (t) {
         CM2_TYPES(AS_CASE_ENC)

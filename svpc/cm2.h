@@ -16,6 +16,7 @@
 #include "../common/st_error.h"
 #include "../formats/entry.h"
 #include "../vpc/vpc.h"
+#include "svpc.h"
 
 typedef struct cm2_model cm2_model;
 
@@ -28,10 +29,12 @@ st_error cm2_model_ready(cm2_model **m);
 
 void cm2_model_free(cm2_model *m);
 
-/* Encode n entries of memory type t with the predictor sets `sets` (the
- * cm configuration, reset) and model m (ready), appending the range
- * coder's output to out. */
-st_error cm2_encode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t n, st_buf *out);
+/* Encode entries of memory type t at raw with the predictor sets `sets`
+ * (the cm configuration, reset) and model m (ready), appending the range
+ * coder's output to out: *n entries when src is NULL, else those src makes
+ * ready, their number then stored in *n (svpc_encode_source). */
+st_error cm2_encode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t *n,
+                    const svpc_source *src, st_buf *out);
 
 /* Decode the first `stop` of n entries from payload[0 .. len-1] into raw.
  * ST_E_CORRUPT (d says what and at which entry) on any inconsistency;

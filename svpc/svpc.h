@@ -145,6 +145,31 @@ st_error svpc_encode(svpc_ctx *ctx, const svpc_params *p, st_entry_type t,
                      const uint8_t *raw, size_t n, st_buf *out);
 
 /*
+ * Entries that arrive while a frame is encoded (the container's writer
+ * fills a frame while a worker codes it, so that it keeps no second frame
+ * buffer).  more(arg, have) blocks until more than `have` entries are
+ * ready at the encoder's raw pointer, and returns how many are; it returns
+ * `have` itself when the frame ends there.  Entries once counted ready
+ * must not change.
+ */
+typedef struct {
+    size_t (*more)(void *arg, size_t have);
+    void *arg;
+} svpc_source;
+
+/* 1 if svpc_encode_source() with encoder enc codes entries as they arrive
+ * (cm2); the others wait for the frame's end, then code it. */
+int svpc_encoder_codes_as_fed(svpc_encoder enc);
+
+/*
+ * svpc_encode() of the entries that src makes ready at raw (at most
+ * SVPC_MAX_FRAME_ENTRIES), in the same bytes; *n is set to their number.
+ * Returns as svpc_encode().
+ */
+st_error svpc_encode_source(svpc_ctx *ctx, const svpc_params *p, st_entry_type t, const uint8_t *raw,
+                            const svpc_source *src, size_t *n, st_buf *out);
+
+/*
  * Decode a payload made by svpc_encode(enc, t) that must hold exactly n
  * entries, into raw (n * st_entry_size(t) bytes, caller-allocated).
  * Never reads outside payload[0 .. len-1], never writes outside raw, and

@@ -819,10 +819,24 @@ int svpc_encoder_supports(svpc_encoder enc, st_entry_type t)
     }
 }
 
-st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
-                     st_buf *out)
+int svpc_encoder_codes_as_fed(svpc_encoder enc) { return enc == SVPC_ENC_CM2; }
+
+/* svpc_encode() and svpc_encode_source(): *n entries at raw when src is
+ * NULL, else those src makes ready. */
+static st_error encode_frame(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
+                             const svpc_source *src, size_t *np, st_buf *out)
 {
-    size_t esz = st_entry_size(t);
+    if (src && !svpc_encoder_codes_as_fed(p->encoder)) {
+        /* the other encoders look at a frame as a whole: wait for it */
+        size_t k = 0, r;
+        while ((r = src->more(src->arg, k)) > k && r <= SVPC_MAX_FRAME_ENTRIES)
+            k = r;
+        if (r > SVPC_MAX_FRAME_ENTRIES)
+            return ST_E_USAGE;
+        *np = k;
+        src = NULL;
+    }
+    size_t esz = st_entry_size(t), n = src ? 0 : *np;
     if (!esz || n > SVPC_MAX_FRAME_ENTRIES || p->level < 1 || p->level > 9 || (unsigned)p->stage > SVPC_STAGE_ZLIB)
         return ST_E_USAGE;
     size_t start = out->len;
@@ -842,7 +856,7 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
             return ST_E_USAGE;
         e = ctx_ready(c, p->encoder);
         if (e == ST_OK)
-            e = p->encoder == SVPC_ENC_CM2 ? cm2_encode(c->set, c->cm2, t, raw, n, out)
+            e = p->encoder == SVPC_ENC_CM2 ? cm2_encode(c->set, c->cm2, t, raw, np, src, out)
                                             : enc_table[type_row(t)][p->encoder - SVPC_ENC_PAPER](c, p, t, raw, n, out);
         if (e == ST_OK && p->encoder == SVPC_ENC_CM2) {
             c->nstats = 1;
@@ -864,6 +878,19 @@ st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const u
     if (e != ST_OK)
         out->len = start;
     return e;
+}
+
+st_error svpc_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw, size_t n,
+                     st_buf *out)
+{
+    return encode_frame(c, p, t, raw, NULL, &n, out);
+}
+
+st_error svpc_encode_source(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
+                            const svpc_source *src, size_t *n, st_buf *out)
+{
+    *n = 0;
+    return encode_frame(c, p, t, raw, src, n, out);
 }
 
 st_error svpc_decode(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
