@@ -953,7 +953,7 @@ int main(int argc, char **argv)
             cli_msg("%s: the entries before it were kept; --allow-cycle-reset keeps such entries, or give them "
                     "another --stream", out_name);
         if (data_zkind && !pk.quiet)
-            cli_msg("%s: it begins like %s data; if it holds raw entries, give --no-unpack", data_file, data_zkind);
+            cli_msg("%s: it begins like %s data; if it is not, give --no-unpack", data_file, data_zkind);
         return rc;
     }
     return EXIT_OK;

@@ -253,7 +253,7 @@ int main(int argc, char **argv)
     if (ze != ST_OK) {
         rc = cli_report(ze, &zd, in_name);
         if (!quiet)
-            cli_msg("%s: it begins like %s data; if it holds raw entries, give --no-unpack", in_name, zkind);
+            cli_msg("%s: it begins like %s data; if it is not, give --no-unpack", in_name, zkind);
         return rc;
     }
     if (have) {

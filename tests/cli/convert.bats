@@ -221,7 +221,8 @@ same_streams() {
     printf '\125\125\125\125' | dd of=bad.gz bs=1 seek=$(( $(size bad.gz) / 2 )) conv=notrunc 2>/dev/null
     run "$PACK" --from lackey -o badgz.sim bad.gz
     [ "$status" -eq 1 ]
-    [[ ${lines[-1]} == *"bad.gz: at byte offset "*": corrupt data: damaged gzip data" ]]
+    [[ ${lines[-2]} == *"bad.gz: at byte offset "*": corrupt data: damaged gzip data" ]]
+    [[ ${lines[-1]} == "simtrace-pack: bad.gz: it begins like gzip data; if it is not, give --no-unpack" ]]
     head -c 100 "$G/bios_write_300k.d64.xz" >cut.d64.xz
     run "$PACK" -o c.sim cut.d64.xz
     [ "$status" -eq 1 ]
@@ -263,7 +264,7 @@ same_streams() {
             run "$SVPC_BIN/svpc-compress" -o c.sim h.d64
             expect_status 1
             expect_output_has "h.d64: at byte offset"
-            expect_output_has "h.d64: it begins like gzip data; if it holds raw entries, give --no-unpack"
+            expect_output_has "h.d64: it begins like gzip data; if it is not, give --no-unpack"
             "$SVPC_BIN/svpc-compress" --no-unpack -f -o c.sim h.d64
             "$PACK" --no-unpack -f -o p.sim h.d64
         else

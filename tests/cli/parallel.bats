@@ -138,7 +138,7 @@ real_trace() {
     run bash -c "tail -c +$((2 * FS * PF * 32 + 1)) magic.d64 | '$SIMTRACE_PACK' -o x.sim -"
     expect_status 1
     expect_output_has "damaged gzip data"
-    expect_output_has "if it holds raw entries, give --no-unpack"
+    expect_output_has "if it is not, give --no-unpack"
     tail -c +$((2 * FS * PF * 32 + 1)) magic.d64 | "$SIMTRACE_PACK" --no-unpack -o x.sim -
     # the pieces keep their places
     run "$SP" plan --frame-size "$FS" --piece-frames "$PF" magic.d64
