@@ -90,6 +90,18 @@ static st_error read_back(const uint8_t *file, size_t len, unsigned threads, col
     return e;
 }
 
+/* Finish writer w on the temporary file f: the file's bytes (*len of
+ * them); f is closed. */
+static uint8_t *finish_slurp(st_writer *w, FILE *f, size_t *len)
+{
+    CHECK(st_writer_finish(w) == ST_OK);
+    st_writer_free(w);
+    fflush(f);
+    uint8_t *c = slurp(f, len);
+    fclose(f);
+    return c;
+}
+
 /* One d64 stream of n entries e, cm, frames of `frame` entries: the file's
  * bytes (*len of them). */
 static uint8_t *pack_d64(const uint8_t *e, size_t n, uint32_t frame, size_t *len)
@@ -102,12 +114,7 @@ static uint8_t *pack_d64(const uint8_t *e, size_t n, uint32_t frame, size_t *len
     uint32_t sid;
     CHECK(st_writer_add_stream(w, "t", ST_TYPE_D64, &p, &sid) == ST_OK);
     CHECK(st_writer_append(w, sid, e, n) == ST_OK);
-    CHECK(st_writer_finish(w) == ST_OK);
-    st_writer_free(w);
-    fflush(f);
-    uint8_t *c = slurp(f, len);
-    fclose(f);
-    return c;
+    return finish_slurp(w, f, len);
 }
 
 /* After a change to the payload of the frame whose header is at h: its
@@ -317,12 +324,7 @@ static uint8_t *write_fed(unsigned threads, uint32_t frame, size_t n, size_t bef
             CHECK(st_writer_append(w, sb, b + i * 16, k) == ST_OK);
         }
     }
-    CHECK(st_writer_finish(w) == ST_OK);
-    st_writer_free(w);
-    fflush(f);
-    uint8_t *c = slurp(f, len);
-    fclose(f);
-    return c;
+    return finish_slurp(w, f, len);
 }
 
 static void test_fed(const uint8_t *a, const uint8_t *b, size_t n)
