@@ -71,6 +71,8 @@ static void usage(FILE *f)
             "                        of the CPU's last page walk\n"
             "      --allow-cycle-reset  keep entries whose cycle is below the one before\n"
             "                        them in their stream (refused otherwise: exit 1)\n"
+            "      --no-unpack       take inputs as they are even if they begin like xz,\n"
+            "                        gzip or zstd data (read decompressed otherwise)\n"
             "  -f, --force           write to a terminal; overwrite an existing output\n"
             "  -k, --keep            accepted for xz compatibility (inputs are never changed)\n"
             "  -v, --verbose         progress and a summary on standard error\n"
@@ -84,7 +86,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_FRAME = 256, OPT_STREAM, OPT_TYPE, OPT_FROM, OPT_CONCAT, OPT_APPEND, OPT_TIMESTAMPS, OPT_SKIP_BAD,
-       OPT_REPAIR, OPT_ALLOW_CYCLE_RESET, OPT_SPLIT_BY };
+       OPT_REPAIR, OPT_ALLOW_CYCLE_RESET, OPT_SPLIT_BY, OPT_NO_UNPACK };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'c'},
@@ -95,7 +97,7 @@ static const struct option longopts[] = {
     {"append", required_argument, NULL, OPT_APPEND}, {"timestamps", no_argument, NULL, OPT_TIMESTAMPS},
     {"skip-bad", no_argument, NULL, OPT_SKIP_BAD}, {"repair", required_argument, NULL, OPT_REPAIR},
     {"allow-cycle-reset", no_argument, NULL, OPT_ALLOW_CYCLE_RESET},
-    {"split-by", required_argument, NULL, OPT_SPLIT_BY},
+    {"split-by", required_argument, NULL, OPT_SPLIT_BY}, {"no-unpack", no_argument, NULL, OPT_NO_UNPACK},
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
@@ -648,7 +650,7 @@ int main(int argc, char **argv)
     /* a stream's cycles may not decrease unless --allow-cycle-reset */
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
     pk.p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
-    int force = 0, concat = 0, c;
+    int force = 0, concat = 0, no_unpack = 0, c;
     input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, -1, NULL};
     /* static: reachable until exit on every return path */
     static input *ins;
@@ -719,6 +721,7 @@ int main(int argc, char **argv)
         case OPT_APPEND: append = optarg; break;
         case OPT_REPAIR: repair = optarg; break;
         case OPT_ALLOW_CYCLE_RESET: wo.check_keys = 0; break;
+        case OPT_NO_UNPACK: no_unpack = 1; break;
         case OPT_TIMESTAMPS: wo.timestamps = 1; break;
         case OPT_SKIP_BAD: pk.skip_bad = 1; break;
         case OPT_SPLIT_BY:
@@ -836,6 +839,7 @@ int main(int argc, char **argv)
     /* bad data in an input ends the run but keeps what came before it in a
      * valid container (exit 1); I/O errors and bad containers lose the output */
     st_error data_err = ST_OK;
+    const char *data_zkind = NULL; /* the data error is in input that began like this */
     st_diag data_diag;
     const char *data_file = NULL;
     for (size_t i = 0; i < nin && e == ST_OK && data_err == ST_OK && !cli_stopped(); i++) {
@@ -864,9 +868,9 @@ int main(int argc, char **argv)
         uint64_t partial = 0;
         /* xz, gzip, zstd inputs are read decompressed (common/st_decomp.h) */
         st_decomp *dz = NULL;
-        const char *zkind;
+        const char *zkind = NULL;
         int rfd = fd;
-        if (!concat)
+        if (!concat && !no_unpack)
             e = st_decomp_open(fd, &rfd, &dz, &zkind);
         if (e == ST_OK) {
             /* a signal ends what rfd gives (cli_stop_input): the decompressing
@@ -888,6 +892,7 @@ int main(int argc, char **argv)
                     cli_report(e, &d, pk.in_name); /* what the damage did, then the damage */
                 e = ze;
                 d = zd;
+                data_zkind = zkind;
             }
         }
         if (fd != 0)
@@ -947,6 +952,8 @@ int main(int argc, char **argv)
         if (data_err == ST_E_CYCLE_ORDER && !pk.quiet)
             cli_msg("%s: the entries before it were kept; --allow-cycle-reset keeps such entries, or give them "
                     "another --stream", out_name);
+        if (data_zkind && !pk.quiet)
+            cli_msg("%s: it begins like %s data; if it is not, give --no-unpack", data_file, data_zkind);
         return rc;
     }
     return EXIT_OK;

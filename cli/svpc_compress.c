@@ -41,6 +41,9 @@ static void usage(FILE *f)
             "      --stream=NAME     stream name (default \"trace\")\n"
             "      --timestamps      record wall-clock time per frame (output then\n"
             "                        differs between runs)\n"
+            "      --no-unpack       take the input as raw entries even if it begins\n"
+            "                        like xz, gzip or zstd data (read decompressed\n"
+            "                        otherwise)\n"
             "  -f, --force           write to a terminal; overwrite an existing output\n"
             "%s"
             "Input that ends with a partial entry: the whole entries are compressed into a\n"
@@ -48,14 +51,14 @@ static void usage(FILE *f)
             (unsigned)ST_DEFAULT_FRAME_ENTRIES, cli_usage_tail);
 }
 
-enum { OPT_FRAME = 256, OPT_STREAM, OPT_TIMESTAMPS };
+enum { OPT_FRAME = 256, OPT_STREAM, OPT_TIMESTAMPS, OPT_NO_UNPACK };
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'c'},
     {"type", required_argument, NULL, 't'},    {"stage", required_argument, NULL, 's'},
     {"encoder", required_argument, NULL, 'e'}, {"threads", required_argument, NULL, 'T'},
     {"frame-size", required_argument, NULL, OPT_FRAME}, {"stream", required_argument, NULL, OPT_STREAM},
-    {"timestamps", no_argument, NULL, OPT_TIMESTAMPS},
+    {"timestamps", no_argument, NULL, OPT_TIMESTAMPS}, {"no-unpack", no_argument, NULL, OPT_NO_UNPACK},
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
@@ -108,7 +111,7 @@ int main(int argc, char **argv)
     st_entry_type type = ST_TYPE_D64;
     svpc_params p = {SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 0}; /* cycles as they come: a raw trace is kept whole */
-    int force = 0, verbose = 0, quiet = 0, c;
+    int force = 0, verbose = 0, quiet = 0, no_unpack = 0, c;
     opterr = 0; /* our messages start with the program name, not argv[0] */
     if (!cli_check_levels(argc, argv))
         return EXIT_USAGE;
@@ -148,6 +151,7 @@ int main(int argc, char **argv)
             stream = optarg;
             break;
         case OPT_TIMESTAMPS: wo.timestamps = 1; break;
+        case OPT_NO_UNPACK: no_unpack = 1; break;
         case 'f': force = 1; break;
         case 'k': break;
         case 'v': verbose = 1; break;
@@ -190,9 +194,9 @@ int main(int argc, char **argv)
     const char *err_file = out_path ? out_path : "(stdout)";
     /* xz, gzip, zstd input is read decompressed (common/st_decomp.h) */
     st_decomp *dz = NULL;
-    const char *zkind;
+    const char *zkind = NULL;
     int rfd = in_fd;
-    if (e == ST_OK)
+    if (e == ST_OK && !no_unpack)
         e = st_decomp_open(in_fd, &rfd, &dz, &zkind);
     if (e == ST_OK) {
         cli_stop_arm();
@@ -246,8 +250,12 @@ int main(int argc, char **argv)
     }
     if ((rc = cli_out_commit()) != EXIT_OK)
         return rc;
-    if (ze != ST_OK)
-        return cli_report(ze, &zd, in_name);
+    if (ze != ST_OK) {
+        rc = cli_report(ze, &zd, in_name);
+        if (!quiet)
+            cli_msg("%s: it begins like %s data; if it is not, give --no-unpack", in_name, zkind);
+        return rc;
+    }
     if (have) {
         cli_msg("%s: input ends with a partial entry: %llu trailing byte%s at byte offset %llu (entry size %zu); "
                 "the %llu whole entries were compressed",

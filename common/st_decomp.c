@@ -39,11 +39,14 @@ struct st_decomp {
 
 static kind_t magic(const uint8_t *p, size_t n)
 {
-    static const uint8_t xz[6] = {0xFD, '7', 'z', 'X', 'Z', 0}, gz[2] = {0x1F, 0x8B},
+    static const uint8_t xz[6] = {0xFD, '7', 'z', 'X', 'Z', 0}, gz[3] = {0x1F, 0x8B, 8},
                          zs[4] = {0x28, 0xB5, 0x2F, 0xFD};
     if (n >= 6 && memcmp(p, xz, 6) == 0)
         return K_XZ;
-    if (n >= 2 && memcmp(p, gz, 2) == 0)
+    /* gzip's magic is 2 bytes, which one raw trace in 65,536 begins with
+     * (its first cycle): also the method (8, deflate, the only one) and
+     * flags with their reserved bits clear (RFC 1952) */
+    if (n >= 4 && memcmp(p, gz, 3) == 0 && (p[3] & 0xE0u) == 0)
         return K_GZIP;
     if (n >= 4 && memcmp(p, zs, 4) == 0)
         return K_ZSTD;

@@ -391,6 +391,9 @@ ST_INLINE void cm2_match_add(cm2_model *m, cm2_state *s, const unsigned k, uint6
         }
         *slot = ms->n + 1;
     }
+    /* the proposal is read at the kind's next miss: load it meanwhile */
+    if (ms->len)
+        VPC_PREFETCH(&t->ring[ms->ptr & CM2_RING_MASK]);
 }
 
 /* A residual r of field f (ip, cycle, meta, address): its byte length, then
@@ -522,6 +525,9 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_model *m, cm2_state 
             break; /* the lanes above the size are zero */
         rc_prob *const mix[CM2_MIX_NM] = {pr->dlo1[cx],
                                  pr->dlo2[((c2 * UINT32_C(0x9E37)) >> 6) & (CM2_O2_CTX - 1u)], pr->dlor[(ref >> (8 * k)) & 255u]};
+        /* the trees' first bits are read after the lane's flag */
+        for (unsigned j = 0; j < CM2_MIX_NM; j++)
+            VPC_PREFETCH(mix[j]);
         const unsigned b = cm2_lane(io, ENC, m, s, &pr->deq[k][sz][(s->dlane >> k) & 1u], NULL, mix, m->mixw[sz == H][k], k, ref,
                                     x, &same, bad);
         dl |= same << k;

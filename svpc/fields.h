@@ -60,7 +60,7 @@ static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address
     o_ += n;                                                                          \
     p_++;
 #define AS_UPDATE(k, r, n, s, t, k2) vpc_pred_update(&set->pred[p_++], v, k, r, n, s, t);
-#define AS_LOCATE(k, r, n, s, t, k2) vpc_pred_locate(&set->pred[p_++], (k2) ? key2 : key1, k, r, s, t);
+#define AS_LOCATE(k, r, n, s, t, k2) vpc_pred_locate(&set->pred[p_++], (k2) ? key2 : key1, k, r, n, s, t);
 #define AS_SLOT(k, r, n, s, t, k2)                        \
     if (id < o_ + (n))                                    \
         return vpc_pred_slot(&set->pred[p_], id - o_, k, n); \

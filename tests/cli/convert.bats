@@ -221,7 +221,8 @@ same_streams() {
     printf '\125\125\125\125' | dd of=bad.gz bs=1 seek=$(( $(size bad.gz) / 2 )) conv=notrunc 2>/dev/null
     run "$PACK" --from lackey -o badgz.sim bad.gz
     [ "$status" -eq 1 ]
-    [[ ${lines[-1]} == *"bad.gz: at byte offset "*": corrupt data: damaged gzip data" ]]
+    [[ ${lines[-2]} == *"bad.gz: at byte offset "*": corrupt data: damaged gzip data" ]]
+    [[ ${lines[-1]} == "simtrace-pack: bad.gz: it begins like gzip data; if it is not, give --no-unpack" ]]
     head -c 100 "$G/bios_write_300k.d64.xz" >cut.d64.xz
     run "$PACK" -o c.sim cut.d64.xz
     [ "$status" -eq 1 ]
@@ -245,6 +246,34 @@ same_streams() {
     n=$("$SVPC_BIN/svpc-decompress" -c cut.sim | wc -c)
     [ $((n % 32)) -eq 0 ] && [ "$n" -gt 0 ]
     cmp <("$SVPC_BIN/svpc-decompress" -c cut.sim) <(head -c "$n" r.d64)
+}
+
+@test "svpc-compress and simtrace-pack: raw entries that begin like gzip data need --no-unpack; 1f 8b alone is raw" {
+    xz -dc "$G/bios_read_300k.d64.xz" >trace.d64
+    # the first entry's cycle made to begin with 1f 8b 08 00 (a gzip header), then 1f 8b 00 00 (not one)
+    for hdr in 00088b1f 00008b1f; do
+        perl -e '
+            use strict; use warnings;
+            my ($f, $want) = @ARGV; open(my $h, "<:raw", $f) or die; binmode STDOUT;
+            read($h, my $x, 8) == 8 or die;
+            my $d = (hex($want) - (unpack("Q<", $x) & 0xffffffff)) & 0xffffffff;
+            seek($h, 0, 0); local $/ = \32;
+            while (my $e = <$h>) { my ($m, @r) = unpack("Q<4", $e); print pack("Q<4", $m + $d, @r); }
+        ' trace.d64 $hdr >h.d64
+        if [[ $hdr == 00088b1f ]]; then
+            run "$SVPC_BIN/svpc-compress" -o c.sim h.d64
+            expect_status 1
+            expect_output_has "h.d64: at byte offset"
+            expect_output_has "h.d64: it begins like gzip data; if it is not, give --no-unpack"
+            "$SVPC_BIN/svpc-compress" --no-unpack -f -o c.sim h.d64
+            "$PACK" --no-unpack -f -o p.sim h.d64
+        else
+            "$SVPC_BIN/svpc-compress" -f -o c.sim h.d64
+            "$PACK" -f -o p.sim - <h.d64
+        fi
+        "$SVPC_BIN/svpc-decompress" -c c.sim | cmp - h.d64
+        "$CAT" p.sim | cmp - h.d64
+    done
 }
 
 @test "merged export of several containers: every stream of each, by cycle; text splits them back" {
