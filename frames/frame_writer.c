@@ -161,9 +161,11 @@ static st_error get_slot(st_writer *w, st_job **out)
  * unfed writer (-T1) cuts later, so the bytes would depend on the thread
  * count.  A second stream therefore ends feeding (unfeed()).
  */
+static int has_workers(const st_writer *w) { return w->pool.nthreads > 1; }
+
 static int feeds(const st_writer *w, const w_stream *s)
 {
-    return w->pool.nthreads > 1 && w->ns == 1 && !w->no_feed && s->type != ST_TYPE_USER &&
+    return has_workers(w) && w->ns == 1 && !w->no_feed && s->type != ST_TYPE_USER &&
            svpc_encoder_codes_as_fed(s->params.encoder);
 }
 
@@ -459,6 +461,15 @@ static st_error cut_frame(st_writer *w, uint32_t sid)
     frame_begin(s, j);
     frame_end(w, s, j);
     st_pool_submit(&w->pool);
+    if (!has_workers(w)) {
+        /* the job ran within st_pool_submit(): its buffer takes the next
+         * frame, and the writer holds one frame buffer, not two (32 MiB
+         * less, and as much less memory fresh from the kernel to clear) */
+        tmp = j->in;
+        j->in = s->fill;
+        s->fill = tmp;
+        s->fill.len = 0;
+    }
     return ST_OK;
 }
 
