@@ -207,6 +207,8 @@ static st_error frame_open(st_writer *w, uint32_t sid)
 {
     w_stream *s = &w->s[sid];
     size_t cap = s->frame_entries * s->esz;
+    if (s->fed)
+        return ST_OK; /* opened for entries that did not come (an input that ended) */
     if (!feeds(w, s)) {
         st_error e = st_buf_reserve(&s->fill, cap);
         return e == ST_OK ? ST_OK : fail(w, e);

@@ -290,10 +290,10 @@ static void test_crc(void)
  * a worker as their entries arrive, with threads > 1): stream A gets
  * `before` entries, then a stream B is added (which ends feeding, with a
  * frame of A half full unless `before` is a multiple of `frame`), then
- * both get the rest; with before = n, A alone, through append_fd from a
- * file of its n entries (the input ends where a frame does when frame
- * divides n: a fed frame is opened for entries that never come).  The
- * file's bytes. */
+ * both get the rest; with before = n, A alone, through append_fd from two
+ * files, the first ending where a frame does (a fed frame is opened for
+ * entries that come only with the next input, or never).  The file's
+ * bytes. */
 static uint8_t *write_fed(unsigned threads, uint32_t frame, size_t n, size_t before, const uint8_t *a,
                           const uint8_t *b, size_t *len)
 {
@@ -305,15 +305,20 @@ static uint8_t *write_fed(unsigned threads, uint32_t frame, size_t n, size_t bef
     uint32_t sa, sb = 0;
     CHECK(st_writer_add_stream(w, "a", ST_TYPE_D64, &p, &sa) == ST_OK);
     if (before == n) {
-        FILE *in = tmpfile();
-        CHECK(fwrite(a, 32, n, in) == n);
-        fflush(in);
-        lseek(fileno(in), 0, SEEK_SET);
-        uint64_t got = 0;
-        st_diag d;
-        st_diag_clear(&d);
-        CHECK(st_writer_append_fd(w, sa, fileno(in), NULL, NULL, &got, &d) == ST_OK && got == n * 32);
-        fclose(in);
+        /* two inputs, the first ending where a frame does (or empty) */
+        size_t cut = n / 2 / frame * frame;
+        for (unsigned k = 0; k < 2; k++) {
+            size_t from = k ? cut : 0, to = k ? n : cut;
+            FILE *in = tmpfile();
+            CHECK(fwrite(a + from * 32, 32, to - from, in) == to - from);
+            fflush(in);
+            lseek(fileno(in), 0, SEEK_SET);
+            uint64_t got = 0;
+            st_diag d;
+            st_diag_clear(&d);
+            CHECK(st_writer_append_fd(w, sa, fileno(in), NULL, NULL, &got, &d) == ST_OK && got == (to - from) * 32);
+            fclose(in);
+        }
     } else {
         for (size_t i = 0; i < before; i += 301)
             CHECK(st_writer_append(w, sa, a + i * 32, before - i < 301 ? before - i : 301) == ST_OK);
