@@ -240,6 +240,17 @@ static void frame_publish(w_stream *s)
     }
 }
 
+/* Drop stream s's fed job: ended at the entries it has, never written;
+ * its frame will be cut again (the same sequence number). */
+static void fed_drop(w_stream *s)
+{
+    s->fed->discard = 1;
+    s->fed->n = s->fill_n;
+    st_feed_end(s->fed);
+    s->fed = NULL;
+    s->seq--;
+}
+
 /* Give up feeding: each fed frame's entries go back to its stream's fill
  * and its job, ended there, is dropped unwritten; from here on frames are
  * cut as by an unfed writer, with the same bytes. */
@@ -259,11 +270,7 @@ static st_error unfeed(st_writer *w)
         } else if (e == ST_OK) {
             e = r;
         }
-        j->discard = 1;
-        j->n = s->fill_n;
-        st_feed_end(j);
-        s->fed = NULL;
-        s->seq--;
+        fed_drop(s);
     }
     return e == ST_OK ? ST_OK : fail(w, e);
 }
@@ -424,7 +431,6 @@ st_error st_writer_add_stream(st_writer *w, const char *name, st_entry_type t, c
     return st_writer_add_stream_spec(w, &sp, sid);
 }
 
-/* Hand the stream's filled entries to a worker as one frame. */
 static st_error cut_frame(st_writer *w, uint32_t sid);
 
 /* End stream sid's frame being filled, if it holds entries; a fed job
@@ -432,16 +438,12 @@ static st_error cut_frame(st_writer *w, uint32_t sid);
 static st_error frame_close(st_writer *w, uint32_t sid)
 {
     w_stream *s = &w->s[sid];
-    if (s->fed && s->fill_n == 0) {
-        s->fed->discard = 1;
-        s->fed->n = 0;
-        st_feed_end(s->fed);
-        s->fed = NULL;
-        s->seq--;
-    }
+    if (s->fed && s->fill_n == 0)
+        fed_drop(s);
     return s->fill_n ? cut_frame(w, sid) : ST_OK;
 }
 
+/* Hand the stream's filled entries to a worker as one frame. */
 static st_error cut_frame(st_writer *w, uint32_t sid)
 {
     w_stream *s = &w->s[sid];
@@ -770,10 +772,8 @@ void st_writer_free(st_writer *w)
         return;
     /* a fed worker waits for entries that will not come */
     for (unsigned i = 0; i < w->ns; i++)
-        if (w->s[i].fed) {
-            w->s[i].fed->n = w->s[i].fill_n;
-            st_feed_end(w->s[i].fed);
-        }
+        if (w->s[i].fed)
+            fed_drop(&w->s[i]);
     st_pool_destroy(&w->pool);
     for (unsigned i = 0; i < w->ns; i++)
         st_buf_free(&w->s[i].fill);
