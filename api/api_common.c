@@ -132,27 +132,31 @@ SIMTRACE_API simtrace_error simtrace_entry_unpack(int type, const void *raw, sim
     return SIMTRACE_OK;
 }
 
-/* One type's loop of simtrace_access_unpack, the type constant: wide
- * (d64, m64) or not, with data (d64, d32) or not. */
-static inline void access_unpack_T(const uint8_t *p, size_t n, simtrace_access *o, const int wide, const int data)
+/* One type's loop of simtrace_access_unpack, the type t constant (the
+ * layouts are st_entry_load()'s): a value narrower than the data field
+ * (fullSize 0) is its lower half, and its size the upper half. */
+static inline void access_unpack_T(const uint8_t *p, size_t n, simtrace_access *o, const st_entry_type t)
 {
-    const size_t esz = wide ? (data ? 32 : 24) : (data ? 20 : 16);
+    const size_t esz = st_entry_size(t);
+    const int data = t == ST_TYPE_D64 || t == ST_TYPE_D32, wide = t == ST_TYPE_D64 || t == ST_TYPE_M64;
+    const unsigned half = wide ? 32 : 16;
     for (size_t i = 0; i < n; i++, p += esz, o++) {
-        const uint64_t meta = st_load64(p);
-        o->cycle = meta & ST_CYCLE_MASK;
-        o->meta16 = (uint16_t)(meta >> 48);
+        st_entry e;
+        st_entry_load(t, p, &e);
+        o->cycle = e.cycle;
+        o->meta16 = (uint16_t)e.meta16;
         o->reserved = 0;
-        o->ip = wide ? st_load64(p + 8) : st_load32(p + 8);
-        o->address = wide ? st_load64(p + 16) : st_load32(p + 12);
+        o->ip = e.ip;
+        o->address = e.addr;
         if (!data) {
             o->value = 0;
             o->size = 0;
-        } else if (meta >> 48 & 1) { /* fullSize */
-            o->value = wide ? st_load64(p + 24) : st_load32(p + 16);
+        } else if (e.meta16 & 1) { /* fullSize */
+            o->value = e.data;
             o->size = wide ? 8 : 4;
         } else {
-            o->value = wide ? st_load32(p + 24) : st_load16(p + 16);
-            o->size = wide ? st_load32(p + 28) : st_load16(p + 18);
+            o->value = e.data & ((UINT64_C(1) << half) - 1u);
+            o->size = (uint32_t)(e.data >> half);
         }
     }
 }
@@ -163,10 +167,10 @@ SIMTRACE_API simtrace_error simtrace_access_unpack(int type, const void *raw, si
         return SIMTRACE_E_USAGE;
     const uint8_t *p = raw;
     switch (type) {
-    case SIMTRACE_TYPE_D64: access_unpack_T(p, count, out, 1, 1); break;
-    case SIMTRACE_TYPE_D32: access_unpack_T(p, count, out, 0, 1); break;
-    case SIMTRACE_TYPE_M64: access_unpack_T(p, count, out, 1, 0); break;
-    default: access_unpack_T(p, count, out, 0, 0); break;
+    case SIMTRACE_TYPE_D64: access_unpack_T(p, count, out, ST_TYPE_D64); break;
+    case SIMTRACE_TYPE_D32: access_unpack_T(p, count, out, ST_TYPE_D32); break;
+    case SIMTRACE_TYPE_M64: access_unpack_T(p, count, out, ST_TYPE_M64); break;
+    default: access_unpack_T(p, count, out, ST_TYPE_M32); break;
     }
     return SIMTRACE_OK;
 }
