@@ -730,6 +730,28 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
     seq_t *q = arg;
     if (!q->salvage)
         return other_stream_damage(q, s, f, e, d);
+    if (!s) {
+        /* (resync) bytes of no known stream: what they held is said when
+         * a stream's next frame, or the directory, shows what is missing */
+        if (!q->quiet) {
+            cli_report(e, d, q->file);
+            cli_msg("%s: passed over bytes %" PRIu64 "..%" PRIu64 " (a damaged frame header); reading on at the "
+                    "next frame header", q->file, f->offset, f->offset + f->size - 1);
+        }
+        return ST_OK;
+    }
+    if (f->ordinal == ST_DIAG_UNKNOWN) {
+        /* frames that lay in bytes passed over */
+        if (q->chosen ? s->id == q->id : q->tentative && s->id == q->tid) {
+            q->lost_frames += f->seq;
+            q->lost_entries += f->count;
+        }
+        if (!q->quiet)
+            cli_msg("%s: lost %" PRIu64 " frame%s (entries %" PRIu64 "..%" PRIu64 " of stream '%s') in the bytes "
+                    "passed over", q->file, f->seq, f->seq == 1 ? "" : "s", f->first_entry,
+                    f->first_entry + f->count - 1, s->name);
+        return ST_OK;
+    }
     /* a held stream (see seq_t.tentative) becomes the output when no
      * memory stream follows, so its losses count until it is replaced */
     if (q->chosen ? s->id == q->id : q->tentative && s->id == q->tid) {
@@ -1098,7 +1120,8 @@ sequential:;
     vt.quiet = quiet;
     st_read_opts ro = {.threads = threads, .verify_only = verify, .ignore_check = ignore_check, .memlimit = memlimit,
                        .want = verify ? verify_want : seq_want,
-                       .want_arg = verify ? (void *)&vt : (void *)&q, .on_damage = verify || list ? NULL : seq_damage, .damage_arg = &q};
+                       .want_arg = verify ? (void *)&vt : (void *)&q, .on_damage = verify || list ? NULL : seq_damage, .damage_arg = &q,
+                       .resync = salvage};
     st_reader *r;
     e = st_reader_new(&r, in_fd, &ro, &d);
     if (e != ST_OK) {
@@ -1207,7 +1230,8 @@ sequential:;
                      e == ST_E_TRUNCATED ? "frame cut off" : "damaged frame",
                      regular ? "is not known" : "a pipe cannot tell (a regular file can)");
         cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", in_name,
-                e == ST_OK ? "the whole container" : "up to the damage reported above", q.lost_frames,
+                e != ST_OK ? "up to the damage reported above" : q.lost_frames ? "to the end of the container"
+                                                                                : "the whole container", q.lost_frames,
                 q.lost_frames == 1 ? "" : "s", q.lost_entries, rest);
         if (q.lost_frames)
             status = EXIT_DATA;

@@ -228,7 +228,8 @@ int main(int argc, char **argv)
         e = st_writer_finish(w);
     if (e == ST_OK && verbose)
         cli_progress(w, ps.t0, 1);
-    st_write_stats ws = {0, 0, 0, 0};
+    st_write_stats ws;
+    memset(&ws, 0, sizeof ws);
     if (w) /* NULL when the file header could not be written */
         st_writer_stats(w, &ws);
     st_writer_free(w);

@@ -67,7 +67,17 @@ typedef struct {
     uint64_t raw_bytes; /* their size */
     uint64_t out_bytes; /* container bytes written so far */
     uint64_t frames;    /* data frames written */
+    uint64_t fill_peak; /* the most bytes the frames being filled of a
+                           writer of several streams held together, as
+                           counted against ST_WRITER_HELD_FRAMES */
 } st_write_stats;
+
+/* A writer of several streams holds at most this many frames (of its
+ * largest frame size, in bytes) in the frames being filled, together:
+ * past that the largest is cut early, as a shorter frame, so that memory
+ * does not grow with the number of streams (frame_writer.c says how it is
+ * counted; the buffers take at most about twice that). */
+#define ST_WRITER_HELD_FRAMES 8u
 
 typedef struct st_writer st_writer;
 
@@ -290,6 +300,16 @@ typedef struct {
      * does not decode is reported here and skipped; reading goes on. */
     st_frame_damage on_damage;
     void *damage_arg;
+    /* With on_damage (a salvage): a frame whose header is damaged, or does
+     * not fit the container (an undeclared stream, a sequence number out of
+     * turn), does not end the read either.  The bytes from it to the next
+     * sound frame header are reported to on_damage with s NULL (f's offset
+     * and size say where; nothing else of f is known), and the entries a
+     * stream lost in them when its next frame, or the directory, shows the
+     * gap: f's first_entry and count are the entries, its seq the frames
+     * lost, its ordinal ST_DIAG_UNKNOWN.  A pipe is then read to its end
+     * as a regular file is through its directory. */
+    int resync;
     /* Optional: hears of each stream as its descriptor is read (s is
      * valid during the call). */
     void (*on_stream)(void *arg, const st_stream_info *s);

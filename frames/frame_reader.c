@@ -20,6 +20,9 @@ struct st_reader {
     uint64_t off;      /* bytes consumed */
     uint64_t nframes;  /* frames of any kind read */
     st_buf dir;        /* directory entries of the frames read, to check the directory */
+    st_buf back;       /* bytes read ahead by pass_over(), served before the input's */
+    size_t back_pos;
+    int lost;          /* pass_over() passed over bytes: frames are missing */
 };
 
 static void diag_at(st_diag *d, uint64_t off, uint64_t frame, uint64_t stream)
@@ -36,19 +39,34 @@ uint64_t st_frame_decode_memory(uint64_t count, uint64_t esz, uint64_t payload)
     return payload + 2 * count * esz + svpc_ctx_memory_max();
 }
 
-/* Read n bytes, fewer only at the end of the input. */
+/* Read n bytes, fewer only at the end of the input: first what
+ * pass_over() read ahead, then the input. */
 static st_error in_full(st_reader *r, uint8_t *p, size_t n, size_t *got)
 {
-    if (!r->in_fn)
-        return st_read_full(r->fd, p, n, got);
-    *got = 0;
-    while (*got < n) {
-        size_t k = 0;
-        RETURN_IF_ERROR(r->in_fn(r->in_arg, p + *got, n - *got, &k));
-        if (k == 0)
-            break;
-        *got += k;
+    size_t b = r->back.len - r->back_pos < n ? r->back.len - r->back_pos : n;
+    if (b) {
+        memcpy(p, r->back.data + r->back_pos, b);
+        r->back_pos += b;
+        p += b;
+        n -= b;
     }
+    *got = b;
+    size_t k = 0;
+    if (!n)
+        return ST_OK;
+    if (!r->in_fn) {
+        st_error e = st_read_full(r->fd, p, n, &k);
+        *got += k;
+        return e;
+    }
+    while (k < n) {
+        size_t m = 0;
+        RETURN_IF_ERROR(r->in_fn(r->in_arg, p + k, n - k, &m));
+        if (m == 0)
+            break;
+        k += m;
+    }
+    *got += k;
     return ST_OK;
 }
 
@@ -85,6 +103,7 @@ static st_error reader_new(st_reader **out, int fd, st_in_fn fn, void *arg, cons
     r->in_arg = arg;
     r->o = *o;
     st_buf_init(&r->dir, 0);
+    st_buf_init(&r->back, 0);
     uint8_t h[ST_FILE_HEADER_SIZE];
     size_t got;
     st_error e = in_full(r, h, sizeof h, &got);
@@ -146,6 +165,76 @@ static st_error add_stream(st_reader *r, const st_frame_header *h, const uint8_t
     return ST_OK;
 }
 
+/* ---- a salvage past damaged frame headers (st_read_opts.resync) ---- */
+
+/* Bytes read at a time while looking for the next frame header. */
+#define RESYNC_CHUNK ((size_t)1 << 16)
+
+/* Whether error e of the frame at the reader's position is passed over
+ * (resync) instead of ending the read: damage, not a cut-off input, a
+ * failed read or a memory limit. */
+static int passes_over(const st_reader *r, st_error e)
+{
+    return r->o.resync && r->o.on_damage && st_error_is_data(e) && e != ST_E_TRUNCATED && e != ST_E_MEMLIMIT;
+}
+
+/* After bytes were passed over: stream si's frame `seq`, from entry
+ * `first`, comes (first_entry of its next frame, or the end the directory
+ * gives it); the entries and frames before it that were not read were in
+ * those bytes.  Reports them, and counts them as passed. */
+static st_error report_gap(st_reader *r, st_stream_info *si, uint64_t seq, uint64_t first, uint64_t at, st_diag *d)
+{
+    if (seq <= si->frames || first <= si->entries)
+        return ST_OK;
+    st_frame_ref g;
+    memset(&g, 0, sizeof g);
+    g.offset = at;
+    g.ordinal = ST_DIAG_UNKNOWN;
+    g.stream = si->id;
+    g.kind = ST_FRAME_REF_DATA;
+    g.seq = seq - si->frames;
+    g.first_entry = si->entries;
+    g.count = first - si->entries;
+    si->frames = seq;
+    si->entries = first;
+    st_diag gd;
+    st_diag_clear(&gd);
+    diag_at(&gd, at, ST_DIAG_UNKNOWN, si->id);
+    st_diag_set(&gd, ST_E_CORRUPT, "%llu frame%s of stream '%s' (entries %llu..%llu) lay in the bytes passed over",
+                (unsigned long long)g.seq, g.seq == 1 ? "" : "s", si->name, (unsigned long long)g.first_entry,
+                (unsigned long long)(first - 1));
+    (void)d;
+    return r->o.on_damage(r->o.damage_arg, si, &g, ST_E_CORRUPT, &gd);
+}
+
+/* After bytes were passed over, the directory (dir, dlen bytes, sound:
+ * its payload's checksum held) lists every frame: each stream's frames
+ * after the last one read lay in those bytes too. */
+static st_error report_tails(st_reader *r, const uint8_t *dir, uint64_t dlen, uint64_t dir_off, st_diag *d)
+{
+    if (dlen % ST_DIR_ENTRY_SIZE)
+        return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory of %llu bytes, not whole entries", (unsigned long long)dlen);
+    uint64_t *end = calloc(r->ns ? r->ns : 1, 2 * sizeof *end); /* [stream][frames, entries] */
+    if (!end)
+        return ST_E_NOMEM;
+    for (uint64_t k = 0; k < dlen / ST_DIR_ENTRY_SIZE; k++) {
+        st_dir_entry de;
+        st_dir_entry_parse(dir + k * ST_DIR_ENTRY_SIZE, &de);
+        if (de.h.kind != ST_KIND_DATA)
+            continue;
+        for (unsigned i = 0; i < r->ns; i++)
+            if (r->s[i].id == de.h.stream && de.h.seq + 1 > end[2 * i]) {
+                end[2 * i] = de.h.seq + 1;
+                end[2 * i + 1] = de.h.first_entry + de.h.count;
+            }
+    }
+    st_error e = ST_OK;
+    for (unsigned i = 0; i < r->ns && e == ST_OK; i++)
+        e = report_gap(r, &r->s[i], end[2 * i], end[2 * i + 1], dir_off, d);
+    free(end);
+    return e;
+}
+
 /* The directory frame: it must list exactly the frames read, then the footer
  * must point at it and end the file. */
 static st_error check_directory(st_reader *r, const st_frame_header *h, uint64_t dir_off, const uint8_t *p,
@@ -173,7 +262,9 @@ static st_error check_directory(st_reader *r, const st_frame_header *h, uint64_t
         return st_diag_set(d, ST_E_BAD_ATTR, "header says %u attributes, payload holds %u", h->nattrs, idx);
     if (!dir)
         return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory frame without a directory attribute");
-    if (dlen != r->dir.len || (dlen && memcmp(dir, r->dir.data, r->dir.len) != 0))
+    if (r->lost)
+        RETURN_IF_ERROR(report_tails(r, dir, dlen, dir_off, d));
+    else if (dlen != r->dir.len || (dlen && memcmp(dir, r->dir.data, r->dir.len) != 0))
         return st_diag_set(d, ST_E_BAD_DIRECTORY, "directory does not match the %llu frames in the file",
                            (unsigned long long)r->nframes);
     uint8_t fb[ST_FOOTER_SIZE + 1];
@@ -187,7 +278,8 @@ static st_error check_directory(st_reader *r, const st_frame_header *h, uint64_t
         return st_diag_set(d, ST_E_CORRUPT, "data after the footer");
     st_footer f;
     RETURN_IF_ERROR(st_footer_parse(fb, &f, d));
-    if (f.dir_offset != dir_off || f.dir_size != ST_FRAME_HEADER_SIZE + len || f.nframes != r->nframes)
+    if (f.dir_offset != dir_off || f.dir_size != ST_FRAME_HEADER_SIZE + len ||
+        f.nframes != (r->lost ? dlen / ST_DIR_ENTRY_SIZE : r->nframes))
         return st_diag_set(d, ST_E_BAD_FOOTER, "footer does not point at the directory");
     r->off = foot_off + ST_FOOTER_SIZE;
     return ST_OK;
@@ -221,6 +313,74 @@ static st_error deliver(st_reader *r, int all, st_sink sink, void *arg, st_diag 
     return ST_OK;
 }
 
+/* The frame at `at` (its header, hb, read) is damaged (e, d): find the
+ * next offset after it at which a frame header is sound (its magic and
+ * checksum), leave the bytes from there to be read again (r->back), and
+ * report the bytes passed over to on_damage, after delivering the frames
+ * before them.  With no header after it, the rest of the input is passed
+ * over, and the read then stops at its end, cut off. */
+static st_error pass_over(st_reader *r, uint64_t at, const uint8_t *hb, st_error e, st_diag *d, st_sink sink,
+                          void *arg)
+{
+    RETURN_IF_ERROR(deliver(r, 1, sink, arg, d));
+    st_diag dd = *d;
+    /* win holds the bytes from offset base on: the last header's after its
+     * first byte, then what the input has beyond */
+    st_buf win;
+    st_buf_init(&win, 0);
+    RETURN_IF_ERROR(st_buf_reserve(&win, RESYNC_CHUNK + ST_FRAME_HEADER_SIZE));
+    memcpy(win.data, hb + 1, ST_FRAME_HEADER_SIZE - 1);
+    win.len = ST_FRAME_HEADER_SIZE - 1;
+    uint64_t base = at + 1;
+    size_t found = SIZE_MAX;
+    st_error re = ST_OK;
+    for (;;) {
+        size_t got;
+        re = in_full(r, win.data + win.len, win.cap - win.len, &got);
+        win.len += got;
+        if (re != ST_OK)
+            break;
+        for (size_t j = 0; j + ST_FRAME_HEADER_SIZE <= win.len && found == SIZE_MAX; j++) {
+            st_frame_header h;
+            if (memcmp(win.data + j, ST_FRAME_MAGIC, 4) == 0 && st_frame_header_parse(win.data + j, &h, NULL) == ST_OK)
+                found = j;
+        }
+        if (found != SIZE_MAX || got == 0)
+            break;
+        /* a header may straddle the next read: keep its first bytes */
+        size_t keep = ST_FRAME_HEADER_SIZE - 1 < win.len ? ST_FRAME_HEADER_SIZE - 1 : win.len;
+        memmove(win.data, win.data + win.len - keep, keep);
+        base += win.len - keep;
+        win.len = keep;
+    }
+    if (re != ST_OK) {
+        st_buf_free(&win);
+        diag_at(d, base + win.len, r->nframes, ST_DIAG_UNKNOWN);
+        return st_diag_set(d, re, "cannot read past a damaged frame");
+    }
+    /* what follows the header found is read again, before anything still
+     * left of an earlier read-ahead; without a header, nothing */
+    size_t from = found != SIZE_MAX ? found : win.len;
+    if (r->back_pos < r->back.len) {
+        re = st_buf_append(&win, r->back.data + r->back_pos, r->back.len - r->back_pos);
+        if (re != ST_OK) {
+            st_buf_free(&win);
+            return re;
+        }
+    }
+    st_buf_free(&r->back);
+    r->back = win;
+    r->back_pos = from;
+    r->off = base + from;
+    r->lost = 1;
+    st_frame_ref g;
+    memset(&g, 0, sizeof g);
+    g.offset = at;
+    g.size = r->off - at;
+    g.ordinal = ST_DIAG_UNKNOWN;
+    return r->o.on_damage(r->o.damage_arg, NULL, &g, e, &dd);
+}
+
 st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
 {
     for (;;) {
@@ -247,6 +407,10 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         st_frame_header h;
         diag_at(d, at, r->nframes, ST_DIAG_UNKNOWN);
         e = st_frame_header_parse(hb, &h, d);
+        if (e != ST_OK && passes_over(r, e)) {
+            RETURN_IF_ERROR(pass_over(r, at, hb, e, d, sink, arg));
+            continue;
+        }
         if (e != ST_OK) {
             deliver(r, 1, sink, arg, NULL);
             return e;
@@ -257,6 +421,8 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         size_t limit = ST_MAX_PAYLOAD;
         if (h.kind == ST_KIND_DATA) {
             si = find_stream(r, h.stream);
+            if (r->lost && si)
+                RETURN_IF_ERROR(report_gap(r, si, h.seq, h.first_entry, at, d));
             st_frame_ref hr;
             st_frame_ref_set(&hr, &h, at, ST_FRAME_HEADER_SIZE + h.payload_size, r->nframes);
             e = st_data_frame_check(&hr, si, ST_E_CORRUPT, "", d);
@@ -277,17 +443,19 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         if (e == ST_OK && h.payload_size > limit)
             e = st_diag_set(d, ST_E_TOO_LARGE, "payload of %llu bytes, at most %zu possible for this frame",
                             (unsigned long long)h.payload_size, limit);
+        /* (a user type reaches the codec as bytes: at most
+         * SVPC_MAX_FRAME_ENTRIES of them per frame) */
+        if (e == ST_OK && h.kind == ST_KIND_DATA && si->type == ST_TYPE_USER &&
+            h.count > SVPC_MAX_FRAME_ENTRIES / si->entry_size)
+            e = st_diag_set(d, ST_E_CORRUPT, "%llu entries of %u bytes exceed the frame limit of %u bytes",
+                            (unsigned long long)h.count, si->entry_size, SVPC_MAX_FRAME_ENTRIES);
+        if (e != ST_OK && passes_over(r, e)) {
+            RETURN_IF_ERROR(pass_over(r, at, hb, e, d, sink, arg));
+            continue;
+        }
         if (e != ST_OK) {
             deliver(r, 1, sink, arg, NULL);
             return e;
-        }
-        /* a user type reaches the codec as bytes: at most
-         * SVPC_MAX_FRAME_ENTRIES of them per frame */
-        if (h.kind == ST_KIND_DATA && si->type == ST_TYPE_USER &&
-            h.count > SVPC_MAX_FRAME_ENTRIES / si->entry_size) {
-            deliver(r, 1, sink, arg, NULL);
-            return st_diag_set(d, ST_E_CORRUPT, "%llu entries of %u bytes exceed the frame limit of %u bytes",
-                               (unsigned long long)h.count, si->entry_size, SVPC_MAX_FRAME_ENTRIES);
         }
         st_frame_ref ref;
         if (h.kind == ST_KIND_DATA)
@@ -418,5 +586,6 @@ void st_reader_free(st_reader *r)
     st_pool_destroy(&r->pool);
     free(r->s);
     st_buf_free(&r->dir);
+    st_buf_free(&r->back);
     free(r);
 }

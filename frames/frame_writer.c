@@ -19,6 +19,7 @@ typedef struct {
     size_t frame_entries; /* entries per frame for this stream */
     svpc_params params;
     st_buf fill;       /* entries of the frame being filled, unless fed */
+    size_t hold;       /* bytes the fill counts as holding (fill_room) */
     size_t fill_n;     /* entries in the frame being filled */
     st_job *fed;       /* the job the frame being filled is fed to, or NULL */
     size_t published;  /* of those, the entries the job may read */
@@ -44,6 +45,8 @@ struct st_writer {
     uint32_t next_id;  /* id of the next new stream */
     st_error failed;   /* sticky: after a failure nothing more is written */
     int no_feed;       /* frames are no longer fed (a second stream came) */
+    size_t held;       /* the sum of the streams' hold */
+    size_t frame_max;  /* bytes of the largest frame of a stream */
     st_diag diag;      /* of the last ST_E_CYCLE_ORDER */
 };
 
@@ -150,6 +153,30 @@ static st_error get_slot(st_writer *w, st_job **out)
 }
 
 /*
+ * The fills of several streams hold at most ST_WRITER_HELD_FRAMES frames
+ * of the writer's largest frame size together; a fill that would grow past
+ * that cuts the largest fill first, early, as a shorter frame.  Without a
+ * bound a writer of many streams (an address space each, with --split-by
+ * cr3) held up to a frame for every stream.  What a fill holds is counted
+ * from the entries appended alone (hold: the most its frame has held, or
+ * a whole frame for a fill given a frame's buffer again), not from the
+ * buffers' sizes, which depend on which job's buffer came back: so which
+ * fill is cut, and where, and the bytes written, do not depend on the
+ * thread count.  The memory is at most about twice that (buffers grow by
+ * doubling).  Eight frames: the streams of a Bochs trace (reads, writes,
+ * their physical twins, events, wide values) are not cut early.
+ */
+
+/* Stream s's fill now holds `bytes` (its hold). */
+static void fill_hold(st_writer *w, w_stream *s, size_t bytes)
+{
+    w->held = w->held - s->hold + bytes;
+    s->hold = bytes;
+    if (w->ns > 1 && w->held > w->st.fill_peak)
+        w->st.fill_peak = w->held;
+}
+
+/*
  * Fed frames.  A frame is handed to a worker when its first entry arrives
  * and coded as the rest arrive, so that the writer holds no frame buffer
  * besides the workers' own: at -T2 that is 32 MiB of a peak of about 200
@@ -206,16 +233,19 @@ static void frame_end(st_writer *w, w_stream *s, st_job *j)
 static st_error frame_open(st_writer *w, uint32_t sid)
 {
     w_stream *s = &w->s[sid];
-    size_t cap = s->frame_entries * s->esz;
     if (s->fed)
         return ST_OK; /* opened for entries that did not come (an input that ended) */
     if (!feeds(w, s)) {
-        st_error e = st_buf_reserve(&s->fill, cap);
+        /* the fill of a writer's only stream is one frame (the kernel
+         * faults it in 2 MiB at a time, where a buffer grown by doubling
+         * took 2.7 times the faults); one of several grows as entries
+         * come (fill_room) */
+        st_error e = w->ns == 1 ? st_buf_reserve(&s->fill, s->frame_entries * s->esz) : ST_OK;
         return e == ST_OK ? ST_OK : fail(w, e);
     }
     st_job *j;
     RETURN_IF_ERROR(get_slot(w, &j));
-    st_error e = st_buf_reserve(&j->in, cap);
+    st_error e = st_buf_reserve(&j->in, s->frame_entries * s->esz);
     if (e != ST_OK)
         return fail(w, e);
     j->op = JOB_ENCODE_FED;
@@ -263,9 +293,11 @@ static st_error unfeed(st_writer *w)
         st_job *j = s->fed;
         if (!j)
             continue;
-        st_error r = st_buf_reserve(&s->fill, s->frame_entries * s->esz);
+        st_error r = st_buf_reserve(&s->fill, s->fill_n * s->esz);
+        fill_hold(w, s, s->fill_n * s->esz);
         if (r == ST_OK) {
-            memcpy(s->fill.data, j->in.data, s->fill_n * s->esz);
+            if (s->fill_n)
+                memcpy(s->fill.data, j->in.data, s->fill_n * s->esz);
             s->fill.len = s->fill_n * s->esz;
         } else if (e == ST_OK) {
             e = r;
@@ -309,6 +341,13 @@ static size_t frame_entries_for(const st_writer *w, st_entry_type t, size_t esz)
     if (t == ST_TYPE_USER && fe > SVPC_MAX_FRAME_ENTRIES / esz)
         fe = SVPC_MAX_FRAME_ENTRIES / esz;
     return fe;
+}
+
+/* The writer's largest frame, in bytes (for ST_WRITER_HELD_FRAMES). */
+static void note_frame_size(st_writer *w, const w_stream *s)
+{
+    if (s->frame_entries * s->esz > w->frame_max)
+        w->frame_max = s->frame_entries * s->esz;
 }
 
 st_error st_writer_new(st_writer **out, int fd, const st_write_opts *o)
@@ -382,6 +421,7 @@ st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint3
     s->frame_entries = frame_entries_for(w, t, esz);
     s->params = *p;
     st_buf_init(&s->fill, 0);
+    note_frame_size(w, s);
     *sid = w->ns++;
 
     st_job *j;
@@ -443,7 +483,23 @@ static st_error frame_close(st_writer *w, uint32_t sid)
     return s->fill_n ? cut_frame(w, sid) : ST_OK;
 }
 
-/* Hand the stream's filled entries to a worker as one frame. */
+/* Stream s's fill and the buffer *b trade places. */
+static void fill_swap(w_stream *s, st_buf *b)
+{
+    st_buf t = s->fill;
+    s->fill = *b;
+    s->fill.len = 0;
+    *b = t;
+}
+
+/* Hand the stream's filled entries to a worker as one frame: the job takes
+ * the fill's buffer, and the fill takes the job's previous one, used again
+ * instead of memory fresh from the kernel.  Of a writer of several
+ * streams, only a fill that filled its frame does (a stream that fills
+ * frames will fill this one); another's starts empty and grows as entries
+ * come (fill_room).  A frame's buffer left with every stream that once
+ * filled one held a frame per stream, 1.4 GB for 40 streams of 1.2 M
+ * entries, whatever they still held. */
 static st_error cut_frame(st_writer *w, uint32_t sid)
 {
     w_stream *s = &w->s[sid];
@@ -456,25 +512,70 @@ static st_error cut_frame(st_writer *w, uint32_t sid)
     }
     st_job *j;
     RETURN_IF_ERROR(get_slot(w, &j));
-    /* swap buffers: the job takes the entries, the stream gets a free buffer */
-    st_buf tmp = j->in;
-    j->in = s->fill;
-    s->fill = tmp;
-    s->fill.len = 0;
+    const int reuse = w->ns == 1 || s->fill_n == s->frame_entries;
+    if (!reuse)
+        st_buf_free(&j->in);
+    fill_swap(s, &j->in);
+    fill_hold(w, s, reuse ? s->frame_entries * s->esz : 0);
     j->op = JOB_ENCODE;
     frame_begin(s, j);
     frame_end(w, s, j);
     st_pool_submit(&w->pool);
-    if (!has_workers(w)) {
+    if (!has_workers(w) && w->ns == 1) {
         /* the job ran within st_pool_submit(): its buffer takes the next
          * frame, and the writer holds one frame buffer, not two (32 MiB
          * less, and as much less memory fresh from the kernel to clear) */
-        tmp = j->in;
-        j->in = s->fill;
-        s->fill = tmp;
-        s->fill.len = 0;
+        fill_swap(s, &j->in);
     }
     return ST_OK;
+}
+
+/* Make room in stream sid's fill for up to *k more entries, the first of
+ * them completing the `part` bytes of an entry already there (then sid's
+ * own fill is not cut): lower *k to what the bound lets in (at least 1). */
+static st_error fill_room(st_writer *w, uint32_t sid, size_t part, size_t *k)
+{
+    w_stream *s = &w->s[sid];
+    if (s->fed)
+        return ST_OK; /* a fed job's buffer holds the whole frame */
+    if (w->ns > 1 && (s->fill_n + *k) * s->esz > s->hold) {
+        const size_t lim = ST_WRITER_HELD_FRAMES * w->frame_max;
+        /* the others' hold, and sid's fill with one more entry */
+        while (w->held - s->hold + (s->fill_n + 1) * s->esz > lim) {
+            uint32_t big = UINT32_MAX;
+            size_t most = 0;
+            for (uint32_t i = 0; i < w->ns; i++)
+                if (w->s[i].hold > most && !(i == sid && part)) {
+                    most = w->s[i].hold;
+                    big = i;
+                }
+            if (big == UINT32_MAX)
+                break; /* what is held is sid's, within an entry */
+            if (w->s[big].fill_n) {
+                RETURN_IF_ERROR(cut_frame(w, big));
+            } else { /* a buffer kept for entries that did not come */
+                st_buf_free(&w->s[big].fill);
+                fill_hold(w, &w->s[big], 0);
+            }
+        }
+        const size_t others = w->held - s->hold;
+        size_t fit = others < lim ? (lim - others) / s->esz : 0;
+        fit = fit > s->fill_n ? fit - s->fill_n : 1;
+        if (*k > fit)
+            *k = fit;
+        if ((s->fill_n + *k) * s->esz > s->hold)
+            fill_hold(w, s, (s->fill_n + *k) * s->esz);
+    }
+    st_error e = st_buf_reserve(&s->fill, (s->fill_n + *k) * s->esz);
+    return e == ST_OK ? ST_OK : fail(w, e);
+}
+
+/* k whole entries arrived in stream s's frame being filled. */
+static void fill_add(st_writer *w, w_stream *s, size_t k)
+{
+    s->fill_n += k;
+    w->st.entries += k;
+    w->st.raw_bytes += k * s->esz;
 }
 
 st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_t n)
@@ -490,18 +591,16 @@ st_error st_writer_append(st_writer *w, uint32_t sid, const void *entries, size_
         n = keys_in_order(s, p, n);
     uint64_t brk = s->next_entry + s->fill_n + n; /* the entry refused, if n < all */
     while (n) {
-        if (s->fill_n == 0) {
+        if (s->fill_n == 0)
             RETURN_IF_ERROR(frame_open(w, sid));
-            if (w->o.timestamps)
-                s->t_first = wall_ns();
-        }
         size_t k = fe - s->fill_n < n ? fe - s->fill_n : n;
+        RETURN_IF_ERROR(fill_room(w, sid, 0, &k));
+        if (s->fill_n == 0 && w->o.timestamps)
+            s->t_first = wall_ns();
         memcpy(frame_data(s) + s->fill_n * s->esz, p, k * s->esz);
-        s->fill_n += k;
+        fill_add(w, s, k);
         p += k * s->esz;
         n -= k;
-        w->st.entries += k;
-        w->st.raw_bytes += k * s->esz;
         if (s->fill_n == fe)
             RETURN_IF_ERROR(cut_frame(w, sid));
         else
@@ -525,15 +624,17 @@ st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress
     if (sid >= w->ns)
         return ST_E_USAGE;
     w_stream *s = &w->s[sid];
-    const size_t esz = s->esz, cap = s->frame_entries * esz;
+    const size_t esz = s->esz, chunk = FD_CHUNK / esz ? FD_CHUNK / esz : 1;
     size_t part = 0; /* bytes of an incomplete entry after the fill's whole entries */
     for (;;) {
         if (s->fill_n == 0 && part == 0)
             RETURN_IF_ERROR(frame_open(w, sid));
         /* the fill never holds more than one frame, so a frame is cut
          * exactly at its last entry and `part` is then 0 */
-        size_t at = s->fill_n * esz + part, room = cap - at;
-        ssize_t k = read(fd, frame_data(s) + at, room < FD_CHUNK ? room : FD_CHUNK);
+        size_t room = s->frame_entries - s->fill_n < chunk ? s->frame_entries - s->fill_n : chunk;
+        RETURN_IF_ERROR(fill_room(w, sid, part, &room));
+        size_t at = s->fill_n * esz + part;
+        ssize_t k = read(fd, frame_data(s) + at, room * esz - part);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0) {
@@ -552,9 +653,7 @@ st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress
             /* keep the entries before the one refused; drop the rest read */
             uint64_t entry = s->next_entry + s->fill_n + ok;
             d->offset = *in_bytes - part - (whole - ok) * esz;
-            s->fill_n += ok;
-            w->st.entries += ok;
-            w->st.raw_bytes += ok * esz;
+            fill_add(w, s, ok);
             if (s->fill_n == s->frame_entries)
                 RETURN_IF_ERROR(cut_frame(w, sid));
             st_error e = key_break(w, s, entry, st_load64(fresh + ok * esz) & ST_CYCLE_MASK);
@@ -565,9 +664,7 @@ st_error st_writer_append_fd(st_writer *w, uint32_t sid, int fd, void (*progress
          * st_writer_append(), not when the read for it began */
         if (w->o.timestamps && s->fill_n == 0 && whole)
             s->t_first = wall_ns();
-        s->fill_n += whole;
-        w->st.entries += whole;
-        w->st.raw_bytes += whole * esz;
+        fill_add(w, s, whole);
         if (s->fill_n == s->frame_entries)
             RETURN_IF_ERROR(cut_frame(w, sid));
         else
@@ -715,6 +812,7 @@ st_error st_writer_resume(st_writer **out, int fd, const st_write_opts *o, const
         s->type = si->type;
         s->esz = si->entry_size;
         s->frame_entries = frame_entries_for(w, s->type, s->esz);
+        note_frame_size(w, s);
         s->params = *p;
         s->params.encoder = (svpc_encoder)si->encoder;
         s->seq = si->frames;

@@ -309,7 +309,11 @@ SIMTRACE_API simtrace_error simtrace_writer_add_user_stream(simtrace_writer *w, 
  * Append count entries (count x the stream's entry size bytes at entries,
  * copied before the call returns) to stream id.  Frames are cut every
  * frame_entries entries and compressed by the worker threads while the
- * caller goes on.
+ * caller goes on.  A writer of several streams holds at most 8 frames of
+ * entries in the frames being filled, together: past that, the frame of
+ * the stream holding most is cut early, so memory does not grow with the
+ * number of streams (the cuts depend on the calls alone, not on the
+ * thread count).
  * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (unknown id, entries NULL with
  * count > 0); SIMTRACE_E_STATE (closed, or failed before);
  * SIMTRACE_E_CYCLE_ORDER (check_cycles: the entries before the offending

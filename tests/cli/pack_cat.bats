@@ -832,6 +832,42 @@ check_entry_ranges() {
     same got.p d.d64
 }
 
+@test "--salvage through a pipe reads on past a damaged frame header, as a file's salvage does" {
+    # the 2nd data frame of w, and its last: their headers damaged
+    local mid last
+    mid=$(frame_table "$D/two.sim" | awk '$4 == 1 && $5 == 1' | sed -n 2p)
+    last=$(frame_table "$D/two.sim" | awk '$4 == 1 && $5 == 1' | tail -n 1)
+    [[ -n $mid && $mid != "$last" ]] || fail "two.sim needs three w frames: $(frame_table "$D/two.sim")"
+    set -- $mid
+    local moff=$2 mfirst=$6 mcount=$7
+    set -- $last
+    local loff=$2 lfirst=$6 lcount=$7
+    cp "$D/two.sim" hdr.sim
+    flip_byte hdr.sim $((moff + 30)) 2
+    flip_byte hdr.sim $((loff + 44)) 6
+    run to got "$SIMTRACE_CAT" --salvage -s w hdr.sim
+    expect_status 1
+    run to got.p catp hdr.sim --salvage -s w
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "passed over bytes $moff.."
+    expect_output_has "lost 1 frame (entries $mfirst..$((mfirst + mcount - 1)) of stream 'w')"
+    expect_output_has "lost 1 frame (entries $lfirst..$((lfirst + lcount - 1)) of stream 'w')"
+    expect_output_has "salvaged to the end of the container; 2 damaged frames of the stream skipped ($((mcount + lcount)) entries)"
+    same got.p got
+    { slice_entries "$D/sortw.d64" 32 0 "$mfirst"; slice_entries "$D/sortw.d64" 32 $((mfirst + mcount)) "$lfirst"; } >want
+    same got.p want
+    # stream r lost nothing: all of it, exit 0, the bytes passed over noted
+    run to got.r catp hdr.sim --salvage -s r
+    expect_status 0
+    expect_output_has "passed over bytes $moff.."
+    same got.r "$D/xzr.d64"
+    # without --salvage a pipe stops at the first damaged header
+    run to got.s catp hdr.sim -s w
+    expect_status 1
+    expect_output_has "byte offset $moff"
+}
+
 @test "--salvage of an intact container: everything, exit 0" {
     run to got "$SIMTRACE_CAT" --salvage -s w "$D/two.sim"
     expect_status 0

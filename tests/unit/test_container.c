@@ -370,6 +370,238 @@ static void test_fed(const uint8_t *a, const uint8_t *b, size_t n)
     fclose(f);
 }
 
+/* Entry i of stream k of write_many(): cycle i, the stream in the
+ * address, the rest a short loop. */
+static void many_entry(unsigned k, size_t i, uint8_t *e)
+{
+    st_store64(e, i);
+    st_store64(e + 8, 0x1000 + (i % 5) * 4);
+    st_store64(e + 16, (uint64_t)k << 20 | (i % 64) * 8);
+    st_store64(e + 24, i * 3);
+}
+
+/* Reading write_many()'s file back: each stream's entries, in order. */
+typedef struct {
+    size_t got[32];
+    unsigned bad;
+} many_check;
+
+static st_error many_sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *e, size_t n)
+{
+    many_check *c = arg;
+    if (s->id >= 32 || first != c->got[s->id])
+        return ST_E_INTERNAL;
+    uint8_t want[32];
+    for (size_t i = 0; i < n; i++) {
+        many_entry(s->id, first + i, want);
+        c->bad += memcmp(e + 32 * i, want, 32) != 0;
+    }
+    c->got[s->id] += n;
+    return ST_OK;
+}
+
+/* ns d64 streams of `per` entries each, frames of `frame` entries, by
+ * `threads` workers: round robin, 37 entries at a time (seq 0), or one
+ * stream after another (seq 1; the odd ones through append_fd), so that
+ * each fills a frame and then holds part of one.  The file's bytes; *st
+ * the writer's counts. */
+static uint8_t *write_many(unsigned threads, int seq, unsigned ns, size_t per, uint32_t frame, st_write_stats *st,
+                           size_t *len)
+{
+    FILE *f = tmpfile();
+    st_write_opts o = {threads, frame, 0, 0};
+    st_writer *w;
+    CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
+    svpc_params p = {SVPC_ENC_CM2, SVPC_STAGE_LZMA, 6};
+    uint32_t sid[32];
+    for (unsigned k = 0; k < ns; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "s%u", k);
+        CHECK(st_writer_add_stream(w, name, ST_TYPE_D64, &p, &sid[k]) == ST_OK);
+    }
+    uint8_t *e = malloc(per * 32);
+    for (unsigned r = 0; r < (seq ? ns : 1); r++)
+        for (size_t i = 0; i < per; i += 37)
+            for (unsigned k = seq ? r : 0; k < (seq ? r + 1 : ns); k++) {
+                size_t n = seq ? per : (per - i < 37 ? per - i : 37), from = seq ? 0 : i;
+                for (size_t j = 0; j < n; j++)
+                    many_entry(k, from + j, e + 32 * j);
+                if (seq && k % 2) {
+                    FILE *in = tmpfile();
+                    CHECK(fwrite(e, 32, n, in) == n);
+                    fflush(in);
+                    lseek(fileno(in), 0, SEEK_SET);
+                    uint64_t got = 0;
+                    st_diag d;
+                    st_diag_clear(&d);
+                    CHECK(st_writer_append_fd(w, sid[k], fileno(in), NULL, NULL, &got, &d) == ST_OK && got == n * 32);
+                    fclose(in);
+                } else {
+                    CHECK(st_writer_append(w, sid[k], e, n) == ST_OK);
+                }
+                if (seq)
+                    i = per;
+            }
+    free(e);
+    CHECK(st_writer_flush(w) == ST_OK);
+    st_writer_stats(w, st);
+    return finish_slurp(w, f, len);
+}
+
+/* A writer of many streams holds at most ST_WRITER_HELD_FRAMES frames in
+ * the frames being filled (a frame per stream, 24 here, before the bound:
+ * 1.4 GB for 40 streams of 1.2 M entries), cutting the largest early, with
+ * the same bytes for every thread count; a few streams are not cut early. */
+static void test_many_streams(void)
+{
+    const uint32_t frame = 300;
+    const size_t lim = ST_WRITER_HELD_FRAMES * frame * 32;
+    static const struct {
+        unsigned ns;
+        size_t per;
+        int seq;
+    } cases[] = {{24, 1000, 0}, {24, 1000, 1}, {24, 300, 1}, {4, 2000, 0}};
+    for (unsigned ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+        const unsigned ns = cases[ci].ns;
+        const size_t per = cases[ci].per;
+        st_write_stats st1, st;
+        size_t l1, lt;
+        uint8_t *c1 = write_many(1, cases[ci].seq, ns, per, frame, &st1, &l1);
+        for (unsigned t = 2; t <= 3; t++) {
+            uint8_t *ct = write_many(t, cases[ci].seq, ns, per, frame, &st, &lt);
+            CHECK(lt == l1 && memcmp(c1, ct, l1) == 0);
+            CHECK(st.fill_peak == st1.fill_peak && st.frames == st1.frames);
+            free(ct);
+        }
+        /* within the bound, which a frame for each stream would pass;
+         * frames beyond ns x ceil(per / frame) are cut early (the streams
+         * that come one after another are cut early at their last, part
+         * frame, which is one frame either way) */
+        const uint64_t whole = ns * ((per + frame - 1) / frame);
+        const int bound = ns * frame * 32 > lim;
+        CHECK(st1.fill_peak <= lim && (bound ? st1.fill_peak > lim - frame * 32 : st1.fill_peak == ns * frame * 32));
+        CHECK(bound && !cases[ci].seq ? st1.frames > whole : st1.frames == whole);
+        FILE *f = tmpfile();
+        fwrite(c1, 1, l1, f);
+        fflush(f);
+        lseek(fileno(f), 0, SEEK_SET);
+        st_read_opts ro = {.threads = 2};
+        st_reader *r = NULL;
+        st_diag d;
+        st_diag_clear(&d);
+        many_check mc;
+        memset(&mc, 0, sizeof mc);
+        CHECK(st_reader_new(&r, fileno(f), &ro, &d) == ST_OK);
+        CHECK(r && st_reader_read_all(r, many_sink, &mc, &d) == ST_OK);
+        st_reader_free(r);
+        fclose(f);
+        CHECK(mc.bad == 0);
+        for (unsigned k = 0; k < ns; k++)
+            CHECK(mc.got[k] == per);
+        free(c1);
+    }
+}
+
+/* Reading a salvage past damaged frame headers (st_read_opts.resync):
+ * entries land where their index says, and the losses reported. */
+typedef struct {
+    const uint8_t *orig[2];
+    size_t esz[2], got[2];
+    unsigned bad, passed;
+    uint64_t gap_first[2], gap_count[2], gap_frames[2];
+} resync_check;
+
+static st_error resync_sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *e, size_t n)
+{
+    resync_check *c = arg;
+    if (s->id >= 2)
+        return ST_E_INTERNAL;
+    c->bad += memcmp(c->orig[s->id] + first * c->esz[s->id], e, n * c->esz[s->id]) != 0;
+    c->got[s->id] += n;
+    return ST_OK;
+}
+
+static st_error resync_damage(void *arg, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
+{
+    resync_check *c = arg;
+    (void)e;
+    (void)d;
+    if (!s) {
+        c->passed++;
+        return ST_OK;
+    }
+    if (s->id >= 2 || f->ordinal != ST_DIAG_UNKNOWN || c->gap_count[s->id])
+        return ST_E_INTERNAL; /* only the gaps of passed-over bytes, one per stream here */
+    c->gap_first[s->id] = f->first_entry;
+    c->gap_count[s->id] = f->count;
+    c->gap_frames[s->id] = f->seq;
+    return ST_OK;
+}
+
+/* A damaged frame header in a sequential read: without resync the read
+ * stops there; with it, the frames after it are read, and the frames lost
+ * are told by the next frame of their stream (stream 1, the middle) or by
+ * the directory (stream 0, its last frame). */
+static void test_resync(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    FILE *f = write_container(1, 999, n, a, b);
+    size_t len;
+    uint8_t *c = slurp(f, &len);
+    st_index *ix = NULL;
+    st_diag d;
+    st_diag_clear(&d);
+    CHECK(st_index_open(&ix, fileno(f), &d) == ST_OK);
+    fclose(f);
+    if (!ix) {
+        free(c);
+        return;
+    }
+    const st_frame_ref *mid = NULL, *last = NULL;
+    for (uint64_t k = 0; k < st_index_frame_count(ix); k++) {
+        const st_frame_ref *r = st_index_frame(ix, k);
+        if (r->kind == ST_FRAME_REF_DATA && r->stream == 1 && r->first_entry == 1998)
+            mid = r;
+        if (r->kind == ST_FRAME_REF_DATA && r->stream == 0)
+            last = r;
+    }
+    CHECK(mid && last && last->first_entry + last->count == n);
+    if (mid && last) {
+        c[mid->offset + 30] ^= 0x10;
+        c[last->offset + 41] ^= 0x01;
+        for (int resync = 0; resync <= 1; resync++) {
+            resync_check rc;
+            memset(&rc, 0, sizeof rc);
+            rc.orig[0] = a;
+            rc.orig[1] = b;
+            rc.esz[0] = 32;
+            rc.esz[1] = 16;
+            FILE *g = tmpfile();
+            fwrite(c, 1, len, g);
+            fflush(g);
+            lseek(fileno(g), 0, SEEK_SET);
+            st_read_opts ro = {.threads = 2, .on_damage = resync_damage, .damage_arg = &rc, .resync = resync};
+            st_reader *r = NULL;
+            st_diag_clear(&d);
+            st_error e = st_reader_new(&r, fileno(g), &ro, &d);
+            if (e == ST_OK)
+                e = st_reader_read_all(r, resync_sink, &rc, &d);
+            st_reader_free(r);
+            fclose(g);
+            CHECK(rc.bad == 0);
+            if (!resync) {
+                CHECK(e != ST_OK && d.offset == mid->offset && rc.got[1] == 1998 && rc.passed == 0);
+                continue;
+            }
+            CHECK(e == ST_OK && rc.passed == 2);
+            CHECK(rc.got[0] == n - last->count && rc.got[1] == n - mid->count);
+            CHECK(rc.gap_first[1] == 1998 && rc.gap_count[1] == mid->count && rc.gap_frames[1] == 1);
+            CHECK(rc.gap_first[0] == last->first_entry && rc.gap_count[0] == last->count && rc.gap_frames[0] == 1);
+        }
+    }
+    st_index_free(ix);
+    free(c);
+}
+
 /* `test_container fed`: only the fed writer's cases (make check runs them
  * under ThreadSanitizer). */
 int main(int argc, char **argv)
@@ -384,6 +616,8 @@ int main(int argc, char **argv)
     alarm(600); /* a writer that waits for itself fails the test, not CI's clock */
     test_crc();
     test_fed(a, b, n);
+    test_many_streams();
+    test_resync(a, b, n);
     if (argc > 1 && strcmp(argv[1], "fed") == 0) {
         free(a);
         free(b);
