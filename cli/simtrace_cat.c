@@ -534,6 +534,7 @@ typedef struct {
     int list;
     int salvage, quiet;
     uint64_t lost_frames, lost_entries;
+    uint64_t lost_unknown; /* frames of streams whose declarations were lost */
     uint64_t passed_over; /* damaged frames of other streams */
     uint64_t written_end; /* entries of the chosen stream written so far (whole-stream reads) */
     const char *file;
@@ -730,13 +731,21 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
     seq_t *q = arg;
     if (!q->salvage)
         return other_stream_damage(q, s, f, e, d);
+    if (!s && f->kind == ST_FRAME_REF_DATA) {
+        /* frames of streams whose declarations were lost: the stream read
+         * may have been one of them */
+        q->lost_unknown += f->seq;
+        if (!q->quiet)
+            cli_report(e, d, q->file);
+        return ST_OK;
+    }
     if (!s) {
         /* (resync) bytes of no known stream: what they held is said when
          * a stream's next frame, or the directory, shows what is missing */
         if (!q->quiet) {
             cli_report(e, d, q->file);
-            cli_msg("%s: passed over bytes %" PRIu64 "..%" PRIu64 " (a damaged frame header); reading on at the "
-                    "next frame header", q->file, f->offset, f->offset + f->size - 1);
+            cli_msg("%s: passed over bytes %" PRIu64 "..%" PRIu64 " (a damaged or misplaced frame)", q->file,
+                    f->offset, f->offset + f->size - 1);
         }
         return ST_OK;
     }
@@ -1233,7 +1242,7 @@ sequential:;
                 e != ST_OK ? "up to the damage reported above" : q.lost_frames ? "to the end of the container"
                                                                                 : "the whole container", q.lost_frames,
                 q.lost_frames == 1 ? "" : "s", q.lost_entries, rest);
-        if (q.lost_frames)
+        if (q.lost_frames || q.lost_unknown)
             status = EXIT_DATA;
     }
     if (want_out && e == ST_OK && q.chosen && !salvage)

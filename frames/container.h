@@ -307,8 +307,10 @@ typedef struct {
      * and size say where; nothing else of f is known), and the entries a
      * stream lost in them when its next frame, or the directory, shows the
      * gap: f's first_entry and count are the entries, its seq the frames
-     * lost, its ordinal ST_DIAG_UNKNOWN.  A pipe is then read to its end
-     * as a regular file is through its directory. */
+     * lost, its ordinal ST_DIAG_UNKNOWN.  Frames the directory lists of
+     * streams whose declarations were lost come last, with s NULL, f's kind
+     * ST_FRAME_REF_DATA, seq and count their frames and entries.  A pipe is
+     * then read to its end as a regular file is through its directory. */
     int resync;
     /* Optional: hears of each stream as its descriptor is read (s is
      * valid during the call). */

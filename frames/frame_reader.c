@@ -197,6 +197,7 @@ static st_error report_gap(st_reader *r, st_stream_info *si, uint64_t seq, uint6
     g.count = first - si->entries;
     si->frames = seq;
     si->entries = first;
+    r->nframes += g.seq; /* the ordinals of the frames after them */
     st_diag gd;
     st_diag_clear(&gd);
     diag_at(&gd, at, ST_DIAG_UNKNOWN, si->id);
@@ -232,6 +233,28 @@ static st_error report_tails(st_reader *r, const uint8_t *dir, uint64_t dlen, ui
     for (unsigned i = 0; i < r->ns && e == ST_OK; i++)
         e = report_gap(r, &r->s[i], end[2 * i], end[2 * i + 1], dir_off, d);
     free(end);
+    /* and the frames of streams whose declarations lay there: all lost */
+    st_frame_ref g;
+    memset(&g, 0, sizeof g);
+    g.offset = dir_off;
+    g.ordinal = ST_DIAG_UNKNOWN;
+    g.kind = ST_FRAME_REF_DATA;
+    for (uint64_t k = 0; k < dlen / ST_DIR_ENTRY_SIZE; k++) {
+        st_dir_entry de;
+        st_dir_entry_parse(dir + k * ST_DIR_ENTRY_SIZE, &de);
+        if (de.h.kind == ST_KIND_DATA && !find_stream(r, de.h.stream)) {
+            g.seq++;
+            g.count += de.h.count;
+        }
+    }
+    if (e == ST_OK && g.seq) {
+        st_diag gd;
+        st_diag_clear(&gd);
+        diag_at(&gd, dir_off, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
+        st_diag_set(&gd, ST_E_BAD_STREAM, "%llu frames (%llu entries) of streams whose declarations were passed over",
+                    (unsigned long long)g.seq, (unsigned long long)g.count);
+        e = r->o.on_damage(r->o.damage_arg, NULL, &g, ST_E_BAD_STREAM, &gd);
+    }
     return e;
 }
 
@@ -418,14 +441,23 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         if (d)
             d->stream = h.kind == ST_KIND_DIRECTORY ? ST_DIAG_UNKNOWN : h.stream;
         st_stream_info *si = NULL;
+        int gap = 0; /* of si's frames, some lay in bytes passed over */
         size_t limit = ST_MAX_PAYLOAD;
         if (h.kind == ST_KIND_DATA) {
             si = find_stream(r, h.stream);
-            if (r->lost && si)
-                RETURN_IF_ERROR(report_gap(r, si, h.seq, h.first_entry, at, d));
             st_frame_ref hr;
             st_frame_ref_set(&hr, &h, at, ST_FRAME_HEADER_SIZE + h.payload_size, r->nframes);
-            e = st_data_frame_check(&hr, si, ST_E_CORRUPT, "", d);
+            /* after bytes were passed over, a stream's frames may resume
+             * later: checked as if the gap were passed, which is reported
+             * once the frame has passed every check */
+            st_stream_info ahead;
+            gap = r->lost && si && h.seq > si->frames && h.first_entry > si->entries;
+            if (gap) {
+                ahead = *si;
+                ahead.frames = h.seq;
+                ahead.entries = h.first_entry;
+            }
+            e = st_data_frame_check(&hr, gap ? &ahead : si, ST_E_CORRUPT, "", d);
             /* encoders never store more than the raw entries plus overhead */
             limit = (size_t)st_data_payload_max(h.count, si ? si->entry_size : 1);
             if (e == ST_OK && r->o.memlimit && si &&
@@ -438,7 +470,9 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         } else if (h.kind == ST_KIND_STREAM) {
             limit = ST_MAX_DESC_PAYLOAD;
         } else {
-            limit = (size_t)st_dir_payload_max(r->nframes);
+            /* after bytes were passed over, the frames read are not all:
+             * a frame takes a header at least */
+            limit = (size_t)st_dir_payload_max(r->lost ? r->off / ST_FRAME_HEADER_SIZE : r->nframes);
         }
         if (e == ST_OK && h.payload_size > limit)
             e = st_diag_set(d, ST_E_TOO_LARGE, "payload of %llu bytes, at most %zu possible for this frame",
@@ -457,6 +491,8 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
             deliver(r, 1, sink, arg, NULL);
             return e;
         }
+        if (gap)
+            RETURN_IF_ERROR(report_gap(r, si, h.seq, h.first_entry, at, d));
         st_frame_ref ref;
         if (h.kind == ST_KIND_DATA)
             st_frame_ref_set(&ref, &h, at, ST_FRAME_HEADER_SIZE + h.payload_size, r->nframes);

@@ -158,8 +158,9 @@ static st_error get_slot(st_writer *w, st_job **out)
  * that cuts the largest fill first, early, as a shorter frame.  Without a
  * bound a writer of many streams (an address space each, with --split-by
  * cr3) held up to a frame for every stream.  What a fill holds is counted
- * from the entries appended alone (hold: the most its frame has held, or
- * a whole frame for a fill given a frame's buffer again), not from the
+ * from the calls alone (hold: the most room its frame has been given, up
+ * to a read's worth beyond its entries, or a whole frame for a fill given
+ * a frame's buffer again; from the second stream on), not from the
  * buffers' sizes, which depend on which job's buffer came back: so which
  * fill is cut, and where, and the bytes written, do not depend on the
  * thread count.  The memory is at most about twice that (buffers grow by
@@ -294,7 +295,6 @@ static st_error unfeed(st_writer *w)
         if (!j)
             continue;
         st_error r = st_buf_reserve(&s->fill, s->fill_n * s->esz);
-        fill_hold(w, s, s->fill_n * s->esz);
         if (r == ST_OK) {
             if (s->fill_n)
                 memcpy(s->fill.data, j->in.data, s->fill_n * s->esz);
@@ -404,6 +404,10 @@ st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint3
         return ST_E_USAGE;
     if (w->ns)
         RETURN_IF_ERROR(unfeed(w));
+    /* holds count from the second stream on (fill_room), from the entries
+     * the first holds: fed or not (the thread count), the same */
+    if (w->ns == 1)
+        fill_hold(w, &w->s[0], w->s[0].fill_n * w->s[0].esz);
     if (w->ns == w->cap) {
         unsigned nc = w->cap ? w->cap * 2 : 4;
         w_stream *ns = realloc(w->s, nc * sizeof *ns);

@@ -31,8 +31,8 @@ static st_error damage(void *arg, const st_stream_info *s, const st_frame_ref *f
 {
     (void)arg;
     (void)d;
-    if (!st_error_is_data(e) || (!s && f->size == 0))
-        abort(); /* damage is bad data; bytes passed over are some */
+    if (!st_error_is_data(e) || (!s && f->size == 0 && f->count == 0))
+        abort(); /* damage is bad data; bytes passed over, or frames lost, are some */
     return ST_OK;
 }
 
