@@ -74,20 +74,27 @@ static uint8_t *slurp(FILE *f, size_t *len)
     return p;
 }
 
-static st_error read_back(const uint8_t *file, size_t len, unsigned threads, collect *c, st_diag *d)
+/* Read the container bytes file (len) sequentially with options *ro, the
+ * entries to sk(arg, ...). */
+static st_error read_with(const uint8_t *file, size_t len, const st_read_opts *ro, st_sink sk, void *arg, st_diag *d)
 {
     FILE *f = tmpfile();
     fwrite(file, 1, len, f);
     fflush(f);
     lseek(fileno(f), 0, SEEK_SET);
-    st_read_opts ro = {.threads = threads}; /* designated: the struct grew optional hooks */
     st_reader *r = NULL;
-    st_error e = st_reader_new(&r, fileno(f), &ro, d);
+    st_error e = st_reader_new(&r, fileno(f), ro, d);
     if (e == ST_OK)
-        e = st_reader_read_all(r, sink, c, d);
+        e = st_reader_read_all(r, sk, arg, d);
     st_reader_free(r);
     fclose(f);
     return e;
+}
+
+static st_error read_back(const uint8_t *file, size_t len, unsigned threads, collect *c, st_diag *d)
+{
+    st_read_opts ro = {.threads = threads}; /* designated: the struct grew optional hooks */
+    return read_with(file, len, &ro, sink, c, d);
 }
 
 /* Finish writer w on the temporary file f: the file's bytes (*len of
@@ -500,20 +507,12 @@ static void test_many_streams(void)
         const int bound = ns * frame * 32 > lim;
         CHECK(st1.fill_peak <= lim && (bound ? st1.fill_peak > lim - frame * 32 : st1.fill_peak == ns * frame * 32));
         CHECK(bound && cases[ci].seq != 1 ? st1.frames > whole : st1.frames == whole);
-        FILE *f = tmpfile();
-        fwrite(c1, 1, l1, f);
-        fflush(f);
-        lseek(fileno(f), 0, SEEK_SET);
         st_read_opts ro = {.threads = 2};
-        st_reader *r = NULL;
         st_diag d;
         st_diag_clear(&d);
         many_check mc;
         memset(&mc, 0, sizeof mc);
-        CHECK(st_reader_new(&r, fileno(f), &ro, &d) == ST_OK);
-        CHECK(r && st_reader_read_all(r, many_sink, &mc, &d) == ST_OK);
-        st_reader_free(r);
-        fclose(f);
+        CHECK(read_with(c1, l1, &ro, many_sink, &mc, &d) == ST_OK);
         CHECK(mc.bad == 0);
         for (unsigned k = 0; k < ns; k++)
             CHECK(mc.got[k] == per);
@@ -557,6 +556,21 @@ static st_error resync_damage(void *arg, const st_stream_info *s, const st_frame
     return ST_OK;
 }
 
+/* Read container bytes c (len), write_container()'s streams a and b, as
+ * a sequential salvage (resync or not) by `threads`: what came, in *rc. */
+static st_error resync_read(const uint8_t *c, size_t len, const uint8_t *a, const uint8_t *b, unsigned threads,
+                            int resync, resync_check *rc, st_diag *d)
+{
+    memset(rc, 0, sizeof *rc);
+    rc->orig[0] = a;
+    rc->orig[1] = b;
+    rc->esz[0] = 32;
+    rc->esz[1] = 16;
+    st_read_opts ro = {.threads = threads, .on_damage = resync_damage, .damage_arg = rc, .resync = resync};
+    st_diag_clear(d);
+    return read_with(c, len, &ro, resync_sink, rc, d);
+}
+
 /* A damaged frame header in a sequential read: without resync the read
  * stops there; with it, the frames after it are read, and the frames lost
  * are told by the next frame of their stream (stream 1, the middle) or by
@@ -589,23 +603,7 @@ static void test_resync(const uint8_t *a, const uint8_t *b, size_t n)
         c[last->offset + 41] ^= 0x01;
         for (int resync = 0; resync <= 1; resync++) {
             resync_check rc;
-            memset(&rc, 0, sizeof rc);
-            rc.orig[0] = a;
-            rc.orig[1] = b;
-            rc.esz[0] = 32;
-            rc.esz[1] = 16;
-            FILE *g = tmpfile();
-            fwrite(c, 1, len, g);
-            fflush(g);
-            lseek(fileno(g), 0, SEEK_SET);
-            st_read_opts ro = {.threads = 2, .on_damage = resync_damage, .damage_arg = &rc, .resync = resync};
-            st_reader *r = NULL;
-            st_diag_clear(&d);
-            st_error e = st_reader_new(&r, fileno(g), &ro, &d);
-            if (e == ST_OK)
-                e = st_reader_read_all(r, resync_sink, &rc, &d);
-            st_reader_free(r);
-            fclose(g);
+            st_error e = resync_read(c, len, a, b, 2, resync, &rc, &d);
             CHECK(rc.bad == 0);
             if (!resync) {
                 CHECK(e != ST_OK && d.offset == mid->offset && rc.got[1] == 1998 && rc.passed == 0);
@@ -639,23 +637,7 @@ static void test_resync(const uint8_t *a, const uint8_t *b, size_t n)
     }
     CHECK(hit == 60);
     resync_check rc;
-    memset(&rc, 0, sizeof rc);
-    rc.orig[0] = a;
-    rc.orig[1] = b;
-    rc.esz[0] = 32;
-    rc.esz[1] = 16;
-    FILE *g = tmpfile();
-    fwrite(c, 1, len, g);
-    fflush(g);
-    lseek(fileno(g), 0, SEEK_SET);
-    st_read_opts ro = {.threads = 1, .on_damage = resync_damage, .damage_arg = &rc, .resync = 1};
-    st_reader *r = NULL;
-    st_diag_clear(&d);
-    st_error e = st_reader_new(&r, fileno(g), &ro, &d);
-    if (e == ST_OK)
-        e = st_reader_read_all(r, resync_sink, &rc, &d);
-    st_reader_free(r);
-    fclose(g);
+    st_error e = resync_read(c, len, a, b, 1, 1, &rc, &d);
     CHECK(e == ST_OK && rc.bad == 0 && rc.passed >= 1 && rc.passed <= 60);
     CHECK(rc.got[0] == n - 60 * 50 && rc.got[1] == n);
     CHECK(rc.gap_first[0] == n - 60 * 50 && rc.gap_count[0] == 60 * 50 && rc.gap_frames[0] == 60);
