@@ -466,15 +466,21 @@ void cli_note_recovered(const st_index *ix, const char *file)
         entries += st_index_stream(ix, i)->entries;
         frames += st_index_stream(ix, i)->frames;
     }
-    uint64_t tail = st_index_file_size(ix) - end;
-    char lost[96] = "";
-    if (tail)
-        snprintf(lost, sizeof lost, "; the %llu bytes from byte offset %llu hold no readable entry",
-                 (unsigned long long)tail, (unsigned long long)end);
+    uint64_t tail = st_index_file_size(ix) - end, after = st_index_frames_after(ix);
+    char lost[256] = "";
+    if (after)
+        snprintf(lost, sizeof lost, "; a damaged frame lies at byte offset %llu, and complete frames follow it from "
+                 "byte offset %llu, which 'simtrace-cat --salvage' reads past the damage ('simtrace-pack --repair' "
+                 "would leave them out)", (unsigned long long)end, (unsigned long long)after);
+    else if (tail)
+        snprintf(lost, sizeof lost, "; the %llu bytes from byte offset %llu hold no readable entry; "
+                 "'simtrace-pack --repair %s' rebuilds the end", (unsigned long long)tail, (unsigned long long)end, file);
+    else
+        snprintf(lost, sizeof lost, "; 'simtrace-pack --repair %s' rebuilds the end", file);
     cli_msg("%s: no valid directory and footer (cut off, or an --append that did not finish: %s): found %llu "
-            "complete data frames (%llu entries) by scanning%s; 'simtrace-pack --repair %s' rebuilds the end",
+            "complete data frames (%llu entries) by scanning%s",
             file, why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), (unsigned long long)frames,
-            (unsigned long long)entries, lost, file);
+            (unsigned long long)entries, lost);
 }
 
 void cli_warn_if_text(int fd, const char *name, const char *hint)

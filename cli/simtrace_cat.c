@@ -380,9 +380,10 @@ static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f
 
 /*
  * Every frame of the stream is decoded on its own, so damage to one frame,
- * its header included, costs that frame only (a sequential salvage stops
- * at a damaged header, after which no frame can be found); a file without
- * footer is read through its frame headers (st_index_open).  Says what was
+ * its header included, costs that frame only; a file without footer is
+ * read through its frame headers (st_index_open), and when complete frames
+ * follow a damaged header there, in order, passing over the damage (the
+ * sequential salvage, st_read_opts.resync).  Says what was
  * lost and where: the damaged frames, the frame cut off at the end, and
  * the totals.  Returns 0 when the file has no usable index (a sequential
  * salvage then reads what it can), else 1 with *status set.
@@ -395,6 +396,14 @@ static int salvage_index(int fd, const char *file, const char *stream, const cha
     st_diag_clear(&d);
     if (st_index_open(&ix, fd, &d) != ST_OK)
         return 0;
+    if (st_index_frames_after(ix)) {
+        /* complete frames past a damaged header, which the scan could not
+         * list: read in order, past the damage */
+        if (!quiet)
+            cli_note_recovered(ix, file);
+        st_index_free(ix);
+        return 0;
+    }
     int si = stream ? st_index_find_stream(ix, stream) : st_index_default_stream(ix);
     if (si < 0) {
         st_index_free(ix);

@@ -570,7 +570,20 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
     }
     uint64_t end;
     int cut = st_index_recovered(ix, &end, NULL);
-    uint64_t lost = cut ? st_index_file_size(ix) - end : 0; /* bytes of no complete frame */
+    uint64_t lost = cut ? st_index_file_size(ix) - end : 0; /* bytes of no frame listed */
+    /* complete frames past a damaged header: a directory cannot list them
+     * (their sequence numbers would not follow), and cutting them off
+     * would destroy their entries */
+    uint64_t after = st_index_frames_after(ix);
+    if (after && in_place) {
+        cli_msg("%s: not repaired, nothing changed: a damaged frame lies at byte offset %llu and complete frames "
+                "follow it from byte offset %llu, which a repair in place would cut off; 'simtrace-cat --salvage %s' "
+                "writes the entries of every intact frame, and '--repair %s -o NEW' the frames before the damage",
+                file, (unsigned long long)end, (unsigned long long)after, file, file);
+        st_index_free(ix);
+        close(fd);
+        return EXIT_DATA;
+    }
     if (!cut && in_place) {
         if (!quiet)
             cli_msg("%s: its directory and footer are valid: nothing to repair", file);
@@ -630,16 +643,20 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
             cli_msg("%s: write error: %s", file, strerror(errno));
         return EXIT_DATA;
     }
-    if (!quiet) {
-        char tail[128] = "";
-        if (lost)
+    if (!quiet || after) {
+        char tail[256] = "";
+        if (after)
+            snprintf(tail, sizeof tail, "; left out: the %llu bytes from byte offset %llu, a damaged frame and complete "
+                     "frames from byte offset %llu on ('simtrace-cat --salvage %s' writes their entries)",
+                     (unsigned long long)lost, (unsigned long long)end, (unsigned long long)after, file);
+        else if (lost)
             snprintf(tail, sizeof tail, "; the %llu bytes from byte offset %llu, no complete frame, %s",
                      (unsigned long long)lost, (unsigned long long)end, in_place ? "were cut off" : "were left out");
         cli_msg("%s: %s: directory and footer written for %llu frames (%llu entries)%s", in_place ? file : out_path,
                 cut ? "repaired" : "copied, nothing to repair", (unsigned long long)frames,
                 (unsigned long long)entries, tail);
     }
-    return EXIT_OK;
+    return after ? EXIT_DATA : EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -808,6 +825,19 @@ int main(int argc, char **argv)
         e = st_index_open(&ix, out_fd, &d);
         if (e != ST_OK)
             return cli_report(e, &d, append);
+        if (st_index_frames_after(ix)) {
+            /* appending starts where the frames listed end: the complete
+             * frames after a damaged header would be overwritten */
+            uint64_t end = 0;
+            st_index_recovered(ix, &end, NULL);
+            cli_msg("%s: nothing appended, nothing changed: a damaged frame lies at byte offset %llu and complete "
+                    "frames follow it from byte offset %llu, which appending would overwrite; 'simtrace-cat "
+                    "--salvage %s' writes the entries of every intact frame", append, (unsigned long long)end,
+                    (unsigned long long)st_index_frames_after(ix), append);
+            st_index_free(ix);
+            close(out_fd);
+            return EXIT_DATA;
+        }
         if (!pk.quiet)
             cli_note_recovered(ix, append);
     } else if (out_path && strcmp(out_path, "-") != 0)

@@ -399,6 +399,12 @@ st_error st_index_open(st_index **ix, int fd, st_diag *d);
  */
 int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why);
 
+/* After a scan: the offset of the first sound frame header after
+ * frames_end whose frame is complete in the file, or 0.  The scan stops at
+ * a damaged frame header; frames after it are not listed, but they hold
+ * entries, which a sequential salvage reads (st_read_opts.resync). */
+uint64_t st_index_frames_after(const st_index *ix);
+
 /* After a scan: the data frame whose header lies at frames_end but whose
  * payload is cut off or damaged (its stream, first entry and count say
  * which entries are lost), or NULL if none is known. */

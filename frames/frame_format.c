@@ -195,6 +195,14 @@ st_error st_frame_header_parse(const uint8_t in[ST_FRAME_HEADER_SIZE], st_frame_
     return ST_OK;
 }
 
+size_t st_frame_header_find(const uint8_t *b, size_t from, size_t len, st_frame_header *h)
+{
+    for (size_t j = from; j + ST_FRAME_HEADER_SIZE <= len; j++)
+        if (memcmp(b + j, ST_FRAME_MAGIC, 4) == 0 && st_frame_header_parse(b + j, h, NULL) == ST_OK)
+            return j;
+    return SIZE_MAX;
+}
+
 void st_dir_entry_write(const st_dir_entry *e, uint8_t out[ST_DIR_ENTRY_SIZE])
 {
     st_store64(out, e->offset);

@@ -128,6 +128,10 @@ void st_frame_header_write(const st_frame_header *h, uint8_t out[ST_FRAME_HEADER
 /* Checks magic, header CRC, reserved fields, kind, flags and the bounds in
  * SIMTRACE.md 8.  Does not check the payload CRC. */
 st_error st_frame_header_parse(const uint8_t in[ST_FRAME_HEADER_SIZE], st_frame_header *h, st_diag *d);
+/* The first offset j >= from in b[0, len) at which a whole frame header
+ * lies that st_frame_header_parse() accepts (*h: it), or SIZE_MAX: how a
+ * salvage finds the frames after a damaged one. */
+size_t st_frame_header_find(const uint8_t *b, size_t from, size_t len, st_frame_header *h);
 
 void st_dir_entry_write(const st_dir_entry *e, uint8_t out[ST_DIR_ENTRY_SIZE]);
 void st_dir_entry_parse(const uint8_t in[ST_DIR_ENTRY_SIZE], st_dir_entry *e);

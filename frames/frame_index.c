@@ -34,6 +34,7 @@ struct st_index {
     int footer_ok;       /* open_directory found a valid footer */
     uint64_t frames_end; /* where the last frame listed ends */
     int cut;             /* a valid data frame header at frames_end, its frame cut off */
+    uint64_t after;      /* a sound, complete frame past the scan's stop (0: none) */
     st_frame_ref cut_frame;
     st_diag why;         /* what was wrong with the directory or footer */
 };
@@ -408,6 +409,43 @@ static st_error open_directory(st_index *ix, st_diag *d)
     return e;
 }
 
+/* After a scan's stop at frames_end: the first sound frame header past it
+ * whose frame is complete in the file, into ix->after (0: none).  A damaged
+ * header stops the scan, but not the frames after it, which a sequential
+ * salvage reads (st_read_opts.resync): they must not pass for lost, nor
+ * be cut off by a repair. */
+static st_error find_after(st_index *ix)
+{
+    enum { CHUNK = 1 << 16 };
+    uint8_t *b = malloc(CHUNK + ST_FRAME_HEADER_SIZE);
+    if (!b)
+        return ST_E_NOMEM;
+    ix->after = 0;
+    /* b holds the bytes from `base`; each pass looks at every start below
+     * len - header, and keeps the last header's worth for the next */
+    uint64_t base = ix->frames_end + 1, size = ix->file_size;
+    size_t len = 0;
+    st_error e = ST_OK;
+    while (!ix->after && base + len < size) {
+        size_t n = size - base - len < CHUNK ? (size_t)(size - base - len) : CHUNK;
+        if ((e = pread_full(ix->fd, b + len, n, base + len)) != ST_OK)
+            break;
+        len += n;
+        st_frame_header h;
+        for (size_t j = 0; (j = st_frame_header_find(b, j, len, &h)) != SIZE_MAX; j++)
+            if (h.payload_size <= size - (base + j) - ST_FRAME_HEADER_SIZE) {
+                ix->after = base + j;
+                break;
+            }
+        size_t keep = len < ST_FRAME_HEADER_SIZE - 1 ? len : ST_FRAME_HEADER_SIZE - 1;
+        memmove(b, b + len - keep, keep);
+        base += len - keep;
+        len = keep;
+    }
+    free(b);
+    return e;
+}
+
 /*
  * The frame list from the frame headers, read from the start, for a file
  * without a valid footer: cut off by a crash, or
@@ -466,6 +504,7 @@ static st_error scan_frames(st_index *ix, st_diag *d)
     }
     st_buf_free(&pay);
     ix->frames_end = ix->nf ? ix->f[ix->nf - 1].offset + ix->f[ix->nf - 1].size : ST_FILE_HEADER_SIZE;
+    RETURN_IF_ERROR(find_after(ix));
     ix->scanned = 1;
     at(d, ix->frames_end, ST_DIAG_UNKNOWN);
     return load_descriptors(ix, d);
@@ -521,6 +560,8 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
 }
 
 const st_frame_ref *st_index_cut_frame(const st_index *ix) { return ix->scanned && ix->cut ? &ix->cut_frame : NULL; }
+
+uint64_t st_index_frames_after(const st_index *ix) { return ix->scanned ? ix->after : 0; }
 
 int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why)
 {

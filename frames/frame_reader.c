@@ -363,11 +363,8 @@ static st_error pass_over(st_reader *r, uint64_t at, const uint8_t *hb, st_error
         win.len += got;
         if (re != ST_OK)
             break;
-        for (size_t j = 0; j + ST_FRAME_HEADER_SIZE <= win.len && found == SIZE_MAX; j++) {
-            st_frame_header h;
-            if (memcmp(win.data + j, ST_FRAME_MAGIC, 4) == 0 && st_frame_header_parse(win.data + j, &h, NULL) == ST_OK)
-                found = j;
-        }
+        st_frame_header h;
+        found = st_frame_header_find(win.data, 0, win.len, &h);
         if (found != SIZE_MAX || got == 0)
             break;
         /* a header may straddle the next read: keep its first bytes */

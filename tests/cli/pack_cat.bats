@@ -868,6 +868,51 @@ check_entry_ranges() {
     expect_output_has "byte offset $moff"
 }
 
+@test "a file without its end and a damaged frame header: --repair and --append refuse and change nothing; --salvage reads past it" {
+    ok_to one.sim "$SIMTRACE_PACK" --frame-size "$FS" "$D/xzr.d64"
+    # the directory and footer gone, and the 2nd data frame's header damaged
+    local dir mid after n
+    dir=$(frame_table one.sim | awk '$4 == 3 { print $2 }')
+    mid=$(frame_field one.sim 2 offset)
+    after=$(frame_field one.sim 3 offset)
+    n=$(frame_table one.sim | awk '$4 == 1' | wc -l)
+    ((n >= 4)) || fail "one.sim needs 4 data frames: $(frame_table one.sim)"
+    cut_to one.sim "$dir" cut.sim
+    flip_byte cut.sim $((mid + 33)) 4
+    cp cut.sim keep.sim
+    # in place, a repair would cut the frames after the damage off
+    run "$SIMTRACE_PACK" --repair cut.sim
+    expect_status 1
+    expect_prefix simtrace-pack
+    expect_output_has "not repaired, nothing changed: a damaged frame lies at byte offset $mid and complete frames follow it from byte offset $after"
+    same cut.sim keep.sim
+    # into a new file: the frames before it, exit 1, what was left out
+    run "$SIMTRACE_PACK" --repair cut.sim -o fixed.sim
+    expect_status 1
+    expect_output_has "left out: the"
+    expect_output_has "complete frames from byte offset $after on"
+    same cut.sim keep.sim
+    run to got.f "$SIMTRACE_CAT" fixed.sim
+    expect_status 0
+    slice_entries "$D/xzr.d64" 32 0 "$FS" >want.f
+    same got.f want.f
+    # appending would overwrite them
+    run "$SIMTRACE_PACK" --append cut.sim "$D/xzr.d64"
+    expect_status 1
+    expect_output_has "nothing appended, nothing changed"
+    same cut.sim keep.sim
+    # a salvage of the file reads past the damage, as one of a pipe does
+    run to got "$SIMTRACE_CAT" --salvage cut.sim
+    expect_status 1
+    expect_output_has "complete frames follow it from byte offset $after"
+    expect_output_has "lost 1 frame (entries $FS..$((2 * FS - 1)) of stream 'trace')"
+    { slice_entries "$D/xzr.d64" 32 0 "$FS"; slice_entries "$D/xzr.d64" 32 $((2 * FS)); } >want
+    same got want
+    run to got.p catp cut.sim --salvage
+    expect_status 1
+    same got.p want
+}
+
 @test "--salvage of an intact container: everything, exit 0" {
     run to got "$SIMTRACE_CAT" --salvage -s w "$D/two.sim"
     expect_status 0
