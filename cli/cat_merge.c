@@ -370,7 +370,7 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
 {
     cat_input *in = calloc(nc, sizeof *in);
     unsigned *found = calloc(nsel + 1, sizeof *found);
-    int rc = in && found ? EXIT_OK : EXIT_DATA;
+    int rc = in && found ? EXIT_OK : EXIT_DATA, lost = 0;
     if (rc != EXIT_OK)
         cli_msg("out of memory");
     for (unsigned c = 0; c < nc && rc == EXIT_OK; c++) {
@@ -386,6 +386,11 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
                     in[c].name);
             break;
         }
+        if (st_index_frames_after(in[c].ix)) {
+            /* complete frames past a damaged header are not in the list */
+            cli_note_recovered(in[c].ix, in[c].name);
+            lost = 1;
+        }
         in[c].pick = calloc(st_index_stream_count(in[c].ix) + 1, sizeof(unsigned));
         if (!in[c].pick) {
             cli_msg("out of memory");
@@ -400,6 +405,8 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
         }
     if (rc == EXIT_OK)
         rc = merge_inputs(in, nc, o, out_fd);
+    if (rc == EXIT_OK && lost)
+        rc = EXIT_DATA;
     for (unsigned c = 0; in && c < nc; c++) {
         st_index_free(in[c].ix);
         free(in[c].pick);

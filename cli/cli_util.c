@@ -467,11 +467,12 @@ void cli_note_recovered(const st_index *ix, const char *file)
         frames += st_index_stream(ix, i)->frames;
     }
     uint64_t tail = st_index_file_size(ix) - end, after = st_index_frames_after(ix);
-    char lost[256] = "";
+    char lost[4096 + 256] = ""; /* (a path and the words around it) */
     if (after)
-        snprintf(lost, sizeof lost, "; a damaged frame lies at byte offset %llu, and complete frames follow it from "
-                 "byte offset %llu, which 'simtrace-cat --salvage' reads past the damage ('simtrace-pack --repair' "
-                 "would leave them out)", (unsigned long long)end, (unsigned long long)after);
+        snprintf(lost, sizeof lost, "; a damaged or misplaced frame lies at byte offset %llu, and complete frames "
+                 "follow it from byte offset %llu, which are not read here: 'simtrace-cat --salvage' reads past the "
+                 "damage ('simtrace-pack --repair' refuses in place; with -o it leaves them out)",
+                 (unsigned long long)end, (unsigned long long)after);
     else if (tail)
         snprintf(lost, sizeof lost, "; the %llu bytes from byte offset %llu hold no readable entry; "
                  "'simtrace-pack --repair %s' rebuilds the end", (unsigned long long)tail, (unsigned long long)end, file);

@@ -257,9 +257,14 @@ static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, 
 
 /* A file without footer read through its frame headers: when the frame
  * cut off at its end belongs to the stream read and the range would have
- * taken from it, say which entries are lost.  Returns 1 when it did. */
+ * taken from it, say which entries are lost.  Returns 1 when it did, or
+ * when complete frames follow a damaged header (cli_note_recovered() has
+ * said so). */
 static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range *rg, const char *file)
 {
+    /* complete frames after a damaged header, not read: of any stream */
+    if (st_index_frames_after(ix))
+        return 1;
     const st_frame_ref *c = st_index_cut_frame(ix);
     if (!c || c->stream != s->id)
         return 0;
@@ -999,7 +1004,7 @@ int main(int argc, char **argv)
         e = st_index_open(&ix, in_fd, &d);
         if (e != ST_OK)
             return cli_report(e, &d, in_name);
-        if (!quiet)
+        if (!quiet || st_index_frames_after(ix))
             cli_note_recovered(ix, in_name);
     }
     if (ix) {

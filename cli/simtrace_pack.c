@@ -576,7 +576,7 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
      * would destroy their entries */
     uint64_t after = st_index_frames_after(ix);
     if (after && in_place) {
-        cli_msg("%s: not repaired, nothing changed: a damaged frame lies at byte offset %llu and complete frames "
+        cli_msg("%s: not repaired, nothing changed: a damaged or misplaced frame lies at byte offset %llu and complete frames "
                 "follow it from byte offset %llu, which a repair in place would cut off; 'simtrace-cat --salvage %s' "
                 "writes the entries of every intact frame, and '--repair %s -o NEW' the frames before the damage",
                 file, (unsigned long long)end, (unsigned long long)after, file, file);
@@ -644,9 +644,9 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
         return EXIT_DATA;
     }
     if (!quiet || after) {
-        char tail[256] = "";
+        char tail[4096 + 256] = ""; /* (a path and the words around it) */
         if (after)
-            snprintf(tail, sizeof tail, "; left out: the %llu bytes from byte offset %llu, a damaged frame and complete "
+            snprintf(tail, sizeof tail, "; left out: the %llu bytes from byte offset %llu, a damaged or misplaced frame and complete "
                      "frames from byte offset %llu on ('simtrace-cat --salvage %s' writes their entries)",
                      (unsigned long long)lost, (unsigned long long)end, (unsigned long long)after, file);
         else if (lost)
@@ -830,7 +830,7 @@ int main(int argc, char **argv)
              * frames after a damaged header would be overwritten */
             uint64_t end = 0;
             st_index_recovered(ix, &end, NULL);
-            cli_msg("%s: nothing appended, nothing changed: a damaged frame lies at byte offset %llu and complete "
+            cli_msg("%s: nothing appended, nothing changed: a damaged or misplaced frame lies at byte offset %llu and complete "
                     "frames follow it from byte offset %llu, which appending would overwrite; 'simtrace-cat "
                     "--salvage %s' writes the entries of every intact frame", append, (unsigned long long)end,
                     (unsigned long long)st_index_frames_after(ix), append);

@@ -399,7 +399,7 @@ st_error st_index_open(st_index **ix, int fd, st_diag *d);
  */
 int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why);
 
-/* After a scan: the offset of the first sound frame header after
+/* After a scan: the offset of the first sound data frame header after
  * frames_end whose frame is complete in the file, or 0.  The scan stops at
  * a damaged frame header; frames after it are not listed, but they hold
  * entries, which a sequential salvage reads (st_read_opts.resync). */

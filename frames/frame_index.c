@@ -409,8 +409,8 @@ static st_error open_directory(st_index *ix, st_diag *d)
     return e;
 }
 
-/* After a scan's stop at frames_end: the first sound frame header past it
- * whose frame is complete in the file, into ix->after (0: none).  A damaged
+/* After a scan's stop at frames_end: the first sound data frame header
+ * past it whose frame is complete in the file, into ix->after (0: none).  A damaged
  * header stops the scan, but not the frames after it, which a sequential
  * salvage reads (st_read_opts.resync): they must not pass for lost, nor
  * be cut off by a repair. */
@@ -433,7 +433,7 @@ static st_error find_after(st_index *ix)
         len += n;
         st_frame_header h;
         for (size_t j = 0; (j = st_frame_header_find(b, j, len, &h)) != SIZE_MAX; j++)
-            if (h.payload_size <= size - (base + j) - ST_FRAME_HEADER_SIZE) {
+            if (h.kind == ST_KIND_DATA && h.payload_size <= size - (base + j) - ST_FRAME_HEADER_SIZE) {
                 ix->after = base + j;
                 break;
             }

@@ -884,7 +884,7 @@ check_entry_ranges() {
     run "$SIMTRACE_PACK" --repair cut.sim
     expect_status 1
     expect_prefix simtrace-pack
-    expect_output_has "not repaired, nothing changed: a damaged frame lies at byte offset $mid and complete frames follow it from byte offset $after"
+    expect_output_has "not repaired, nothing changed: a damaged or misplaced frame lies at byte offset $mid and complete frames follow it from byte offset $after"
     same cut.sim keep.sim
     # into a new file: the frames before it, exit 1, what was left out
     run "$SIMTRACE_PACK" --repair cut.sim -o fixed.sim
@@ -901,6 +901,11 @@ check_entry_ranges() {
     expect_status 1
     expect_output_has "nothing appended, nothing changed"
     same cut.sim keep.sim
+    # a plain read: the frames before the damage, the note even with -q, exit 1
+    run to got.q "$SIMTRACE_CAT" -q cut.sim
+    expect_status 1
+    expect_output_has "complete frames follow it from byte offset $after, which are not read here"
+    same got.q want.f
     # a salvage of the file reads past the damage, as one of a pipe does
     run to got "$SIMTRACE_CAT" --salvage cut.sim
     expect_status 1

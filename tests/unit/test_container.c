@@ -645,6 +645,65 @@ static void test_resync(const uint8_t *a, const uint8_t *b, size_t n)
     free(c);
 }
 
+/* st_index_frames_after: a file without its end whose first data frame's
+ * header is damaged.  The frame after it is found wherever it lies against
+ * the 64 KiB steps the search reads in (its header's offset from the start
+ * of the search swept across a step's last 95 bytes, where a header spans
+ * two reads), and a directory frame after it is no data frame. */
+static void test_frames_after(void)
+{
+    const size_t n = 2100;
+    uint8_t *e = malloc(n * 32);
+    unsigned long long r = 5;
+    for (size_t i = 0; i < n * 32; i++)
+        e[i] = (uint8_t)check_rand(&r);
+    unsigned boundary = 0;
+    for (size_t first = 2038; first <= 2050; first++) {
+        FILE *f = tmpfile();
+        st_write_opts o = {1, (uint32_t)first, 0, 0};
+        st_writer *w;
+        CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
+        svpc_params p = {SVPC_ENC_GENERIC, SVPC_STAGE_NONE, 6};
+        uint32_t sid;
+        CHECK(st_writer_add_stream(w, "t", ST_TYPE_D64, &p, &sid) == ST_OK);
+        CHECK(st_writer_append(w, sid, e, n) == ST_OK);
+        size_t len;
+        uint8_t *c = finish_slurp(w, f, &len);
+        /* file header 64, the descriptor, then data frames 1 and 2, the directory */
+        const size_t d1 = 64 + 96 + st_load64(c + 64 + 72), d2 = d1 + 96 + st_load64(c + d1 + 72),
+                     dir = d2 + 96 + st_load64(c + d2 + 72);
+        CHECK(memcmp(c + d2, "STFR", 4) == 0 && c[dir + 4] == 3);
+        const size_t j = d2 - (d1 + 1); /* from where the search starts */
+        boundary += j >= 65536 - 95 && j < 65536;
+        c[d1 + 40] ^= 1;
+        for (int keep_dir = 0; keep_dir <= 1; keep_dir++) {
+            /* without the footer (and the directory too, or not) */
+            FILE *g = as_file(c, keep_dir ? len - 32 : dir);
+            st_index *ix = NULL;
+            st_diag d;
+            st_diag_clear(&d);
+            CHECK(st_index_open(&ix, fileno(g), &d) == ST_OK);
+            uint64_t end = 0;
+            CHECK(ix && st_index_recovered(ix, &end, NULL) && end == d1 && st_index_frames_after(ix) == d2);
+            st_index_free(ix);
+            fclose(g);
+        }
+        /* frame 2 damaged too: only the directory follows, no data frame */
+        c[d2 + 40] ^= 1;
+        FILE *g = as_file(c, len - 32);
+        st_index *ix = NULL;
+        st_diag d;
+        st_diag_clear(&d);
+        CHECK(st_index_open(&ix, fileno(g), &d) == ST_OK);
+        CHECK(ix && st_index_frames_after(ix) == 0);
+        st_index_free(ix);
+        fclose(g);
+        free(c);
+    }
+    CHECK(boundary >= 2); /* the sweep did cross the steps' seam */
+    free(e);
+}
+
 /* `test_container fed`: only the fed writer's cases (make check runs them
  * under ThreadSanitizer). */
 int main(int argc, char **argv)
@@ -661,6 +720,7 @@ int main(int argc, char **argv)
     test_fed(a, b, n);
     test_many_streams();
     test_resync(a, b, n);
+    test_frames_after();
     if (argc > 1 && strcmp(argv[1], "fed") == 0) {
         free(a);
         free(b);
