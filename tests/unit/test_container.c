@@ -109,19 +109,25 @@ static uint8_t *finish_slurp(st_writer *w, FILE *f, size_t *len)
     return c;
 }
 
-/* One d64 stream of n entries e, cm, frames of `frame` entries: the file's
- * bytes (*len of them). */
-static uint8_t *pack_d64(const uint8_t *e, size_t n, uint32_t frame, size_t *len)
+/* One d64 stream of n entries e, coded with *p, frames of `frame`
+ * entries: the file's bytes (*len of them). */
+static uint8_t *pack_d64_with(const uint8_t *e, size_t n, uint32_t frame, const svpc_params *p, size_t *len)
 {
     FILE *f = tmpfile();
     st_write_opts o = {1, frame, 0, 0};
     st_writer *w;
     CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
-    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
     uint32_t sid;
-    CHECK(st_writer_add_stream(w, "t", ST_TYPE_D64, &p, &sid) == ST_OK);
+    CHECK(st_writer_add_stream(w, "t", ST_TYPE_D64, p, &sid) == ST_OK);
     CHECK(st_writer_append(w, sid, e, n) == ST_OK);
     return finish_slurp(w, f, len);
+}
+
+/* The same with cm. */
+static uint8_t *pack_d64(const uint8_t *e, size_t n, uint32_t frame, size_t *len)
+{
+    svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 6};
+    return pack_d64_with(e, n, frame, &p, len);
 }
 
 /* After a change to the payload of the frame whose header is at h: its
@@ -659,16 +665,9 @@ static void test_frames_after(void)
         e[i] = (uint8_t)check_rand(&r);
     unsigned boundary = 0;
     for (size_t first = 2038; first <= 2050; first++) {
-        FILE *f = tmpfile();
-        st_write_opts o = {1, (uint32_t)first, 0, 0};
-        st_writer *w;
-        CHECK(st_writer_new(&w, fileno(f), &o) == ST_OK);
         svpc_params p = {SVPC_ENC_GENERIC, SVPC_STAGE_NONE, 6};
-        uint32_t sid;
-        CHECK(st_writer_add_stream(w, "t", ST_TYPE_D64, &p, &sid) == ST_OK);
-        CHECK(st_writer_append(w, sid, e, n) == ST_OK);
         size_t len;
-        uint8_t *c = finish_slurp(w, f, &len);
+        uint8_t *c = pack_d64_with(e, n, (uint32_t)first, &p, &len);
         /* file header 64, the descriptor, then data frames 1 and 2, the directory */
         const size_t d1 = 64 + 96 + st_load64(c + 64 + 72), d2 = d1 + 96 + st_load64(c + d1 + 72),
                      dir = d2 + 96 + st_load64(c + d2 + 72);
