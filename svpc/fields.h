@@ -26,7 +26,7 @@ static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address
 /*
  * Predictor configurations, one X-macro list per field:
  * X(kind, order r, values n, history bits s, value-table bits t, keyed by
- * address).  Each list generates the configuration table and the field's
+ * address, values per line of the LV that holds its last values or 0).  Each list generates the configuration table and the field's
  * predict/update wrappers, which call the vpc inline workers with constant
  * parameters (unrolled, one key-line computation per key): the hot loop
  * pays for no configuration lookups.
@@ -34,37 +34,41 @@ static const char *const field_names[F_COUNT] = {"ip", "cycle", "meta", "address
  * Table 1 of the Simutrace white paper: FCMr[n]^s_t.
  */
 #define MEM_BITS 18
-#define CFG_IP(X) X(VPC_FCM, 1, 2, 0, 17, 0) X(VPC_FCM, 3, 2, 0, 19, 0)
-#define CFG_CYCLE(X) X(VPC_DCFCM, 1, 2, 0, 17, 0) X(VPC_DCFCM, 3, 2, 0, 19, 0)
+#define CFG_IP(X) X(VPC_FCM, 1, 2, 0, 17, 0, 0) X(VPC_FCM, 3, 2, 0, 19, 0, 0)
+#define CFG_CYCLE(X) X(VPC_DCFCM, 1, 2, 0, 17, 0, 0) X(VPC_DCFCM, 3, 2, 0, 19, 0, 0)
+/* The IP-keyed FCM1, DFCM1 and DFCM3 take their last values from the LV[4]
+ * (its 2^16 lines are their history lines: vpc.h, shared last values). */
 #define CFG_EXT(X)                                                                                             \
-    X(VPC_FCM, 1, 2, 16, 19, 0) X(VPC_DFCM, 1, 2, 16, 17, 0) X(VPC_DFCM, 3, 2, 16, 19, 0) X(VPC_LV, 0, 4, 0, 16, 0)
+    X(VPC_FCM, 1, 2, 16, 19, 0, 4) X(VPC_DFCM, 1, 2, 16, 17, 0, 4) X(VPC_DFCM, 3, 2, 16, 19, 0, 4)              \
+    X(VPC_LV, 0, 4, 0, 16, 0, 0)
 /* Not in the paper: the meta field (fullSize, tag) as the last 2 values seen
  * at the same IP; and data also predicted from the last 2 values seen at the
  * same address (memory contents). */
-#define CFG_META(X) X(VPC_LV, 0, 2, 0, 16, 0)
-#define CFG_DATA_CM(X) CFG_EXT(X) X(VPC_LV, 0, 2, 0, MEM_BITS, 1)
+#define CFG_META(X) X(VPC_LV, 0, 2, 0, 16, 0, 0)
+#define CFG_DATA_CM(X) CFG_EXT(X) X(VPC_LV, 0, 2, 0, MEM_BITS, 1, 0)
 /* cm2: cm's predictors with value tables of 2^18 lines where cm has 2^19
  * (SIMTRACE.md 6.9): 24 MB less per thread, and on the corpus the same
  * size within 1% either way (geometric mean -0.1%).  The slots are cm's. */
-#define CFG_IP_CM2(X) X(VPC_FCM, 1, 2, 0, 17, 0) X(VPC_FCM, 3, 2, 0, 18, 0)
-#define CFG_CYCLE_CM2(X) X(VPC_DCFCM, 1, 2, 0, 17, 0) X(VPC_DCFCM, 3, 2, 0, 18, 0)
+#define CFG_IP_CM2(X) X(VPC_FCM, 1, 2, 0, 17, 0, 0) X(VPC_FCM, 3, 2, 0, 18, 0, 0)
+#define CFG_CYCLE_CM2(X) X(VPC_DCFCM, 1, 2, 0, 17, 0, 0) X(VPC_DCFCM, 3, 2, 0, 18, 0, 0)
 #define CFG_EXT_CM2(X)                                                                                         \
-    X(VPC_FCM, 1, 2, 16, 18, 0) X(VPC_DFCM, 1, 2, 16, 17, 0) X(VPC_DFCM, 3, 2, 16, 18, 0) X(VPC_LV, 0, 4, 0, 16, 0)
-#define CFG_DATA_CM2(X) CFG_EXT_CM2(X) X(VPC_LV, 0, 2, 0, MEM_BITS, 1)
+    X(VPC_FCM, 1, 2, 16, 18, 0, 4) X(VPC_DFCM, 1, 2, 16, 17, 0, 4) X(VPC_DFCM, 3, 2, 16, 18, 0, 4)              \
+    X(VPC_LV, 0, 4, 0, 16, 0, 0)
+#define CFG_DATA_CM2(X) CFG_EXT_CM2(X) X(VPC_LV, 0, 2, 0, MEM_BITS, 1, 0)
 #define EXT_LV_SLOT 6 /* first slot of the LV predictor in CFG_EXT */
 
-#define AS_CFG(k, r, n, s, t, k2) {k, r, n, s, t, k2},
-#define AS_NSLOTS(k, r, n, s, t, k2) +n
-#define AS_PREDICT(k, r, n, s, t, k2)                                                 \
-    vpc_pred_predict(&set->pred[p_], (k2) ? key2 : key1, set->slot + o_, k, r, n, s, t); \
-    o_ += n;                                                                          \
+#define AS_CFG(k, r, n, s, t, k2, l) {k, r, n, s, t, k2, l},
+#define AS_NSLOTS(k, r, n, s, t, k2, l) +n
+#define AS_PREDICT(k, r, n, s, t, k2, l)                                                 \
+    vpc_pred_predict(&set->pred[p_], (k2) ? key2 : key1, set->slot + o_, k, r, n, s, t, l); \
+    o_ += n;                                                                             \
     p_++;
-#define AS_UPDATE(k, r, n, s, t, k2) vpc_pred_update(&set->pred[p_++], v, k, r, n, s, t);
-#define AS_LOCATE(k, r, n, s, t, k2) vpc_pred_locate(&set->pred[p_++], (k2) ? key2 : key1, k, r, n, s, t);
-#define AS_SLOT(k, r, n, s, t, k2)                        \
-    if (id < o_ + (n))                                    \
-        return vpc_pred_slot(&set->pred[p_], id - o_, k, n); \
-    o_ += n;                                              \
+#define AS_UPDATE(k, r, n, s, t, k2, l) vpc_pred_update(&set->pred[p_++], v, k, r, n, s, t, l);
+#define AS_LOCATE(k, r, n, s, t, k2, l) vpc_pred_locate(&set->pred[p_++], (k2) ? key2 : key1, k, r, n, s, t, l);
+#define AS_SLOT(k, r, n, s, t, k2, l)                           \
+    if (id < o_ + (n))                                          \
+        return vpc_pred_slot(&set->pred[p_], id - o_, k, n, l); \
+    o_ += n;                                                    \
     p_++;
 /* predict_X: all slots into set->slot (the encoder chooses among them);
  * locate_X + slot_X: the lines, then one slot on demand (the decoder's way:

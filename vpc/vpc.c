@@ -48,8 +48,11 @@ static int pred_cfg_ok(const vpc_pred_cfg *c)
         return 0;
     switch (c->kind) {
     case VPC_LV:
-        return c->order == 0 && c->s_bits == 0;
+        return c->order == 0 && c->s_bits == 0 && c->lvn == 0;
     case VPC_FCM:
+        if (c->lvn && c->order != 1)
+            return 0; /* a longer history is not the last value */
+        /* fall through */
     case VPC_DFCM:
     case VPC_DCFCM:
         return c->order >= 1 && c->order <= VPC_MAX_ORDER;
@@ -58,27 +61,41 @@ static int pred_cfg_ok(const vpc_pred_cfg *c)
     }
 }
 
+/* The LV partner of predictor p of cfg[0..npreds-1] with shared last values
+ * (vpc.h): the first LV after it with the same key whose 2^t lines are its
+ * 2^s history lines, and whose line has cfg[p].lvn values; npreds if none.
+ * After p, so that p's update reads the last value before the partner's
+ * update replaces it. */
+static unsigned lv_partner(const vpc_pred_cfg *cfg, unsigned npreds, unsigned p)
+{
+    for (unsigned q = p + 1; q < npreds; q++)
+        if (cfg[q].kind == VPC_LV && cfg[q].key2 == cfg[p].key2 && cfg[q].t_bits == cfg[p].s_bits)
+            return cfg[q].n == cfg[p].lvn ? q : npreds;
+    return npreds;
+}
+
 st_error vpc_set_check(const vpc_pred_cfg *cfg, unsigned npreds)
 {
     if (npreds < 1 || npreds > VPC_MAX_PREDS)
         return ST_E_USAGE;
     unsigned slots = 0;
     for (unsigned p = 0; p < npreds; p++) {
-        if (!pred_cfg_ok(&cfg[p]))
+        if (!pred_cfg_ok(&cfg[p]) || (cfg[p].lvn && lv_partner(cfg, npreds, p) == npreds))
             return ST_E_USAGE;
         slots += cfg[p].n;
     }
     return slots <= VPC_MAX_SLOTS ? ST_OK : ST_E_USAGE;
 }
 
-/* Sizes of one predictor's three tables. */
+/* Sizes of the tables one predictor owns (0: none; with shared last
+ * values, no `last` table, and no history for an FCM). */
 static void pred_sizes(const vpc_pred_cfg *c, size_t *vt, size_t *hist, size_t *last)
 {
     *vt = ((size_t)1 << c->t_bits) * c->n * sizeof(uint64_t);
     *hist = *last = 0;
-    if (c->kind != VPC_LV)
+    if (c->kind != VPC_LV && !(c->kind == VPC_FCM && c->lvn))
         *hist = ((size_t)1 << c->s_bits) * c->order * sizeof(uint32_t);
-    if (c->kind == VPC_DFCM || c->kind == VPC_DCFCM)
+    if ((c->kind == VPC_DFCM || c->kind == VPC_DCFCM) && !c->lvn)
         *last = ((size_t)1 << c->s_bits) * sizeof(uint64_t);
 }
 
@@ -146,6 +163,9 @@ st_error vpc_set_init(vpc_set *set, const vpc_pred_cfg *cfg, unsigned npreds)
         set->nslots += cfg[p].n;
         set->bytes += a + b + c;
     }
+    for (unsigned p = 0; p < npreds; p++)
+        if (cfg[p].lvn)
+            set->pred[p].last = set->pred[lv_partner(cfg, npreds, p)].vt;
     vpc_set_reset(set);
     return ST_OK;
 }
@@ -159,7 +179,7 @@ void vpc_set_reset(vpc_set *set)
         pred_sizes(&pr->cfg, &a, &b, &c);
         clear_dirty(pr->vt, a, pr->dirty_vt);
         clear_dirty(pr->hist, b, pr->dirty_hist);
-        clear_dirty(pr->last, c, pr->dirty_last);
+        clear_dirty(c ? pr->last : NULL, c, pr->dirty_last); /* a shared one is the partner's */
         pr->cur_hline = pr->cur_vline = 0;
     }
     memset(set->usage, 0, sizeof set->usage);
@@ -175,7 +195,7 @@ void vpc_set_free(vpc_set *set)
             pred_sizes(&pr->cfg, &a, &b, &c);
         table_free(pr->vt, a);
         table_free(pr->hist, b);
-        table_free(pr->last, c);
+        table_free(c ? pr->last : NULL, c); /* a shared one is the partner's */
         free(pr->dirty_vt);
         free(pr->dirty_hist);
         free(pr->dirty_last);

@@ -32,6 +32,15 @@
  *                  DFCM lines additionally keep the last full value in
  *                  `last[line]`
  *
+ * Shared last values (vpc_pred_cfg.lvn): a predictor keyed by the IP whose
+ * history lines are the lines of an LV predictor of the same set (the same
+ * key, 2^s = 2^t lines, later in the set) would keep in `last[line]`
+ * exactly that LV's slot 0, the last value seen at the line, and an FCM of
+ * order 1 would keep in its history that value folded.  Such a predictor
+ * reads them from the LV's line instead: no `last` table, and for an
+ * order-1 FCM no history table, so a field's IP-keyed state is one line
+ * where it was up to six.  The predictions are the same bit for bit.
+ *
  * Thread safety: a vpc_set is used by one thread at a time; distinct sets
  * share nothing.
  */
@@ -70,6 +79,9 @@ typedef struct {
     uint8_t s_bits; /* history lines 2^s (0 = global); for LV: the 2^t lines are keyed by IP */
     uint8_t t_bits; /* value-table lines 2^t: 0..VPC_MAX_TBITS */
     uint8_t key2;   /* 1: key lines by the second key (e.g. the data address) instead of the IP */
+    uint8_t lvn;    /* 0: own last values; else the values per line of the LV partner whose slot 0
+                     * is the last value at each history line (shared last values, above):
+                     * FCM of order 1, DFCM and DCFCM kinds only */
 } vpc_pred_cfg;
 
 /* Reset cost follows use, not table size: every write marks its 4 KiB chunk
@@ -82,7 +94,8 @@ typedef struct {
     vpc_pred_cfg cfg;
     uint64_t *vt;    /* value table: (1<<t_bits) * n */
     uint32_t *hist;  /* history table: (1<<s_bits) * order (FCM kinds only) */
-    uint64_t *last;  /* last value per history line (DFCM kinds only) */
+    uint64_t *last;  /* last value per history line (DFCM kinds only); with cfg.lvn, the
+                      * LV partner's value table, the line's last value at [line * lvn] */
     uint8_t *dirty_vt, *dirty_hist, *dirty_last; /* 1 per chunk written since reset */
     /* lines selected by the last vpc_set_predict(), reused by the update */
     uint32_t cur_hline;
@@ -207,7 +220,7 @@ VPC_INLINE void vpc_line_update(uint64_t *line, unsigned n, uint64_t v)
  * time decoding lackey_cc1.write and grub_work; +3% on the BIOS traces,
  * whose lines are in the cache anyway). */
 VPC_INLINE void vpc_pred_locate(vpc_pred *pr, uint64_t key, unsigned kind, unsigned order, unsigned n, unsigned s_bits,
-                                unsigned t_bits)
+                                unsigned t_bits, unsigned lvn)
 {
     if (kind == VPC_LV) {
         pr->cur_vline = vpc_key_line(key, t_bits);
@@ -215,7 +228,9 @@ VPC_INLINE void vpc_pred_locate(vpc_pred *pr, uint64_t key, unsigned kind, unsig
         return;
     }
     uint32_t hl = vpc_key_line(key, s_bits);
-    uint32_t vl = vpc_ctx_hash(pr->hist + (size_t)hl * order, order, t_bits);
+    /* an order-1 FCM's history is its last value folded (shared: not kept) */
+    uint32_t vl = kind == VPC_FCM && lvn ? vpc_fold(pr->last[(size_t)hl * lvn], t_bits)
+                                         : vpc_ctx_hash(pr->hist + (size_t)hl * order, order, t_bits);
     if (kind == VPC_DCFCM)
         vl = (vl ^ vpc_key_line(key, t_bits)) & ((1u << t_bits) - 1u);
     VPC_PREFETCH(pr->vt + (size_t)vl * n);
@@ -226,22 +241,22 @@ VPC_INLINE void vpc_pred_locate(vpc_pred *pr, uint64_t key, unsigned kind, unsig
 /* Prediction i (0..n-1) of predictor pr at the lines of the last
  * vpc_pred_locate(): the stored value, or for the stride kinds the line's
  * last value plus the stored stride. */
-VPC_INLINE uint64_t vpc_pred_slot(const vpc_pred *pr, unsigned i, unsigned kind, unsigned n)
+VPC_INLINE uint64_t vpc_pred_slot(const vpc_pred *pr, unsigned i, unsigned kind, unsigned n, unsigned lvn)
 {
     uint64_t v = pr->vt[(size_t)pr->cur_vline * n + i];
     if (kind == VPC_DFCM || kind == VPC_DCFCM)
-        v += pr->last[pr->cur_hline];
+        v += pr->last[(size_t)pr->cur_hline * (lvn ? lvn : 1)];
     return v;
 }
 
 /* Write the n predictions of predictor pr for key into out[0..n-1] and
  * remember the lines used. */
 VPC_INLINE void vpc_pred_predict(vpc_pred *pr, uint64_t key, uint64_t *out, unsigned kind, unsigned order,
-                                 unsigned n, unsigned s_bits, unsigned t_bits)
+                                 unsigned n, unsigned s_bits, unsigned t_bits, unsigned lvn)
 {
-    vpc_pred_locate(pr, key, kind, order, n, s_bits, t_bits);
+    vpc_pred_locate(pr, key, kind, order, n, s_bits, t_bits, lvn);
     for (unsigned i = 0; i < n; i++)
-        out[i] = vpc_pred_slot(pr, i, kind, n);
+        out[i] = vpc_pred_slot(pr, i, kind, n, lvn);
 }
 
 /* Mark the chunk of a line that starts at byte_offset in a table of
@@ -262,9 +277,11 @@ VPC_INLINE void vpc_mark(uint8_t *map, size_t byte_offset, size_t table_bytes)
 /* Update predictor pr with the true value v (after vpc_pred_locate() or
  * vpc_pred_predict()).  Every field of pr is read before the first table
  * store: a store through the byte maps may alias anything, and would
- * otherwise make the compiler reload the pointers and lines after it. */
+ * otherwise make the compiler reload the pointers and lines after it.
+ * With shared last values (lvn) the LV partner, updated after pr, stores
+ * the value; pr only reads the one before it. */
 VPC_INLINE void vpc_pred_update(vpc_pred *pr, uint64_t v, unsigned kind, unsigned order, unsigned n,
-                                unsigned s_bits, unsigned t_bits)
+                                unsigned s_bits, unsigned t_bits, unsigned lvn)
 {
     const uint32_t vl = pr->cur_vline, hl = pr->cur_hline;
     uint64_t *const line = pr->vt + (size_t)vl * n;
@@ -274,15 +291,22 @@ VPC_INLINE void vpc_pred_update(vpc_pred *pr, uint64_t v, unsigned kind, unsigne
         vpc_mark(dvt, (size_t)vl * n * sizeof(uint64_t), ((size_t)n * sizeof(uint64_t)) << t_bits);
         return;
     }
+    if (kind == VPC_FCM && lvn) {
+        vpc_line_update(line, n, v);
+        vpc_mark(dvt, (size_t)vl * n * sizeof(uint64_t), ((size_t)n * sizeof(uint64_t)) << t_bits);
+        return;
+    }
     uint32_t *const h = pr->hist + (size_t)hl * order;
     uint8_t *const dhist = pr->dirty_hist;
-    uint64_t *const last = kind != VPC_FCM ? pr->last + hl : NULL;
+    uint64_t *const last = kind != VPC_FCM ? pr->last + (size_t)hl * (lvn ? lvn : 1) : NULL;
     uint8_t *const dlast = kind != VPC_FCM ? pr->dirty_last : NULL;
     uint64_t item = v;
     if (kind != VPC_FCM) {
         item = v - *last;
-        *last = v;
-        vpc_mark(dlast, (size_t)hl * sizeof(uint64_t), sizeof(uint64_t) << s_bits);
+        if (!lvn) {
+            *last = v;
+            vpc_mark(dlast, (size_t)hl * sizeof(uint64_t), sizeof(uint64_t) << s_bits);
+        }
     }
     vpc_line_update(line, n, item);
     vpc_mark(dvt, (size_t)vl * n * sizeof(uint64_t), ((size_t)n * sizeof(uint64_t)) << t_bits);
@@ -306,7 +330,8 @@ static inline void vpc_set_predict2(vpc_set *set, uint64_t key1, uint64_t key2)
     for (unsigned p = 0; p < set->npreds; p++) {
         vpc_pred *pr = &set->pred[p];
         const vpc_pred_cfg *c = &pr->cfg;
-        vpc_pred_predict(pr, c->key2 ? key2 : key1, set->slot + o, c->kind, c->order, c->n, c->s_bits, c->t_bits);
+        vpc_pred_predict(pr, c->key2 ? key2 : key1, set->slot + o, c->kind, c->order, c->n, c->s_bits, c->t_bits,
+                         c->lvn);
         o += c->n;
     }
 }
@@ -320,7 +345,7 @@ static inline void vpc_set_update(vpc_set *set, uint64_t v)
     for (unsigned p = 0; p < set->npreds; p++) {
         vpc_pred *pr = &set->pred[p];
         const vpc_pred_cfg *c = &pr->cfg;
-        vpc_pred_update(pr, v, c->kind, c->order, c->n, c->s_bits, c->t_bits);
+        vpc_pred_update(pr, v, c->kind, c->order, c->n, c->s_bits, c->t_bits, c->lvn);
     }
 }
 

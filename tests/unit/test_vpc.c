@@ -1,4 +1,6 @@
 /* Predictor unit tests on hand-computed sequences. */
+#include <string.h>
+
 #include "../../vpc/vpc.h"
 #include "check.h"
 
@@ -14,7 +16,7 @@ static unsigned step(vpc_set *s, uint64_t key, uint64_t v)
 
 static void test_lv(void)
 {
-    vpc_pred_cfg c[] = {{VPC_LV, 0, 4, 0, 4, 0}};
+    vpc_pred_cfg c[] = {{VPC_LV, 0, 4, 0, 4, 0, 0}};
     vpc_set s;
     CHECK(vpc_set_init(&s, c, 1) == ST_OK);
     CHECK(s.nslots == 4);
@@ -45,7 +47,7 @@ static void test_lv(void)
 static void test_fcm(void)
 {
     /* order-1 FCM, global: learns "after a comes b" */
-    vpc_pred_cfg c[] = {{VPC_FCM, 1, 2, 0, 10, 0}};
+    vpc_pred_cfg c[] = {{VPC_FCM, 1, 2, 0, 10, 0, 0}};
     vpc_set s;
     CHECK(vpc_set_init(&s, c, 1) == ST_OK);
     uint64_t seq[] = {10, 20, 30, 10, 20, 30, 10, 20, 30};
@@ -74,7 +76,7 @@ static void test_fcm(void)
 static void test_dfcm_stride(void)
 {
     /* DFCM1 predicts a constant stride it has never seen as a value */
-    vpc_pred_cfg c[] = {{VPC_DFCM, 1, 2, 0, 10, 0}};
+    vpc_pred_cfg c[] = {{VPC_DFCM, 1, 2, 0, 10, 0, 0}};
     vpc_set s;
     CHECK(vpc_set_init(&s, c, 1) == ST_OK);
     unsigned late_hits = 0;
@@ -85,7 +87,7 @@ static void test_dfcm_stride(void)
     }
     CHECK(late_hits == 17);
     /* an FCM of the same order cannot predict new values of a stride */
-    vpc_pred_cfg f[] = {{VPC_FCM, 1, 2, 0, 10, 0}};
+    vpc_pred_cfg f[] = {{VPC_FCM, 1, 2, 0, 10, 0, 0}};
     vpc_set g;
     CHECK(vpc_set_init(&g, f, 1) == ST_OK);
     unsigned fh = 0;
@@ -99,7 +101,7 @@ static void test_dfcm_stride(void)
 static void test_dcfcm(void)
 {
     /* cycle strides that depend on the IP: ip A always +1, ip B always +3 */
-    vpc_pred_cfg c[] = {{VPC_DCFCM, 1, 2, 0, 12, 0}};
+    vpc_pred_cfg c[] = {{VPC_DCFCM, 1, 2, 0, 12, 0, 0}};
     vpc_set s;
     CHECK(vpc_set_init(&s, c, 1) == ST_OK);
     uint64_t cyc = 100;
@@ -119,8 +121,8 @@ static void test_aliasing(void)
 {
     /* with a 1-line value table (t = 0) every context aliases: two
      * interleaved streams with different successors destroy each other */
-    vpc_pred_cfg tiny[] = {{VPC_FCM, 1, 1, 0, 0, 0}};
-    vpc_pred_cfg big[] = {{VPC_FCM, 1, 1, 0, 12, 0}};
+    vpc_pred_cfg tiny[] = {{VPC_FCM, 1, 1, 0, 0, 0, 0}};
+    vpc_pred_cfg big[] = {{VPC_FCM, 1, 1, 0, 12, 0, 0}};
     vpc_set a, b;
     CHECK(vpc_set_init(&a, tiny, 1) == ST_OK);
     CHECK(vpc_set_init(&b, big, 1) == ST_OK);
@@ -140,7 +142,7 @@ static void test_choose(void)
 {
     /* two predictors that both predict a constant: the most used id wins,
      * a tie goes to the lower id, and a preferred correct id wins outright */
-    vpc_pred_cfg c[] = {{VPC_LV, 0, 1, 0, 2, 0}, {VPC_LV, 0, 1, 0, 2, 0}};
+    vpc_pred_cfg c[] = {{VPC_LV, 0, 1, 0, 2, 0, 0}, {VPC_LV, 0, 1, 0, 2, 0, 0}};
     vpc_set s;
     CHECK(vpc_set_init(&s, c, 2) == ST_OK);
     step(&s, 0, 9);
@@ -159,10 +161,10 @@ static void test_choose(void)
 
 static void test_config_checks(void)
 {
-    vpc_pred_cfg bad_n[] = {{VPC_LV, 0, 0, 0, 4, 0}};
-    vpc_pred_cfg bad_order[] = {{VPC_FCM, 0, 2, 0, 4, 0}};
-    vpc_pred_cfg bad_t[] = {{VPC_FCM, 1, 2, 0, 30, 0}};
-    vpc_pred_cfg too_many[] = {{VPC_LV, 0, 8, 0, 4, 0}, {VPC_LV, 0, 8, 0, 4, 0}};
+    vpc_pred_cfg bad_n[] = {{VPC_LV, 0, 0, 0, 4, 0, 0}};
+    vpc_pred_cfg bad_order[] = {{VPC_FCM, 0, 2, 0, 4, 0, 0}};
+    vpc_pred_cfg bad_t[] = {{VPC_FCM, 1, 2, 0, 30, 0, 0}};
+    vpc_pred_cfg too_many[] = {{VPC_LV, 0, 8, 0, 4, 0, 0}, {VPC_LV, 0, 8, 0, 4, 0, 0}};
     vpc_set s;
     CHECK(vpc_set_init(&s, bad_n, 1) == ST_E_USAGE);
     CHECK(vpc_set_init(&s, bad_order, 1) == ST_E_USAGE);
@@ -226,8 +228,8 @@ static int all_zero(const vpc_set *s)
  * (12-byte order-3 history lines cross 4 KiB boundaries). */
 static void test_reset_clears_everything(void)
 {
-    vpc_pred_cfg c[] = {{VPC_FCM, 1, 2, 12, 14, 0}, {VPC_DFCM, 3, 2, 12, 14, 0}, {VPC_DCFCM, 3, 2, 12, 13, 0},
-                        {VPC_LV, 0, 4, 0, 12, 0}, {VPC_DFCM, 2, 1, 12, 12, 0}};
+    vpc_pred_cfg c[] = {{VPC_FCM, 1, 2, 12, 14, 0, 0}, {VPC_DFCM, 3, 2, 12, 14, 0, 0}, {VPC_DCFCM, 3, 2, 12, 13, 0, 0},
+                        {VPC_LV, 0, 4, 0, 12, 0, 0}, {VPC_DFCM, 2, 1, 12, 12, 0, 0}};
     vpc_set s;
     CHECK(vpc_set_init(&s, c, 5) == ST_OK);
     CHECK(all_zero(&s));
@@ -243,15 +245,15 @@ static void test_reset_clears_everything(void)
         CHECK(all_zero(&s));
     }
     /* every history line of an order-3 table, one by one */
-    vpc_pred_cfg o3[] = {{VPC_DFCM, 3, 2, 10, 10, 0}};
+    vpc_pred_cfg o3[] = {{VPC_DFCM, 3, 2, 10, 10, 0, 0}};
     vpc_set t;
     CHECK(vpc_set_init(&t, o3, 1) == ST_OK);
     unsigned bad = 0;
     for (uint32_t line = 0; line < (1u << 10); line++) {
         t.pred[0].cur_hline = line;
         t.pred[0].cur_vline = line;
-        vpc_pred_update(&t.pred[0], 0x12345678u + line, VPC_DFCM, 3, 2, 10, 10);
-        vpc_pred_update(&t.pred[0], 0x9abcdefu + line, VPC_DFCM, 3, 2, 10, 10);
+        vpc_pred_update(&t.pred[0], 0x12345678u + line, VPC_DFCM, 3, 2, 10, 10, 0);
+        vpc_pred_update(&t.pred[0], 0x9abcdefu + line, VPC_DFCM, 3, 2, 10, 10, 0);
         vpc_set_reset(&t);
         bad += !all_zero(&t);
     }
@@ -260,8 +262,76 @@ static void test_reset_clears_everything(void)
     vpc_set_free(&t);
 }
 
+/* Shared last values (vpc.h) change no prediction: a set whose FCM1,
+ * DFCM1 and DFCM3 read their last values from the LV[4] predicts, slot
+ * for slot, what the same set with tables of their own predicts, through
+ * resets, on keys that collide in the lines and values that stride, repeat
+ * and jump; and it owns less memory. */
+static void test_shared_last(void)
+{
+    vpc_pred_cfg own[] = {{VPC_FCM, 1, 2, 8, 10, 0, 0}, {VPC_DFCM, 1, 2, 8, 9, 0, 0}, {VPC_DFCM, 3, 2, 8, 10, 0, 0},
+                          {VPC_LV, 0, 4, 0, 8, 0, 0}, {VPC_LV, 0, 2, 0, 9, 1, 0}};
+    vpc_pred_cfg shared[5];
+    memcpy(shared, own, sizeof own);
+    shared[0].lvn = shared[1].lvn = shared[2].lvn = 4;
+    vpc_set a, b;
+    CHECK(vpc_set_init(&a, own, 5) == ST_OK);
+    CHECK(vpc_set_init(&b, shared, 5) == ST_OK);
+    CHECK(b.bytes < a.bytes);
+    CHECK(vpc_set_memory(shared, 5) == b.bytes);
+    unsigned long long r = 11;
+    unsigned diff = 0, hits = 0;
+    uint64_t base[64] = {0};
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 50000; i++) {
+            unsigned k = (unsigned)(check_rand(&r) % 600); /* 600 keys on 256 lines */
+            uint64_t key = 0x400000 + 4 * k, addr = check_rand(&r) % 4096, v;
+            switch (check_rand(&r) % 4) {
+            case 0: v = base[k % 64] += 8; break;           /* a stride */
+            case 1: v = base[k % 64]; break;                /* a repeat */
+            case 2: v = k * 0x1000; break;                  /* a value per key */
+            default: v = check_rand(&r) % 50;               /* a jump */
+            }
+            vpc_set_predict2(&a, key, addr);
+            vpc_set_predict2(&b, key, addr);
+            for (unsigned j = 0; j < a.nslots; j++) {
+                diff += a.slot[j] != b.slot[j];
+                hits += a.slot[j] == v;
+            }
+            vpc_set_update(&a, v);
+            vpc_set_update(&b, v);
+        }
+        vpc_set_reset(&a);
+        vpc_set_reset(&b);
+    }
+    CHECK(diff == 0);
+    CHECK(hits > 10000); /* the comparison saw predictions, not empty tables */
+    vpc_set_free(&a);
+    vpc_set_free(&b);
+
+    /* the partner must exist, come later, share the key and the lines, and
+     * have lvn values; an FCM shares only at order 1 */
+    vpc_pred_cfg no_partner[] = {{VPC_DFCM, 1, 2, 8, 9, 0, 4}};
+    vpc_pred_cfg before[] = {{VPC_LV, 0, 4, 0, 8, 0, 0}, {VPC_DFCM, 1, 2, 8, 9, 0, 4}};
+    vpc_pred_cfg lines[] = {{VPC_DFCM, 1, 2, 8, 9, 0, 4}, {VPC_LV, 0, 4, 0, 9, 0, 0}};
+    vpc_pred_cfg key[] = {{VPC_DFCM, 1, 2, 8, 9, 0, 4}, {VPC_LV, 0, 4, 0, 8, 1, 0}};
+    vpc_pred_cfg nvals[] = {{VPC_DFCM, 1, 2, 8, 9, 0, 2}, {VPC_LV, 0, 4, 0, 8, 0, 0}};
+    vpc_pred_cfg order3[] = {{VPC_FCM, 3, 2, 8, 9, 0, 4}, {VPC_LV, 0, 4, 0, 8, 0, 0}};
+    vpc_pred_cfg lv_shares[] = {{VPC_LV, 0, 4, 0, 8, 0, 4}, {VPC_LV, 0, 4, 0, 8, 0, 0}};
+    vpc_pred_cfg ok[] = {{VPC_DCFCM, 3, 2, 8, 9, 0, 4}, {VPC_LV, 0, 4, 0, 8, 0, 0}};
+    CHECK(vpc_set_check(no_partner, 1) == ST_E_USAGE);
+    CHECK(vpc_set_check(before, 2) == ST_E_USAGE);
+    CHECK(vpc_set_check(lines, 2) == ST_E_USAGE);
+    CHECK(vpc_set_check(key, 2) == ST_E_USAGE);
+    CHECK(vpc_set_check(nvals, 2) == ST_E_USAGE);
+    CHECK(vpc_set_check(order3, 2) == ST_E_USAGE);
+    CHECK(vpc_set_check(lv_shares, 2) == ST_E_USAGE);
+    CHECK(vpc_set_check(ok, 2) == ST_OK);
+}
+
 int main(void)
 {
+    test_shared_last();
     test_reset_clears_everything();
     test_lv();
     test_fcm();
