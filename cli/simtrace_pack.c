@@ -901,7 +901,7 @@ int main(int argc, char **argv)
         const char *zkind = NULL;
         int rfd = fd;
         if (!concat && !no_unpack)
-            e = st_decomp_open(fd, &rfd, &dz, &zkind);
+            e = st_decomp_open(fd, ins[i].from && st_import_is_text(ins[i].from), &rfd, &dz, &zkind);
         if (e == ST_OK) {
             /* a signal ends what rfd gives (cli_stop_input): the decompressing
              * thread then finds its pipe closed and ends too */

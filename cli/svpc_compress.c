@@ -197,7 +197,7 @@ int main(int argc, char **argv)
     const char *zkind = NULL;
     int rfd = in_fd;
     if (e == ST_OK && !no_unpack)
-        e = st_decomp_open(in_fd, &rfd, &dz, &zkind);
+        e = st_decomp_open(in_fd, 0, &rfd, &dz, &zkind);
     if (e == ST_OK) {
         cli_stop_arm();
         cli_stop_input(rfd);

@@ -17,6 +17,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "st_bytes.h"
 #include "st_io.h"
 
 #define BUF (64u * 1024u)
@@ -33,6 +34,8 @@ struct st_decomp {
     uint8_t head[MAGIC_MAX]; /* the first bytes, when they had to be read */
     size_t head_len, head_pos;
     uint64_t consumed; /* compressed bytes given to the decoder */
+    int lines;         /* hold back an unfinished last line (st_decomp_open) */
+    st_buf hold;       /* what came after the last newline given */
     st_error err;
     st_diag d;
 };
@@ -100,10 +103,27 @@ static ssize_t peek(int fd, uint8_t *p)
     return got;
 }
 
-/* Hand n bytes to the consumer; 0 when it has stopped reading. */
+/* Hand n bytes to the consumer; 0 when it has stopped reading.  For a
+ * text consumer only up to the last newline: the rest waits in z->hold
+ * for the newline that ends it, or for the end of the input (thread_main
+ * gives it if the input ended cleanly, and drops it otherwise). */
 static int give(st_decomp *z, const uint8_t *p, size_t n)
 {
-    return st_write_all(z->wr, p, n) == ST_OK;
+    if (!z->lines)
+        return st_write_all(z->wr, p, n) == ST_OK;
+    size_t cut = n;
+    while (cut > 0 && p[cut - 1] != '\n')
+        cut--;
+    if (cut == 0 && z->hold.len + n <= ST_DECOMP_LINE_MAX)
+        return st_buf_append(&z->hold, p, n) == ST_OK;
+    if (cut == 0)
+        cut = n; /* a line too long to hold: passed on as it comes */
+    if (z->hold.len && st_write_all(z->wr, z->hold.data, z->hold.len) != ST_OK)
+        return 0;
+    z->hold.len = 0;
+    if (st_write_all(z->wr, p, cut) != ST_OK)
+        return 0;
+    return st_buf_append(&z->hold, p + cut, n - cut) == ST_OK;
 }
 
 /* Read some compressed input; 0 at its end. */
@@ -285,6 +305,17 @@ static void *thread_main(void *arg)
         z->err = run_copy(z, in);
     if (z->err == ST_E_READ)
         fail(z, ST_E_READ, "cannot read the input");
+    if (z->err == ST_OK && z->hold.len) {
+        (void)st_write_all(z->wr, z->hold.data, z->hold.len); /* a last line without its newline */
+    } else if (z->hold.len && z->d.detail[0]) {
+        /* a half line read as a whole one would be a wrong entry */
+        char what[sizeof z->d.detail];
+        memcpy(what, z->d.detail, sizeof what);
+        uint64_t at = z->d.offset;
+        st_diag_set(&z->d, z->err, "%s; the unfinished line before it (%zu bytes) was left out", what, z->hold.len);
+        z->d.offset = at;
+    }
+    st_buf_free(&z->hold);
     free(in);
     free(out);
     close(z->wr); /* the consumer sees the end */
@@ -292,7 +323,7 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-st_error st_decomp_open(int fd, int *out, st_decomp **dp, const char **kind)
+st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char **kind)
 {
     static const char *const names[] = {NULL, "xz", "gzip", "zstd"};
     *dp = NULL;
@@ -325,6 +356,8 @@ st_error st_decomp_open(int fd, int *out, st_decomp **dp, const char **kind)
         return ST_E_NOMEM;
     z->in = fd;
     z->kind = k;
+    z->lines = lines;
+    st_buf_init(&z->hold, 0);
     st_diag_clear(&z->d);
     if (taken) {
         memcpy(z->head, head, taken);

@@ -24,9 +24,16 @@ typedef struct st_decomp st_decomp;
  * Look at the start of fd.  Sets *out to the descriptor to read instead
  * (fd itself when nothing was needed, *dp = NULL), and *kind to "xz",
  * "gzip", "zstd" or NULL.  fd stays open and is the caller's.
+ * With lines (a text consumer), what a decompressing or copying thread
+ * gives ends with a newline unless the input ended cleanly: the bytes
+ * after the last newline are held back until more arrive, and dropped
+ * when the input turns out cut off, damaged or unreadable, so that a half
+ * line is never read as a whole one (the held bytes are counted in the
+ * close's message).  A line longer than ST_DECOMP_LINE_MAX is not held.
  * Returns ST_OK, ST_E_READ, ST_E_NOMEM, ST_E_THREAD.
  */
-st_error st_decomp_open(int fd, int *out, st_decomp **dp, const char **kind);
+#define ST_DECOMP_LINE_MAX ((size_t)1 << 20)
+st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char **kind);
 
 /*
  * Once the consumer has stopped reading *out: with drain, read and drop the

@@ -16,11 +16,20 @@
 static const struct {
     const char *name;
     st_import_fn fn;
+    int text; /* reads lines */
 } importers[] = {
-    {"bochs", st_import_bochs},   {"lackey", st_import_lackey}, {"din", st_import_din},
-    {"xdin", st_import_xdin},     {"pinatrace", st_import_pinatrace}, {"text", st_import_text},
-    {"vpc", st_import_vpc},       {"vpc3", st_import_vpc3},
+    {"bochs", st_import_bochs, 1},   {"lackey", st_import_lackey, 1}, {"din", st_import_din, 1},
+    {"xdin", st_import_xdin, 1},     {"pinatrace", st_import_pinatrace, 1}, {"text", st_import_text, 1},
+    {"vpc", st_import_vpc, 0},       {"vpc3", st_import_vpc3, 0},
 };
+
+int st_import_is_text(const char *format)
+{
+    for (size_t i = 0; format && i < sizeof importers / sizeof importers[0]; i++)
+        if (strcmp(format, importers[i].name) == 0)
+            return importers[i].text;
+    return 0;
+}
 
 const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3", NULL};
 

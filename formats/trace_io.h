@@ -105,6 +105,11 @@ extern const char *const st_import_formats[];
 st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,
                    st_import_stats *stats, st_diag *d);
 
+/* 1 when importer `format` reads lines of text (all but vpc and vpc3): a
+ * compressed input of it that ends early or is damaged is cut back to its
+ * last whole line (common/st_decomp.h), not read up to a half line. */
+int st_import_is_text(const char *format);
+
 /* ---- exporters ------------------------------------------------------------ */
 
 /* Writes bytes of exported output; returns ST_OK or ST_E_WRITE. */

@@ -229,6 +229,24 @@ same_streams() {
     [[ $output == *"cut.d64.xz: at byte offset 100: unexpected end of input (truncated): the xz data ends early"* ]]
 }
 
+@test "compressed inputs: a text log cut off inside a line keeps the whole lines only, and says so" {
+    # the half line "I  0400522f,1" of "I  0400522f,11" was stored as an entry
+    gzip -c "$G/sample.lackey" >l.gz
+    n=$(size l.gz) held=0
+    for cut in $((n / 5)) $((n / 3)) $((n / 2)) $((n * 2 / 3)) $((n - 30)); do
+        head -c $cut l.gz >cut.gz
+        run "$PACK" --from lackey -o "cut$cut.sim" cut.gz
+        [ "$status" -eq 1 ]
+        [[ $output == *"cut.gz: at byte offset $cut: unexpected end of input (truncated): the gzip data ends early (cut off?)"* ]]
+        [[ $output == *"the unfinished line before it ("*" bytes) was left out"* ]] && held=$((held + 1))
+        # the same entries as the log's whole lines up to the cut
+        { gzip -dc cut.gz 2>/dev/null || true; } | perl -0777 -pe 's/[^\n]*\z//' >part.lk
+        "$PACK" --from lackey -o "part$cut.sim" part.lk
+        same_streams "cut$cut.sim" "part$cut.sim"
+    done
+    [ "$held" -gt 0 ]
+}
+
 @test "compressed inputs: svpc-compress reads .xz, .gz, .zst entries; a cut one keeps the whole entries, exit 1" {
     xz -dc "$G/bios_read_300k.d64.xz" >r.d64
     gzip -c r.d64 >r.gz

@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st_decomp *z = NULL;
     int rfd = fd;
     const char *kind;
-    st_error e = (data[0] >> 4) & 1 ? st_decomp_open(fd, &rfd, &z, &kind) : ST_OK;
+    st_error e = (data[0] >> 4) & 1 ? st_decomp_open(fd, st_import_is_text(fmt), &rfd, &z, &kind) : ST_OK;
     if (e == ST_OK)
         e = st_import(fmt, rfd, &o, &(st_import_sink){&s, add, append}, &st, &d);
     if (z && st_decomp_close(z, e != ST_OK, &d) != ST_OK)
