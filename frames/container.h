@@ -227,6 +227,23 @@ typedef struct st_index st_index;
  */
 st_error st_writer_resume(st_writer **w, int fd, const st_write_opts *o, const svpc_params *p, const st_index *ix);
 
+/* The most of a container's end (directory and footer, or what follows
+ * the last complete frame of one without them) that st_writer_resume
+ * keeps, so that st_writer_restore can put it back. */
+#define ST_WRITER_RESTORE_MAX ((size_t)64 << 20)
+
+/*
+ * For a writer from st_writer_resume whose st_writer_finish has not
+ * succeeded (a write failed: a full disk, say): put the file back as it
+ * was before the resume, byte for byte, dropping every frame written
+ * since.  Only st_writer_free may follow.  The space it needs is what the
+ * truncation frees: the file was that long before.
+ * Returns ST_OK; ST_E_WRITE (the file is then left without its end, as
+ * without the call); ST_E_USAGE (not a resumed writer, already finished,
+ * or its end was longer than ST_WRITER_RESTORE_MAX and not kept).
+ */
+st_error st_writer_restore(st_writer *w);
+
 /* Free the writer (stops the workers).  Does not close fd.  NULL allowed. */
 void st_writer_free(st_writer *w);
 

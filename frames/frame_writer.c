@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/st_io.h"
@@ -48,6 +49,10 @@ struct st_writer {
     size_t held;       /* the sum of the streams' hold */
     size_t frame_max;  /* bytes of the largest frame of a stream */
     st_diag diag;      /* of the last ST_E_CYCLE_ORDER */
+    /* st_writer_resume: the file's end as it was (st_writer_restore) */
+    int resumed, finished;
+    uint64_t resume_at; /* where the new frames began */
+    st_buf old_end;     /* the bytes from there to the old end of file */
 };
 
 const st_diag *st_writer_diag(const st_writer *w) { return &w->diag; }
@@ -764,7 +769,29 @@ st_error st_writer_finish(st_writer *w)
         w->st.out_bytes = w->off;
     }
     st_buf_free(&pay);
+    if (e == ST_OK)
+        w->finished = 1;
     return e == ST_OK ? ST_OK : fail(w, e);
+}
+
+st_error st_writer_restore(st_writer *w)
+{
+    if (!w || !w->resumed || w->finished || w->fd < 0)
+        return ST_E_USAGE;
+    /* nothing more may be written: the workers' frames are dropped */
+    w->failed = w->failed != ST_OK ? w->failed : ST_E_WRITE;
+    w->resumed = 0;
+    if (ftruncate(w->fd, (off_t)w->resume_at) != 0)
+        return ST_E_WRITE;
+    for (size_t put = 0; put < w->old_end.len;) {
+        ssize_t k = pwrite(w->fd, w->old_end.data + put, w->old_end.len - put, (off_t)(w->resume_at + put));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return ST_E_WRITE;
+        put += (size_t)k;
+    }
+    return fsync(w->fd) == 0 ? ST_OK : ST_E_WRITE;
 }
 
 void st_writer_stats(const st_writer *w, st_write_stats *s) { *s = w->st; }
@@ -855,6 +882,29 @@ st_error st_writer_resume(st_writer **out, int fd, const st_write_opts *o, const
         end = r->offset + r->size;
         w->nframes++;
     }
+    /* what the new frames replace, kept for st_writer_restore */
+    struct stat st;
+    st_buf_init(&w->old_end, 0);
+    if (e == ST_OK && fstat(fd, &st) != 0)
+        e = ST_E_READ;
+    w->resumed = 1;
+    w->resume_at = end;
+    if (e == ST_OK && (uint64_t)st.st_size > end && (uint64_t)st.st_size - end <= ST_WRITER_RESTORE_MAX) {
+        e = st_buf_reserve(&w->old_end, (size_t)((uint64_t)st.st_size - end));
+        for (size_t got = 0, n = (size_t)((uint64_t)st.st_size - end); e == ST_OK && got < n;) {
+            ssize_t k = pread(fd, w->old_end.data + got, n - got, (off_t)(end + got));
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                e = ST_E_READ;
+            else
+                got += (size_t)k;
+        }
+        if (e == ST_OK)
+            w->old_end.len = (size_t)((uint64_t)st.st_size - end);
+    } else if (e == ST_OK && (uint64_t)st.st_size > end) {
+        w->resumed = 0; /* too long to keep: no restore */
+    }
     /* new frames replace the old directory and footer */
     if (e == ST_OK && (ftruncate(fd, (off_t)end) != 0 || lseek(fd, (off_t)end, SEEK_SET) < 0))
         e = ST_E_WRITE;
@@ -881,5 +931,6 @@ void st_writer_free(st_writer *w)
         st_buf_free(&w->s[i].fill);
     free(w->s);
     st_buf_free(&w->dir);
+    st_buf_free(&w->old_end);
     free(w);
 }
