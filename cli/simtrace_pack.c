@@ -130,6 +130,9 @@ typedef struct {
     uint32_t map[65536];
     uint8_t mapped[65536];
     uint64_t base[65536]; /* output entries of each handle before this input */
+    /* imports: what to add to the owner index of the blocks a vblock
+     * stream receives (its owner stream's entries before this input) */
+    uint64_t vshift[65536];
     st_buf tmp;
 } packer;
 
@@ -274,19 +277,45 @@ static st_error imp_add(void *arg, const st_stream_decl *decl, uint32_t *sid)
     sp.params = params_for(ic->pk, decl->type);
     st_diag d;
     st_diag_clear(&d);
-    st_error e = get_stream(ic->pk, &sp, sid, &d);
-    if (e != ST_OK)
-        cli_msg("%s: %s", ic->pk->in_name, d.detail[0] ? d.detail : st_error_name(e));
-    else
-        note_kept_encoder(ic->pk, *sid, name);
-    return e;
+    packer *pk = ic->pk;
+    st_error e = get_stream(pk, &sp, sid, &d);
+    if (e != ST_OK) {
+        cli_msg("%s: %s", pk->in_name, d.detail[0] ? d.detail : st_error_name(e));
+        return e;
+    }
+    note_kept_encoder(pk, *sid, name);
+    /* An importer numbers the owner entries of its blocks from the first
+     * entry it gives its stream; the stream may already hold entries (an
+     * earlier input, --append).  A stream is declared before its first
+     * entry of this input, and an owner before its blocks, so its count
+     * now is what the blocks' owner indexes must be shifted by. */
+    pk->base[*sid] = st_writer_stream_entries(pk->w, *sid);
+    pk->vshift[*sid] = decl->type == ST_TYPE_VBLOCK && decl->owner != UINT32_MAX ? pk->base[decl->owner] : 0;
+    return ST_OK;
 }
 
 static st_error imp_append(void *arg, uint32_t sid, const void *entries, size_t n)
 {
     import_ctx *ic = arg;
-    st_error e = st_writer_append(ic->pk->w, sid, entries, n);
-    progress(ic->pk, 0);
+    packer *pk = ic->pk;
+    uint64_t shift = pk->vshift[sid];
+    if (shift) {
+        /* the importer's buffer is its own: rewrite a copy */
+        RETURN_IF_ERROR(st_buf_reserve(&pk->tmp, n * ST_VBLOCK_SIZE));
+        memcpy(pk->tmp.data, entries, n * ST_VBLOCK_SIZE);
+        for (size_t i = 0; i < n; i++) {
+            uint8_t *b = pk->tmp.data + i * ST_VBLOCK_SIZE;
+            uint64_t key = st_load64(b), owner = (key & ST_CYCLE_MASK) + shift;
+            if (owner > ST_CYCLE_MASK) {
+                cli_msg("%s: the owner index of a wide value would pass the 48 bits of an entry index", pk->in_name);
+                return ST_E_TOO_LARGE;
+            }
+            st_store64(b, (key & ~ST_CYCLE_MASK) | owner);
+        }
+        entries = pk->tmp.data;
+    }
+    st_error e = st_writer_append(pk->w, sid, entries, n);
+    progress(pk, 0);
     return e;
 }
 

@@ -123,6 +123,64 @@ vpc_of() {
     "$CAT" -s v --entries 0:1 w.sim | od -An -t x8 | tr -s ' ' | grep -q ' 00000010ccddeeff$'
 }
 
+# wide_text FILE FIRST_CYCLE N [EVERY]: N entries of stream v, every EVERYth
+# (default 3; 0: none) with a 16-byte value whose bytes tell it apart
+wide_text() {
+    awk -v c="$2" -v n="$3" -v k="${4:-3}" 'BEGIN {
+        print "# simtrace text 1 stream=v type=d64"
+        for (i = 0; i < n; i++)
+            if (k && i % k == 0)
+                printf "%d %d 0x400 0x%x 16 0x%016x%016x\n", i, c + i, 4096 + 16 * i, c + i, i
+            else
+                printf "%d %d 0x400 0x%x 8 0x%x\n", i, c + i, 4096 + 16 * i, c + i
+    }' >"$1"
+}
+
+# body FILE...: the entries of text files without their header and index
+body() { grep -hv '^#' "$@" | cut -d' ' -f2-; }
+
+@test "wide values imported into a stream that already holds entries point at their own entries" {
+    wide_text n.txt 10 500 0
+    wide_text a.txt 10 500
+    wide_text b.txt 1000 300
+    # one run: b's wide values follow the 500 entries of n (no wide value:
+    # once exit 0 and a container whose values were lost) or a
+    for first in n a; do
+        run "$PACK" --from text -o $first.sim $first.txt b.txt
+        expect_status 0
+        [ -z "$output" ]
+        run to $first.out "$CAT" -F text -s v $first.sim
+        expect_status 0
+        diff <(body $first.out) <(body $first.txt b.txt)
+        # --append to the stream of a container
+        "$PACK" --from text -o ap$first.sim $first.txt
+        run "$PACK" --append ap$first.sim --from text b.txt
+        expect_status 0
+        [ -z "$output" ]
+        run to ap$first.out "$CAT" -F text -s v ap$first.sim
+        expect_status 0
+        diff <(body ap$first.out) <(body $first.txt b.txt)
+    done
+    # the same input twice: the second copy's blocks are numbered after the
+    # first copy's entries (with the check, they once seemed to go back)
+    run "$PACK" --from text --allow-cycle-reset -o bb.sim b.txt b.txt
+    expect_status 0
+    [ -z "$output" ]
+    run to bb.txt "$CAT" -F text -s v bb.sim
+    expect_status 0
+    diff <(body bb.txt) <(body b.txt b.txt)
+    # the Bochs importer: a 16- and a 32-byte write of CPU 1, twice
+    run "$PACK" --from bochs --allow-cycle-reset -o w.sim "$G/wide.bochs" "$G/wide.bochs"
+    expect_status 0
+    [ -z "$output" ]
+    run to w.txt "$CAT" -F text -s cpu1.write w.sim
+    expect_status 0
+    "$PACK" --from bochs -o w1.sim "$G/wide.bochs"
+    "$CAT" -F text -s cpu1.write w1.sim >w1.txt
+    [ "$(grep -c ' 16 0x' w1.txt)" -eq 1 ] && [ "$(grep -c ' 32 0x' w1.txt)" -eq 1 ]
+    diff <(body w.txt) <(body w1.txt w1.txt)
+}
+
 @test "malformed line: exit 1 naming the line, container valid up to it" {
     { head -n 100 "$G/sample.lackey"; echo ' L zzzz,4'; tail -n +101 "$G/sample.lackey"; } >bad.lackey
     run "$PACK" --from lackey -o bad.sim bad.lackey
