@@ -123,6 +123,7 @@ typedef struct {
     int split_cr3; /* --split-by cr3 */
     double t0, last;
     uint64_t kept; /* entries this run stored, all streams (st_writer_stats) */
+    int writer_failed; /* the writer refused an imported batch (its failure sticks) */
     const char *in_name; /* input being read, for messages */
     const char *out_name; /* the container, for messages */
     uint8_t enc_noted[65536]; /* note_kept_encoder() spoke of the stream */
@@ -315,6 +316,10 @@ static st_error imp_append(void *arg, uint32_t sid, const void *entries, size_t 
         entries = pk->tmp.data;
     }
     st_error e = st_writer_append(pk->w, sid, entries, n);
+    /* the writer stays usable after refusing entries whose cycles
+     * decrease; after any other refusal it can write nothing more */
+    if (e != ST_OK && e != ST_E_CYCLE_ORDER)
+        pk->writer_failed = 1;
     progress(pk, 0);
     return e;
 }
@@ -960,8 +965,13 @@ int main(int argc, char **argv)
             break;
         if (e == ST_E_CYCLE_ORDER)
             cycle_order_diag(&pk, &d, !concat && ins[i].from);
+        /* A number beyond the format's limits in an imported line is bad
+         * input like any malformed line, and the writer can still finish;
+         * from the writer (its directory full: the only source with raw
+         * input or --concat) it is not. */
+        int too_large_input = e == ST_E_TOO_LARGE && !concat && ins[i].from && !pk.writer_failed;
         if (e != ST_OK && (!concat || e == ST_E_CYCLE_ORDER || e == ST_E_TRUNCATED) && e != ST_E_WRITE && e != ST_E_NOMEM &&
-            e != ST_E_TOO_LARGE && e != ST_E_INTERNAL && st_error_is_data(e)) {
+            (e != ST_E_TOO_LARGE || too_large_input) && e != ST_E_INTERNAL && st_error_is_data(e)) {
             data_err = e;
             data_diag = d;
             data_file = pk.in_name;

@@ -215,6 +215,51 @@ body() { grep -hv '^#' "$@" | cut -d' ' -f2-; }
     "$CAT" --verify b2.sim
 }
 
+@test "a line beyond the format's limits: exit 1 naming it, the entries before kept in a valid container, -o, stdout, --append" {
+    # a small lackey log: instructions, loads, stores, modifies
+    for i in $(seq 0 199); do
+        printf 'I  %08x,3\n L %08x,8\n S %08x,4\n M %08x,2\n' $((0x4000000 + 4 * i)) \
+            $((0x7ff000 + 8 * i)) $((0x600000 + 4 * i)) $((0x500000 + 2 * i))
+    done >good.lk
+    off=$(size good.lk)
+    n=$(($(wc -l <good.lk) + 1))
+    { cat good.lk; echo ' L 04000000,99999999999'; } >bad.lk
+    "$PACK" --from lackey -o good.sim good.lk
+    where="bad.lk: line $n at byte offset $off: size exceeds the format's limits: size does not fit in 32 bits"
+    run "$PACK" --from lackey -o bad.sim bad.lk
+    expect_status 1
+    [[ $output == "simtrace-pack: $where"* ]]
+    "$CAT" --verify bad.sim
+    for s in read write fetch; do
+        "$CAT" -s $s bad.sim | cmp - <("$CAT" -s $s good.sim)
+    done
+    # to standard output: a container with its end
+    run to out.sim "$PACK" --from lackey bad.lk
+    expect_status 1
+    [[ $output == "simtrace-pack: $where"* ]]
+    "$CAT" --verify out.sim
+    "$CAT" -s read out.sim | cmp - <("$CAT" -s read good.sim)
+    # --append: the container keeps its directory, and gains the lines before
+    cp good.sim ap.sim
+    run "$PACK" --append ap.sim --stream run2 --from lackey bad.lk
+    expect_status 1
+    [[ $output == "simtrace-pack: $where"* ]]
+    "$CAT" --verify ap.sim
+    "$CAT" -s read ap.sim | cmp - <("$CAT" -s read good.sim)
+    "$CAT" -s run2.read ap.sim | cmp - <("$CAT" -s read good.sim)
+    # din: an address wider than 64 bits
+    printf '2 400100\n0 7ffd1000\n2 400104\n1 7ffd2000\n' >good.din
+    { cat good.din; echo '0 1ffffffffffffffff'; echo '0 10'; } >bad.din
+    "$PACK" --from din -o good-din.sim good.din
+    run "$PACK" --from din -o bad-din.sim bad.din
+    expect_status 1
+    [[ $output == "simtrace-pack: bad.din: line 5 at byte offset $(size good.din): size exceeds the format's limits: address wider than 64 bits"* ]]
+    "$CAT" --verify bad-din.sim
+    for s in read write fetch; do
+        "$CAT" -s $s bad-din.sim | cmp - <("$CAT" -s $s good-din.sim)
+    done
+}
+
 @test "CRLF line endings import like LF" {
     sed 's/$/\r/' "$G/sample.lackey" >crlf.lackey
     "$PACK" --from lackey -o a.sim "$G/sample.lackey"
