@@ -53,7 +53,8 @@ static void usage(FILE *f)
             "\n"
             "Other options:\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
-            "  -c, --stdout          write to standard output (the default)\n"
+            "  -c, --stdout          write to standard output (the default; not with\n"
+            "                        --repair, which writes in place or into -o NEW)\n"
             "  -e, --encoder=NAME    cm2 (default), cm, cm1 (what 1.1 readers read),\n"
             "                        paper, generic: for memory types;\n"
             "                        vpc (default), cm, cm1, generic: for vpc pairs;\n"
@@ -701,7 +702,7 @@ int main(int argc, char **argv)
     /* a stream's cycles may not decrease unless --allow-cycle-reset */
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
     pk.p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
-    int force = 0, concat = 0, no_unpack = 0, c;
+    int force = 0, concat = 0, no_unpack = 0, stdout_given = 0, c;
     input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, -1, NULL};
     /* static: reachable until exit on every return path */
     static input *ins;
@@ -723,7 +724,10 @@ int main(int argc, char **argv)
             ins[nin++] = cur;
             break;
         case 'o': out_path = optarg; break;
-        case 'c': out_path = NULL; break;
+        case 'c':
+            out_path = NULL;
+            stdout_given = 1;
+            break;
         case 's':
             if (!cli_opt_stage(optarg, &pk.p.stage))
                 return EXIT_USAGE;
@@ -810,6 +814,12 @@ int main(int argc, char **argv)
     if (repair) {
         if (append || concat || nin != 1 || strcmp(ins[0].path, "-") != 0 || ins[0].from) {
             cli_msg("--repair takes one container and no inputs, --append or --concat");
+            return EXIT_USAGE;
+        }
+        /* without -o a repair writes in place: -c, asking for standard
+         * output, would change the file the user meant to keep */
+        if (stdout_given) {
+            cli_msg("--repair writes in place, or into -o NEW; -c (standard output) cannot be used with it");
             return EXIT_USAGE;
         }
         return repair_main(repair, out_path, force, pk.quiet, &wo);
