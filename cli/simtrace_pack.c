@@ -53,7 +53,8 @@ static void usage(FILE *f)
             "\n"
             "Other options:\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
-            "  -c, --stdout          write to standard output (the default)\n"
+            "  -c, --stdout          write to standard output (the default; not with\n"
+            "                        --repair, which writes in place or into -o NEW)\n"
             "  -e, --encoder=NAME    cm2 (default), cm, cm1 (what 1.1 readers read),\n"
             "                        paper, generic: for memory types;\n"
             "                        vpc (default), cm, cm1, generic: for vpc pairs;\n"
@@ -123,6 +124,7 @@ typedef struct {
     int split_cr3; /* --split-by cr3 */
     double t0, last;
     uint64_t kept; /* entries this run stored, all streams (st_writer_stats) */
+    int writer_failed; /* the writer refused an imported batch (its failure sticks) */
     const char *in_name; /* input being read, for messages */
     const char *out_name; /* the container, for messages */
     uint8_t enc_noted[65536]; /* note_kept_encoder() spoke of the stream */
@@ -130,6 +132,9 @@ typedef struct {
     uint32_t map[65536];
     uint8_t mapped[65536];
     uint64_t base[65536]; /* output entries of each handle before this input */
+    /* imports: what to add to the owner index of the blocks a vblock
+     * stream receives (its owner stream's entries before this input) */
+    uint64_t vshift[65536];
     st_buf tmp;
 } packer;
 
@@ -274,19 +279,49 @@ static st_error imp_add(void *arg, const st_stream_decl *decl, uint32_t *sid)
     sp.params = params_for(ic->pk, decl->type);
     st_diag d;
     st_diag_clear(&d);
-    st_error e = get_stream(ic->pk, &sp, sid, &d);
-    if (e != ST_OK)
-        cli_msg("%s: %s", ic->pk->in_name, d.detail[0] ? d.detail : st_error_name(e));
-    else
-        note_kept_encoder(ic->pk, *sid, name);
-    return e;
+    packer *pk = ic->pk;
+    st_error e = get_stream(pk, &sp, sid, &d);
+    if (e != ST_OK) {
+        cli_msg("%s: %s", pk->in_name, d.detail[0] ? d.detail : st_error_name(e));
+        return e;
+    }
+    note_kept_encoder(pk, *sid, name);
+    /* An importer numbers the owner entries of its blocks from the first
+     * entry it gives its stream; the stream may already hold entries (an
+     * earlier input, --append).  A stream is declared before its first
+     * entry of this input, and an owner before its blocks, so its count
+     * now is what the blocks' owner indexes must be shifted by. */
+    pk->base[*sid] = st_writer_stream_entries(pk->w, *sid);
+    pk->vshift[*sid] = decl->type == ST_TYPE_VBLOCK && decl->owner != UINT32_MAX ? pk->base[decl->owner] : 0;
+    return ST_OK;
 }
 
 static st_error imp_append(void *arg, uint32_t sid, const void *entries, size_t n)
 {
     import_ctx *ic = arg;
-    st_error e = st_writer_append(ic->pk->w, sid, entries, n);
-    progress(ic->pk, 0);
+    packer *pk = ic->pk;
+    uint64_t shift = pk->vshift[sid];
+    if (shift) {
+        /* the importer's buffer is its own: rewrite a copy */
+        RETURN_IF_ERROR(st_buf_reserve(&pk->tmp, n * ST_VBLOCK_SIZE));
+        memcpy(pk->tmp.data, entries, n * ST_VBLOCK_SIZE);
+        for (size_t i = 0; i < n; i++) {
+            uint8_t *b = pk->tmp.data + i * ST_VBLOCK_SIZE;
+            uint64_t key = st_load64(b), owner = (key & ST_CYCLE_MASK) + shift;
+            if (owner > ST_CYCLE_MASK) {
+                cli_msg("%s: the owner index of a wide value would pass the 48 bits of an entry index", pk->in_name);
+                return ST_E_TOO_LARGE;
+            }
+            st_store64(b, (key & ~ST_CYCLE_MASK) | owner);
+        }
+        entries = pk->tmp.data;
+    }
+    st_error e = st_writer_append(pk->w, sid, entries, n);
+    /* the writer stays usable after refusing entries whose cycles
+     * decrease; after any other refusal it can write nothing more */
+    if (e != ST_OK && e != ST_E_CYCLE_ORDER)
+        pk->writer_failed = 1;
+    progress(pk, 0);
     return e;
 }
 
@@ -667,7 +702,7 @@ int main(int argc, char **argv)
     /* a stream's cycles may not decrease unless --allow-cycle-reset */
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
     pk.p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
-    int force = 0, concat = 0, no_unpack = 0, c;
+    int force = 0, concat = 0, no_unpack = 0, stdout_given = 0, c;
     input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, -1, NULL};
     /* static: reachable until exit on every return path */
     static input *ins;
@@ -689,7 +724,10 @@ int main(int argc, char **argv)
             ins[nin++] = cur;
             break;
         case 'o': out_path = optarg; break;
-        case 'c': out_path = NULL; break;
+        case 'c':
+            out_path = NULL;
+            stdout_given = 1;
+            break;
         case 's':
             if (!cli_opt_stage(optarg, &pk.p.stage))
                 return EXIT_USAGE;
@@ -776,6 +814,12 @@ int main(int argc, char **argv)
     if (repair) {
         if (append || concat || nin != 1 || strcmp(ins[0].path, "-") != 0 || ins[0].from) {
             cli_msg("--repair takes one container and no inputs, --append or --concat");
+            return EXIT_USAGE;
+        }
+        /* without -o a repair writes in place: -c, asking for standard
+         * output, would change the file the user meant to keep */
+        if (stdout_given) {
+            cli_msg("--repair writes in place, or into -o NEW; -c (standard output) cannot be used with it");
             return EXIT_USAGE;
         }
         return repair_main(repair, out_path, force, pk.quiet, &wo);
@@ -931,8 +975,13 @@ int main(int argc, char **argv)
             break;
         if (e == ST_E_CYCLE_ORDER)
             cycle_order_diag(&pk, &d, !concat && ins[i].from);
+        /* A number beyond the format's limits in an imported line is bad
+         * input like any malformed line, and the writer can still finish;
+         * from the writer (its directory full: the only source with raw
+         * input or --concat) it is not. */
+        int too_large_input = e == ST_E_TOO_LARGE && !concat && ins[i].from && !pk.writer_failed;
         if (e != ST_OK && (!concat || e == ST_E_CYCLE_ORDER || e == ST_E_TRUNCATED) && e != ST_E_WRITE && e != ST_E_NOMEM &&
-            e != ST_E_TOO_LARGE && e != ST_E_INTERNAL && st_error_is_data(e)) {
+            (e != ST_E_TOO_LARGE || too_large_input) && e != ST_E_INTERNAL && st_error_is_data(e)) {
             data_err = e;
             data_diag = d;
             data_file = pk.in_name;

@@ -47,7 +47,9 @@ typedef struct {
     st_error (*add_stream)(void *arg, const st_stream_decl *decl, uint32_t *sid);
     /* Append n whole entries of the stream's type.  Entries of one stream
      * arrive in order; entries of a vblock stream arrive after their owner
-     * entry was appended. */
+     * entry was appended.  A block's owner index counts the entries this
+     * import gave the owner stream (0: its first); a sink whose stream
+     * already held entries adds their number (simtrace-pack does). */
     st_error (*append)(void *arg, uint32_t sid, const void *entries, size_t n);
 } st_import_sink;
 

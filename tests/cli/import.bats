@@ -123,6 +123,64 @@ vpc_of() {
     "$CAT" -s v --entries 0:1 w.sim | od -An -t x8 | tr -s ' ' | grep -q ' 00000010ccddeeff$'
 }
 
+# wide_text FILE FIRST_CYCLE N [EVERY]: N entries of stream v, every EVERYth
+# (default 3; 0: none) with a 16-byte value whose bytes tell it apart
+wide_text() {
+    awk -v c="$2" -v n="$3" -v k="${4:-3}" 'BEGIN {
+        print "# simtrace text 1 stream=v type=d64"
+        for (i = 0; i < n; i++)
+            if (k && i % k == 0)
+                printf "%d %d 0x400 0x%x 16 0x%016x%016x\n", i, c + i, 4096 + 16 * i, c + i, i
+            else
+                printf "%d %d 0x400 0x%x 8 0x%x\n", i, c + i, 4096 + 16 * i, c + i
+    }' >"$1"
+}
+
+# body FILE...: the entries of text files without their header and index
+body() { grep -hv '^#' "$@" | cut -d' ' -f2-; }
+
+@test "wide values imported into a stream that already holds entries point at their own entries" {
+    wide_text n.txt 10 500 0
+    wide_text a.txt 10 500
+    wide_text b.txt 1000 300
+    # one run: b's wide values follow the 500 entries of n (no wide value:
+    # once exit 0 and a container whose values were lost) or a
+    for first in n a; do
+        run "$PACK" --from text -o $first.sim $first.txt b.txt
+        expect_status 0
+        [ -z "$output" ]
+        run to $first.out "$CAT" -F text -s v $first.sim
+        expect_status 0
+        diff <(body $first.out) <(body $first.txt b.txt)
+        # --append to the stream of a container
+        "$PACK" --from text -o ap$first.sim $first.txt
+        run "$PACK" --append ap$first.sim --from text b.txt
+        expect_status 0
+        [ -z "$output" ]
+        run to ap$first.out "$CAT" -F text -s v ap$first.sim
+        expect_status 0
+        diff <(body ap$first.out) <(body $first.txt b.txt)
+    done
+    # the same input twice: the second copy's blocks are numbered after the
+    # first copy's entries (with the check, they once seemed to go back)
+    run "$PACK" --from text --allow-cycle-reset -o bb.sim b.txt b.txt
+    expect_status 0
+    [ -z "$output" ]
+    run to bb.txt "$CAT" -F text -s v bb.sim
+    expect_status 0
+    diff <(body bb.txt) <(body b.txt b.txt)
+    # the Bochs importer: a 16- and a 32-byte write of CPU 1, twice
+    run "$PACK" --from bochs --allow-cycle-reset -o w.sim "$G/wide.bochs" "$G/wide.bochs"
+    expect_status 0
+    [ -z "$output" ]
+    run to w.txt "$CAT" -F text -s cpu1.write w.sim
+    expect_status 0
+    "$PACK" --from bochs -o w1.sim "$G/wide.bochs"
+    "$CAT" -F text -s cpu1.write w1.sim >w1.txt
+    [ "$(grep -c ' 16 0x' w1.txt)" -eq 1 ] && [ "$(grep -c ' 32 0x' w1.txt)" -eq 1 ]
+    diff <(body w.txt) <(body w1.txt w1.txt)
+}
+
 @test "malformed line: exit 1 naming the line, container valid up to it" {
     { head -n 100 "$G/sample.lackey"; echo ' L zzzz,4'; tail -n +101 "$G/sample.lackey"; } >bad.lackey
     run "$PACK" --from lackey -o bad.sim bad.lackey
@@ -155,6 +213,51 @@ vpc_of() {
     n=$(($(wc -l <"$G/sample.lackey") + 1))
     [[ $output == *"line $n"* ]]
     "$CAT" --verify b2.sim
+}
+
+@test "a line beyond the format's limits: exit 1 naming it, the entries before kept in a valid container, -o, stdout, --append" {
+    # a small lackey log: instructions, loads, stores, modifies
+    for i in $(seq 0 199); do
+        printf 'I  %08x,3\n L %08x,8\n S %08x,4\n M %08x,2\n' $((0x4000000 + 4 * i)) \
+            $((0x7ff000 + 8 * i)) $((0x600000 + 4 * i)) $((0x500000 + 2 * i))
+    done >good.lk
+    off=$(size good.lk)
+    n=$(($(wc -l <good.lk) + 1))
+    { cat good.lk; echo ' L 04000000,99999999999'; } >bad.lk
+    "$PACK" --from lackey -o good.sim good.lk
+    where="bad.lk: line $n at byte offset $off: size exceeds the format's limits: size does not fit in 32 bits"
+    run "$PACK" --from lackey -o bad.sim bad.lk
+    expect_status 1
+    [[ $output == "simtrace-pack: $where"* ]]
+    "$CAT" --verify bad.sim
+    for s in read write fetch; do
+        "$CAT" -s $s bad.sim | cmp - <("$CAT" -s $s good.sim)
+    done
+    # to standard output: a container with its end
+    run to out.sim "$PACK" --from lackey bad.lk
+    expect_status 1
+    [[ $output == "simtrace-pack: $where"* ]]
+    "$CAT" --verify out.sim
+    "$CAT" -s read out.sim | cmp - <("$CAT" -s read good.sim)
+    # --append: the container keeps its directory, and gains the lines before
+    cp good.sim ap.sim
+    run "$PACK" --append ap.sim --stream run2 --from lackey bad.lk
+    expect_status 1
+    [[ $output == "simtrace-pack: $where"* ]]
+    "$CAT" --verify ap.sim
+    "$CAT" -s read ap.sim | cmp - <("$CAT" -s read good.sim)
+    "$CAT" -s run2.read ap.sim | cmp - <("$CAT" -s read good.sim)
+    # din: an address wider than 64 bits
+    printf '2 400100\n0 7ffd1000\n2 400104\n1 7ffd2000\n' >good.din
+    { cat good.din; echo '0 1ffffffffffffffff'; echo '0 10'; } >bad.din
+    "$PACK" --from din -o good-din.sim good.din
+    run "$PACK" --from din -o bad-din.sim bad.din
+    expect_status 1
+    [[ $output == "simtrace-pack: bad.din: line 5 at byte offset $(size good.din): size exceeds the format's limits: address wider than 64 bits"* ]]
+    "$CAT" --verify bad-din.sim
+    for s in read write fetch; do
+        "$CAT" -s $s bad-din.sim | cmp - <("$CAT" -s $s good-din.sim)
+    done
 }
 
 @test "CRLF line endings import like LF" {

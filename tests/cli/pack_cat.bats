@@ -868,6 +868,27 @@ check_entry_ranges() {
     expect_output_has "byte offset $moff"
 }
 
+@test "--repair with -c: refused as bad usage (exit 2), the file unchanged, nothing on standard output" {
+    ok_to one.sim "$SIMTRACE_PACK" --frame-size "$FS" "$D/xzr.d64"
+    local dir
+    dir=$(frame_table one.sim | awk '$4 == 3 { print $2 }')
+    cut_to one.sim "$dir" cut.sim
+    cp cut.sim keep.sim
+    for args in "--repair cut.sim -c" "-c --repair cut.sim" "--repair cut.sim --stdout"; do
+        run to out "$SIMTRACE_PACK" $args
+        expect_status 2 || fail "simtrace-pack $args"
+        expect_prefix simtrace-pack
+        expect_output_has "--repair writes in place, or into -o NEW; -c (standard output) cannot be used with it"
+        same cut.sim keep.sim
+        [ ! -s out ]
+    done
+    # what the message names still works
+    run "$SIMTRACE_PACK" --repair cut.sim -o fixed.sim
+    expect_status 0
+    same cut.sim keep.sim
+    "$SIMTRACE_CAT" --verify fixed.sim
+}
+
 @test "a file without its end and a damaged frame header: --repair and --append refuse and change nothing; --salvage reads past it" {
     ok_to one.sim "$SIMTRACE_PACK" --frame-size "$FS" "$D/xzr.d64"
     # the directory and footer gone, and the 2nd data frame's header damaged
