@@ -824,8 +824,8 @@ int main(int argc, char **argv)
         }
         return repair_main(repair, out_path, force, pk.quiet, &wo);
     }
-    if (append && out_path) {
-        cli_msg("--append writes into its container; -o cannot be used with it");
+    if (append && (out_path || stdout_given)) {
+        cli_msg("--append writes into its container; %s cannot be used with it", out_path ? "-o" : "-c");
         return EXIT_USAGE;
     }
     if (append && concat) {
@@ -1003,10 +1003,15 @@ int main(int argc, char **argv)
     st_write_stats ws;
     st_writer_stats(pk.w, &ws);
     pk.kept = ws.entries;
+    /* an append that failed (a full disk, say) puts the container back as
+     * it was, rather than leave it without its directory */
+    int restored = e != ST_OK && append && st_writer_restore(pk.w) == ST_OK;
     st_writer_free(pk.w);
     st_buf_free(&pk.tmp);
     if (e != ST_OK) {
-        if (append)
+        if (restored)
+            cli_msg("%s: nothing appended: the container is as it was before", append);
+        else if (append)
             cli_msg("%s: the container now lacks its directory; 'simtrace-cat --salvage' reads what it holds", append);
         cli_out_abort();
         return cli_report(e, &d, err_file);

@@ -69,6 +69,35 @@ grown() { (($(size "$1") > $2)); }
     expect_output_has "No space left on device"
 }
 
+@test "--append that cannot write (a file size limit, as a full disk): exit 1, the container as it was, byte for byte" {
+    real_d64 20000 in
+    "$PACK" -T1 --frame-size 5000 --stream a -o c.sim in
+    # a container without its end too: cut inside its directory
+    cp c.sim d.sim
+    truncate -s -200 d.sim
+    rand_bytes 2000000 more
+    for f in c.sim d.sim; do
+        cp "$f" orig.sim
+        limit=$(( ($(stat -c %s "$f") + 65536) / 1024 ))
+        # SIGXFSZ ignored: a write past the limit fails with EFBIG, as one
+        # past the end of a full disk fails with ENOSPC
+        run bash -c "trap '' XFSZ; ulimit -f $limit; '$PACK' -T2 --append $f --stream b --type bytes more"
+        expect_status 1
+        expect_prefix simtrace-pack
+        expect_output_has "File too large"
+        expect_output_has "$f: nothing appended: the container is as it was before"
+        cmp "$f" orig.sim
+    done
+    "$CAT" --verify c.sim
+    [ "$("$CAT" -s a c.sim | wc -c)" -eq $((20000 * 32)) ]
+    # -c asks for standard output, which an append does not write
+    cp c.sim c0.sim
+    run "$PACK" --append c.sim -c in
+    expect_status 2
+    expect_output_has "--append writes into its container; -c cannot be used with it"
+    cmp c.sim c0.sim
+}
+
 @test "simtrace-pack into a pipe whose reader goes away: a quiet end by SIGPIPE (as cat and xz), no hang" {
     rand_bytes 4000000 in
     # stored, not compressed: the output outgrows the pipe buffer after head exits
