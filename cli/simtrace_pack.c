@@ -660,8 +660,12 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
     o.threads = 1;
     st_writer *w;
     e = st_writer_resume(&w, out_fd, &o, &p, ix);
+    int restored = 0;
     if (e == ST_OK) {
         e = st_writer_finish(w);
+        /* a repair in place that could not write its end (a full disk)
+         * leaves the file as it was, not with half a directory */
+        restored = e != ST_OK && in_place && st_writer_restore(w) == ST_OK;
         st_writer_free(w);
     }
     uint64_t frames = st_index_frame_count(ix), entries = 0;
@@ -671,7 +675,11 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
     if (e != ST_OK) {
         close(fd);
         cli_out_abort();
-        return cli_report(e, &d, in_place ? file : out_path);
+        st_diag_clear(&d); /* what the index said of the file is not where writing failed */
+        rc = cli_report(e, &d, in_place ? file : out_path);
+        if (restored)
+            cli_msg("%s: not repaired: the file is as it was before", file);
+        return rc;
     }
     if (in_place ? fsync(fd) != 0 || close(fd) != 0 : (close(fd), (rc = cli_out_commit()) != EXIT_OK)) {
         if (in_place)

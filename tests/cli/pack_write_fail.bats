@@ -98,6 +98,22 @@ grown() { (($(size "$1") > $2)); }
     cmp c.sim c0.sim
 }
 
+@test "--repair in place that cannot write its end: exit 1 naming the write error, the file as it was" {
+    real_d64 50000 in
+    "$PACK" -T1 --frame-size 100 -o r.sim in
+    truncate -s -5000 r.sim # inside its directory of 500 frames
+    cp r.sim r0.sim
+    limit=$(( ($(stat -c %s r.sim) + 1023) / 1024 ))
+    run bash -c "trap '' XFSZ; ulimit -f $limit; '$PACK' --repair r.sim"
+    expect_status 1
+    expect_prefix simtrace-pack
+    [[ ${lines[0]} == "simtrace-pack: r.sim: write error: File too large" ]] || fail "first line: ${lines[0]}"
+    expect_output_has "r.sim: not repaired: the file is as it was before"
+    cmp r.sim r0.sim
+    "$PACK" -q --repair r.sim
+    "$CAT" --verify r.sim
+}
+
 @test "simtrace-pack into a pipe whose reader goes away: a quiet end by SIGPIPE (as cat and xz), no hang" {
     rand_bytes 4000000 in
     # stored, not compressed: the output outgrows the pipe buffer after head exits
