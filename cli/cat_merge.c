@@ -228,9 +228,33 @@ typedef struct {
     unsigned n;
 } cat_input;
 
+/* After a merge of input c read through its frame headers (no directory):
+ * 1 when entries the merge asked for are not in the file, with a message
+ * naming it.  The frames after a damaged frame header were not listed
+ * (cli_note_recovered() has said so, even with -q); the frame cut off at
+ * the end counts when it belongs to a stream merged and the range reaches
+ * it (the test the one-stream export makes, simtrace_cat.c say_cut_loss). */
+static int cut_loss(const cat_input *c, const cat_merge_opts *o)
+{
+    if (st_index_frames_after(c->ix))
+        return 1;
+    const st_frame_ref *f = st_index_cut_frame(c->ix);
+    if (!f || (o->range == CAT_RANGE_CYCLES && o->hi <= f->first_cycle))
+        return 0;
+    for (unsigned i = 0; i < c->n; i++) {
+        const st_stream_info *s = st_index_stream(c->ix, c->pick[i]);
+        if (s->id == f->stream) {
+            cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset "
+                    "%" PRIu64 ": lost", c->name, f->first_entry, f->first_entry + f->count - 1, s->name, f->offset);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The checks, the note on what is left out, and the merge of the streams
- * picked in every input.  Returns an exit status. */
-static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int out_fd)
+ * picked in every input.  Returns an exit status; *lost as for cat_merge. */
+static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int out_fd, int *lost)
 {
     unsigned n = 0;
     for (unsigned c = 0; c < nc; c++)
@@ -332,6 +356,12 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     int rc = EXIT_OK;
     if (e != ST_OK)
         rc = cli_report(e, &d, e == ST_E_WRITE ? o->out_name : o->in_name);
+    for (unsigned k = 0; k < nc && e == ST_OK; k++)
+        if (cut_loss(&in[k], o)) {
+            /* what could be read is written: the caller keeps it */
+            *lost = 1;
+            rc = EXIT_DATA;
+        }
     for (unsigned i = 0; cur && i < n; i++) {
         st_buf_free(&cur[i].buf);
         if (qual)
@@ -343,8 +373,9 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     return rc;
 }
 
-int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd)
+int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd, int *lost)
 {
+    *lost = 0;
     int several = o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',') && st_index_find_stream(ix, sel[0]) < 0);
     if (!several && !(nsel == 0 && holds_all(o->format)))
         return -1;
@@ -361,16 +392,17 @@ int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd)
     if (rc == EXIT_OK && in.n <= 1 && !several)
         rc = -1; /* one stream, or none, after all: the one-stream export */
     else if (rc == EXIT_OK)
-        rc = merge_inputs(&in, 1, o, out_fd);
+        rc = merge_inputs(&in, 1, o, out_fd, lost);
     free(in.pick);
     return rc;
 }
 
-int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd)
+int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd, int *lost)
 {
     cat_input *in = calloc(nc, sizeof *in);
     unsigned *found = calloc(nsel + 1, sizeof *found);
-    int rc = in && found ? EXIT_OK : EXIT_DATA, lost = 0;
+    int rc = in && found ? EXIT_OK : EXIT_DATA;
+    *lost = 0;
     if (rc != EXIT_OK)
         cli_msg("out of memory");
     for (unsigned c = 0; c < nc && rc == EXIT_OK; c++) {
@@ -386,11 +418,11 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
                     in[c].name);
             break;
         }
-        if (st_index_frames_after(in[c].ix)) {
-            /* complete frames past a damaged header are not in the list */
+        /* as for one container (simtrace_cat.c): the note on a file read
+         * through its frame headers; with complete frames past a damaged
+         * header, which are not in the list, even with -q */
+        if (!o->quiet || st_index_frames_after(in[c].ix))
             cli_note_recovered(in[c].ix, in[c].name);
-            lost = 1;
-        }
         in[c].pick = calloc(st_index_stream_count(in[c].ix) + 1, sizeof(unsigned));
         if (!in[c].pick) {
             cli_msg("out of memory");
@@ -404,9 +436,7 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
             rc = EXIT_DATA;
         }
     if (rc == EXIT_OK)
-        rc = merge_inputs(in, nc, o, out_fd);
-    if (rc == EXIT_OK && lost)
-        rc = EXIT_DATA;
+        rc = merge_inputs(in, nc, o, out_fd, lost);
     for (unsigned c = 0; in && c < nc; c++) {
         st_index_free(in[c].ix);
         free(in[c].pick);

@@ -44,14 +44,20 @@ void cat_merge_note_sequential(const cat_merge_opts *o, const st_reader *r, uint
  * -F lackey|din|xdin without -s: every memory stream), write them merged
  * to out_fd and return the exit status (messages printed).  Otherwise
  * return -1: the one-stream export goes on.
+ * *lost is set to 1 when everything readable was written but entries the
+ * merge asked for are not there (a container cut off in a stream merged,
+ * or complete frames past a damaged frame header; message printed, even
+ * with -q): the status is then EXIT_DATA, and the caller keeps the output,
+ * as the one-stream export does with what it could read.
  */
-int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd);
+int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd, int *lost);
 
 /*
  * Several containers named on the command line: the streams asked for (or,
  * without -s, every memory stream) of each, merged into out_fd; in names
- * the streams are "FILE:NAME".  Returns an exit status (messages printed).
+ * the streams are "FILE:NAME".  Returns an exit status (messages printed);
+ * *lost as for cat_merge, the message naming the container.
  */
-int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd);
+int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd, int *lost);
 
 #endif

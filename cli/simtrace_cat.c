@@ -954,15 +954,17 @@ int main(int argc, char **argv)
     if (argc - optind > 1) {
         /* several containers: their streams merged by cycle (cat_merge.c) */
         cat_merge_opts mo = merge_opts("(several)", out_path, format, all, quiet, verbose, &rg);
-        int out_fd, rc;
+        int out_fd, rc, lost;
         if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
             return rc;
-        rc = cat_merge_files(argv + optind, (unsigned)(argc - optind), &mo, out_fd);
-        if (rc != EXIT_OK) {
+        rc = cat_merge_files(argv + optind, (unsigned)(argc - optind), &mo, out_fd, &lost);
+        if (rc != EXIT_OK && !lost) {
             cli_out_abort();
             return rc;
         }
-        return cli_out_commit();
+        /* entries lost in an input: what could be read is kept, exit 1 */
+        int cr = cli_out_commit();
+        return cr != EXIT_OK ? cr : rc;
     }
     if (stats && (argc - optind > 1 || rg.r.kind != R_NONE || all || cat_selected() > 1 || out_path)) {
         cli_msg("--stats takes one container, at most one -s NAME, no range, and writes to standard output");
@@ -1034,14 +1036,17 @@ int main(int argc, char **argv)
         st_index_free(ix);
         return rc;
     }
-    if (want_out && ix && (rc = cat_merge(ix, &mo, out_fd)) >= 0) {
+    int merge_lost;
+    if (want_out && ix && (rc = cat_merge(ix, &mo, out_fd, &merge_lost)) >= 0) {
         /* several streams, merged (cat_merge.c) */
         st_index_free(ix);
-        if (rc != EXIT_OK) {
+        if (rc != EXIT_OK && !merge_lost) {
             cli_out_abort();
             return rc;
         }
-        return cli_out_commit();
+        /* entries lost at a cut: what could be read is kept, exit 1 */
+        int cr = cli_out_commit();
+        return cr != EXIT_OK ? cr : rc;
     }
     out_t o = {out_fd, NULL, 0};
     st_values vals; /* wide values of the chosen stream, through the index */

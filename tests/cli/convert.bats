@@ -313,3 +313,59 @@ same_streams() {
     [ "$status" -eq 1 ]
     [[ $output == *"several containers are merged through their directories"* ]]
 }
+
+# cut_in_last_frame IN OUT: OUT is IN cut in the middle of its last data
+# frame (no directory, no footer); prints that frame's first entry, count,
+# first cycle and offset.
+cut_in_last_frame() {
+    local row
+    row=$("$CAT" --list --frames "$1" | awk 'NR > 1 { r = $3 " " $4 " " $5 " " $9 " " $10 } END { print r }')
+    read -r first count cyc off bytes <<<"$row"
+    head -c $((off + bytes / 2)) "$1" >"$2"
+    echo "$first $count $cyc $off"
+}
+
+@test "merged export: entries lost at a cut in any input are reported naming the file, exit 1, what was read kept (-q too)" {
+    xz -dc "$G/lackey_cc1_write.d64.xz" | head -c $((100000 * 32)) >w.d64
+    xz -dc "$G/lackey_cc1_read.d64.xz" | head -c $((100000 * 32)) >r.d64
+    head -c $((20000 * 32)) w.d64 >s.d64
+    "$PACK" -q -o s.sim --stream w s.d64
+    "$PACK" -q -o a.sim --frame-size 20000 --stream w w.d64
+    read -r first count cyc off < <(cut_in_last_frame a.sim acut.sim)
+    [[ $first -eq 80000 && $count -eq 20000 ]] || fail "layout of a.sim: $first $count"
+    want="simtrace-cat: acut.sim: entries 80000..99999 of stream 'w' were in the frame cut off at byte offset $off: lost"
+    # alone, as before
+    run "$CAT" -q -F text -s w acut.sim -o one.txt
+    [[ $status -eq 1 && $output == "$want" ]] || fail "alone: $status $output"
+    # with another container: the same loss, the same status, the output kept
+    for args in "-F text -s w" "-F text" "-F lackey" "-F din" "-F xdin" "--all -F csv" "-s w -F csv"; do
+        run "$CAT" -q -f $args -o two.out s.sim acut.sim
+        [[ $status -eq 1 && $output == "$want" ]] || fail "$args s.sim acut.sim: $status $output"
+        [[ -f two.out ]] || fail "$args: the entries read were not kept"
+    done
+    [ "$(wc -l <two.out)" -eq $((1 + 20000 + 80000)) ]   # csv header, s.sim, acut.sim's complete frames
+    # without -q, the note on the file read through its frame headers comes first
+    run "$CAT" -f -F text s.sim acut.sim -o t.txt
+    [[ $status -eq 1 && ${lines[0]} == "simtrace-cat: acut.sim: no valid directory and footer"* && ${lines[1]} == "$want" ]] ||
+        fail "notes: $status $output"
+    # the order of the inputs does not matter
+    run "$CAT" -q -f -F text acut.sim s.sim -o t.txt
+    [[ $status -eq 1 && $output == "$want" ]] || fail "acut.sim first: $status $output"
+    # a --cycles range that ends before the frame cut off loses nothing
+    run "$CAT" -q -f -F text --cycles 0:$cyc s.sim acut.sim -o t.txt
+    [[ $status -eq 0 && -z $output ]] || fail "--cycles 0:$cyc: $status $output"
+    run "$CAT" -q -f -F text --cycles 0:$((cyc + 1)) s.sim acut.sim -o t.txt
+    [[ $status -eq 1 && $output == "$want" ]] || fail "--cycles 0:$((cyc + 1)): $status $output"
+    # a stream that is not merged loses nothing
+    "$PACK" -q -o rw.sim --frame-size 20000 --stream read r.d64 --stream write w.d64
+    read -r first count cyc off < <(cut_in_last_frame rw.sim rwcut.sim)
+    run "$CAT" -q -f -F text -s read s.sim rwcut.sim -o t.txt
+    [[ $status -eq 0 && -z $output ]] || fail "-s read: $status $output"
+    # one container, several streams merged: the same
+    want="simtrace-cat: rwcut.sim: entries 80000..99999 of stream 'write' were in the frame cut off at byte offset $off: lost"
+    for args in "-F lackey" "--all -F csv" "-s read,write -F text" "-s read -s write -F din"; do
+        run "$CAT" -q -f $args -o one.out rwcut.sim
+        [[ $status -eq 1 && $output == "$want" ]] || fail "$args rwcut.sim: $status $output"
+        [[ -f one.out ]] || fail "$args rwcut.sim: the entries read were not kept"
+    done
+}
