@@ -80,6 +80,7 @@ void cat_merge_note_sequential(const cat_merge_opts *o, const st_reader *r, uint
 
 typedef struct {
     st_index *ix;
+    const char *file; /* its container, for messages */
     unsigned si;     /* stream index */
     uint64_t j, nf;  /* next frame, frames */
     st_buf buf;
@@ -94,12 +95,24 @@ typedef struct {
     cursor *cur;
     const cat_merge_opts *o;
     st_diag *d;
+    const char *bad; /* the container of the cursor that failed: the
+                      * diag's frame and offset are in it */
 } mctx;
+
+static st_error cursor_step(mctx *c, cursor *u, const uint8_t **e, uint64_t *index);
 
 static st_error cursor_next(void *arg, unsigned k, const uint8_t **e, uint64_t *index)
 {
     mctx *c = arg;
-    cursor *u = &c->cur[k];
+    st_error err = cursor_step(c, &c->cur[k], e, index);
+    if (err != ST_OK)
+        c->bad = c->cur[k].file;
+    return err;
+}
+
+/* The next entry of cursor u within the range (*e NULL at its end). */
+static st_error cursor_step(mctx *c, cursor *u, const uint8_t **e, uint64_t *index)
+{
     int cycles = c->o->range == CAT_RANGE_CYCLES;
     *e = NULL;
     for (;;) {
@@ -269,7 +282,10 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
         return EXIT_USAGE;
     }
     if (n == 0) {
-        cli_msg("%s: no memory stream to write", in[0].name);
+        if (nc == 1)
+            cli_msg("%s: no memory stream to write", in[0].name);
+        else
+            cli_msg("no memory stream to write in any of the %u containers", nc);
         return EXIT_USAGE;
     }
     for (unsigned c = 0; c < nc; c++)
@@ -340,6 +356,7 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
             }
             es[j] = (st_export_stream){name, s->type, s->entry_size, s->header, s->header_len};
             cur[j].ix = ix;
+            cur[j].file = in[c].name;
             cur[j].si = in[c].pick[i];
             cur[j].nf = st_index_stream_frames(ix, in[c].pick[i]);
             cur[j].esz = s->entry_size;
@@ -347,15 +364,18 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
                 cur[j].j = st_index_lower_key(ix, in[c].pick[i], o->lo);
             st_buf_init(&cur[j].buf, 0);
         }
-    mctx c = {cur, o, &d};
+    mctx c = {cur, o, &d, NULL};
     if (e == ST_OK) {
         if (o->verbose)
             cli_msg("merging %u streams of %u container%s by cycle into %s", n, nc, nc == 1 ? "" : "s", o->format);
         e = st_export_merged(o->format, es, n, cursor_next, &c, write_fd, &out_fd);
     }
     int rc = EXIT_OK;
+    /* an input's error names that input (of several, the one whose frame
+     * it is); what no input caused (memory, too many streams for text)
+     * names none of several */
     if (e != ST_OK)
-        rc = cli_report(e, &d, e == ST_E_WRITE ? o->out_name : o->in_name);
+        rc = cli_report(e, &d, e == ST_E_WRITE ? o->out_name : c.bad ? c.bad : nc == 1 ? in[0].name : NULL);
     for (unsigned k = 0; k < nc && e == ST_OK; k++)
         if (cut_loss(&in[k], o)) {
             /* what could be read is written: the caller keeps it */

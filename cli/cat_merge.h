@@ -19,7 +19,7 @@ unsigned cat_selected(void);
 typedef enum { CAT_RANGE_NONE, CAT_RANGE_CYCLES, CAT_RANGE_OTHER } cat_range_kind;
 
 typedef struct {
-    const char *in_name;  /* the container, for messages */
+    const char *in_name;  /* the container, for messages (NULL with several: each is named) */
     const char *out_name; /* the output, for messages */
     const char *format;   /* -F */
     int all;              /* --all */

@@ -953,7 +953,7 @@ int main(int argc, char **argv)
     lf.json = list_json;
     if (argc - optind > 1) {
         /* several containers: their streams merged by cycle (cat_merge.c) */
-        cat_merge_opts mo = merge_opts("(several)", out_path, format, all, quiet, verbose, &rg);
+        cat_merge_opts mo = merge_opts(NULL, out_path, format, all, quiet, verbose, &rg);
         int out_fd, rc, lost;
         if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
             return rc;

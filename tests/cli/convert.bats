@@ -369,3 +369,23 @@ cut_in_last_frame() {
         [[ -f one.out ]] || fail "$args rwcut.sim: the entries read were not kept"
     done
 }
+
+@test "merged export of several containers: a damaged frame is reported naming its file, not '(several)'" {
+    xz -dc "$G/lackey_cc1_write.d64.xz" | head -c $((60000 * 32)) >w.d64
+    "$PACK" -q -o s.sim --stream w w.d64
+    "$PACK" -q -o a.sim --frame-size 20000 --stream w w.d64
+    # a byte of the payload of a.sim's second data frame changed
+    read -r seq off bytes < <("$CAT" --list --frames a.sim | awk 'NR == 3 { print $2, $9, $10 }')
+    [[ $seq -eq 1 ]] || fail "layout of a.sim"
+    printf '\377' | dd of=a.sim bs=1 seek=$((off + bytes / 2)) conv=notrunc status=none
+    run "$CAT" -q -F text a.sim -o one.txt
+    [[ $status -eq 1 && $output == "simtrace-cat: a.sim: frame "*" at byte offset $off: payload checksum mismatch" ]] ||
+        fail "alone: $status $output"
+    want=$output
+    for args in "-F text" "-F text -s w" "-F lackey" "--all -F csv"; do
+        run "$CAT" -q -f $args -o two.out s.sim a.sim
+        [[ $status -eq 1 && $output == "$want" ]] || fail "$args s.sim a.sim: $status $output"
+        run "$CAT" -q -f $args -o two.out a.sim s.sim
+        [[ $status -eq 1 && $output == "$want" ]] || fail "$args a.sim s.sim: $status $output"
+    done
+}
