@@ -55,27 +55,34 @@ int cat_merge_sequential_ok(const cat_merge_opts *o)
     return 0;
 }
 
-void cat_merge_note_sequential(const cat_merge_opts *o, const st_reader *r, uint32_t chosen)
+int cat_merge_sequential_refuse(const cat_merge_opts *o, const st_reader *r, int written, uint32_t chosen)
 {
-    if (o->quiet || nsel || o->all || !holds_all(o->format))
-        return;
-    char note[1024];
+    if (nsel || o->all || !holds_all(o->format))
+        return 0;
+    char names[1024];
     size_t m = 0;
-    unsigned left = 0;
+    unsigned mem = 0;
     const char *name = "?";
     for (unsigned i = 0; i < st_reader_stream_count(r); i++) {
         const st_stream_info *s = st_reader_stream(r, i);
         if (s->id == chosen)
             name = s->name;
-        else if (st_entry_is_memory(s->type)) {
-            if (m < sizeof note - 1)
-                m += (size_t)snprintf(note + m, sizeof note - m, "%s%s", left ? ", " : "", s->name);
-            left++;
+        if (st_entry_is_memory(s->type)) {
+            if (m < sizeof names - 1)
+                m += (size_t)snprintf(names + m, sizeof names - m, "%s%s", mem ? ", " : "", s->name);
+            mem++;
         }
     }
-    if (left)
-        cli_msg("%s: note: read sequentially, only stream '%s' was written as %s, not %s (from a regular file "
-                "every memory stream is merged)", o->in_name, name, o->format, note);
+    if (mem < 2)
+        return 0;
+    char late[512] = "";
+    if (written)
+        snprintf(late, sizeof late, "only stream '%s' was written, as the others were declared after its entries: ",
+                 name);
+    cli_msg("%s: %s-F %s takes every memory stream (%s), merged by cycle through the directory of a regular file, "
+            "and standard input is not one: save it to a file and read that, or name the stream with -s NAME",
+            o->in_name, late, o->format, names);
+    return 1;
 }
 
 typedef struct {

@@ -34,10 +34,17 @@ typedef struct {
  */
 int cat_merge_sequential_ok(const cat_merge_opts *o);
 
-/* After a sequential export (a pipe) in lackey, din or xdin without -s:
- * name the memory streams that were not written, since from a file they
- * would have been merged (not with -q). */
-void cat_merge_note_sequential(const cat_merge_opts *o, const st_reader *r, uint32_t chosen);
+/*
+ * A sequential export (a pipe) in lackey, din or xdin without -s or --all
+ * takes, as from a file, every memory stream; merging them needs the
+ * directory, so it is refused rather than one stream written as if it
+ * were all (exit 2).  Returns 1 when r has declared more than one memory
+ * stream so far (message printed, even with -q: what to do instead);
+ * written: stream id `chosen` has been written already, and a later
+ * declaration showed that it was not all (the message says so).  0 when
+ * one stream is the whole default, or the streams were named.
+ */
+int cat_merge_sequential_refuse(const cat_merge_opts *o, const st_reader *r, int written, uint32_t chosen);
 
 /*
  * If the selection is more than one stream (several -s, a list, --all, or

@@ -156,11 +156,10 @@ same_streams() {
     [[ $output == *"give several streams a --cycles range"* ]]
     # standard input redirected from the file has a directory too
     "$CAT" -s read -s write -F din <l.sim | cmp - <("$CAT" -s read,write -F din l.sim)
-    # from a pipe one stream is written, and the note says which were not
+    # from a pipe the default of every memory stream is refused (see below)
     run bash -c "cat l.sim | '$CAT' -F lackey -o p.lk"
-    [ "$status" -eq 0 ]
-    [[ $output == *"(stdin): note: read sequentially, only stream 'write' was written as lackey, not read, fetch"* ]]
-    cmp p.lk <("$CAT" -s write -F lackey l.sim)
+    [ "$status" -eq 2 ]
+    [[ ! -e p.lk ]]
     run bash -c "cat l.sim | '$CAT' -s read,write -F din"
     [ "$status" -eq 2 ]
     [[ $output == *"several streams are merged through the directory of a regular file"* ]]
@@ -388,4 +387,36 @@ cut_in_last_frame() {
         run "$CAT" -q -f $args -o two.out a.sim s.sim
         [[ $status -eq 1 && $output == "$want" ]] || fail "$args a.sim s.sim: $status $output"
     done
+}
+
+@test "-F lackey, din, xdin from a pipe without -s: refused (exit 2, even with -q) saying what to do, never one stream of several with exit 0" {
+    msg() {
+        echo "simtrace-cat: (stdin): $2-F $1 takes every memory stream ($3), merged by cycle through the directory" \
+             "of a regular file, and standard input is not one: save it to a file and read that, or name the stream" \
+             "with -s NAME"
+    }
+    # the README's pipeline
+    for f in lackey din xdin; do
+        run bash -c "'$PACK' -q --from lackey '$G/sample.lackey' | '$CAT' -q -F $f"
+        [[ $status -eq 2 && $output == "$(msg $f "" "write, read, fetch")" ]] || fail "$f: $status $output"
+        run bash -c "'$PACK' -q --from lackey '$G/sample.lackey' | '$CAT' -F $f -o p.out"
+        [[ $status -eq 2 && $output == "$(msg $f "" "write, read, fetch")" && ! -e p.out ]] || fail "$f -o: $status $output"
+    done
+    # what the message says works: a file, or one stream named
+    "$PACK" -q --from lackey "$G/sample.lackey" >l.sim
+    "$CAT" -F lackey l.sim | cmp - <(grep -v '^==' "$G/sample.lackey")
+    "$PACK" -q --from lackey "$G/sample.lackey" | "$CAT" -s read -F lackey | cmp - <("$CAT" -s read -F lackey l.sim)
+    # a container of one memory stream is all of the default: read from a pipe as before
+    head -c 3200 <(xz -dc "$G/lackey_cc1_write.d64.xz") >w.d64
+    "$PACK" -q -o one.sim --stream a w.d64
+    run bash -c "cat one.sim | '$CAT' -F lackey"
+    [[ $status -eq 0 && $output == "$("$CAT" -F lackey one.sim)" ]] || fail "one stream: $status"
+    # a memory stream declared after the entries of the first (an --append):
+    # found at the end; exit 2, and -o leaves no file
+    "$PACK" -q --append one.sim --stream b --allow-cycle-reset w.d64
+    run bash -c "cat one.sim | '$CAT' -q -F lackey -o late.lk"
+    [[ $status -eq 2 && ! -e late.lk ]] || fail "late: $status $output"
+    [[ $output == "$(msg lackey "only stream 'a' was written, as the others were declared after its entries: " "a, b")" ]] ||
+        fail "late: $output"
+    [ "$("$CAT" -F lackey one.sim | wc -l)" -eq 200 ]
 }
