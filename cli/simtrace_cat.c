@@ -967,6 +967,12 @@ int main(int argc, char **argv)
     }
     lf.frames = list_frames;
     lf.json = list_json;
+    /* before the merge of several containers, which would take --stats
+     * for an export and write entries instead */
+    if (stats && (argc - optind > 1 || rg.r.kind != R_NONE || all || cat_selected() > 1 || out_path)) {
+        cli_msg("--stats takes one container, at most one -s NAME, no range, and writes to standard output");
+        return EXIT_USAGE;
+    }
     if (argc - optind > 1) {
         /* several containers: their streams merged by cycle (cat_merge.c) */
         cat_merge_opts mo = merge_opts(NULL, out_path, format, all, quiet, verbose, &rg);
@@ -981,10 +987,6 @@ int main(int argc, char **argv)
         /* entries lost in an input: what could be read is kept, exit 1 */
         int cr = cli_out_commit();
         return cr != EXIT_OK ? cr : rc;
-    }
-    if (stats && (argc - optind > 1 || rg.r.kind != R_NONE || all || cat_selected() > 1 || out_path)) {
-        cli_msg("--stats takes one container, at most one -s NAME, no range, and writes to standard output");
-        return EXIT_USAGE;
     }
     if ((list || verify) && rg.r.kind != R_NONE) {
         cli_msg("--list and --verify take no range");
