@@ -55,31 +55,39 @@ int cat_merge_sequential_ok(const cat_merge_opts *o)
     return 0;
 }
 
-void cat_merge_note_sequential(const cat_merge_opts *o, const st_reader *r, uint32_t chosen)
+int cat_merge_sequential_refuse(const cat_merge_opts *o, const st_reader *r, int written, uint32_t chosen)
 {
-    if (o->quiet || nsel || o->all || !holds_all(o->format))
-        return;
-    char note[1024];
+    if (nsel || o->all || !holds_all(o->format))
+        return 0;
+    char names[1024];
     size_t m = 0;
-    unsigned left = 0;
+    unsigned mem = 0;
     const char *name = "?";
     for (unsigned i = 0; i < st_reader_stream_count(r); i++) {
         const st_stream_info *s = st_reader_stream(r, i);
         if (s->id == chosen)
             name = s->name;
-        else if (st_entry_is_memory(s->type)) {
-            if (m < sizeof note - 1)
-                m += (size_t)snprintf(note + m, sizeof note - m, "%s%s", left ? ", " : "", s->name);
-            left++;
+        if (st_entry_is_memory(s->type)) {
+            if (m < sizeof names - 1)
+                m += (size_t)snprintf(names + m, sizeof names - m, "%s%s", mem ? ", " : "", s->name);
+            mem++;
         }
     }
-    if (left)
-        cli_msg("%s: note: read sequentially, only stream '%s' was written as %s, not %s (from a regular file "
-                "every memory stream is merged)", o->in_name, name, o->format, note);
+    if (mem < 2)
+        return 0;
+    char late[512] = "";
+    if (written)
+        snprintf(late, sizeof late, "only stream '%s' was written, as the others were declared after its entries: ",
+                 name);
+    cli_msg("%s: %s-F %s takes every memory stream (%s), merged by cycle through the directory of a regular file, "
+            "and standard input is not one: save it to a file and read that, or name the stream with -s NAME",
+            o->in_name, late, o->format, names);
+    return 1;
 }
 
 typedef struct {
     st_index *ix;
+    const char *file; /* its container, for messages */
     unsigned si;     /* stream index */
     uint64_t j, nf;  /* next frame, frames */
     st_buf buf;
@@ -94,12 +102,24 @@ typedef struct {
     cursor *cur;
     const cat_merge_opts *o;
     st_diag *d;
+    const char *bad; /* the container of the cursor that failed: the
+                      * diag's frame and offset are in it */
 } mctx;
+
+static st_error cursor_step(mctx *c, cursor *u, const uint8_t **e, uint64_t *index);
 
 static st_error cursor_next(void *arg, unsigned k, const uint8_t **e, uint64_t *index)
 {
     mctx *c = arg;
-    cursor *u = &c->cur[k];
+    st_error err = cursor_step(c, &c->cur[k], e, index);
+    if (err != ST_OK)
+        c->bad = c->cur[k].file;
+    return err;
+}
+
+/* The next entry of cursor u within the range (*e NULL at its end). */
+static st_error cursor_step(mctx *c, cursor *u, const uint8_t **e, uint64_t *index)
+{
     int cycles = c->o->range == CAT_RANGE_CYCLES;
     *e = NULL;
     for (;;) {
@@ -228,9 +248,33 @@ typedef struct {
     unsigned n;
 } cat_input;
 
+/* After a merge of input c read through its frame headers (no directory):
+ * 1 when entries the merge asked for are not in the file, with a message
+ * naming it.  The frames after a damaged frame header were not listed
+ * (cli_note_recovered() has said so, even with -q); the frame cut off at
+ * the end counts when it belongs to a stream merged and the range reaches
+ * it (the test the one-stream export makes, simtrace_cat.c say_cut_loss). */
+static int cut_loss(const cat_input *c, const cat_merge_opts *o)
+{
+    if (st_index_frames_after(c->ix))
+        return 1;
+    const st_frame_ref *f = st_index_cut_frame(c->ix);
+    if (!f || (o->range == CAT_RANGE_CYCLES && o->hi <= f->first_cycle))
+        return 0;
+    for (unsigned i = 0; i < c->n; i++) {
+        const st_stream_info *s = st_index_stream(c->ix, c->pick[i]);
+        if (s->id == f->stream) {
+            cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset "
+                    "%" PRIu64 ": lost", c->name, f->first_entry, f->first_entry + f->count - 1, s->name, f->offset);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The checks, the note on what is left out, and the merge of the streams
- * picked in every input.  Returns an exit status. */
-static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int out_fd)
+ * picked in every input.  Returns an exit status; *lost as for cat_merge. */
+static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int out_fd, int *lost)
 {
     unsigned n = 0;
     for (unsigned c = 0; c < nc; c++)
@@ -245,7 +289,10 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
         return EXIT_USAGE;
     }
     if (n == 0) {
-        cli_msg("%s: no memory stream to write", in[0].name);
+        if (nc == 1)
+            cli_msg("%s: no memory stream to write", in[0].name);
+        else
+            cli_msg("no memory stream to write in any of the %u containers", nc);
         return EXIT_USAGE;
     }
     for (unsigned c = 0; c < nc; c++)
@@ -316,6 +363,7 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
             }
             es[j] = (st_export_stream){name, s->type, s->entry_size, s->header, s->header_len};
             cur[j].ix = ix;
+            cur[j].file = in[c].name;
             cur[j].si = in[c].pick[i];
             cur[j].nf = st_index_stream_frames(ix, in[c].pick[i]);
             cur[j].esz = s->entry_size;
@@ -323,15 +371,24 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
                 cur[j].j = st_index_lower_key(ix, in[c].pick[i], o->lo);
             st_buf_init(&cur[j].buf, 0);
         }
-    mctx c = {cur, o, &d};
+    mctx c = {cur, o, &d, NULL};
     if (e == ST_OK) {
         if (o->verbose)
             cli_msg("merging %u streams of %u container%s by cycle into %s", n, nc, nc == 1 ? "" : "s", o->format);
         e = st_export_merged(o->format, es, n, cursor_next, &c, write_fd, &out_fd);
     }
     int rc = EXIT_OK;
+    /* an input's error names that input (of several, the one whose frame
+     * it is); what no input caused (memory, too many streams for text)
+     * names none of several */
     if (e != ST_OK)
-        rc = cli_report(e, &d, e == ST_E_WRITE ? o->out_name : o->in_name);
+        rc = cli_report(e, &d, e == ST_E_WRITE ? o->out_name : c.bad ? c.bad : nc == 1 ? in[0].name : NULL);
+    for (unsigned k = 0; k < nc && e == ST_OK; k++)
+        if (cut_loss(&in[k], o)) {
+            /* what could be read is written: the caller keeps it */
+            *lost = 1;
+            rc = EXIT_DATA;
+        }
     for (unsigned i = 0; cur && i < n; i++) {
         st_buf_free(&cur[i].buf);
         if (qual)
@@ -343,8 +400,9 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     return rc;
 }
 
-int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd)
+int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd, int *lost)
 {
+    *lost = 0;
     int several = o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',') && st_index_find_stream(ix, sel[0]) < 0);
     if (!several && !(nsel == 0 && holds_all(o->format)))
         return -1;
@@ -361,16 +419,17 @@ int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd)
     if (rc == EXIT_OK && in.n <= 1 && !several)
         rc = -1; /* one stream, or none, after all: the one-stream export */
     else if (rc == EXIT_OK)
-        rc = merge_inputs(&in, 1, o, out_fd);
+        rc = merge_inputs(&in, 1, o, out_fd, lost);
     free(in.pick);
     return rc;
 }
 
-int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd)
+int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd, int *lost)
 {
     cat_input *in = calloc(nc, sizeof *in);
     unsigned *found = calloc(nsel + 1, sizeof *found);
-    int rc = in && found ? EXIT_OK : EXIT_DATA, lost = 0;
+    int rc = in && found ? EXIT_OK : EXIT_DATA;
+    *lost = 0;
     if (rc != EXIT_OK)
         cli_msg("out of memory");
     for (unsigned c = 0; c < nc && rc == EXIT_OK; c++) {
@@ -386,11 +445,11 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
                     in[c].name);
             break;
         }
-        if (st_index_frames_after(in[c].ix)) {
-            /* complete frames past a damaged header are not in the list */
+        /* as for one container (simtrace_cat.c): the note on a file read
+         * through its frame headers; with complete frames past a damaged
+         * header, which are not in the list, even with -q */
+        if (!o->quiet || st_index_frames_after(in[c].ix))
             cli_note_recovered(in[c].ix, in[c].name);
-            lost = 1;
-        }
         in[c].pick = calloc(st_index_stream_count(in[c].ix) + 1, sizeof(unsigned));
         if (!in[c].pick) {
             cli_msg("out of memory");
@@ -404,9 +463,7 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
             rc = EXIT_DATA;
         }
     if (rc == EXIT_OK)
-        rc = merge_inputs(in, nc, o, out_fd);
-    if (rc == EXIT_OK && lost)
-        rc = EXIT_DATA;
+        rc = merge_inputs(in, nc, o, out_fd, lost);
     for (unsigned c = 0; in && c < nc; c++) {
         st_index_free(in[c].ix);
         free(in[c].pick);

@@ -568,6 +568,10 @@ typedef struct {
     /* a callback has printed the message of the error it returned: the
      * reader's position, which main() would add, is not where it lies */
     int said;
+    /* -F lackey|din|xdin without -s: the default, every memory stream,
+     * cannot be merged read sequentially (cat_merge_sequential_refuse) */
+    const cat_merge_opts *mo;
+    int refused;
 } seq_t;
 
 /* On a pipe the companion vblock stream may come later than the entries
@@ -607,6 +611,8 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
         q->lc[s->id] = f->last_cycle;
         return 0;
     }
+    if (q->refused)
+        return 1; /* the sink stops the read at the next frame delivered */
     if (!q->chosen) {
         const st_stream_info *c = NULL;
         if (q->want_name) {
@@ -619,6 +625,12 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
             c = default_stream(q->r);
             if (c && !st_entry_is_memory(c->type))
                 c = NULL;
+        }
+        if (c && !q->want_name && q->mo && cat_merge_sequential_refuse(q->mo, q->r, 0, c->id)) {
+            /* nothing is written yet: the read stops at the sink (a want
+             * callback cannot stop it) */
+            q->refused = 1;
+            return 1;
         }
         if (c) {
             q->chosen = 1;
@@ -675,6 +687,10 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
     size_t a, b;
     st_diag d;
     st_diag_clear(&d);
+    if (q->refused) {
+        q->said = 1; /* cat_merge_sequential_refuse said why */
+        return ST_E_USAGE;
+    }
     /* deliveries lag behind want(): a held stream may have been replaced */
     if (q->chosen ? s->id != q->id : (!q->tentative || s->id != q->tid))
         return ST_OK;
@@ -951,22 +967,26 @@ int main(int argc, char **argv)
     }
     lf.frames = list_frames;
     lf.json = list_json;
-    if (argc - optind > 1) {
-        /* several containers: their streams merged by cycle (cat_merge.c) */
-        cat_merge_opts mo = merge_opts("(several)", out_path, format, all, quiet, verbose, &rg);
-        int out_fd, rc;
-        if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
-            return rc;
-        rc = cat_merge_files(argv + optind, (unsigned)(argc - optind), &mo, out_fd);
-        if (rc != EXIT_OK) {
-            cli_out_abort();
-            return rc;
-        }
-        return cli_out_commit();
-    }
+    /* before the merge of several containers, which would take --stats
+     * for an export and write entries instead */
     if (stats && (argc - optind > 1 || rg.r.kind != R_NONE || all || cat_selected() > 1 || out_path)) {
         cli_msg("--stats takes one container, at most one -s NAME, no range, and writes to standard output");
         return EXIT_USAGE;
+    }
+    if (argc - optind > 1) {
+        /* several containers: their streams merged by cycle (cat_merge.c) */
+        cat_merge_opts mo = merge_opts(NULL, out_path, format, all, quiet, verbose, &rg);
+        int out_fd, rc, lost;
+        if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
+            return rc;
+        rc = cat_merge_files(argv + optind, (unsigned)(argc - optind), &mo, out_fd, &lost);
+        if (rc != EXIT_OK && !lost) {
+            cli_out_abort();
+            return rc;
+        }
+        /* entries lost in an input: what could be read is kept, exit 1 */
+        int cr = cli_out_commit();
+        return cr != EXIT_OK ? cr : rc;
     }
     if ((list || verify) && rg.r.kind != R_NONE) {
         cli_msg("--list and --verify take no range");
@@ -1034,14 +1054,17 @@ int main(int argc, char **argv)
         st_index_free(ix);
         return rc;
     }
-    if (want_out && ix && (rc = cat_merge(ix, &mo, out_fd)) >= 0) {
+    int merge_lost;
+    if (want_out && ix && (rc = cat_merge(ix, &mo, out_fd, &merge_lost)) >= 0) {
         /* several streams, merged (cat_merge.c) */
         st_index_free(ix);
-        if (rc != EXIT_OK) {
+        if (rc != EXIT_OK && !merge_lost) {
             cli_out_abort();
             return rc;
         }
-        return cli_out_commit();
+        /* entries lost at a cut: what could be read is kept, exit 1 */
+        int cr = cli_out_commit();
+        return cr != EXIT_OK ? cr : rc;
     }
     out_t o = {out_fd, NULL, 0};
     st_values vals; /* wide values of the chosen stream, through the index */
@@ -1130,6 +1153,8 @@ sequential:;
     q.quiet = quiet;
     q.file = in_name;
     q.format = raw ? NULL : format;
+    /* (a salvage writes one stream, whatever the format) */
+    q.mo = want_out && !salvage ? &mo : NULL;
     st_buf_init(&q.hold, SEQ_HOLD_MAX);
     q.stored = list ? calloc(3 * 65536, sizeof *q.stored) : NULL;
     q.fc = q.stored ? q.stored + 65536 : NULL;
@@ -1259,8 +1284,11 @@ sequential:;
         if (q.lost_frames || q.lost_unknown)
             status = EXIT_DATA;
     }
-    if (want_out && e == ST_OK && q.chosen && !salvage)
-        cat_merge_note_sequential(&mo, r, q.id);
+    if (q.refused && status == EXIT_OK)
+        status = EXIT_USAGE; /* (the frame that was to stop the read was damaged, or the last) */
+    if (want_out && e == ST_OK && status == EXIT_OK && q.chosen && !stream && !salvage &&
+        cat_merge_sequential_refuse(&mo, r, 1, q.id))
+        status = EXIT_USAGE; /* a memory stream declared after the entries written */
     if (verify && e == ST_OK && verbose)
         cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
                 st_reader_offset(r));

@@ -156,11 +156,10 @@ same_streams() {
     [[ $output == *"give several streams a --cycles range"* ]]
     # standard input redirected from the file has a directory too
     "$CAT" -s read -s write -F din <l.sim | cmp - <("$CAT" -s read,write -F din l.sim)
-    # from a pipe one stream is written, and the note says which were not
+    # from a pipe the default of every memory stream is refused (see below)
     run bash -c "cat l.sim | '$CAT' -F lackey -o p.lk"
-    [ "$status" -eq 0 ]
-    [[ $output == *"(stdin): note: read sequentially, only stream 'write' was written as lackey, not read, fetch"* ]]
-    cmp p.lk <("$CAT" -s write -F lackey l.sim)
+    [ "$status" -eq 2 ]
+    [[ ! -e p.lk ]]
     run bash -c "cat l.sim | '$CAT' -s read,write -F din"
     [ "$status" -eq 2 ]
     [[ $output == *"several streams are merged through the directory of a regular file"* ]]
@@ -330,4 +329,112 @@ same_streams() {
     run bash -c "cat a.sim | '$CAT' -F din - b.sim"
     [ "$status" -eq 1 ]
     [[ $output == *"several containers are merged through their directories"* ]]
+}
+
+# cut_in_last_frame IN OUT: OUT is IN cut in the middle of its last data
+# frame (no directory, no footer); prints that frame's first entry, count,
+# first cycle and offset.
+cut_in_last_frame() {
+    local row
+    row=$("$CAT" --list --frames "$1" | awk 'NR > 1 { r = $3 " " $4 " " $5 " " $9 " " $10 } END { print r }')
+    read -r first count cyc off bytes <<<"$row"
+    head -c $((off + bytes / 2)) "$1" >"$2"
+    echo "$first $count $cyc $off"
+}
+
+@test "merged export: entries lost at a cut in any input are reported naming the file, exit 1, what was read kept (-q too)" {
+    xz -dc "$G/lackey_cc1_write.d64.xz" | head -c $((100000 * 32)) >w.d64
+    xz -dc "$G/lackey_cc1_read.d64.xz" | head -c $((100000 * 32)) >r.d64
+    head -c $((20000 * 32)) w.d64 >s.d64
+    "$PACK" -q -o s.sim --stream w s.d64
+    "$PACK" -q -o a.sim --frame-size 20000 --stream w w.d64
+    read -r first count cyc off < <(cut_in_last_frame a.sim acut.sim)
+    [[ $first -eq 80000 && $count -eq 20000 ]] || fail "layout of a.sim: $first $count"
+    want="simtrace-cat: acut.sim: entries 80000..99999 of stream 'w' were in the frame cut off at byte offset $off: lost"
+    # alone, as before
+    run "$CAT" -q -F text -s w acut.sim -o one.txt
+    [[ $status -eq 1 && $output == "$want" ]] || fail "alone: $status $output"
+    # with another container: the same loss, the same status, the output kept
+    for args in "-F text -s w" "-F text" "-F lackey" "-F din" "-F xdin" "--all -F csv" "-s w -F csv"; do
+        run "$CAT" -q -f $args -o two.out s.sim acut.sim
+        [[ $status -eq 1 && $output == "$want" ]] || fail "$args s.sim acut.sim: $status $output"
+        [[ -f two.out ]] || fail "$args: the entries read were not kept"
+    done
+    [ "$(wc -l <two.out)" -eq $((1 + 20000 + 80000)) ]   # csv header, s.sim, acut.sim's complete frames
+    # without -q, the note on the file read through its frame headers comes first
+    run "$CAT" -f -F text s.sim acut.sim -o t.txt
+    [[ $status -eq 1 && ${lines[0]} == "simtrace-cat: acut.sim: no valid directory and footer"* && ${lines[1]} == "$want" ]] ||
+        fail "notes: $status $output"
+    # the order of the inputs does not matter
+    run "$CAT" -q -f -F text acut.sim s.sim -o t.txt
+    [[ $status -eq 1 && $output == "$want" ]] || fail "acut.sim first: $status $output"
+    # a --cycles range that ends before the frame cut off loses nothing
+    run "$CAT" -q -f -F text --cycles 0:$cyc s.sim acut.sim -o t.txt
+    [[ $status -eq 0 && -z $output ]] || fail "--cycles 0:$cyc: $status $output"
+    run "$CAT" -q -f -F text --cycles 0:$((cyc + 1)) s.sim acut.sim -o t.txt
+    [[ $status -eq 1 && $output == "$want" ]] || fail "--cycles 0:$((cyc + 1)): $status $output"
+    # a stream that is not merged loses nothing
+    "$PACK" -q -o rw.sim --frame-size 20000 --stream read r.d64 --stream write w.d64
+    read -r first count cyc off < <(cut_in_last_frame rw.sim rwcut.sim)
+    run "$CAT" -q -f -F text -s read s.sim rwcut.sim -o t.txt
+    [[ $status -eq 0 && -z $output ]] || fail "-s read: $status $output"
+    # one container, several streams merged: the same
+    want="simtrace-cat: rwcut.sim: entries 80000..99999 of stream 'write' were in the frame cut off at byte offset $off: lost"
+    for args in "-F lackey" "--all -F csv" "-s read,write -F text" "-s read -s write -F din"; do
+        run "$CAT" -q -f $args -o one.out rwcut.sim
+        [[ $status -eq 1 && $output == "$want" ]] || fail "$args rwcut.sim: $status $output"
+        [[ -f one.out ]] || fail "$args rwcut.sim: the entries read were not kept"
+    done
+}
+
+@test "merged export of several containers: a damaged frame is reported naming its file, not '(several)'" {
+    xz -dc "$G/lackey_cc1_write.d64.xz" | head -c $((60000 * 32)) >w.d64
+    "$PACK" -q -o s.sim --stream w w.d64
+    "$PACK" -q -o a.sim --frame-size 20000 --stream w w.d64
+    # a byte of the payload of a.sim's second data frame changed
+    read -r seq off bytes < <("$CAT" --list --frames a.sim | awk 'NR == 3 { print $2, $9, $10 }')
+    [[ $seq -eq 1 ]] || fail "layout of a.sim"
+    printf '\377' | dd of=a.sim bs=1 seek=$((off + bytes / 2)) conv=notrunc status=none
+    run "$CAT" -q -F text a.sim -o one.txt
+    [[ $status -eq 1 && $output == "simtrace-cat: a.sim: frame "*" at byte offset $off: payload checksum mismatch" ]] ||
+        fail "alone: $status $output"
+    want=$output
+    for args in "-F text" "-F text -s w" "-F lackey" "--all -F csv"; do
+        run "$CAT" -q -f $args -o two.out s.sim a.sim
+        [[ $status -eq 1 && $output == "$want" ]] || fail "$args s.sim a.sim: $status $output"
+        run "$CAT" -q -f $args -o two.out a.sim s.sim
+        [[ $status -eq 1 && $output == "$want" ]] || fail "$args a.sim s.sim: $status $output"
+    done
+}
+
+@test "-F lackey, din, xdin from a pipe without -s: refused (exit 2, even with -q) saying what to do, never one stream of several with exit 0" {
+    msg() {
+        echo "simtrace-cat: (stdin): $2-F $1 takes every memory stream ($3), merged by cycle through the directory" \
+             "of a regular file, and standard input is not one: save it to a file and read that, or name the stream" \
+             "with -s NAME"
+    }
+    # the README's pipeline
+    for f in lackey din xdin; do
+        run bash -c "'$PACK' -q --from lackey '$G/sample.lackey' | '$CAT' -q -F $f"
+        [[ $status -eq 2 && $output == "$(msg $f "" "write, read, fetch")" ]] || fail "$f: $status $output"
+        run bash -c "'$PACK' -q --from lackey '$G/sample.lackey' | '$CAT' -F $f -o p.out"
+        [[ $status -eq 2 && $output == "$(msg $f "" "write, read, fetch")" && ! -e p.out ]] || fail "$f -o: $status $output"
+    done
+    # what the message says works: a file, or one stream named
+    "$PACK" -q --from lackey "$G/sample.lackey" >l.sim
+    "$CAT" -F lackey l.sim | cmp - <(grep -v '^==' "$G/sample.lackey")
+    "$PACK" -q --from lackey "$G/sample.lackey" | "$CAT" -s read -F lackey | cmp - <("$CAT" -s read -F lackey l.sim)
+    # a container of one memory stream is all of the default: read from a pipe as before
+    head -c 3200 <(xz -dc "$G/lackey_cc1_write.d64.xz") >w.d64
+    "$PACK" -q -o one.sim --stream a w.d64
+    run bash -c "cat one.sim | '$CAT' -F lackey"
+    [[ $status -eq 0 && $output == "$("$CAT" -F lackey one.sim)" ]] || fail "one stream: $status"
+    # a memory stream declared after the entries of the first (an --append):
+    # found at the end; exit 2, and -o leaves no file
+    "$PACK" -q --append one.sim --stream b --allow-cycle-reset w.d64
+    run bash -c "cat one.sim | '$CAT' -q -F lackey -o late.lk"
+    [[ $status -eq 2 && ! -e late.lk ]] || fail "late: $status $output"
+    [[ $output == "$(msg lackey "only stream 'a' was written, as the others were declared after its entries: " "a, b")" ]] ||
+        fail "late: $output"
+    [ "$("$CAT" -F lackey one.sim | wc -l)" -eq 200 ]
 }

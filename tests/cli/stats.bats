@@ -131,6 +131,12 @@ PARTS='(lambda b: (sum(b["ids"].values()) + sum(b["misses"].values()) + b["all_e
     [[ $status -eq 2 && ! -e x ]]
     run "$SIMTRACE_CAT" --stats --list "$ROOT/testdata/good/two_streams.sim"
     [[ $status -eq 2 ]]
+    # several containers: refused, not taken for a merged export of entries
+    for f in "" "-F text" "-F lackey"; do
+        run "$SIMTRACE_CAT" --stats $f "$ROOT/testdata/good/two_streams.sim" "$ROOT/testdata/good/two_streams.sim"
+        [[ $status -eq 2 && $output == "simtrace-cat: --stats takes one container, at most one -s NAME, no range, and writes to standard output" ]] ||
+            fail "--stats $f FILE FILE: $status $output"
+    done
     run "$SIMTRACE_CAT" --stats -s nope "$ROOT/testdata/good/two_streams.sim"
     [[ $status -eq 1 && $output == *"no stream named 'nope'"* ]]
     run "$SIMTRACE_CAT" --stats "$ROOT/testdata/bad/payload-crc.sim"
