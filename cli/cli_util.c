@@ -22,6 +22,38 @@ static int prog_fd = -1;
 static double prog_t0;
 static uint64_t prog_pos0;
 
+/* which of 0..2 were closed at start: bit n for descriptor n */
+static unsigned std_closed;
+
+int cli_std_fds(const char *prog)
+{
+    cli_prog = prog;
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        /* the opposite direction: using it fails with EBADF, as using the
+         * closed descriptor would have, instead of reading nothing or
+         * writing into nothing with success */
+        int n = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_NOCTTY);
+        if (n != fd) {
+            /* the lowest free number is fd, so this is an open failure:
+             * going on could put an output file at fd */
+            int saved = errno;
+            if (n >= 0)
+                close(n);
+            /* (a write to a closed stderr fails harmlessly: nothing else
+             * holds descriptor 2 yet) */
+            fprintf(stderr, "%s: /dev/null: cannot open in place of closed descriptor %d: %s\n", prog, fd,
+                        strerror(saved));
+            return EXIT_DATA;
+        }
+        std_closed |= 1u << fd;
+    }
+    return EXIT_OK;
+}
+
+int cli_std_closed(int fd) { return fd >= 0 && fd <= 2 && (std_closed >> fd) & 1u; }
+
 void cli_msg(const char *fmt, ...)
 {
     va_list ap;
@@ -339,6 +371,11 @@ int cli_in_open(const char *path, int *fd, const char **name)
     if (!path || strcmp(path, "-") == 0) {
         *fd = 0;
         *name = "(stdin)";
+        if (cli_std_closed(0)) {
+            /* closed at start: the read would fail; say so before any work */
+            errno = EBADF;
+            return cli_report(ST_E_READ, NULL, *name);
+        }
         return EXIT_OK;
     }
     *name = path;
@@ -362,6 +399,11 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
      * into a quiet end by SIGPIPE once the output is cleaned up */
     signal(SIGPIPE, SIG_IGN);
     if (!path || strcmp(path, "-") == 0) {
+        if (cli_std_closed(1)) {
+            /* closed at start: every write would fail; say so before any work */
+            errno = EBADF;
+            return cli_report(ST_E_WRITE, NULL, "(stdout)");
+        }
         if (binary && !force && isatty(1)) {
             cli_msg("refusing to write binary data to a terminal (use -o FILE, a pipe, or -f)");
             return EXIT_USAGE;

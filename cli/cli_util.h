@@ -23,6 +23,21 @@
 
 extern const char *cli_prog;
 
+/*
+ * The first call of every main(): a descriptor among 0, 1 and 2 that was
+ * closed when the program started is opened on /dev/null, as xz does, so
+ * that no file opened later (the temporary output of -o) takes its number
+ * and receives messages or is read as input.  Standard input is opened for
+ * writing and the others for reading, so a read of a closed stdin or a
+ * write to a closed stdout still fails (EBADF) wherever it happens; a closed
+ * stderr just silences messages.  cli_in_open() and cli_out_open() refuse a
+ * closed stdin or stdout at once (cli_std_closed).  Sets cli_prog to prog.
+ * Returns EXIT_OK, or EXIT_DATA when /dev/null cannot be put in place.
+ */
+int cli_std_fds(const char *prog);
+/* 1 when descriptor fd (0..2) was closed at start (cli_std_fds). */
+int cli_std_closed(int fd);
+
 /* "prog: message" on stderr. */
 void cli_msg(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -856,7 +856,7 @@ static int list_index(st_index *ix)
     free(stored);
     free(fc);
     free(lc);
-    return fflush(stdout) == 0 ? EXIT_OK : EXIT_DATA;
+    return fflush(stdout) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
 }
 
 /* What the merge of several streams (cat_merge.c) needs of the options. */
@@ -872,7 +872,8 @@ static cat_merge_opts merge_opts(const char *in_name, const char *out_path, cons
 
 int main(int argc, char **argv)
 {
-    cli_prog = "simtrace-cat";
+    if (cli_std_fds("simtrace-cat") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
+        return EXIT_DATA;
     const char *out_path = NULL, *stream = NULL, *format = "raw";
     int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, all = 0, c;
     int list_frames = 0, list_json = 0, stats = 0; /* stats: 1 text, 2 json */

@@ -661,7 +661,8 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
 
 int main(int argc, char **argv)
 {
-    cli_prog = "simtrace-pack";
+    if (cli_std_fds("simtrace-pack") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
+        return EXIT_DATA;
     static packer pk;
     const char *out_path = NULL, *append = NULL, *repair = NULL;
     /* a stream's cycles may not decrease unless --allow-cycle-reset */

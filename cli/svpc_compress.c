@@ -101,7 +101,8 @@ static void prog_cb(void *arg)
 
 int main(int argc, char **argv)
 {
-    cli_prog = "svpc-compress";
+    if (cli_std_fds("svpc-compress") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
+        return EXIT_DATA;
     int dec = wants_decompress(argc, argv);
     if (dec < 0)
         return cli_report(ST_E_NOMEM, NULL, NULL);

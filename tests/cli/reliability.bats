@@ -338,3 +338,57 @@ PY
     expect_status 0
     [[ ! -s out && -z $output ]] || fail "between entries: $output"
 }
+
+@test "descriptors 0-2 closed at start: no file takes their place; a closed stdin or stdout is an error (exit 1), a closed stderr is silence" {
+    local DECOMPRESS="$SVPC_BIN/svpc-decompress"
+    real_d64 1000 r
+    "$COMPRESS" -T1 -o in.sim r
+    # stderr closed: the -v summary went into the output file (fd 2)
+    run bash -c "'$DECOMPRESS' -v -o v.d64 <in.sim 2>&-"
+    expect_status 0
+    [[ -z $output ]] || fail "stderr closed, yet: $output"
+    same v.d64 r
+    # ... and the warning about text into the container
+    local i
+    for ((i = 0; i < 100; i++)); do printf 'I  04000000,3 line %012d\n' $i; done >small.txt
+    run bash -c "'$COMPRESS' -T1 -o lk.sim <small.txt 2>&-"
+    expect_status 0
+    "$DECOMPRESS" -c lk.sim >lk.back
+    same lk.back small.txt
+    # stdin closed: the temporary output got fd 0 and was read as the input
+    run bash -c "'$COMPRESS' -T1 -o cl.sim <&-"
+    expect_status 1
+    [[ $output == "svpc-compress: (stdin): read error: Bad file descriptor" ]] || fail "$output"
+    [[ -z $(leftovers . cl.sim) ]] || fail "left: $(leftovers . cl.sim)"
+    run bash -c "'$DECOMPRESS' -o cl.d64 <&-"
+    expect_status 1
+    [[ $output == "svpc-decompress: (stdin): read error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$PACK' -T1 -o cl.sim <&-"
+    expect_status 1
+    [[ $output == "simtrace-pack: (stdin): read error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$CAT' <&-"
+    expect_status 1
+    [[ $output == "simtrace-cat: (stdin): read error: Bad file descriptor" ]] || fail "$output"
+    [[ -z $(leftovers . cl.) ]] || fail "left: $(leftovers . cl.)"
+    # stdout closed: a write error naming (stdout), not a silent success
+    run bash -c "'$DECOMPRESS' -c in.sim >&-"
+    expect_status 1
+    [[ $output == "svpc-decompress: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$COMPRESS' -T1 -c r >&-"
+    expect_status 1
+    [[ $output == "svpc-compress: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$CAT' in.sim >&-"
+    expect_status 1
+    [[ $output == "simtrace-cat: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$CAT' --list in.sim >&-"
+    expect_status 1
+    [[ $output == "simtrace-cat: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$PACK' -T1 r >&-"
+    expect_status 1
+    [[ $output == "simtrace-pack: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    # a closed descriptor that is not used does not matter
+    run bash -c "'$COMPRESS' -T1 -o ok.sim r <&- >&-"
+    expect_status 0
+    "$DECOMPRESS" -c ok.sim >ok.back
+    same ok.back r
+}
