@@ -197,8 +197,13 @@ int main(int argc, char **argv)
     st_decomp *dz = NULL;
     const char *zkind = NULL;
     int rfd = in_fd;
-    if (e == ST_OK && !no_unpack)
+    if (e == ST_OK && !no_unpack) {
         e = st_decomp_open(in_fd, 0, &rfd, &dz, &zkind);
+        /* it reads the input's first bytes to recognise the kind: a read
+         * error there is the input's (a directory on stdin), not the output's */
+        if (e == ST_E_READ)
+            err_file = in_name;
+    }
     if (e == ST_OK) {
         cli_stop_arm();
         cli_stop_input(rfd);

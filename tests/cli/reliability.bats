@@ -392,3 +392,20 @@ PY
     "$DECOMPRESS" -c ok.sim >ok.back
     same ok.back r
 }
+
+@test "a read error of the input is reported under the input's name, not the output's" {
+    mkdir adir
+    # standard input a directory: the first read (looking for xz, gzip or
+    # zstd magic) fails
+    run bash -c "'$COMPRESS' -T1 <adir >x.sim"
+    expect_status 1
+    [[ $output == "svpc-compress: (stdin): read error: Is a directory" ]] || fail "$output"
+    run "$COMPRESS" -T1 -o dd.sim <adir
+    expect_status 1
+    [[ $output == "svpc-compress: (stdin): read error: Is a directory" ]] || fail "$output"
+    [[ -z $(leftovers . dd.sim) ]] || fail "left: $(leftovers . dd.sim)"
+    run "$COMPRESS" -T1 --no-unpack -o dd.sim <adir
+    expect_status 1
+    expect_output_has "svpc-compress: (stdin): "
+    expect_output_has "read error: Is a directory"
+}
