@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* renameat2 and RENAME_NOREPLACE (glibc 2.28) where there are */
 #include "cli_util.h"
 
 #include "../common/st_io.h"
@@ -282,6 +282,7 @@ static char out_tmp[4096];
 static char out_final[4096];
 static volatile sig_atomic_t out_tmp_live;
 static int out_tmp_fd = -1;
+static int out_force; /* -f: the commit may replace a file of the final name */
 
 static void on_signal(int sig)
 {
@@ -423,6 +424,11 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
         return EXIT_USAGE;
     }
     struct stat so, si;
+    if (!force && stat(path, &so) != 0 && lstat(path, &so) == 0) {
+        /* a dangling symbolic link: writing would replace the link */
+        cli_msg("%s: file exists; use -f to overwrite", path);
+        return EXIT_DATA;
+    }
     if (stat(path, &so) == 0) {
         if (in_fd >= 0 && fstat(in_fd, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
             cli_msg("%s: output is the input file; refusing to overwrite it", path);
@@ -442,6 +448,7 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
             return EXIT_OK;
         }
     }
+    out_force = force;
     snprintf(out_final, sizeof out_final, "%s", path);
     snprintf(out_tmp, sizeof out_tmp, "%s.tmpXXXXXX", path);
     struct sigaction sa;
@@ -468,6 +475,39 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
     return EXIT_OK;
 }
 
+/* Move the finished temporary file to the final name unless that name
+ * exists: without -f, cli_out_open refused an existing file, but a file
+ * created there while the program ran (by another command) must not be
+ * replaced either, so the check has to be part of the move.  0, or -1 with
+ * errno (EEXIST: the name is taken). */
+static int rename_noreplace(const char *from, const char *to)
+{
+#if defined(__linux__) && defined(RENAME_NOREPLACE)
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    /* EINVAL: a file system without the flag; ENOSYS: a kernel without
+     * renameat2 (before 3.15) */
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+#endif
+    /* link() never replaces a name either (EEXIST); the temporary name is
+     * then dropped, and a signal in between leaves only the final file */
+    if (link(from, to) == 0) {
+        unlink(from);
+        return 0;
+    }
+    if (errno != EPERM && errno != ENOSYS && errno != EOPNOTSUPP)
+        return -1; /* EEXIST among them */
+    /* a file system without hard links: the check of cli_out_open, again
+     * as late as it can be; a file created in between is still replaced */
+    struct stat st;
+    if (lstat(to, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(from, to);
+}
+
 int cli_out_commit(void)
 {
     if (!out_tmp_live)
@@ -480,8 +520,11 @@ int cli_out_commit(void)
         return EXIT_DATA;
     }
     out_tmp_fd = -1;
-    if (rename(out_tmp, out_final) != 0) {
-        cli_msg("%s: cannot rename output into place: %s", out_final, strerror(errno));
+    if ((out_force ? rename(out_tmp, out_final) : rename_noreplace(out_tmp, out_final)) != 0) {
+        if (errno == EEXIST)
+            cli_msg("%s: file exists; use -f to overwrite", out_final);
+        else
+            cli_msg("%s: cannot rename output into place: %s", out_final, strerror(errno));
         cli_out_abort();
         return EXIT_DATA;
     }

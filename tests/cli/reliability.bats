@@ -409,3 +409,52 @@ PY
     expect_output_has "svpc-compress: (stdin): "
     expect_output_has "read error: Is a directory"
 }
+
+# race_out OPTS...: svpc-compress OPTS -o race.sim reading a FIFO; while it
+# waits for its input, another command creates race.sim; then the input
+# comes.  Sets status and output (stderr).
+race_out() {
+    rm -f race.sim fifo
+    mkfifo fifo
+    "$COMPRESS" -T1 "$@" -o race.sim fifo 2>err &
+    local pid=$! n st=0 wfd
+    exec {wfd}>fifo # (bats keeps 3 for itself)
+    for ((n = 0; n < 100; n++)); do
+        [[ -n $(leftovers . race.sim.tmp) ]] && break
+        sleep 0.1
+    done
+    [[ -n $(leftovers . race.sim.tmp) ]] || fail "no temporary file"
+    echo other >race.sim
+    cat r >&"$wfd"
+    exec {wfd}>&-
+    wait $pid || st=$?
+    status=$st
+    output=$(cat err)
+}
+
+@test "-o without -f never replaces a file created while the program ran, nor a dangling symbolic link" {
+    real_d64 2000 r
+    race_out
+    expect_status 1
+    [[ $output == "svpc-compress: race.sim: file exists; use -f to overwrite" ]] || fail "$output"
+    [[ $(cat race.sim) == other ]] || fail "race.sim was replaced"
+    [[ -z $(leftovers . race.sim.tmp) ]] || fail "left: $(leftovers . race.sim.tmp)"
+    # with -f it is replaced
+    race_out -f
+    expect_status 0
+    "$SVPC_BIN/svpc-decompress" -c race.sim >back
+    same back r
+    # a dangling symbolic link is a name taken, refused before the work
+    ln -s nowhere dl.sim
+    run "$COMPRESS" -T1 -o dl.sim r
+    expect_status 1
+    [[ $output == "svpc-compress: dl.sim: file exists; use -f to overwrite" ]] || fail "$output"
+    [[ -L dl.sim && ! -e nowhere ]] || fail "the link was changed"
+    run "$PACK" -T1 -o dl.sim r
+    expect_status 1
+    [[ $output == "simtrace-pack: dl.sim: file exists; use -f to overwrite" ]] || fail "$output"
+    [[ -z $(leftovers . dl.sim.tmp) ]] || fail "left: $(leftovers . dl.sim.tmp)"
+    run "$COMPRESS" -T1 -f -o dl.sim r
+    expect_status 0
+    [[ ! -L dl.sim ]] || fail "-f: still a link"
+}
