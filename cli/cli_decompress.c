@@ -86,7 +86,11 @@ int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd
     opterr = 0; /* our messages start with the program name, not argv[0] */
     while ((c = getopt_long(argc, argv, "o:ctT:M:fkvqhVd", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': out_path = optarg; break;
+        case 'o':
+            if (!cli_opt_output(optarg))
+                return EXIT_USAGE;
+            out_path = optarg;
+            break;
         case 'c': out_path = NULL; break;
         case 't': ro.verify_only = 1; break;
         case 'I': ro.ignore_check = 1; break;

@@ -212,6 +212,15 @@ int cli_opt_encoder(const char *arg, svpc_encoder *out)
     return 1;
 }
 
+int cli_opt_output(const char *arg)
+{
+    if (!*arg) {
+        cli_msg("-o: empty file name");
+        return 0;
+    }
+    return 1;
+}
+
 int cli_opt_stream_name(const char *arg)
 {
     if (!*arg || strlen(arg) > 255) {
@@ -419,6 +428,10 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
         *fd = 1;
         return EXIT_OK;
     }
+    /* programs that do not check -o when they read it (cli_opt_output):
+     * still before any work */
+    if (!cli_opt_output(path))
+        return EXIT_USAGE;
     if (strlen(path) + 16 > sizeof out_tmp) {
         cli_msg("%s: output path too long", path);
         return EXIT_USAGE;

@@ -76,6 +76,9 @@ int cli_opt_frame_size(const char *arg, uint32_t *out);
 int cli_opt_memlimit(const char *arg, uint64_t *out);
 int cli_opt_stage(const char *arg, svpc_stage *out);
 int cli_opt_encoder(const char *arg, svpc_encoder *out);
+/* An -o file name: not empty (an empty name was found out only when the
+ * finished output could not be renamed into place). */
+int cli_opt_output(const char *arg);
 /* A stream name: 1..255 bytes. */
 int cli_opt_stream_name(const char *arg);
 

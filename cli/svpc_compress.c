@@ -118,7 +118,11 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': out_path = optarg; break;
+        case 'o':
+            if (!cli_opt_output(optarg))
+                return EXIT_USAGE;
+            out_path = optarg;
+            break;
         case 'c': out_path = NULL; break;
         case 't':
             if (!st_entry_is_memory(type = st_entry_parse(optarg))) {

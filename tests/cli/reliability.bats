@@ -458,3 +458,20 @@ race_out() {
     expect_status 0
     [[ ! -L dl.sim ]] || fail "-f: still a link"
 }
+
+@test "-o '' is bad usage at once (exit 2) for every program with -o, and leaves nothing" {
+    real_d64 1000 r
+    "$COMPRESS" -T1 -o in.sim r
+    local p
+    for p in "svpc-compress r" "svpc-compress -d in.sim" "svpc-decompress in.sim" "simtrace-pack r" \
+        "simtrace-cat in.sim" "simtrace-cat in.sim in.sim"; do
+        read -r -a a <<<"$p"
+        run "$SVPC_BIN/${a[0]}" -T1 -o '' "${a[@]:1}"
+        expect_status 2
+        [[ $output == "${a[0]}: -o: empty file name" ]] || fail "$p: $output"
+    done
+    run "$ROOT/scripts/bochs-trace" -o ''
+    expect_status 2
+    expect_output_has "bochs-trace: -o: empty file name"
+    [[ -z $(leftovers . .tmp) ]] || fail "left: $(leftovers . .tmp)"
+}
