@@ -105,8 +105,8 @@ int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd
         case 'f': force = 1; break;
         case 'k': case 'q': case 'd': break;
         case 'v': verbose = 1; break;
-        case 'h': usage(stdout, cmd); return EXIT_OK;
-        case 'V': printf("%s (svpc) %s\n", prog, SVPC_VERSION); return EXIT_OK;
+        case 'h': usage(stdout, cmd); return cli_stdout_done();
+        case 'V': printf("%s (svpc) %s\n", prog, SVPC_VERSION); return cli_stdout_done();
         default:
             cli_bad_option(argv, optopt);
             fprintf(stderr, "Try '%s --help' for more information.\n", cmd);

@@ -272,6 +272,22 @@ int cli_progress_due(double *last)
     return 1;
 }
 
+int cli_stdout_done(void)
+{
+    /* an error of an earlier write (its errno is gone), of the flush of
+     * what is buffered (all of it, into a file or pipe), or of the close */
+    errno = 0;
+    int bad = ferror(stdout), saved = 0;
+    if (fflush(stdout) != 0)
+        bad = 1, saved = errno;
+    if (fclose(stdout) != 0 && !saved)
+        bad = 1, saved = errno;
+    if (!bad)
+        return EXIT_OK;
+    errno = saved;
+    return cli_report(ST_E_WRITE, NULL, "(stdout)");
+}
+
 unsigned cli_ncpu(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

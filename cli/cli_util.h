@@ -101,6 +101,11 @@ int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd
  * -q, -h, -V and the exit statuses. */
 extern const char cli_usage_tail[];
 
+/* After --help or --version: flush and close standard output and say so
+ * when that fails (a full disk, a closed stdout), as GNU programs do: a
+ * help that was not written is not a success.  Returns the exit status. */
+int cli_stdout_done(void);
+
 /* Number of online CPUs (>= 1). */
 unsigned cli_ncpu(void);
 

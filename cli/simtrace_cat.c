@@ -930,8 +930,8 @@ int main(int argc, char **argv)
         case 'k': break;
         case 'v': verbose = 1; break;
         case 'q': quiet = cat_quiet = 1; break;
-        case 'h': usage(stdout); return EXIT_OK;
-        case 'V': printf("simtrace-cat (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
+        case 'h': usage(stdout); return cli_stdout_done();
+        case 'V': printf("simtrace-cat (svpc) %s\n", SVPC_VERSION); return cli_stdout_done();
         default:
             cli_bad_option(argv, optopt);
             fprintf(stderr, "Try 'simtrace-cat --help' for more information.\n");

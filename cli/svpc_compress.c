@@ -161,8 +161,8 @@ int main(int argc, char **argv)
         case 'k': break;
         case 'v': verbose = 1; break;
         case 'q': quiet = 1; break;
-        case 'h': usage(stdout); return EXIT_OK;
-        case 'V': printf("svpc-compress (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
+        case 'h': usage(stdout); return cli_stdout_done();
+        case 'V': printf("svpc-compress (svpc) %s\n", SVPC_VERSION); return cli_stdout_done();
         default:
             if (c >= '1' && c <= '9') {
                 p.level = c - '0';

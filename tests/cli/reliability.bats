@@ -475,3 +475,23 @@ race_out() {
     expect_output_has "bochs-trace: -o: empty file name"
     [[ -z $(leftovers . .tmp) ]] || fail "left: $(leftovers . .tmp)"
 }
+
+@test "--help and --version that cannot be written: exit 1 with a write error naming (stdout)" {
+    local p o
+    for p in svpc-compress svpc-decompress simtrace-pack simtrace-cat; do
+        for o in --help -h --version -V; do
+            run bash -c "'$SVPC_BIN/$p' $o >/dev/full"
+            expect_status 1
+            [[ $output == "$p: (stdout): write error: No space left on device" ]] || fail "$p $o: $output"
+        done
+        run bash -c "'$SVPC_BIN/$p' --help >&-"
+        expect_status 1
+        [[ $output == "$p: (stdout): write error: Bad file descriptor" ]] || fail "$p --help >&-: $output"
+        run to out "$SVPC_BIN/$p" --version
+        expect_status 0
+        [[ -z $output && $(cat out) == "$p (svpc) "* ]] || fail "$p --version: $output $(cat out)"
+    done
+    run bash -c "'$COMPRESS' -d --help >/dev/full"
+    expect_status 1
+    [[ $output == "svpc-compress: (stdout): write error: No space left on device" ]] || fail "-d --help: $output"
+}
