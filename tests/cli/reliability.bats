@@ -495,3 +495,18 @@ race_out() {
     expect_status 1
     [[ $output == "svpc-compress: (stdout): write error: No space left on device" ]] || fail "-d --help: $output"
 }
+
+@test "svpc-decompress -t -v counts the entries it checked" {
+    real_d64 5000 r
+    "$COMPRESS" -T1 --frame-size 1000 -o in.sim r
+    run "$SVPC_BIN/svpc-decompress" -T1 -t -v in.sim
+    expect_status 0
+    [[ $output =~ svpc-decompress:\ 5000\ entries,\ 0\.2\ MB\ checked, ]] || fail "$output"
+    run bash -c "'$COMPRESS' -d -t -v <in.sim"
+    expect_status 0
+    [[ $output =~ svpc-compress:\ 5000\ entries,\ 0\.2\ MB\ checked, ]] || fail "$output"
+    # a decompression still says what it wrote
+    run to out "$SVPC_BIN/svpc-decompress" -v -c in.sim
+    expect_status 0
+    [[ $output =~ svpc-decompress:\ 5000\ entries,\ 0\.2\ MB\ out, ]] || fail "$output"
+}
