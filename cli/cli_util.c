@@ -620,14 +620,51 @@ void cli_warn_if_text(int fd, const char *name, const char *hint)
                 hint);
 }
 
-int cli_check_levels(int argc, char **argv)
+int cli_check_levels(int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
+    if (*shortopts == '-' || *shortopts == '+') /* getopt's ordering, not an option */
+        shortopts++;
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *a = argv[i];
-        if (a[0] == '-' && isdigit((unsigned char)a[1]) && isdigit((unsigned char)a[2]) &&
+        if (a[0] != '-' || !a[1])
+            continue; /* an operand, or "-" for standard input */
+        if (a[1] == '-') {
+            /* --name VALUE takes the next word; --name=VALUE and optional
+             * arguments do not.  A prefix names the option as in
+             * getopt_long (an ambiguous one is its error, not ours) */
+            const char *name = a + 2;
+            size_t n = strcspn(name, "=");
+            if (name[n] == '=')
+                continue;
+            const struct option *hit = NULL;
+            for (const struct option *o = longopts; o && o->name; o++) {
+                if (strncmp(o->name, name, n) != 0)
+                    continue;
+                if (strlen(o->name) == n) {
+                    hit = o;
+                    break;
+                }
+                if (!hit)
+                    hit = o;
+            }
+            if (hit && hit->has_arg == required_argument)
+                i++;
+            continue;
+        }
+        if (isdigit((unsigned char)a[1]) && isdigit((unsigned char)a[2]) &&
             strspn(a + 1, "0123456789") == strlen(a + 1)) {
             cli_msg("invalid compression level '%s' (use -1 .. -9)", a);
             return 0;
+        }
+        /* a cluster (-vT2, -o FILE): the first option that takes an
+         * argument takes the rest of the word, or the next word */
+        for (const char *p = a + 1; *p; p++) {
+            const char *o = *p == ':' ? NULL : strchr(shortopts, *p);
+            if (o && o[1] == ':') {
+                if (o[2] != ':' && !p[1])
+                    i++;
+                break;
+            }
         }
     }
     return 1;

@@ -5,6 +5,7 @@
 #ifndef CLI_UTIL_H
 #define CLI_UTIL_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -153,8 +154,10 @@ void cli_note_recovered(const st_index *ix, const char *file);
 void cli_warn_if_text(int fd, const char *name, const char *hint);
 
 /* Arguments like -10 or -99: getopt would take them as -1 -0 or -9 -9;
- * say that levels are -1 .. -9.  Returns 0 after the message (exit 2). */
-int cli_check_levels(int argc, char **argv);
+ * say that levels are -1 .. -9.  Words that are the arguments of options
+ * (--stream -10, -o -12) are skipped, read as getopt_long reads them with
+ * shortopts and longopts.  Returns 0 after the message (exit 2). */
+int cli_check_levels(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /* Monotonic seconds. */
 double cli_now(void);

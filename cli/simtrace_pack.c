@@ -679,7 +679,7 @@ int main(int argc, char **argv)
         return EXIT_DATA;
     }
     opterr = 0;
-    if (!cli_check_levels(argc, argv))
+    if (!cli_check_levels(argc, argv, "-o:cs:e:T:fkvqhV123456789", longopts))
         return EXIT_USAGE;
     /* '-': inputs come back in order (as option 1), so --stream and --type
      * apply to the inputs after them */

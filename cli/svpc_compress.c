@@ -114,7 +114,7 @@ int main(int argc, char **argv)
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 0}; /* cycles as they come: a raw trace is kept whole */
     int force = 0, verbose = 0, quiet = 0, no_unpack = 0, c;
     opterr = 0; /* our messages start with the program name, not argv[0] */
-    if (!cli_check_levels(argc, argv))
+    if (!cli_check_levels(argc, argv, SHORTOPTS, longopts))
         return EXIT_USAGE;
     while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {

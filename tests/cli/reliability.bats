@@ -510,3 +510,28 @@ race_out() {
     expect_status 0
     [[ $output =~ svpc-decompress:\ 5000\ entries,\ 0\.2\ MB\ out, ]] || fail "$output"
 }
+
+@test "-10 as the argument of an option (--stream -10, -o -12) is that argument, not a level" {
+    real_d64 100 r
+    run to x.sim "$COMPRESS" -T1 --stream -10 r
+    expect_status 0
+    [[ -z $output ]] || fail "$output"
+    [[ $("$CAT" --list x.sim | awk 'NR == 2 { print $1 }') == -10 ]] || fail "$("$CAT" --list x.sim)"
+    run "$COMPRESS" -T1 -o -12 r
+    expect_status 0
+    [[ -z $output && -s ./-12 ]] || fail "-o -12: $output"
+    run "$COMPRESS" -T1 -vfo -12 r
+    expect_status 0
+    run to x.sim "$COMPRESS" -T1 --str -10 r
+    expect_status 0
+    run "$PACK" -T1 -o y.sim --stream -10 r
+    expect_status 0
+    [[ -z $output ]] || fail "$output"
+    # a level where a level may stand is still refused
+    run "$COMPRESS" -T1 --stream=-10 -12 r
+    expect_status 2
+    [[ $output == "svpc-compress: invalid compression level '-12' (use -1 .. -9)" ]] || fail "$output"
+    run "$PACK" -T1 --stream x -99 r
+    expect_status 2
+    [[ $output == "simtrace-pack: invalid compression level '-99' (use -1 .. -9)" ]] || fail "$output"
+}
