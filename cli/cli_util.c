@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* renameat2 and RENAME_NOREPLACE (glibc 2.28) where there are */
 #include "cli_util.h"
 
 #include "../common/st_io.h"
@@ -21,6 +21,38 @@ const char *cli_prog = "svpc";
 static int prog_fd = -1;
 static double prog_t0;
 static uint64_t prog_pos0;
+
+/* which of 0..2 were closed at start: bit n for descriptor n */
+static unsigned std_closed;
+
+int cli_std_fds(const char *prog)
+{
+    cli_prog = prog;
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        /* the opposite direction: using it fails with EBADF, as using the
+         * closed descriptor would have, instead of reading nothing or
+         * writing into nothing with success */
+        int n = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_NOCTTY);
+        if (n != fd) {
+            /* the lowest free number is fd, so this is an open failure:
+             * going on could put an output file at fd */
+            int saved = errno;
+            if (n >= 0)
+                close(n);
+            /* (a write to a closed stderr fails harmlessly: nothing else
+             * holds descriptor 2 yet) */
+            fprintf(stderr, "%s: /dev/null: cannot open in place of closed descriptor %d: %s\n", prog, fd,
+                        strerror(saved));
+            return EXIT_DATA;
+        }
+        std_closed |= 1u << fd;
+    }
+    return EXIT_OK;
+}
+
+int cli_std_closed(int fd) { return fd >= 0 && fd <= 2 && (std_closed >> fd) & 1u; }
 
 void cli_msg(const char *fmt, ...)
 {
@@ -180,6 +212,15 @@ int cli_opt_encoder(const char *arg, svpc_encoder *out)
     return 1;
 }
 
+int cli_opt_output(const char *arg)
+{
+    if (!*arg) {
+        cli_msg("-o: empty file name");
+        return 0;
+    }
+    return 1;
+}
+
 int cli_opt_stream_name(const char *arg)
 {
     if (!*arg || strlen(arg) > 255) {
@@ -231,6 +272,22 @@ int cli_progress_due(double *last)
     return 1;
 }
 
+int cli_stdout_done(void)
+{
+    /* an error of an earlier write (its errno is gone), of the flush of
+     * what is buffered (all of it, into a file or pipe), or of the close */
+    errno = 0;
+    int bad = ferror(stdout), saved = 0;
+    if (fflush(stdout) != 0)
+        bad = 1, saved = errno;
+    if (fclose(stdout) != 0 && !saved)
+        bad = 1, saved = errno;
+    if (!bad)
+        return EXIT_OK;
+    errno = saved;
+    return cli_report(ST_E_WRITE, NULL, "(stdout)");
+}
+
 unsigned cli_ncpu(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -250,6 +307,7 @@ static char out_tmp[4096];
 static char out_final[4096];
 static volatile sig_atomic_t out_tmp_live;
 static int out_tmp_fd = -1;
+static int out_force; /* -f: the commit may replace a file of the final name */
 
 static void on_signal(int sig)
 {
@@ -339,6 +397,11 @@ int cli_in_open(const char *path, int *fd, const char **name)
     if (!path || strcmp(path, "-") == 0) {
         *fd = 0;
         *name = "(stdin)";
+        if (cli_std_closed(0)) {
+            /* closed at start: the read would fail; say so before any work */
+            errno = EBADF;
+            return cli_report(ST_E_READ, NULL, *name);
+        }
         return EXIT_OK;
     }
     *name = path;
@@ -362,6 +425,11 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
      * into a quiet end by SIGPIPE once the output is cleaned up */
     signal(SIGPIPE, SIG_IGN);
     if (!path || strcmp(path, "-") == 0) {
+        if (cli_std_closed(1)) {
+            /* closed at start: every write would fail; say so before any work */
+            errno = EBADF;
+            return cli_report(ST_E_WRITE, NULL, "(stdout)");
+        }
         if (binary && !force && isatty(1)) {
             cli_msg("refusing to write binary data to a terminal (use -o FILE, a pipe, or -f)");
             return EXIT_USAGE;
@@ -376,11 +444,20 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
         *fd = 1;
         return EXIT_OK;
     }
+    /* programs that do not check -o when they read it (cli_opt_output):
+     * still before any work */
+    if (!cli_opt_output(path))
+        return EXIT_USAGE;
     if (strlen(path) + 16 > sizeof out_tmp) {
         cli_msg("%s: output path too long", path);
         return EXIT_USAGE;
     }
     struct stat so, si;
+    if (!force && stat(path, &so) != 0 && lstat(path, &so) == 0) {
+        /* a dangling symbolic link: writing would replace the link */
+        cli_msg("%s: file exists; use -f to overwrite", path);
+        return EXIT_DATA;
+    }
     if (stat(path, &so) == 0) {
         if (in_fd >= 0 && fstat(in_fd, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
             cli_msg("%s: output is the input file; refusing to overwrite it", path);
@@ -400,6 +477,7 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
             return EXIT_OK;
         }
     }
+    out_force = force;
     snprintf(out_final, sizeof out_final, "%s", path);
     snprintf(out_tmp, sizeof out_tmp, "%s.tmpXXXXXX", path);
     struct sigaction sa;
@@ -426,6 +504,39 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
     return EXIT_OK;
 }
 
+/* Move the finished temporary file to the final name unless that name
+ * exists: without -f, cli_out_open refused an existing file, but a file
+ * created there while the program ran (by another command) must not be
+ * replaced either, so the check has to be part of the move.  0, or -1 with
+ * errno (EEXIST: the name is taken). */
+static int rename_noreplace(const char *from, const char *to)
+{
+#if defined(__linux__) && defined(RENAME_NOREPLACE)
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    /* EINVAL: a file system without the flag; ENOSYS: a kernel without
+     * renameat2 (before 3.15) */
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+#endif
+    /* link() never replaces a name either (EEXIST); the temporary name is
+     * then dropped, and a signal in between leaves only the final file */
+    if (link(from, to) == 0) {
+        unlink(from);
+        return 0;
+    }
+    if (errno != EPERM && errno != ENOSYS && errno != EOPNOTSUPP)
+        return -1; /* EEXIST among them */
+    /* a file system without hard links: the check of cli_out_open, again
+     * as late as it can be; a file created in between is still replaced */
+    struct stat st;
+    if (lstat(to, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(from, to);
+}
+
 int cli_out_commit(void)
 {
     if (!out_tmp_live)
@@ -438,8 +549,11 @@ int cli_out_commit(void)
         return EXIT_DATA;
     }
     out_tmp_fd = -1;
-    if (rename(out_tmp, out_final) != 0) {
-        cli_msg("%s: cannot rename output into place: %s", out_final, strerror(errno));
+    if ((out_force ? rename(out_tmp, out_final) : rename_noreplace(out_tmp, out_final)) != 0) {
+        if (errno == EEXIST)
+            cli_msg("%s: file exists; use -f to overwrite", out_final);
+        else
+            cli_msg("%s: cannot rename output into place: %s", out_final, strerror(errno));
         cli_out_abort();
         return EXIT_DATA;
     }
@@ -506,14 +620,51 @@ void cli_warn_if_text(int fd, const char *name, const char *hint)
                 hint);
 }
 
-int cli_check_levels(int argc, char **argv)
+int cli_check_levels(int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
+    if (*shortopts == '-' || *shortopts == '+') /* getopt's ordering, not an option */
+        shortopts++;
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *a = argv[i];
-        if (a[0] == '-' && isdigit((unsigned char)a[1]) && isdigit((unsigned char)a[2]) &&
+        if (a[0] != '-' || !a[1])
+            continue; /* an operand, or "-" for standard input */
+        if (a[1] == '-') {
+            /* --name VALUE takes the next word; --name=VALUE and optional
+             * arguments do not.  A prefix names the option as in
+             * getopt_long (an ambiguous one is its error, not ours) */
+            const char *name = a + 2;
+            size_t n = strcspn(name, "=");
+            if (name[n] == '=')
+                continue;
+            const struct option *hit = NULL;
+            for (const struct option *o = longopts; o && o->name; o++) {
+                if (strncmp(o->name, name, n) != 0)
+                    continue;
+                if (strlen(o->name) == n) {
+                    hit = o;
+                    break;
+                }
+                if (!hit)
+                    hit = o;
+            }
+            if (hit && hit->has_arg == required_argument)
+                i++;
+            continue;
+        }
+        if (isdigit((unsigned char)a[1]) && isdigit((unsigned char)a[2]) &&
             strspn(a + 1, "0123456789") == strlen(a + 1)) {
             cli_msg("invalid compression level '%s' (use -1 .. -9)", a);
             return 0;
+        }
+        /* a cluster (-vT2, -o FILE): the first option that takes an
+         * argument takes the rest of the word, or the next word */
+        for (const char *p = a + 1; *p; p++) {
+            const char *o = *p == ':' ? NULL : strchr(shortopts, *p);
+            if (o && o[1] == ':') {
+                if (o[2] != ':' && !p[1])
+                    i++;
+                break;
+            }
         }
     }
     return 1;

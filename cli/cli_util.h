@@ -5,6 +5,7 @@
 #ifndef CLI_UTIL_H
 #define CLI_UTIL_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -22,6 +23,21 @@
 #endif
 
 extern const char *cli_prog;
+
+/*
+ * The first call of every main(): a descriptor among 0, 1 and 2 that was
+ * closed when the program started is opened on /dev/null, as xz does, so
+ * that no file opened later (the temporary output of -o) takes its number
+ * and receives messages or is read as input.  Standard input is opened for
+ * writing and the others for reading, so a read of a closed stdin or a
+ * write to a closed stdout still fails (EBADF) wherever it happens; a closed
+ * stderr just silences messages.  cli_in_open() and cli_out_open() refuse a
+ * closed stdin or stdout at once (cli_std_closed).  Sets cli_prog to prog.
+ * Returns EXIT_OK, or EXIT_DATA when /dev/null cannot be put in place.
+ */
+int cli_std_fds(const char *prog);
+/* 1 when descriptor fd (0..2) was closed at start (cli_std_fds). */
+int cli_std_closed(int fd);
 
 /* "prog: message" on stderr. */
 void cli_msg(const char *fmt, ...)
@@ -61,6 +77,9 @@ int cli_opt_frame_size(const char *arg, uint32_t *out);
 int cli_opt_memlimit(const char *arg, uint64_t *out);
 int cli_opt_stage(const char *arg, svpc_stage *out);
 int cli_opt_encoder(const char *arg, svpc_encoder *out);
+/* An -o file name: not empty (an empty name was found out only when the
+ * finished output could not be renamed into place). */
+int cli_opt_output(const char *arg);
 /* A stream name: 1..255 bytes. */
 int cli_opt_stream_name(const char *arg);
 
@@ -82,6 +101,11 @@ int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd
 /* The last lines of the help of svpc-compress and svpc-decompress: -k, -v,
  * -q, -h, -V and the exit statuses. */
 extern const char cli_usage_tail[];
+
+/* After --help or --version: flush and close standard output and say so
+ * when that fails (a full disk, a closed stdout), as GNU programs do: a
+ * help that was not written is not a success.  Returns the exit status. */
+int cli_stdout_done(void);
 
 /* Number of online CPUs (>= 1). */
 unsigned cli_ncpu(void);
@@ -130,8 +154,10 @@ void cli_note_recovered(const st_index *ix, const char *file);
 void cli_warn_if_text(int fd, const char *name, const char *hint);
 
 /* Arguments like -10 or -99: getopt would take them as -1 -0 or -9 -9;
- * say that levels are -1 .. -9.  Returns 0 after the message (exit 2). */
-int cli_check_levels(int argc, char **argv);
+ * say that levels are -1 .. -9.  Words that are the arguments of options
+ * (--stream -10, -o -12) are skipped, read as getopt_long reads them with
+ * shortopts and longopts.  Returns 0 after the message (exit 2). */
+int cli_check_levels(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /* Monotonic seconds. */
 double cli_now(void);

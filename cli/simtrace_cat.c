@@ -872,7 +872,7 @@ static int list_index(st_index *ix)
     free(stored);
     free(fc);
     free(lc);
-    return fflush(stdout) == 0 ? EXIT_OK : EXIT_DATA;
+    return fflush(stdout) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
 }
 
 /* What the merge of several streams (cat_merge.c) needs of the options. */
@@ -888,7 +888,8 @@ static cat_merge_opts merge_opts(const char *in_name, const char *out_path, cons
 
 int main(int argc, char **argv)
 {
-    cli_prog = "simtrace-cat";
+    if (cli_std_fds("simtrace-cat") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
+        return EXIT_DATA;
     const char *out_path = NULL, *stream = NULL, *format = "raw";
     int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, all = 0, c;
     int list_frames = 0, list_json = 0, stats = 0; /* stats: 1 text, 2 json */
@@ -945,8 +946,8 @@ int main(int argc, char **argv)
         case 'k': break;
         case 'v': verbose = 1; break;
         case 'q': quiet = cat_quiet = 1; break;
-        case 'h': usage(stdout); return EXIT_OK;
-        case 'V': printf("simtrace-cat (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
+        case 'h': usage(stdout); return cli_stdout_done();
+        case 'V': printf("simtrace-cat (svpc) %s\n", SVPC_VERSION); return cli_stdout_done();
         default:
             cli_bad_option(argv, optopt);
             fprintf(stderr, "Try 'simtrace-cat --help' for more information.\n");

@@ -704,7 +704,8 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
 
 int main(int argc, char **argv)
 {
-    cli_prog = "simtrace-pack";
+    if (cli_std_fds("simtrace-pack") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
+        return EXIT_DATA;
     static packer pk;
     const char *out_path = NULL, *append = NULL, *repair = NULL;
     /* a stream's cycles may not decrease unless --allow-cycle-reset */
@@ -721,7 +722,7 @@ int main(int argc, char **argv)
         return EXIT_DATA;
     }
     opterr = 0;
-    if (!cli_check_levels(argc, argv))
+    if (!cli_check_levels(argc, argv, "-o:cs:e:T:fkvqhV123456789", longopts))
         return EXIT_USAGE;
     /* '-': inputs come back in order (as option 1), so --stream and --type
      * apply to the inputs after them */
@@ -798,8 +799,8 @@ int main(int argc, char **argv)
         case 'k': break;
         case 'v': pk.verbose = 1; break;
         case 'q': pk.quiet = 1; break;
-        case 'h': usage(stdout); return EXIT_OK;
-        case 'V': printf("simtrace-pack (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
+        case 'h': usage(stdout); return cli_stdout_done();
+        case 'V': printf("simtrace-pack (svpc) %s\n", SVPC_VERSION); return cli_stdout_done();
         default:
             if (c >= '1' && c <= '9') {
                 pk.p.level = c - '0';

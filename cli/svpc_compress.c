@@ -101,7 +101,8 @@ static void prog_cb(void *arg)
 
 int main(int argc, char **argv)
 {
-    cli_prog = "svpc-compress";
+    if (cli_std_fds("svpc-compress") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
+        return EXIT_DATA;
     int dec = wants_decompress(argc, argv);
     if (dec < 0)
         return cli_report(ST_E_NOMEM, NULL, NULL);
@@ -113,11 +114,15 @@ int main(int argc, char **argv)
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 0}; /* cycles as they come: a raw trace is kept whole */
     int force = 0, verbose = 0, quiet = 0, no_unpack = 0, c;
     opterr = 0; /* our messages start with the program name, not argv[0] */
-    if (!cli_check_levels(argc, argv))
+    if (!cli_check_levels(argc, argv, SHORTOPTS, longopts))
         return EXIT_USAGE;
     while ((c = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': out_path = optarg; break;
+        case 'o':
+            if (!cli_opt_output(optarg))
+                return EXIT_USAGE;
+            out_path = optarg;
+            break;
         case 'c': out_path = NULL; break;
         case 't':
             if (!st_entry_is_memory(type = st_entry_parse(optarg))) {
@@ -156,8 +161,8 @@ int main(int argc, char **argv)
         case 'k': break;
         case 'v': verbose = 1; break;
         case 'q': quiet = 1; break;
-        case 'h': usage(stdout); return EXIT_OK;
-        case 'V': printf("svpc-compress (svpc) %s\n", SVPC_VERSION); return EXIT_OK;
+        case 'h': usage(stdout); return cli_stdout_done();
+        case 'V': printf("svpc-compress (svpc) %s\n", SVPC_VERSION); return cli_stdout_done();
         default:
             if (c >= '1' && c <= '9') {
                 p.level = c - '0';
@@ -196,8 +201,13 @@ int main(int argc, char **argv)
     st_decomp *dz = NULL;
     const char *zkind = NULL;
     int rfd = in_fd;
-    if (e == ST_OK && !no_unpack)
+    if (e == ST_OK && !no_unpack) {
         e = st_decomp_open(in_fd, 0, &rfd, &dz, &zkind);
+        /* it reads the input's first bytes to recognise the kind: a read
+         * error there is the input's (a directory on stdin), not the output's */
+        if (e == ST_E_READ)
+            err_file = in_name;
+    }
     if (e == ST_OK) {
         cli_stop_arm();
         cli_stop_input(rfd);

@@ -338,3 +338,200 @@ PY
     expect_status 0
     [[ ! -s out && -z $output ]] || fail "between entries: $output"
 }
+
+@test "descriptors 0-2 closed at start: no file takes their place; a closed stdin or stdout is an error (exit 1), a closed stderr is silence" {
+    local DECOMPRESS="$SVPC_BIN/svpc-decompress"
+    real_d64 1000 r
+    "$COMPRESS" -T1 -o in.sim r
+    # stderr closed: the -v summary went into the output file (fd 2)
+    run bash -c "'$DECOMPRESS' -v -o v.d64 <in.sim 2>&-"
+    expect_status 0
+    [[ -z $output ]] || fail "stderr closed, yet: $output"
+    same v.d64 r
+    # ... and the warning about text into the container
+    local i
+    for ((i = 0; i < 100; i++)); do printf 'I  04000000,3 line %012d\n' $i; done >small.txt
+    run bash -c "'$COMPRESS' -T1 -o lk.sim <small.txt 2>&-"
+    expect_status 0
+    "$DECOMPRESS" -c lk.sim >lk.back
+    same lk.back small.txt
+    # stdin closed: the temporary output got fd 0 and was read as the input
+    run bash -c "'$COMPRESS' -T1 -o cl.sim <&-"
+    expect_status 1
+    [[ $output == "svpc-compress: (stdin): read error: Bad file descriptor" ]] || fail "$output"
+    [[ -z $(leftovers . cl.sim) ]] || fail "left: $(leftovers . cl.sim)"
+    run bash -c "'$DECOMPRESS' -o cl.d64 <&-"
+    expect_status 1
+    [[ $output == "svpc-decompress: (stdin): read error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$PACK' -T1 -o cl.sim <&-"
+    expect_status 1
+    [[ $output == "simtrace-pack: (stdin): read error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$CAT' <&-"
+    expect_status 1
+    [[ $output == "simtrace-cat: (stdin): read error: Bad file descriptor" ]] || fail "$output"
+    [[ -z $(leftovers . cl.) ]] || fail "left: $(leftovers . cl.)"
+    # stdout closed: a write error naming (stdout), not a silent success
+    run bash -c "'$DECOMPRESS' -c in.sim >&-"
+    expect_status 1
+    [[ $output == "svpc-decompress: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$COMPRESS' -T1 -c r >&-"
+    expect_status 1
+    [[ $output == "svpc-compress: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$CAT' in.sim >&-"
+    expect_status 1
+    [[ $output == "simtrace-cat: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$CAT' --list in.sim >&-"
+    expect_status 1
+    [[ $output == "simtrace-cat: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    run bash -c "'$PACK' -T1 r >&-"
+    expect_status 1
+    [[ $output == "simtrace-pack: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    # a closed descriptor that is not used does not matter
+    run bash -c "'$COMPRESS' -T1 -o ok.sim r <&- >&-"
+    expect_status 0
+    "$DECOMPRESS" -c ok.sim >ok.back
+    same ok.back r
+}
+
+@test "a read error of the input is reported under the input's name, not the output's" {
+    mkdir adir
+    # standard input a directory: the first read (looking for xz, gzip or
+    # zstd magic) fails
+    run bash -c "'$COMPRESS' -T1 <adir >x.sim"
+    expect_status 1
+    [[ $output == "svpc-compress: (stdin): read error: Is a directory" ]] || fail "$output"
+    run "$COMPRESS" -T1 -o dd.sim <adir
+    expect_status 1
+    [[ $output == "svpc-compress: (stdin): read error: Is a directory" ]] || fail "$output"
+    [[ -z $(leftovers . dd.sim) ]] || fail "left: $(leftovers . dd.sim)"
+    run "$COMPRESS" -T1 --no-unpack -o dd.sim <adir
+    expect_status 1
+    expect_output_has "svpc-compress: (stdin): "
+    expect_output_has "read error: Is a directory"
+}
+
+# race_out OPTS...: svpc-compress OPTS -o race.sim reading a FIFO; while it
+# waits for its input, another command creates race.sim; then the input
+# comes.  Sets status and output (stderr).
+race_out() {
+    rm -f race.sim fifo
+    mkfifo fifo
+    "$COMPRESS" -T1 "$@" -o race.sim fifo 2>err &
+    local pid=$! n st=0 wfd
+    exec {wfd}>fifo # (bats keeps 3 for itself)
+    for ((n = 0; n < 100; n++)); do
+        [[ -n $(leftovers . race.sim.tmp) ]] && break
+        sleep 0.1
+    done
+    [[ -n $(leftovers . race.sim.tmp) ]] || fail "no temporary file"
+    echo other >race.sim
+    cat r >&"$wfd"
+    exec {wfd}>&-
+    wait $pid || st=$?
+    status=$st
+    output=$(cat err)
+}
+
+@test "-o without -f never replaces a file created while the program ran, nor a dangling symbolic link" {
+    real_d64 2000 r
+    race_out
+    expect_status 1
+    [[ $output == "svpc-compress: race.sim: file exists; use -f to overwrite" ]] || fail "$output"
+    [[ $(cat race.sim) == other ]] || fail "race.sim was replaced"
+    [[ -z $(leftovers . race.sim.tmp) ]] || fail "left: $(leftovers . race.sim.tmp)"
+    # with -f it is replaced
+    race_out -f
+    expect_status 0
+    "$SVPC_BIN/svpc-decompress" -c race.sim >back
+    same back r
+    # a dangling symbolic link is a name taken, refused before the work
+    ln -s nowhere dl.sim
+    run "$COMPRESS" -T1 -o dl.sim r
+    expect_status 1
+    [[ $output == "svpc-compress: dl.sim: file exists; use -f to overwrite" ]] || fail "$output"
+    [[ -L dl.sim && ! -e nowhere ]] || fail "the link was changed"
+    run "$PACK" -T1 -o dl.sim r
+    expect_status 1
+    [[ $output == "simtrace-pack: dl.sim: file exists; use -f to overwrite" ]] || fail "$output"
+    [[ -z $(leftovers . dl.sim.tmp) ]] || fail "left: $(leftovers . dl.sim.tmp)"
+    run "$COMPRESS" -T1 -f -o dl.sim r
+    expect_status 0
+    [[ ! -L dl.sim ]] || fail "-f: still a link"
+}
+
+@test "-o '' is bad usage at once (exit 2) for every program with -o, and leaves nothing" {
+    real_d64 1000 r
+    "$COMPRESS" -T1 -o in.sim r
+    local p
+    for p in "svpc-compress r" "svpc-compress -d in.sim" "svpc-decompress in.sim" "simtrace-pack r" \
+        "simtrace-cat in.sim" "simtrace-cat in.sim in.sim"; do
+        read -r -a a <<<"$p"
+        run "$SVPC_BIN/${a[0]}" -T1 -o '' "${a[@]:1}"
+        expect_status 2
+        [[ $output == "${a[0]}: -o: empty file name" ]] || fail "$p: $output"
+    done
+    run "$ROOT/scripts/bochs-trace" -o ''
+    expect_status 2
+    expect_output_has "bochs-trace: -o: empty file name"
+    [[ -z $(leftovers . .tmp) ]] || fail "left: $(leftovers . .tmp)"
+}
+
+@test "--help and --version that cannot be written: exit 1 with a write error naming (stdout)" {
+    local p o
+    for p in svpc-compress svpc-decompress simtrace-pack simtrace-cat; do
+        for o in --help -h --version -V; do
+            run bash -c "'$SVPC_BIN/$p' $o >/dev/full"
+            expect_status 1
+            [[ $output == "$p: (stdout): write error: No space left on device" ]] || fail "$p $o: $output"
+        done
+        run bash -c "'$SVPC_BIN/$p' --help >&-"
+        expect_status 1
+        [[ $output == "$p: (stdout): write error: Bad file descriptor" ]] || fail "$p --help >&-: $output"
+        run to out "$SVPC_BIN/$p" --version
+        expect_status 0
+        [[ -z $output && $(cat out) == "$p (svpc) "* ]] || fail "$p --version: $output $(cat out)"
+    done
+    run bash -c "'$COMPRESS' -d --help >/dev/full"
+    expect_status 1
+    [[ $output == "svpc-compress: (stdout): write error: No space left on device" ]] || fail "-d --help: $output"
+}
+
+@test "svpc-decompress -t -v counts the entries it checked" {
+    real_d64 5000 r
+    "$COMPRESS" -T1 --frame-size 1000 -o in.sim r
+    run "$SVPC_BIN/svpc-decompress" -T1 -t -v in.sim
+    expect_status 0
+    [[ $output =~ svpc-decompress:\ 5000\ entries,\ 0\.2\ MB\ checked, ]] || fail "$output"
+    run bash -c "'$COMPRESS' -d -t -v <in.sim"
+    expect_status 0
+    [[ $output =~ svpc-compress:\ 5000\ entries,\ 0\.2\ MB\ checked, ]] || fail "$output"
+    # a decompression still says what it wrote
+    run to out "$SVPC_BIN/svpc-decompress" -v -c in.sim
+    expect_status 0
+    [[ $output =~ svpc-decompress:\ 5000\ entries,\ 0\.2\ MB\ out, ]] || fail "$output"
+}
+
+@test "-10 as the argument of an option (--stream -10, -o -12) is that argument, not a level" {
+    real_d64 100 r
+    run to x.sim "$COMPRESS" -T1 --stream -10 r
+    expect_status 0
+    [[ -z $output ]] || fail "$output"
+    [[ $("$CAT" --list x.sim | awk 'NR == 2 { print $1 }') == -10 ]] || fail "$("$CAT" --list x.sim)"
+    run "$COMPRESS" -T1 -o -12 r
+    expect_status 0
+    [[ -z $output && -s ./-12 ]] || fail "-o -12: $output"
+    run "$COMPRESS" -T1 -vfo -12 r
+    expect_status 0
+    run to x.sim "$COMPRESS" -T1 --str -10 r
+    expect_status 0
+    run "$PACK" -T1 -o y.sim --stream -10 r
+    expect_status 0
+    [[ -z $output ]] || fail "$output"
+    # a level where a level may stand is still refused
+    run "$COMPRESS" -T1 --stream=-10 -12 r
+    expect_status 2
+    [[ $output == "svpc-compress: invalid compression level '-12' (use -1 .. -9)" ]] || fail "$output"
+    run "$PACK" -T1 --stream x -99 r
+    expect_status 2
+    [[ $output == "simtrace-pack: invalid compression level '-99' (use -1 .. -9)" ]] || fail "$output"
+}
