@@ -722,11 +722,12 @@ int main(int argc, char **argv)
         return EXIT_DATA;
     }
     opterr = 0;
-    if (!cli_check_levels(argc, argv, "-o:cs:e:T:fkvqhV123456789", longopts))
-        return EXIT_USAGE;
     /* '-': inputs come back in order (as option 1), so --stream and --type
      * apply to the inputs after them */
-    while ((c = getopt_long(argc, argv, "-o:cs:e:T:fkvqhV123456789", longopts, NULL)) != -1) {
+    static const char shortopts[] = "-o:cs:e:T:fkvqhV123456789";
+    if (!cli_check_levels(argc, argv, shortopts, longopts))
+        return EXIT_USAGE;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {
         case 1:
             cur.path = optarg;
