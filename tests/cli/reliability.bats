@@ -7,6 +7,13 @@
 
 load helpers
 
+# fails_with CMD MESSAGE: bash -c CMD exits 1 with exactly MESSAGE
+fails_with() {
+    run bash -c "$1"
+    expect_status 1
+    [[ $output == "$2" ]] || fail "$1: $output"
+}
+
 PACK="$SVPC_BIN/simtrace-pack"
 CAT="$SVPC_BIN/simtrace-cat"
 COMPRESS="$SVPC_BIN/svpc-compress"
@@ -356,36 +363,18 @@ PY
     "$DECOMPRESS" -c lk.sim >lk.back
     same lk.back small.txt
     # stdin closed: the temporary output got fd 0 and was read as the input
-    run bash -c "'$COMPRESS' -T1 -o cl.sim <&-"
-    expect_status 1
-    [[ $output == "svpc-compress: (stdin): read error: Bad file descriptor" ]] || fail "$output"
+    fails_with "'$COMPRESS' -T1 -o cl.sim <&-" "svpc-compress: (stdin): read error: Bad file descriptor"
     [[ -z $(leftovers . cl.sim) ]] || fail "left: $(leftovers . cl.sim)"
-    run bash -c "'$DECOMPRESS' -o cl.d64 <&-"
-    expect_status 1
-    [[ $output == "svpc-decompress: (stdin): read error: Bad file descriptor" ]] || fail "$output"
-    run bash -c "'$PACK' -T1 -o cl.sim <&-"
-    expect_status 1
-    [[ $output == "simtrace-pack: (stdin): read error: Bad file descriptor" ]] || fail "$output"
-    run bash -c "'$CAT' <&-"
-    expect_status 1
-    [[ $output == "simtrace-cat: (stdin): read error: Bad file descriptor" ]] || fail "$output"
+    fails_with "'$DECOMPRESS' -o cl.d64 <&-" "svpc-decompress: (stdin): read error: Bad file descriptor"
+    fails_with "'$PACK' -T1 -o cl.sim <&-" "simtrace-pack: (stdin): read error: Bad file descriptor"
+    fails_with "'$CAT' <&-" "simtrace-cat: (stdin): read error: Bad file descriptor"
     [[ -z $(leftovers . cl.) ]] || fail "left: $(leftovers . cl.)"
     # stdout closed: a write error naming (stdout), not a silent success
-    run bash -c "'$DECOMPRESS' -c in.sim >&-"
-    expect_status 1
-    [[ $output == "svpc-decompress: (stdout): write error: Bad file descriptor" ]] || fail "$output"
-    run bash -c "'$COMPRESS' -T1 -c r >&-"
-    expect_status 1
-    [[ $output == "svpc-compress: (stdout): write error: Bad file descriptor" ]] || fail "$output"
-    run bash -c "'$CAT' in.sim >&-"
-    expect_status 1
-    [[ $output == "simtrace-cat: (stdout): write error: Bad file descriptor" ]] || fail "$output"
-    run bash -c "'$CAT' --list in.sim >&-"
-    expect_status 1
-    [[ $output == "simtrace-cat: (stdout): write error: Bad file descriptor" ]] || fail "$output"
-    run bash -c "'$PACK' -T1 r >&-"
-    expect_status 1
-    [[ $output == "simtrace-pack: (stdout): write error: Bad file descriptor" ]] || fail "$output"
+    fails_with "'$DECOMPRESS' -c in.sim >&-" "svpc-decompress: (stdout): write error: Bad file descriptor"
+    fails_with "'$COMPRESS' -T1 -c r >&-" "svpc-compress: (stdout): write error: Bad file descriptor"
+    fails_with "'$CAT' in.sim >&-" "simtrace-cat: (stdout): write error: Bad file descriptor"
+    fails_with "'$CAT' --list in.sim >&-" "simtrace-cat: (stdout): write error: Bad file descriptor"
+    fails_with "'$PACK' -T1 r >&-" "simtrace-pack: (stdout): write error: Bad file descriptor"
     # a closed descriptor that is not used does not matter
     run bash -c "'$COMPRESS' -T1 -o ok.sim r <&- >&-"
     expect_status 0
@@ -397,9 +386,7 @@ PY
     mkdir adir
     # standard input a directory: the first read (looking for xz, gzip or
     # zstd magic) fails
-    run bash -c "'$COMPRESS' -T1 <adir >x.sim"
-    expect_status 1
-    [[ $output == "svpc-compress: (stdin): read error: Is a directory" ]] || fail "$output"
+    fails_with "'$COMPRESS' -T1 <adir >x.sim" "svpc-compress: (stdin): read error: Is a directory"
     run "$COMPRESS" -T1 -o dd.sim <adir
     expect_status 1
     [[ $output == "svpc-compress: (stdin): read error: Is a directory" ]] || fail "$output"
