@@ -550,11 +550,16 @@ int cli_out_commit(void)
     }
     out_tmp_fd = -1;
     if ((out_force ? rename(out_tmp, out_final) : rename_noreplace(out_tmp, out_final)) != 0) {
-        if (errno == EEXIST)
-            cli_msg("%s: file exists; use -f to overwrite", out_final);
+        /* the output is complete, and its input may have been a pipe that
+         * cannot be read again: it stays, under its temporary name */
+        int err = errno;
+        out_tmp_live = 0;
+        if (err == EEXIST)
+            cli_msg("%s: file exists (made while this ran); the output is kept as %s: rename it, or use -f", out_final,
+                    out_tmp);
         else
-            cli_msg("%s: cannot rename output into place: %s", out_final, strerror(errno));
-        cli_out_abort();
+            cli_msg("%s: cannot rename output into place: %s; the output is kept as %s", out_final, strerror(err),
+                    out_tmp);
         return EXIT_DATA;
     }
     out_tmp_live = 0;

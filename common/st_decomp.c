@@ -36,6 +36,7 @@ struct st_decomp {
     uint64_t consumed; /* compressed bytes given to the decoder */
     int lines;         /* hold back an unfinished last line (st_decomp_open) */
     st_buf hold;       /* what came after the last newline given */
+    st_error hold_err; /* holding failed (no memory): not a consumer that stopped */
     st_error err;
     st_diag d;
 };
@@ -115,7 +116,7 @@ static int give(st_decomp *z, const uint8_t *p, size_t n)
     while (cut > 0 && p[cut - 1] != '\n')
         cut--;
     if (cut == 0 && z->hold.len + n <= ST_DECOMP_LINE_MAX)
-        return st_buf_append(&z->hold, p, n) == ST_OK;
+        return (z->hold_err = st_buf_append(&z->hold, p, n)) == ST_OK;
     if (cut == 0)
         cut = n; /* a line too long to hold: passed on as it comes */
     if (z->hold.len && st_write_all(z->wr, z->hold.data, z->hold.len) != ST_OK)
@@ -123,7 +124,7 @@ static int give(st_decomp *z, const uint8_t *p, size_t n)
     z->hold.len = 0;
     if (st_write_all(z->wr, p, cut) != ST_OK)
         return 0;
-    return st_buf_append(&z->hold, p + cut, n - cut) == ST_OK;
+    return (z->hold_err = st_buf_append(&z->hold, p + cut, n - cut)) == ST_OK;
 }
 
 /* Read some compressed input; 0 at its end. */
@@ -305,6 +306,10 @@ static void *thread_main(void *arg)
         z->err = run_copy(z, in);
     if (z->err == ST_E_READ)
         fail(z, ST_E_READ, "cannot read the input");
+    /* the run_* functions took the failed give() for a consumer that
+     * stopped: the input did not end there */
+    if (z->err == ST_OK && z->hold_err != ST_OK)
+        z->err = z->hold_err;
     if (z->err == ST_OK && z->hold.len) {
         (void)st_write_all(z->wr, z->hold.data, z->hold.len); /* a last line without its newline */
     } else if (z->hold.len && z->d.detail[0]) {
