@@ -1013,13 +1013,27 @@ int main(int argc, char **argv)
     st_write_stats ws;
     st_writer_stats(pk.w, &ws);
     pk.kept = ws.entries;
-    /* an append that failed (a full disk, say) puts the container back as
-     * it was, rather than leave it without its directory */
-    int restored = e != ST_OK && append && st_writer_restore(pk.w) == ST_OK;
+    /* An append that failed (a full disk, say) does not leave the
+     * container without its directory: with new frames written whole, it
+     * ends after them (the entries may have come from a pipe, and cannot
+     * be read again); with none, or if that end cannot be written either,
+     * the container is put back as it was. */
+    int kept = 0, restored = 0;
+    uint64_t read = ws.entries;
+    if (e != ST_OK && append) {
+        kept = ws.entries_written && st_writer_end_written(pk.w) == ST_OK;
+        restored = !kept && st_writer_restore(pk.w) == ST_OK;
+        st_writer_stats(pk.w, &ws); /* the frames kept */
+    }
     st_writer_free(pk.w);
     st_buf_free(&pk.tmp);
     if (e != ST_OK) {
-        if (restored)
+        if (kept)
+            cli_msg("%s: the container is complete with the %llu entries appended before the error (%llu more read "
+                    "were not written)",
+                    append, (unsigned long long)ws.entries_written,
+                    (unsigned long long)(read - ws.entries_written));
+        else if (restored)
             cli_msg("%s: nothing appended: the container is as it was before", append);
         else if (append)
             cli_msg("%s: the container now lacks its directory; 'simtrace-cat --salvage' reads what it holds", append);

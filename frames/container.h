@@ -67,6 +67,7 @@ typedef struct {
     uint64_t raw_bytes; /* their size */
     uint64_t out_bytes; /* container bytes written so far */
     uint64_t frames;    /* data frames written */
+    uint64_t entries_written; /* the entries of those frames */
     uint64_t fill_peak; /* the most bytes the frames being filled of a
                            writer of several streams held together, as
                            counted against ST_WRITER_HELD_FRAMES */
@@ -243,6 +244,19 @@ st_error st_writer_resume(st_writer **w, int fd, const st_write_opts *o, const s
  * or its end was longer than ST_WRITER_RESTORE_MAX and not kept).
  */
 st_error st_writer_restore(st_writer *w);
+
+/*
+ * For a writer on a file whose writing failed (a full disk, say) and that
+ * has not finished: cut the file back to the end of its last frame written
+ * whole and write the directory and footer of the frames written so far
+ * (entries not yet in a written frame are dropped), so that what reached
+ * the file stays a valid container; where the directory does not fit (a
+ * full disk), the newest frames this writer wrote give way to it, one by
+ * one (st_writer_stats then counts those kept).  Only st_writer_free (or,
+ * if this fails, st_writer_restore) may follow.
+ * Returns ST_OK; ST_E_WRITE; ST_E_USAGE (no file, or finished).
+ */
+st_error st_writer_end_written(st_writer *w);
 
 /* Free the writer (stops the workers).  Does not close fd.  NULL allowed. */
 void st_writer_free(st_writer *w);

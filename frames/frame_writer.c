@@ -52,6 +52,7 @@ struct st_writer {
     /* st_writer_resume: the file's end as it was (st_writer_restore) */
     int resumed, finished;
     uint64_t resume_at; /* where the new frames began */
+    uint64_t resume_frames; /* frames listed when resumed (st_writer_end_written keeps them) */
     st_buf old_end;     /* the bytes from there to the old end of file */
 };
 
@@ -118,8 +119,10 @@ static st_error emit(st_writer *w, st_job *j)
     RETURN_IF_ERROR(st_buf_append(&w->dir, de, sizeof de));
     w->off += e.size;
     w->nframes++;
-    if (j->h.kind == ST_KIND_DATA)
+    if (j->h.kind == ST_KIND_DATA) {
         w->st.frames++;
+        w->st.entries_written += j->h.count;
+    }
     w->st.out_bytes = w->off;
     return ST_OK;
 }
@@ -739,9 +742,9 @@ st_error st_writer_flush(st_writer *w)
     return e == ST_OK ? ST_OK : fail(w, e);
 }
 
-st_error st_writer_finish(st_writer *w)
+/* The directory frame and the footer, after the frames written. */
+static st_error write_end(st_writer *w)
 {
-    RETURN_IF_ERROR(st_writer_flush(w));
     st_error e;
     /* the directory frame: one attribute holding every frame's entry */
     st_buf pay;
@@ -772,6 +775,39 @@ st_error st_writer_finish(st_writer *w)
     if (e == ST_OK)
         w->finished = 1;
     return e == ST_OK ? ST_OK : fail(w, e);
+}
+
+st_error st_writer_finish(st_writer *w)
+{
+    RETURN_IF_ERROR(st_writer_flush(w));
+    return write_end(w);
+}
+
+st_error st_writer_end_written(st_writer *w)
+{
+    if (!w || w->fd < 0 || w->finished)
+        return ST_E_USAGE;
+    for (;;) {
+        /* a frame half written when the write failed lies past w->off */
+        if (ftruncate(w->fd, (off_t)w->off) != 0 || lseek(w->fd, (off_t)w->off, SEEK_SET) < 0)
+            return ST_E_WRITE;
+        w->failed = ST_OK;
+        st_error e = write_end(w);
+        if (e != ST_E_WRITE || w->nframes <= w->resume_frames)
+            return e;
+        /* no room for the directory (a full disk): the newest frame gives
+         * its place to it, and so on while this writer's frames last */
+        st_dir_entry de;
+        st_dir_entry_parse(w->dir.data + w->dir.len - ST_DIR_ENTRY_SIZE, &de);
+        w->dir.len -= ST_DIR_ENTRY_SIZE;
+        w->nframes--;
+        w->off = de.offset;
+        if (de.h.kind == ST_KIND_DATA) {
+            w->st.frames--;
+            w->st.entries_written -= de.h.count;
+        }
+        w->st.out_bytes = w->off;
+    }
 }
 
 st_error st_writer_restore(st_writer *w)
@@ -889,6 +925,7 @@ st_error st_writer_resume(st_writer **out, int fd, const st_write_opts *o, const
         e = ST_E_READ;
     w->resumed = 1;
     w->resume_at = end;
+    w->resume_frames = w->nframes;
     if (e == ST_OK && (uint64_t)st.st_size > end && (uint64_t)st.st_size - end <= ST_WRITER_RESTORE_MAX) {
         e = st_buf_reserve(&w->old_end, (size_t)((uint64_t)st.st_size - end));
         for (size_t got = 0, n = (size_t)((uint64_t)st.st_size - end); e == ST_OK && got < n;) {
