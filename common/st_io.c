@@ -37,3 +37,20 @@ st_error st_read_full(int fd, uint8_t *p, size_t n, size_t *got)
     }
     return ST_OK;
 }
+
+st_error st_pread_full(int fd, uint8_t *p, size_t n, uint64_t off)
+{
+    while (n) {
+        ssize_t k = pread(fd, p, n, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return ST_E_READ;
+        if (k == 0)
+            return ST_E_TRUNCATED;
+        p += k;
+        n -= (size_t)k;
+        off += (uint64_t)k;
+    }
+    return ST_OK;
+}

@@ -26,4 +26,8 @@ st_error st_write_all(int fd, const uint8_t *p, size_t n);
  * Returns ST_OK (also at end of file) or ST_E_READ. */
 st_error st_read_full(int fd, uint8_t *p, size_t n, size_t *got);
 
+/* Read n bytes at offset off (pread: the file position stays).
+ * Returns ST_OK, ST_E_READ, or ST_E_TRUNCATED (the file ends first). */
+st_error st_pread_full(int fd, uint8_t *p, size_t n, uint64_t off);
+
 #endif

@@ -1,12 +1,12 @@
 /* frame_index.c - random access to a container through footer and directory. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/st_io.h"
 #include "frame_format.h"
 #include "frame_job.h"
 #include "container.h"
@@ -41,23 +41,6 @@ struct st_index {
 
 void st_index_set_memlimit(st_index *ix, uint64_t bytes) { ix->memlimit = bytes; }
 void st_index_set_ignore_check(st_index *ix, int on) { ix->ignore_check = on; }
-
-static st_error pread_full(int fd, uint8_t *p, size_t n, uint64_t off)
-{
-    while (n) {
-        ssize_t k = pread(fd, p, n, (off_t)off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            return ST_E_READ;
-        if (k == 0)
-            return ST_E_TRUNCATED;
-        p += k;
-        n -= (size_t)k;
-        off += (uint64_t)k;
-    }
-    return ST_OK;
-}
 
 static void at(st_diag *d, uint64_t off, uint64_t frame)
 {
@@ -199,7 +182,7 @@ static st_error load_frame(st_index *ix, uint64_t k, st_frame_header *h, st_buf 
         return ST_E_RANGE;
     uint8_t hb[ST_FRAME_HEADER_SIZE];
     at(d, r->offset, k);
-    st_error e = pread_full(ix->fd, hb, sizeof hb, r->offset);
+    st_error e = st_pread_full(ix->fd, hb, sizeof hb, r->offset);
     if (e == ST_E_TRUNCATED)
         return st_diag_set(d, e, "frame header past the end of the file");
     RETURN_IF_ERROR(e);
@@ -211,7 +194,7 @@ static st_error load_frame(st_index *ix, uint64_t k, st_frame_header *h, st_buf 
                            (unsigned long long)h->payload_size, (unsigned long long)limit);
     pay->len = 0;
     RETURN_IF_ERROR(st_buf_reserve(pay, h->payload_size + 1));
-    e = pread_full(ix->fd, pay->data, (size_t)h->payload_size, r->offset + ST_FRAME_HEADER_SIZE);
+    e = st_pread_full(ix->fd, pay->data, (size_t)h->payload_size, r->offset + ST_FRAME_HEADER_SIZE);
     if (e == ST_E_TRUNCATED)
         return st_diag_set(d, e, "payload past the end of the file");
     RETURN_IF_ERROR(e);
@@ -335,7 +318,7 @@ static st_error open_directory(st_index *ix, st_diag *d)
                            (unsigned long long)size);
     uint8_t fb[ST_FOOTER_SIZE];
     at(d, size - ST_FOOTER_SIZE, ST_DIAG_UNKNOWN);
-    RETURN_IF_ERROR(pread_full(fd, fb, sizeof fb, size - ST_FOOTER_SIZE));
+    RETURN_IF_ERROR(st_pread_full(fd, fb, sizeof fb, size - ST_FOOTER_SIZE));
     st_footer f;
     RETURN_IF_ERROR(st_footer_parse(fb, &f, d));
     /* the directory lies between the file header and the footer, and ends
@@ -357,7 +340,7 @@ static st_error open_directory(st_index *ix, st_diag *d)
     uint8_t dh[ST_FRAME_HEADER_SIZE];
     st_frame_header h;
     at(d, f.dir_offset, ST_DIAG_UNKNOWN);
-    st_error e = pread_full(fd, dh, sizeof dh, f.dir_offset);
+    st_error e = st_pread_full(fd, dh, sizeof dh, f.dir_offset);
     if (e == ST_OK)
         e = st_frame_header_parse(dh, &h, d);
     if (e == ST_OK && (h.kind != ST_KIND_DIRECTORY || h.payload_size != f.dir_size - ST_FRAME_HEADER_SIZE))
@@ -369,7 +352,7 @@ static st_error open_directory(st_index *ix, st_diag *d)
     if (e == ST_OK)
         e = st_buf_reserve(&dir, (size_t)h.payload_size + 1);
     if (e == ST_OK)
-        e = pread_full(fd, dir.data, (size_t)h.payload_size, f.dir_offset + ST_FRAME_HEADER_SIZE);
+        e = st_pread_full(fd, dir.data, (size_t)h.payload_size, f.dir_offset + ST_FRAME_HEADER_SIZE);
     if (e == ST_OK && !st_crc_ok(h.payload_crc, dir.data, (size_t)h.payload_size))
         e = st_diag_set(d, ST_E_PAYLOAD_CRC, "directory checksum mismatch");
     /* the one DIRECTORY attribute; unknown non-critical ones are skipped */
@@ -428,7 +411,7 @@ static st_error find_after(st_index *ix)
     st_error e = ST_OK;
     while (!ix->after && base + len < size) {
         size_t n = size - base - len < CHUNK ? (size_t)(size - base - len) : CHUNK;
-        if ((e = pread_full(ix->fd, b + len, n, base + len)) != ST_OK)
+        if ((e = st_pread_full(ix->fd, b + len, n, base + len)) != ST_OK)
             break;
         len += n;
         st_frame_header h;
@@ -461,7 +444,7 @@ static st_error scan_frames(st_index *ix, st_diag *d)
     for (;;) {
         uint8_t hb[ST_FRAME_HEADER_SIZE];
         st_frame_header h;
-        if (ix->file_size - off < ST_FRAME_HEADER_SIZE || pread_full(ix->fd, hb, sizeof hb, off) != ST_OK ||
+        if (ix->file_size - off < ST_FRAME_HEADER_SIZE || st_pread_full(ix->fd, hb, sizeof hb, off) != ST_OK ||
             st_frame_header_parse(hb, &h, NULL) != ST_OK || h.kind == ST_KIND_DIRECTORY)
             break;
         if (h.payload_size > ix->file_size - off - ST_FRAME_HEADER_SIZE) {
@@ -521,12 +504,12 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
     at(d, 0, ST_DIAG_UNKNOWN);
     /* a file that is no container at all says so before it is found short */
     size_t mlen = size < 8 ? (size_t)size : 8;
-    RETURN_IF_ERROR(pread_full(fd, hb, mlen, 0));
+    RETURN_IF_ERROR(st_pread_full(fd, hb, mlen, 0));
     RETURN_IF_ERROR(st_magic_check(hb, mlen, d));
     if (size < ST_FILE_HEADER_SIZE)
         return st_diag_set(d, ST_E_TRUNCATED, "file of %llu bytes is too short for a container",
                            (unsigned long long)size);
-    RETURN_IF_ERROR(pread_full(fd, hb, sizeof hb, 0));
+    RETURN_IF_ERROR(st_pread_full(fd, hb, sizeof hb, 0));
     RETURN_IF_ERROR(st_file_header_parse(hb, d));
     st_index *ix = calloc(1, sizeof *ix);
     if (!ix)

@@ -817,16 +817,9 @@ st_error st_writer_restore(st_writer *w)
     /* nothing more may be written: the workers' frames are dropped */
     w->failed = w->failed != ST_OK ? w->failed : ST_E_WRITE;
     w->resumed = 0;
-    if (ftruncate(w->fd, (off_t)w->resume_at) != 0)
+    if (ftruncate(w->fd, (off_t)w->resume_at) != 0 || lseek(w->fd, (off_t)w->resume_at, SEEK_SET) < 0 ||
+        st_write_all(w->fd, w->old_end.data, w->old_end.len) != ST_OK)
         return ST_E_WRITE;
-    for (size_t put = 0; put < w->old_end.len;) {
-        ssize_t k = pwrite(w->fd, w->old_end.data + put, w->old_end.len - put, (off_t)(w->resume_at + put));
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return ST_E_WRITE;
-        put += (size_t)k;
-    }
     return fsync(w->fd) == 0 ? ST_OK : ST_E_WRITE;
 }
 
@@ -927,18 +920,12 @@ st_error st_writer_resume(st_writer **out, int fd, const st_write_opts *o, const
     w->resume_at = end;
     w->resume_frames = w->nframes;
     if (e == ST_OK && (uint64_t)st.st_size > end && (uint64_t)st.st_size - end <= ST_WRITER_RESTORE_MAX) {
-        e = st_buf_reserve(&w->old_end, (size_t)((uint64_t)st.st_size - end));
-        for (size_t got = 0, n = (size_t)((uint64_t)st.st_size - end); e == ST_OK && got < n;) {
-            ssize_t k = pread(fd, w->old_end.data + got, n - got, (off_t)(end + got));
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0)
-                e = ST_E_READ;
-            else
-                got += (size_t)k;
-        }
+        const size_t n = (size_t)((uint64_t)st.st_size - end);
+        e = st_buf_reserve(&w->old_end, n);
         if (e == ST_OK)
-            w->old_end.len = (size_t)((uint64_t)st.st_size - end);
+            e = st_pread_full(fd, w->old_end.data, n, end) == ST_OK ? ST_OK : ST_E_READ;
+        if (e == ST_OK)
+            w->old_end.len = n;
     } else if (e == ST_OK && (uint64_t)st.st_size > end) {
         w->resumed = 0; /* too long to keep: no restore */
     }
