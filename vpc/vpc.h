@@ -286,12 +286,8 @@ VPC_INLINE void vpc_pred_update(vpc_pred *pr, uint64_t v, unsigned kind, unsigne
     const uint32_t vl = pr->cur_vline, hl = pr->cur_hline;
     uint64_t *const line = pr->vt + (size_t)vl * n;
     uint8_t *const dvt = pr->dirty_vt;
-    if (kind == VPC_LV) {
-        vpc_line_update(line, n, v);
-        vpc_mark(dvt, (size_t)vl * n * sizeof(uint64_t), ((size_t)n * sizeof(uint64_t)) << t_bits);
-        return;
-    }
-    if (kind == VPC_FCM && lvn) {
+    /* an LV's line, and an order-1 FCM's whose history is its partner's */
+    if (kind == VPC_LV || (kind == VPC_FCM && lvn)) {
         vpc_line_update(line, n, v);
         vpc_mark(dvt, (size_t)vl * n * sizeof(uint64_t), ((size_t)n * sizeof(uint64_t)) << t_bits);
         return;
