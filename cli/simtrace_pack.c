@@ -296,6 +296,23 @@ static st_error imp_add(void *arg, const st_stream_decl *decl, uint32_t *sid)
     return ST_OK;
 }
 
+/* Add shift to the owner index (the key) of n wide-value blocks in place;
+ * 0 if an index would pass the 48 bits of an entry index (the blocks are
+ * then partly rewritten).  The blocks of an input point at entries of
+ * their owner stream counted from the input's first; in the output that
+ * stream may already hold entries (earlier inputs, --append). */
+static int shift_owners(uint8_t *blocks, size_t n, uint64_t shift)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *b = blocks + i * ST_VBLOCK_SIZE;
+        uint64_t key = st_load64(b), owner = (key & ST_CYCLE_MASK) + shift;
+        if (owner > ST_CYCLE_MASK)
+            return 0;
+        st_store64(b, (key & ~ST_CYCLE_MASK) | owner);
+    }
+    return 1;
+}
+
 static st_error imp_append(void *arg, uint32_t sid, const void *entries, size_t n)
 {
     import_ctx *ic = arg;
@@ -305,14 +322,9 @@ static st_error imp_append(void *arg, uint32_t sid, const void *entries, size_t 
         /* the importer's buffer is its own: rewrite a copy */
         RETURN_IF_ERROR(st_buf_reserve(&pk->tmp, n * ST_VBLOCK_SIZE));
         memcpy(pk->tmp.data, entries, n * ST_VBLOCK_SIZE);
-        for (size_t i = 0; i < n; i++) {
-            uint8_t *b = pk->tmp.data + i * ST_VBLOCK_SIZE;
-            uint64_t key = st_load64(b), owner = (key & ST_CYCLE_MASK) + shift;
-            if (owner > ST_CYCLE_MASK) {
-                cli_msg("%s: the owner index of a wide value would pass the 48 bits of an entry index", pk->in_name);
-                return ST_E_TOO_LARGE;
-            }
-            st_store64(b, (key & ~ST_CYCLE_MASK) | owner);
+        if (!shift_owners(pk->tmp.data, n, shift)) {
+            cli_msg("%s: the owner index of a wide value would pass the 48 bits of an entry index", pk->in_name);
+            return ST_E_TOO_LARGE;
         }
         entries = pk->tmp.data;
     }
@@ -405,16 +417,9 @@ static st_error copy_frame(void *arg, const st_stream_info *s, const st_frame_re
     progress(pk, 0);
     if (shift == 0)
         return st_writer_copy_frame(pk->w, sid, f, raw);
-    /* blocks point at entries of their owner stream, which now starts
-     * after the entries of earlier inputs: rewrite their keys */
     RETURN_IF_ERROR(st_raw_frame_decode(s, f, raw, &pk->tmp, cc->d));
-    for (size_t i = 0; i < f->count; i++) {
-        uint8_t *b = pk->tmp.data + i * ST_VBLOCK_SIZE;
-        uint64_t key = st_load64(b), owner = (key & ST_CYCLE_MASK) + shift;
-        if (owner > ST_CYCLE_MASK)
-            return st_diag_set(cc->d, ST_E_TOO_LARGE, "stream '%s': owner index beyond 48 bits", s->name);
-        st_store64(b, (key & ~ST_CYCLE_MASK) | owner);
-    }
+    if (!shift_owners(pk->tmp.data, (size_t)f->count, shift))
+        return st_diag_set(cc->d, ST_E_TOO_LARGE, "stream '%s': owner index beyond 48 bits", s->name);
     return st_writer_append(pk->w, sid, pk->tmp.data, (size_t)f->count);
 }
 
@@ -1019,7 +1024,7 @@ int main(int argc, char **argv)
      * be read again); with none, or if that end cannot be written either,
      * the container is put back as it was. */
     int kept = 0, restored = 0;
-    uint64_t read = ws.entries;
+    const uint64_t entries_read = ws.entries;
     if (e != ST_OK && append) {
         kept = ws.entries_written && st_writer_end_written(pk.w) == ST_OK;
         restored = !kept && st_writer_restore(pk.w) == ST_OK;
@@ -1032,7 +1037,7 @@ int main(int argc, char **argv)
             cli_msg("%s: the container is complete with the %llu entries appended before the error (%llu more read "
                     "were not written)",
                     append, (unsigned long long)ws.entries_written,
-                    (unsigned long long)(read - ws.entries_written));
+                    (unsigned long long)(entries_read - ws.entries_written));
         else if (restored)
             cli_msg("%s: nothing appended: the container is as it was before", append);
         else if (append)
