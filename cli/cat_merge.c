@@ -264,8 +264,7 @@ static int cut_loss(const cat_input *c, const cat_merge_opts *o)
     for (unsigned i = 0; i < c->n; i++) {
         const st_stream_info *s = st_index_stream(c->ix, c->pick[i]);
         if (s->id == f->stream) {
-            cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset "
-                    "%" PRIu64 ": lost", c->name, f->first_entry, f->first_entry + f->count - 1, s->name, f->offset);
+            cli_say_cut_loss(c->name, f, s->name);
             return 1;
         }
     }

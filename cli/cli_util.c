@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -572,6 +573,12 @@ void cli_out_abort(void)
         unlink(out_tmp);
         out_tmp_live = 0;
     }
+}
+
+void cli_say_cut_loss(const char *file, const st_frame_ref *c, const char *stream)
+{
+    cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset %" PRIu64
+            ": lost", file, c->first_entry, c->first_entry + c->count - 1, stream, c->offset);
 }
 
 void cli_note_recovered(const st_index *ix, const char *file)

@@ -148,6 +148,10 @@ int cli_in_open(const char *path, int *fd, const char **display_name);
  * after them are lost, and that simtrace-pack --repair rebuilds the end. */
 void cli_note_recovered(const st_index *ix, const char *file);
 
+/* Say that the entries of frame c of stream `stream` in file, the frame cut
+ * off at its end (st_index_cut_frame), are lost. */
+void cli_say_cut_loss(const char *file, const st_frame_ref *c, const char *stream);
+
 /* Raw entries that are text (the first 4 KiB printable, with line ends),
  * as when a lackey log is given without --from: warn, naming the remedy
  * (hint).  Regular files only: a pipe cannot be looked at. */

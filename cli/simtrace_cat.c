@@ -273,8 +273,7 @@ static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range
                   (rg->r.kind == R_CYCLES && rg->r.hi > c->first_cycle) ||
                   (rg->r.kind == R_TIME && (c->flags & 1) && rg->r.hi > c->first_time);
     if (touched)
-        cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset %" PRIu64
-                ": lost", file, c->first_entry, c->first_entry + c->count - 1, s->name, c->offset);
+        cli_say_cut_loss(file, c, s->name);
     return touched;
 }
 
