@@ -25,68 +25,32 @@ SIMTRACE_API uint32_t simtrace_version(void) { return SIMTRACE_VERSION; }
 
 SIMTRACE_API const char *simtrace_version_string(void) { return SIMTRACE_VERSION_STRING; }
 
+/* The public error values are the internal ones (common/st_error.h), pinned
+ * here one by one, and the internal list holds every public value: the
+ * public enum is fixed forever, and the two lists are one list. */
+#define API_ERROR_PINNED(name, cls, msg) \
+    _Static_assert((int)ST_##name == (int)SIMTRACE_##name, "SIMTRACE_" #name " differs from ST_" #name);
+ST_ERROR_LIST(API_ERROR_PINNED)
+#undef API_ERROR_PINNED
+_Static_assert((int)ST_ERROR_COUNT == (int)SIMTRACE_E_BUFFER + 1, "a public error the internal list lacks");
+
+#define API_ERROR_SYMBOL(name, cls, msg) "SIMTRACE_" #name,
+static const char *const error_symbols[] = {ST_ERROR_LIST(API_ERROR_SYMBOL)};
+#undef API_ERROR_SYMBOL
+
 simtrace_error api_error(st_error e)
 {
-    switch (e) {
-    case ST_OK: return SIMTRACE_OK;
-    case ST_E_NOMEM: return SIMTRACE_E_NOMEM;
-    case ST_E_MEMLIMIT: return SIMTRACE_E_MEMLIMIT;
-    case ST_E_USAGE: return SIMTRACE_E_USAGE;
-    case ST_E_READ: return SIMTRACE_E_READ;
-    case ST_E_WRITE: return SIMTRACE_E_WRITE;
-    case ST_E_SEEK: return SIMTRACE_E_SEEK;
-    case ST_E_BAD_MAGIC: return SIMTRACE_E_BAD_MAGIC;
-    case ST_E_VERSION: return SIMTRACE_E_VERSION;
-    case ST_E_TRUNCATED: return SIMTRACE_E_TRUNCATED;
-    case ST_E_HEADER_CRC: return SIMTRACE_E_HEADER_CRC;
-    case ST_E_PAYLOAD_CRC: return SIMTRACE_E_PAYLOAD_CRC;
-    case ST_E_ENTRY_CRC: return SIMTRACE_E_ENTRY_CRC;
-    case ST_E_CORRUPT: return SIMTRACE_E_CORRUPT;
-    case ST_E_BAD_FRAME: return SIMTRACE_E_BAD_FRAME;
-    case ST_E_BAD_ATTR: return SIMTRACE_E_BAD_ATTR;
-    case ST_E_BAD_DIRECTORY: return SIMTRACE_E_BAD_DIRECTORY;
-    case ST_E_BAD_FOOTER: return SIMTRACE_E_BAD_FOOTER;
-    case ST_E_BAD_STREAM: return SIMTRACE_E_BAD_STREAM;
-    case ST_E_UNSUPPORTED: return SIMTRACE_E_UNSUPPORTED;
-    case ST_E_TOO_LARGE: return SIMTRACE_E_TOO_LARGE;
-    case ST_E_PARTIAL_ENTRY: return SIMTRACE_E_PARTIAL_ENTRY;
-    case ST_E_SECOND_STAGE: return SIMTRACE_E_SECOND_STAGE;
-    case ST_E_RANGE: return SIMTRACE_E_RANGE;
-    case ST_E_SYNTAX: return SIMTRACE_E_SYNTAX;
-    case ST_E_NOT_FORMAT: return SIMTRACE_E_NOT_FORMAT;
-    case ST_E_CYCLE_ORDER: return SIMTRACE_E_CYCLE_ORDER;
-    case ST_E_THREAD: return SIMTRACE_E_THREAD;
-    default: return SIMTRACE_E_INTERNAL;
-    }
+    return (unsigned)e < (unsigned)ST_ERROR_COUNT ? (simtrace_error)e : SIMTRACE_E_INTERNAL;
 }
 
-/* Messages of the values the API adds to the internal list. */
-static const char *const api_only[] = {
-    [SIMTRACE_E_STATE - SIMTRACE_E_STATE] = "call out of order (the trace is closed or failed, or the reader "
-                                            "is sequential)",
-    [SIMTRACE_E_NOT_FOUND - SIMTRACE_E_STATE] = "no stream of that name",
-    [SIMTRACE_E_BUFFER - SIMTRACE_E_STATE] = "buffer too small",
-};
+SIMTRACE_API const char *simtrace_strerror(int e) { return st_error_name((st_error)e); }
 
-SIMTRACE_API const char *simtrace_strerror(int e)
+SIMTRACE_API const char *simtrace_error_name(int e)
 {
-    if (e >= SIMTRACE_E_STATE && e <= SIMTRACE_E_BUFFER)
-        return api_only[e - SIMTRACE_E_STATE];
-    if (e == SIMTRACE_E_INTERNAL)
-        return st_error_name(ST_E_INTERNAL);
-    for (int i = 0; i < ST_ERROR_COUNT; i++)
-        if ((int)api_error((st_error)i) == e && (e != SIMTRACE_E_INTERNAL))
-            return st_error_name((st_error)i);
-    return "unknown error";
+    return e >= 0 && e < (int)ST_ERROR_COUNT ? error_symbols[e] : NULL;
 }
 
-SIMTRACE_API int simtrace_error_is_data(int e)
-{
-    for (int i = 0; i < ST_ERROR_COUNT; i++)
-        if ((int)api_error((st_error)i) == e && e != SIMTRACE_E_INTERNAL)
-            return st_error_is_data((st_error)i);
-    return 0;
-}
+SIMTRACE_API int simtrace_error_is_data(int e) { return st_error_is_data((st_error)e); }
 
 simtrace_error api_fail(char *msg, st_error e, const st_diag *d)
 {

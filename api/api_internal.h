@@ -26,8 +26,8 @@ void *api_malloc(const api_alloc *al, size_t n);
 void *api_calloc(const api_alloc *al, size_t n); /* zeroed */
 void api_free(const api_alloc *al, void *p);
 
-/* The public value of an internal error (the values differ in name only,
- * but the public ones are fixed forever, so the mapping is spelled out). */
+/* The public value of an internal error: the same number (api_common.c
+ * asserts it); SIMTRACE_E_INTERNAL for a value outside the list. */
 simtrace_error api_error(st_error e);
 
 /* Write "where: what" of e and d into msg (API_MSG_MAX bytes); returns

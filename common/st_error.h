@@ -3,7 +3,7 @@
  *
  * Every layer (vpc, svpc, frames, formats, cli) returns an st_error.  The
  * enum and its messages are generated from ST_ERROR_LIST below, so adding an
- * error is one line here and nothing else.
+ * error is one line here (and its public value in include/simtrace.h).
  *
  * Contract:
  *   - ST_OK is 0; every other value is a failure.
@@ -22,39 +22,50 @@
 
 #include <stdint.h>
 
-/* X(name, class, message) -- class: 0 = internal/usage, 1 = bad data, 2 = I/O, 3 = resource */
+/*
+ * X(name, class, message) -- the enum value is ST_<name>; class: 0 =
+ * internal/usage, 1 = bad data, 2 = I/O, 3 = resource.  The values are
+ * libsvpc's public ones (SIMTRACE_<name> in include/simtrace.h, fixed
+ * forever): api/api_common.c asserts each equal at build time, so an error
+ * is added at the end, here and in the public enum.  The last three are
+ * returned by the public API alone.
+ */
 #define ST_ERROR_LIST(X)                                                              \
-    X(ST_OK,                 0, "no error")                                           \
-    X(ST_E_NOMEM,            3, "out of memory")                                      \
-    X(ST_E_MEMLIMIT,         3, "memory limit would be exceeded")                     \
-    X(ST_E_USAGE,            0, "invalid argument")                                   \
-    X(ST_E_READ,             2, "read error")                                         \
-    X(ST_E_WRITE,            2, "write error")                                        \
-    X(ST_E_SEEK,             2, "seek error")                                         \
-    X(ST_E_BAD_MAGIC,        1, "not a simtrace container (bad magic)")               \
-    X(ST_E_VERSION,          1, "unsupported container version")                     \
-    X(ST_E_TRUNCATED,        1, "unexpected end of input (truncated)")                \
-    X(ST_E_HEADER_CRC,       1, "header checksum mismatch")                           \
-    X(ST_E_PAYLOAD_CRC,      1, "payload checksum mismatch")                          \
-    X(ST_E_ENTRY_CRC,        1, "decoded entries' checksum mismatch")                 \
-    X(ST_E_CORRUPT,          1, "corrupt data")                                       \
-    X(ST_E_BAD_FRAME,        1, "invalid frame header")                               \
-    X(ST_E_BAD_ATTR,         1, "invalid attribute")                                  \
-    X(ST_E_BAD_DIRECTORY,    1, "invalid directory")                                  \
-    X(ST_E_BAD_FOOTER,       1, "invalid footer")                                     \
-    X(ST_E_BAD_STREAM,       1, "invalid or unknown stream")                          \
-    X(ST_E_UNSUPPORTED,      1, "unsupported feature (encoder, type or flag)")        \
-    X(ST_E_TOO_LARGE,        1, "size exceeds the format's limits")                   \
-    X(ST_E_PARTIAL_ENTRY,    1, "input ends with a partial entry")                    \
-    X(ST_E_SECOND_STAGE,     1, "second-stage (lzma/bzip2/zlib) stream is corrupt")   \
-    X(ST_E_RANGE,            0, "range out of bounds")                                \
-    X(ST_E_SYNTAX,           1, "malformed input line")                               \
-    X(ST_E_NOT_FORMAT,       1, "input is not in the named format")                   \
-    X(ST_E_CYCLE_ORDER,      1, "cycles decrease within a stream")                    \
-    X(ST_E_THREAD,           3, "cannot start thread")                                \
-    X(ST_E_INTERNAL,         0, "internal error")
+    X(OK,                    0, "no error")                                           \
+    X(E_NOMEM,               3, "out of memory")                                      \
+    X(E_MEMLIMIT,            3, "memory limit would be exceeded")                     \
+    X(E_USAGE,               0, "invalid argument")                                   \
+    X(E_READ,                2, "read error")                                         \
+    X(E_WRITE,               2, "write error")                                        \
+    X(E_SEEK,                2, "seek error")                                         \
+    X(E_BAD_MAGIC,           1, "not a simtrace container (bad magic)")               \
+    X(E_VERSION,             1, "unsupported container version")                     \
+    X(E_TRUNCATED,           1, "unexpected end of input (truncated)")                \
+    X(E_HEADER_CRC,          1, "header checksum mismatch")                           \
+    X(E_PAYLOAD_CRC,         1, "payload checksum mismatch")                          \
+    X(E_ENTRY_CRC,           1, "decoded entries' checksum mismatch")                 \
+    X(E_CORRUPT,             1, "corrupt data")                                       \
+    X(E_BAD_FRAME,           1, "invalid frame header")                               \
+    X(E_BAD_ATTR,            1, "invalid attribute")                                  \
+    X(E_BAD_DIRECTORY,       1, "invalid directory")                                  \
+    X(E_BAD_FOOTER,          1, "invalid footer")                                     \
+    X(E_BAD_STREAM,          1, "invalid or unknown stream")                          \
+    X(E_UNSUPPORTED,         1, "unsupported feature (encoder, type or flag)")        \
+    X(E_TOO_LARGE,           1, "size exceeds the format's limits")                   \
+    X(E_PARTIAL_ENTRY,       1, "input ends with a partial entry")                    \
+    X(E_SECOND_STAGE,        1, "second-stage (lzma/bzip2/zlib) stream is corrupt")   \
+    X(E_RANGE,               0, "range out of bounds")                                \
+    X(E_SYNTAX,              1, "malformed input line")                               \
+    X(E_NOT_FORMAT,          1, "input is not in the named format")                   \
+    X(E_CYCLE_ORDER,         1, "cycles decrease within a stream")                    \
+    X(E_THREAD,              3, "cannot start thread")                                \
+    X(E_INTERNAL,            0, "internal error")                                     \
+    X(E_STATE,               0, "call out of order (the trace is closed or failed, "  \
+                                "or the reader is sequential)")                       \
+    X(E_NOT_FOUND,           0, "no stream of that name")                             \
+    X(E_BUFFER,              0, "buffer too small")
 
-#define ST_ERROR_ENUM_ITEM(name, cls, msg) name,
+#define ST_ERROR_ENUM_ITEM(name, cls, msg) ST_##name,
 typedef enum { ST_ERROR_LIST(ST_ERROR_ENUM_ITEM) ST_ERROR_COUNT } st_error;
 #undef ST_ERROR_ENUM_ITEM
 

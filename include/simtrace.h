@@ -113,6 +113,12 @@ typedef enum simtrace_error {
  * (unknown values give "unknown error").  Thread-safe. */
 SIMTRACE_API const char *simtrace_strerror(int e);
 
+/* The enumerator's name of e ("SIMTRACE_E_PAYLOAD_CRC", "SIMTRACE_OK"),
+ * as spelled in this header; static string; NULL for a value this
+ * library does not know (so a caller, or a binding, can list the values
+ * from 0 up until NULL).  Thread-safe. */
+SIMTRACE_API const char *simtrace_error_name(int e);
+
 /* 1 when e says the input's content is bad (corrupt, truncated,
  * unsupported), 0 otherwise (I/O, usage, resources).  Thread-safe. */
 SIMTRACE_API int simtrace_error_is_data(int e);

@@ -28,9 +28,12 @@ import numpy as np
 
 from . import _lib
 
-__all__ = ["open", "Trace", "Stream", "SimtraceError", "DTYPE", "FrameInfo", "version"]
+__all__ = ["open", "Trace", "Stream", "SimtraceError", "DTYPE", "FrameInfo", "version", "ERRORS"]
 
 _L = _lib.load()
+# the library's error values by name ("E_RANGE": 23), and names by value
+ERRORS = _lib.error_codes(_L)
+_ERROR_NAMES = {v: k for k, v in ERRORS.items()}
 
 CYCLE_MASK = (1 << 48) - 1
 UINT64_MAX = (1 << 64) - 1
@@ -56,7 +59,7 @@ class SimtraceError(Exception):
 
     def __init__(self, code, message, where=None):
         self.code = code
-        self.name = _lib.ERROR_NAMES[code] if 0 <= code < len(_lib.ERROR_NAMES) else "E_%d" % code
+        self.name = _ERROR_NAMES.get(code, "E_%d" % code)
         self.message = message
         self.is_data = bool(_L.simtrace_error_is_data(code))
         text = message if not where else "%s: %s" % (where, message)
@@ -140,14 +143,14 @@ class Stream:
         their raw layout, as a uint8 array."""
         b = UINT64_MAX if b is None else b
         if a < 0 or b < 0:
-            raise SimtraceError(_lib.E_RANGE, "negative entry index", self.name)
+            raise SimtraceError(ERRORS["E_RANGE"], "negative entry index", self.name)
         n = max(0, min(b, self.entries) - a)
         buf = np.empty(n * self.entry_size, dtype=np.uint8)
         cnt = ctypes.c_uint64()
         self._t._check(_L.simtrace_reader_read(self._t._h(), self.index, a, b, buf.ctypes.data, buf.nbytes,
                                                ctypes.byref(cnt)), self.name)
         if cnt.value != n:  # the library's count is the truth (clipping is its rule)
-            raise SimtraceError(_lib.E_RANGE, "expected %d entries, the library gave %d" % (n, cnt.value),
+            raise SimtraceError(ERRORS["E_RANGE"], "expected %d entries, the library gave %d" % (n, cnt.value),
                                 self.name)
         return buf
 
@@ -183,8 +186,8 @@ class Stream:
                                                        ctypes.byref(first)), self.name)
                 k = cnt.value
                 if k == 0 or first.value != a + pos or pos + k > n:
-                    raise SimtraceError(28, "the cursor gave entries %d..%d, not from %d" % (
-                        first.value, first.value + k, a + pos), self.name)  # E_INTERNAL
+                    raise SimtraceError(ERRORS["E_INTERNAL"], "the cursor gave entries %d..%d, not from %d" % (
+                        first.value, first.value + k, a + pos), self.name)
                 _unpack_at(self.type, ptr.value, k, out, pos)
                 pos += k
         finally:
@@ -302,7 +305,7 @@ class Trace:
 
     def _h(self):
         if self._handle is None:
-            raise SimtraceError(29, "the trace is closed", self.path)  # E_STATE
+            raise SimtraceError(ERRORS["E_STATE"], "the trace is closed", self.path)
         return self._handle
 
     def _check(self, e, stream=None):

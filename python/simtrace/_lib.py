@@ -16,16 +16,6 @@ TYPE_NAME_MAX = 31
 
 TYPE_NONE, TYPE_D64, TYPE_D32, TYPE_M64, TYPE_M32, TYPE_BYTES, TYPE_VBLOCK, TYPE_VPC, TYPE_EVENT, TYPE_USER = range(10)
 
-# simtrace_error, by value (values never change; see the header)
-ERROR_NAMES = [
-    "OK", "E_NOMEM", "E_MEMLIMIT", "E_USAGE", "E_READ", "E_WRITE", "E_SEEK", "E_BAD_MAGIC", "E_VERSION",
-    "E_TRUNCATED", "E_HEADER_CRC", "E_PAYLOAD_CRC", "E_ENTRY_CRC", "E_CORRUPT", "E_BAD_FRAME", "E_BAD_ATTR",
-    "E_BAD_DIRECTORY", "E_BAD_FOOTER", "E_BAD_STREAM", "E_UNSUPPORTED", "E_TOO_LARGE", "E_PARTIAL_ENTRY",
-    "E_SECOND_STAGE", "E_RANGE", "E_SYNTAX", "E_NOT_FORMAT", "E_CYCLE_ORDER", "E_THREAD", "E_INTERNAL",
-    "E_STATE", "E_NOT_FOUND", "E_BUFFER",
-]
-E_BUFFER = 31
-E_RANGE = 23
 RANGE_ENTRIES = 1
 
 
@@ -121,6 +111,18 @@ def load():
                       % (ENV, SONAME, "; ".join(tried)))
 
 
+def error_codes(lib):
+    """{"E_RANGE": 23, ...}: every simtrace_error value the library knows,
+    by the header's name without its SIMTRACE_ prefix (the library lists
+    them from 0 up; simtrace_error_name gives NULL past the last)."""
+    codes = {}
+    while True:
+        name = lib.simtrace_error_name(len(codes))
+        if name is None:
+            return codes
+        codes[name.decode()[len("SIMTRACE_"):]] = len(codes)
+
+
 def _declare(lib):
     c = ctypes
     P = c.POINTER
@@ -129,6 +131,7 @@ def _declare(lib):
         "simtrace_version": (c.c_uint32, []),
         "simtrace_version_string": (c.c_char_p, []),
         "simtrace_strerror": (c.c_char_p, [c.c_int]),
+        "simtrace_error_name": (c.c_char_p, [c.c_int]),
         "simtrace_error_is_data": (c.c_int, [c.c_int]),
         "simtrace_type_size": (c.c_size_t, [c.c_int]),
         "simtrace_read_params_init": (None, [P(ReadParams)]),

@@ -202,7 +202,7 @@ def predictor_stats(a, s):
     p = subprocess.run([find_cat(a), "--stats=json", "-s", s.name, a.path], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
     if p.returncode != 0:
-        raise simtrace.SimtraceError(13, p.stderr.decode().strip() or "simtrace-cat --stats failed", a.file)
+        raise simtrace.SimtraceError(simtrace.ERRORS["E_CORRUPT"], p.stderr.decode().strip() or "simtrace-cat --stats failed", a.file)
     j = json.loads(p.stdout)
     return j["streams"][0]
 

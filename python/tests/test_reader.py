@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import simtrace
-from conftest import run
+from conftest import ROOT, run
 
 CYCLE_MASK = (1 << 48) - 1
 
@@ -211,3 +211,14 @@ def test_frames_of_a_range(traces):
         for a, b in [(0, 1), (39999, 40001), (50000, 170000), (299990, 400000), (123, 123)]:
             got = b"".join(r.tobytes() for _, r in s.frames(a, b, raw=True))
             assert got == run("simtrace-cat", "--entries=%d:%d" % (a, b), traces["bios"]), (a, b)
+
+
+def test_error_names_come_from_the_library():
+    """simtrace.ERRORS is the library's list (simtrace_error_name), not one
+    kept in Python: every value of the header, by its name."""
+    header = (ROOT / "include/simtrace.h").read_text()
+    want = {m.group(1): int(m.group(2)) for m in re.finditer(r"SIMTRACE_((?:E_\w+)|OK) = (\d+)", header)}
+    assert len(want) >= 32 and simtrace.ERRORS == want
+    e = simtrace.SimtraceError(want["E_PAYLOAD_CRC"], "x")
+    assert e.name == "E_PAYLOAD_CRC" and e.is_data
+    assert simtrace.SimtraceError(999, "x").name == "E_999"

@@ -123,6 +123,32 @@ static void test_common(void)
     CHECK(strcmp(simtrace_strerror(SIMTRACE_E_NOT_FOUND), "no stream of that name") == 0);
     CHECK(simtrace_error_is_data(SIMTRACE_E_PAYLOAD_CRC) && !simtrace_error_is_data(SIMTRACE_E_WRITE) &&
           !simtrace_error_is_data(SIMTRACE_E_NOT_FOUND));
+    /* simtrace_error_name spells each value as the header does, and ends
+     * with NULL past the last: a binding lists the values from 0 up */
+#define NAMED(x) {x, #x}
+    static const struct {
+        int e;
+        const char *name;
+    } names[] = {NAMED(SIMTRACE_OK), NAMED(SIMTRACE_E_NOMEM), NAMED(SIMTRACE_E_MEMLIMIT), NAMED(SIMTRACE_E_USAGE),
+                 NAMED(SIMTRACE_E_READ), NAMED(SIMTRACE_E_WRITE), NAMED(SIMTRACE_E_SEEK),
+                 NAMED(SIMTRACE_E_BAD_MAGIC), NAMED(SIMTRACE_E_VERSION), NAMED(SIMTRACE_E_TRUNCATED),
+                 NAMED(SIMTRACE_E_HEADER_CRC), NAMED(SIMTRACE_E_PAYLOAD_CRC), NAMED(SIMTRACE_E_ENTRY_CRC),
+                 NAMED(SIMTRACE_E_CORRUPT), NAMED(SIMTRACE_E_BAD_FRAME), NAMED(SIMTRACE_E_BAD_ATTR),
+                 NAMED(SIMTRACE_E_BAD_DIRECTORY), NAMED(SIMTRACE_E_BAD_FOOTER), NAMED(SIMTRACE_E_BAD_STREAM),
+                 NAMED(SIMTRACE_E_UNSUPPORTED), NAMED(SIMTRACE_E_TOO_LARGE), NAMED(SIMTRACE_E_PARTIAL_ENTRY),
+                 NAMED(SIMTRACE_E_SECOND_STAGE), NAMED(SIMTRACE_E_RANGE), NAMED(SIMTRACE_E_SYNTAX),
+                 NAMED(SIMTRACE_E_NOT_FORMAT), NAMED(SIMTRACE_E_CYCLE_ORDER), NAMED(SIMTRACE_E_THREAD),
+                 NAMED(SIMTRACE_E_INTERNAL), NAMED(SIMTRACE_E_STATE), NAMED(SIMTRACE_E_NOT_FOUND),
+                 NAMED(SIMTRACE_E_BUFFER)};
+#undef NAMED
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        CHECK(names[i].e == (int)i);
+        CHECK(simtrace_error_name(names[i].e) && strcmp(simtrace_error_name(names[i].e), names[i].name) == 0);
+    }
+    CHECK(simtrace_error_name(SIMTRACE_E_BUFFER + 1) == NULL && simtrace_error_name(-1) == NULL);
+    CHECK(!simtrace_error_is_data(-1) && !simtrace_error_is_data(SIMTRACE_E_BUFFER + 1));
+    CHECK(strcmp(simtrace_strerror(SIMTRACE_E_STATE), "call out of order (the trace is closed or failed, or the "
+                 "reader is sequential)") == 0 && strcmp(simtrace_strerror(SIMTRACE_E_BUFFER), "buffer too small") == 0);
     CHECK(simtrace_type_size(SIMTRACE_TYPE_D64) == 32 && simtrace_type_size(SIMTRACE_TYPE_M32) == 16 &&
           simtrace_type_size(SIMTRACE_TYPE_USER) == 0 && simtrace_type_size(99) == 0);
     CHECK(strcmp(simtrace_type_name(SIMTRACE_TYPE_D32), "d32") == 0 && strcmp(simtrace_type_name(-3), "?") == 0);
