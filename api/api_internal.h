@@ -8,6 +8,8 @@
 #define SIMTRACE_BUILDING 1
 #include "../include/simtrace.h"
 
+#include <errno.h>
+
 #include "../common/st_error.h"
 #include "../frames/container.h"
 #include "../frames/frame_format.h"
@@ -33,5 +35,15 @@ simtrace_error api_error(st_error e);
 /* Write "where: what" of e and d into msg (API_MSG_MAX bytes); returns
  * api_error(e).  d may be NULL. */
 simtrace_error api_fail(char *msg, st_error e, const st_diag *d);
+
+/* Run stmt (the cleanup of an open that failed: a free, a close) with
+ * errno kept: the _path and _fd opens promise the system's reason of a
+ * SIMTRACE_E_READ or _E_WRITE in errno, and cleanup must not overwrite it. */
+#define API_KEEP_ERRNO(stmt)         \
+    do {                             \
+        int api_errno_ = errno;      \
+        stmt;                        \
+        errno = api_errno_;          \
+    } while (0)
 
 #endif /* ST_API_INTERNAL_H */

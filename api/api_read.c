@@ -121,7 +121,7 @@ static simtrace_error open_reader(simtrace_reader **out, const char *path, int f
     if (path) {
         rd->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (rd->fd < 0) {
-            simtrace_reader_free(rd);
+            API_KEEP_ERRNO(simtrace_reader_free(rd));
             return SIMTRACE_E_READ;
         }
         rd->own_fd = 1;
@@ -148,7 +148,7 @@ static simtrace_error open_reader(simtrace_reader **out, const char *path, int f
         }
     }
     if (e != ST_OK) {
-        simtrace_reader_free(rd);
+        API_KEEP_ERRNO(simtrace_reader_free(rd));
         return api_error(e);
     }
     *out = rd;

@@ -97,7 +97,7 @@ static simtrace_error create(simtrace_writer **out, const char *path, int fd, co
     if (path) {
         w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (w->fd < 0) {
-            api_free(&al, w);
+            API_KEEP_ERRNO(api_free(&al, w));
             return SIMTRACE_E_WRITE;
         }
         w->own_fd = 1;
@@ -112,7 +112,7 @@ static simtrace_error create(simtrace_writer **out, const char *path, int fd, co
         e = st_writer_new(&w->w, w->fd, &o);
     }
     if (e != ST_OK) {
-        simtrace_writer_free(w);
+        API_KEEP_ERRNO(simtrace_writer_free(w));
         return api_error(e);
     }
     *out = w;

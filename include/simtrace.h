@@ -278,7 +278,8 @@ typedef struct simtrace_write_io {
  *   _fd:   any descriptor open for writing (file, pipe, socket); not closed.
  *   _io:   the write callback above.
  * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (bad params or profile name);
- * SIMTRACE_E_WRITE (open or write failed); SIMTRACE_E_NOMEM;
+ * SIMTRACE_E_WRITE (open or write failed: from _path and _fd, errno then
+ * holds the system's reason, ENOENT, EACCES, ENOSPC...); SIMTRACE_E_NOMEM;
  * SIMTRACE_E_THREAD.  On failure *w is NULL.
  */
 SIMTRACE_API simtrace_error simtrace_writer_create_path(simtrace_writer **w, const char *path,
@@ -425,8 +426,12 @@ typedef struct simtrace_read_io {
  * Returns SIMTRACE_OK; SIMTRACE_E_READ (open or read failed);
  * SIMTRACE_E_BAD_MAGIC, _VERSION, _HEADER_CRC, _TRUNCATED and other data
  * errors; SIMTRACE_E_NOMEM; SIMTRACE_E_THREAD; SIMTRACE_E_USAGE.  On
- * failure *r is NULL (there is no handle to ask for the message: open
- * the input with simtrace-cat --verify to see where it is damaged).
+ * failure *r is NULL, so there is no handle to ask for the message:
+ * after SIMTRACE_E_READ from _path or _fd, errno holds the system's
+ * reason (ENOENT, EACCES, EISDIR, EIO...: strerror(errno) is the message;
+ * after _io's, errno is whatever the callback left); for a damaged input,
+ * simtrace-cat --verify shows where.  errno is thread-local, so this is
+ * thread-safe as the rest.
  */
 SIMTRACE_API simtrace_error simtrace_reader_open_path(simtrace_reader **r, const char *path,
                                                       const simtrace_read_params *params);

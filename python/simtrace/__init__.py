@@ -18,11 +18,14 @@ gives any stream's entries in their raw little-endian layout, byte for
 byte what `simtrace-cat --entries=a:b` writes.
 
 Everything goes through the public C API of libsvpc (include/simtrace.h);
-errors raise SimtraceError, carrying the library's error and message.
+errors raise SimtraceError, carrying the library's error and message; a
+file that cannot be opened raises OSError (FileNotFoundError,
+PermissionError...), with errno and the file name.
 The library is found through $SIMTRACE_LIBRARY, the source tree's build/,
 the directory `make install` used, or the dynamic linker's search path.
 """
 import ctypes
+import os
 
 import numpy as np
 
@@ -290,8 +293,14 @@ class Trace:
         p.ignore_check = 1 if ignore_check else 0
         p.memlimit = memlimit
         h = ctypes.c_void_p()
-        e = _L.simtrace_reader_open_path(ctypes.byref(h), self.path.encode(), ctypes.byref(p))
+        ctypes.set_errno(0)
+        e = _L.simtrace_reader_open_path(ctypes.byref(h), os.fsencode(self.path), ctypes.byref(p))
         if e:
+            err = ctypes.get_errno()
+            if e == ERRORS["E_READ"] and err:
+                # the system's reason (include/simtrace.h): FileNotFoundError,
+                # PermissionError, IsADirectoryError... with errno and filename
+                raise OSError(err, os.strerror(err), self.path)
             # no handle, so no message beyond the error's own words
             raise SimtraceError(e, _L.simtrace_strerror(e).decode(), self.path)
         self._handle = h

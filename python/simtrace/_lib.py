@@ -101,7 +101,7 @@ def load():
             tried.append(c + " (missing)")
             continue
         try:
-            lib = ctypes.CDLL(c)
+            lib = ctypes.CDLL(c, use_errno=True)  # the opens leave the system's reason in errno
         except OSError as e:
             tried.append("%s (%s)" % (c, e))
             continue

@@ -1,7 +1,9 @@
 """simtrace (the Python reader) against simtrace-cat: the same bytes for
 slices, cycle ranges and frames; the fields of the structured arrays;
 wide values; edge cases; the library's errors."""
+import errno
 import json
+import os
 import random
 import re
 import tracemalloc
@@ -166,9 +168,6 @@ def test_user_type_gives_raw_rows(traces):
 def test_bad_files_raise_the_librarys_errors(traces):
     bad = traces["bad"]
     with pytest.raises(simtrace.SimtraceError) as e:
-        simtrace.open(traces["dir"] / "missing.sim")
-    assert e.value.name == "E_READ" and not e.value.is_data and "missing.sim" in str(e.value)
-    with pytest.raises(simtrace.SimtraceError) as e:
         simtrace.open(bad / "header-magic.sim")
     assert e.value.name == "E_BAD_MAGIC" and e.value.is_data
     # opens (the directory is fine); reading the damaged frame fails, and
@@ -193,6 +192,25 @@ def test_bad_files_raise_the_librarys_errors(traces):
             assert ex.message, f
             failures += 1
     assert failures >= len(list(bad.glob("*.sim"))) // 2
+
+
+def test_open_failures_are_oserrors(traces, tmp_path):
+    """A file that cannot be opened gives the system's reason: an OSError
+    subclass with errno and the file name, as Python's own open()."""
+    missing = traces["dir"] / "missing.sim"
+    with pytest.raises(FileNotFoundError) as e:
+        simtrace.open(missing)
+    assert e.value.errno == errno.ENOENT and e.value.filename == str(missing)
+    assert "No such file" in str(e.value) and "missing.sim" in str(e.value)
+    with pytest.raises(IsADirectoryError) as e:
+        simtrace.open(tmp_path)
+    assert e.value.errno == errno.EISDIR
+    if os.geteuid() != 0:  # root reads anything
+        locked = tmp_path / "locked.sim"
+        locked.write_bytes(traces["one"].read_bytes())
+        locked.chmod(0)
+        with pytest.raises(PermissionError):
+            simtrace.open(locked)
 
 
 def test_range_errors(traces):

@@ -6,6 +6,8 @@
  * brute force; and the error paths: calls out of order, a closed trace, a
  * short buffer, a stream name not found, bad arguments. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,47 @@ static void count_free(void *opaque, void *p)
     if (p)
         __atomic_add_fetch(&counted.frees, 1, __ATOMIC_RELAXED);
     free(p);
+}
+
+/* An allocator whose free sets errno, as a logging one might: the opens
+ * promise the system's reason in errno, past their own cleanup. */
+static void *plain_alloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    return malloc(n);
+}
+static void clobbering_free(void *opaque, void *p)
+{
+    (void)opaque;
+    free(p);
+    errno = EBADF;
+}
+
+static void test_open_errno(const char *dir)
+{
+    simtrace_allocator al = {plain_alloc, clobbering_free, NULL};
+    simtrace_read_params rp;
+    simtrace_read_params_init(&rp);
+    rp.allocator = &al;
+    simtrace_reader *r;
+    errno = 0;
+    CHECK(simtrace_reader_open_path(&r, "/nonexistent.sim", &rp) == SIMTRACE_E_READ && r == NULL &&
+          errno == ENOENT);
+    errno = 0;
+    CHECK(simtrace_reader_open_path(&r, dir, &rp) == SIMTRACE_E_READ && r == NULL && errno == EISDIR);
+    int fd = open(dir, O_RDONLY);
+    errno = 0;
+    CHECK(fd >= 0 && simtrace_reader_open_fd(&r, fd, &rp) == SIMTRACE_E_READ && r == NULL && errno == EISDIR);
+    close(fd);
+    simtrace_write_params wp;
+    simtrace_write_params_init(&wp);
+    wp.allocator = &al;
+    simtrace_writer *w;
+    errno = 0;
+    CHECK(simtrace_writer_create_path(&w, "/nonexistent-dir/x.sim", &wp) == SIMTRACE_E_WRITE && w == NULL &&
+          errno == ENOENT);
+    errno = 0;
+    CHECK(simtrace_writer_create_path(&w, dir, &wp) == SIMTRACE_E_WRITE && w == NULL && errno == EISDIR);
 }
 
 /* Write the test trace through w; returns 0 on success. */
@@ -707,6 +750,7 @@ int main(void)
     free(mb.p);
 
     counted.allocs = counted.frees = 0;
+    test_open_errno(dir);
     test_random_access(path);
     test_frame_info(path);
     test_sequential(path);
