@@ -182,6 +182,39 @@ SIMTRACE_API int simtrace_reader_random_access(const simtrace_reader *r) { retur
 
 SIMTRACE_API const char *simtrace_reader_message(const simtrace_reader *r) { return r ? r->msg : ""; }
 
+SIMTRACE_API int simtrace_reader_complete(simtrace_reader *r)
+{
+    if (!r || !r->ix)
+        return -1; /* a sequential reader meets the end at the cursor's end */
+    r->msg[0] = 0;
+    uint64_t end;
+    st_diag why;
+    if (!st_index_recovered(r->ix, &end, &why))
+        return 1;
+    const st_frame_ref *cut = st_index_cut_frame(r->ix);
+    const char *cut_stream = "?";
+    uint64_t entries = 0, frames = 0;
+    for (unsigned i = 0; i < st_index_stream_count(r->ix); i++) {
+        const st_stream_info *s = st_index_stream(r->ix, i);
+        entries += s->entries;
+        frames += s->frames;
+        if (cut && s->id == cut->stream)
+            cut_stream = s->name;
+    }
+    char more[384] = "";
+    if (st_index_frames_after(r->ix))
+        snprintf(more, sizeof more, "; complete frames from byte offset %" PRIu64 " on, after a damaged one, are "
+                 "not read", st_index_frames_after(r->ix));
+    else if (cut)
+        snprintf(more, sizeof more, "; entries %" PRIu64 "..%" PRIu64 " of stream '%.255s' are in the frame cut off "
+                 "there", cut->first_entry, cut->first_entry + cut->count - 1, cut_stream);
+    snprintf(r->msg, sizeof r->msg, "no valid directory and footer (%.160s): read through its frame headers, "
+             "%" PRIu64 " complete data frame%s (%" PRIu64 " entries) up to byte offset %" PRIu64 " of %" PRIu64 "%s",
+             why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), frames, frames == 1 ? "" : "s", entries, end,
+             st_index_file_size(r->ix), more);
+    return 0;
+}
+
 SIMTRACE_API void simtrace_reader_free(simtrace_reader *r)
 {
     if (!r)

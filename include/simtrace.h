@@ -442,6 +442,22 @@ SIMTRACE_API simtrace_error simtrace_reader_open_io(simtrace_reader **r, const s
 /* 1 for random access (a regular file), 0 for sequential; -1 for NULL. */
 SIMTRACE_API int simtrace_reader_random_access(const simtrace_reader *r);
 
+/*
+ * Whether a random-access reader found the trace whole: 1 when it read its
+ * directory and footer; 0 when it read the file through its frame headers
+ * instead, because they are missing or damaged (a file cut off, a writer
+ * that was never closed): the entries listed are those of the complete
+ * frames before the end or the damage, and what was written after them is
+ * not known.  With 0, simtrace_reader_message says what was wrong and how
+ * far the frames go ("no valid directory and footer (...): read through
+ * its frame headers, 3 complete data frames (3145728 entries) up to byte
+ * offset 99812 of 100000"); with 1 it is "".  -1 for NULL and for a
+ * sequential reader, whose cursor reports a cut-off input at its end
+ * (SIMTRACE_E_TRUNCATED, after the entries of the complete frames).
+ * Decodes and reads nothing.
+ */
+SIMTRACE_API int simtrace_reader_complete(simtrace_reader *r);
+
 /* Everything about one stream, copied out. */
 typedef struct simtrace_stream_info {
     uint32_t index;       /* position in the reader's list, 0..count-1 */

@@ -26,12 +26,13 @@ the directory `make install` used, or the dynamic linker's search path.
 """
 import ctypes
 import os
+import warnings
 
 import numpy as np
 
 from . import _lib
 
-__all__ = ["open", "Trace", "Stream", "SimtraceError", "DTYPE", "FrameInfo", "version", "ERRORS"]
+__all__ = ["open", "Trace", "Stream", "SimtraceError", "SimtraceWarning", "DTYPE", "FrameInfo", "version", "ERRORS"]
 
 _L = _lib.load()
 # the library's error values by name ("E_RANGE": 23), and names by value
@@ -67,6 +68,13 @@ class SimtraceError(Exception):
         self.is_data = bool(_L.simtrace_error_is_data(code))
         text = message if not where else "%s: %s" % (where, message)
         super().__init__("%s (%s)" % (text, self.name))
+
+
+class SimtraceWarning(UserWarning):
+    """The trace was read, but not whole: it has no valid directory and
+    footer (cut off, or a writer that was never closed), so libsvpc read it
+    through its frame headers and the streams end at the last complete
+    frame.  Trace.complete is then False."""
 
 
 class FrameInfo:
@@ -283,7 +291,10 @@ class Stream:
 
 class Trace:
     """An open trace (random access; a regular file).  streams: the list of
-    Stream; t["name"] or t[i] one of them; t.stream() the default one."""
+    Stream; t["name"] or t[i] one of them; t.stream() the default one.
+    complete: False when the file has no valid directory and footer and was
+    read through its frame headers (a SimtraceWarning says so when it is
+    opened; incomplete_reason gives the library's words)."""
 
     def __init__(self, path, threads=1, ignore_check=False, memlimit=0):
         self.path = str(path)
@@ -304,6 +315,12 @@ class Trace:
             # no handle, so no message beyond the error's own words
             raise SimtraceError(e, _L.simtrace_strerror(e).decode(), self.path)
         self._handle = h
+        # a file read through its frame headers (no valid directory) is
+        # readable, but its streams may end early: say so, once, here
+        self.complete = _L.simtrace_reader_complete(h) != 0
+        self.incomplete_reason = "" if self.complete else _L.simtrace_reader_message(h).decode("utf-8", "replace")
+        if not self.complete:
+            warnings.warn(SimtraceWarning("%s: %s" % (self.path, self.incomplete_reason)), stacklevel=3)
         n = ctypes.c_uint32()
         self._check(_L.simtrace_reader_stream_count(h, ctypes.byref(n)))
         self.streams = []

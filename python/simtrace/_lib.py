@@ -137,6 +137,7 @@ def _declare(lib):
         "simtrace_read_params_init": (None, [P(ReadParams)]),
         "simtrace_reader_open_path": (c.c_int, [P(vp), c.c_char_p, P(ReadParams)]),
         "simtrace_reader_random_access": (c.c_int, [vp]),
+        "simtrace_reader_complete": (c.c_int, [vp]),
         "simtrace_reader_stream_count": (c.c_int, [vp, P(c.c_uint32)]),
         "simtrace_reader_stream_info": (c.c_int, [vp, c.c_uint32, P(StreamInfo)]),
         "simtrace_reader_find_stream": (c.c_int, [vp, c.c_char_p, P(c.c_uint32)]),

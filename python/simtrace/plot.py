@@ -23,6 +23,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -85,6 +86,7 @@ def arguments(argv):
         raise UsageError("--bins, --rows, --max-pages must be positive, --page-bits 0..63")
     a.output = a.output or ("stdin" if a.file == "-" else os.path.basename(a.file)) + ".png"
     a.path = a.file  # what is read: the file, or a copy of a pipe (spool)
+    a.note = None  # said under the title: the trace was not read whole
     ext = os.path.splitext(a.output)[1].lower()
     if ext not in (".png", ".svg"):
         raise UsageError("the output must end in .png or .svg (got '%s')" % a.output)
@@ -266,9 +268,9 @@ def draw(a, s, lo, hi):
             ax2.set_ylabel("bits/entry")
             ax2.set_ylim(bottom=0)
     axes[-1].set_xlabel("cycle")
-    fig.suptitle(a.title or "%s: stream %s, entries %d..%d" % (
-        "(standard input)" if a.file == "-" else os.path.basename(a.file), s.name, lo, hi - 1),
-                 fontsize=11)
+    title = a.title or "%s: stream %s, entries %d..%d" % (
+        "(standard input)" if a.file == "-" else os.path.basename(a.file), s.name, lo, hi - 1)
+    fig.suptitle(title + ("\n(%s)" % a.note if a.note else ""), fontsize=11)
     fig.tight_layout()
     fig.savefig(a.output, dpi=a.dpi)
     plt.close(fig)
@@ -304,7 +306,14 @@ def main(argv=None):
     tmp = None
     try:
         tmp = spool(a)
-        with simtrace.open(a.path) as t:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", simtrace.SimtraceWarning)  # said below, as the program says things
+            t = simtrace.open(a.path)
+        with t:
+            if not t.complete:
+                print("simtrace-plot: %s: warning: %s; the plot shows the entries of those frames" % (
+                    a.file, t.incomplete_reason), file=sys.stderr)
+                a.note = "incomplete: no valid directory, read through its frame headers"
             s = t.stream(a.stream)
             if not s.is_memory:
                 print("simtrace-plot: %s: stream '%s' is of type %s, not a memory stream" % (a.file, s.name,

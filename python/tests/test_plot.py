@@ -107,3 +107,20 @@ def test_plot_of_a_pipe(small, tmp_path, traces):
     assert p.returncode == 1 and p.stderr.decode().startswith("simtrace-plot: -"), p.stderr.decode()
     assert "simtrace-plot-" not in p.stderr.decode()
     assert list(tmpd.iterdir()) == []
+
+
+def test_plot_of_a_cut_off_file_says_so(small, tmp_path):
+    """A file without directory is plotted from its complete frames, and
+    the plot says it is incomplete: on stderr and under the title."""
+    cut = tmp_path / "cut.sim"
+    whole = small.read_bytes()
+    cut.write_bytes(whole[:len(whole) * 2 // 3])
+    out = tmp_path / "cut.svg"
+    p = plot("-o", out, cut)
+    err = p.stderr.decode()
+    assert p.returncode == 0, err
+    assert err.startswith("simtrace-plot: %s: warning: no valid directory and footer" % cut), err
+    assert "SimtraceWarning" not in err and err.count("\n") == 1
+    assert "incomplete: no valid directory" in out.read_text()
+    p = plot("-o", tmp_path / "whole.svg", small)
+    assert p.returncode == 0 and p.stderr == b""

@@ -7,6 +7,7 @@ import os
 import random
 import re
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -181,17 +182,22 @@ def test_bad_files_raise_the_librarys_errors(traces):
     with pytest.raises(simtrace.SimtraceError) as e:
         t.stream()
     assert e.value.name == "E_STATE"
-    # every bad file either fails to open or to read, with a data error
-    failures = 0
+    # every bad file fails to open or to read, with a data error, or is read
+    # through its frame headers, with a warning that says so
+    failures = incomplete = 0
     for f in sorted(bad.glob("*.sim")):
         try:
-            with simtrace.open(f) as t:
-                for s in t.streams:
-                    s.raw()
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                with simtrace.open(f) as t:
+                    for s in t.streams:
+                        s.raw()
+            assert t.complete == (said == []), f
+            incomplete += not t.complete
         except simtrace.SimtraceError as ex:
             assert ex.message, f
             failures += 1
-    assert failures >= len(list(bad.glob("*.sim"))) // 2
+    assert failures >= len(list(bad.glob("*.sim"))) // 2 and incomplete >= 3
 
 
 def test_open_failures_are_oserrors(traces, tmp_path):
@@ -240,3 +246,23 @@ def test_error_names_come_from_the_library():
     e = simtrace.SimtraceError(want["E_PAYLOAD_CRC"], "x")
     assert e.name == "E_PAYLOAD_CRC" and e.is_data
     assert simtrace.SimtraceError(999, "x").name == "E_999"
+
+
+def test_a_cut_off_file_warns_and_says_it_is_incomplete(traces, tmp_path):
+    """A file cut off (no directory) is read through its frame headers:
+    the package warns (SimtraceWarning) and sets Trace.complete False; a
+    whole file gives neither."""
+    cut = tmp_path / "cut.sim"
+    whole = traces["bios"].read_bytes()
+    cut.write_bytes(whole[:len(whole) // 2])
+    with pytest.warns(simtrace.SimtraceWarning, match=r"cut\.sim: no valid directory and footer.*frame headers"):
+        t = simtrace.open(cut)
+    with t:
+        assert t.complete is False and "frame headers" in t.incomplete_reason
+        s = t.stream()
+        assert 0 < len(s) < 300000 and len(s) % 40000 == 0
+        assert s.raw().tobytes() == traces["bios_raw"][:32 * len(s)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with simtrace.open(traces["bios"]) as t:
+            assert t.complete is True and t.incomplete_reason == ""
