@@ -209,6 +209,14 @@ def predictor_stats(a, s):
     return j["streams"][0]
 
 
+def step_to(ax, x, y, end, **kw):
+    """ax.step(x, y, where="post") with the last value drawn on to end:
+    matplotlib ends a post step at the last point, so the last frame (or
+    window) would have no width, and a one-frame stream no line at all."""
+    if len(x):
+        ax.step(list(x) + [end], list(y) + [y[-1]], where="post", **kw)
+
+
 def draw(a, s, lo, hi):
     import matplotlib
     matplotlib.use("Agg")
@@ -221,8 +229,9 @@ def draw(a, s, lo, hi):
     axes = axes[:, 0]
     span, pages, pspan = first_pass(s, lo, hi, a.page_bits, a.max_pages) if hi > lo else ((0, 0), None, (0, 0))
     cmin, cmax = span
+    x_end = max(cmax, cmin + 1)  # the right end of every panel
     for ax, what in zip(axes, a.plots):
-        ax.set_xlim(cmin, max(cmax, cmin + 1))
+        ax.set_xlim(cmin, x_end)
         if what == "heatmap":
             ax.set_title("accesses per page (%s B) and cycle" % (1 << a.page_bits), fontsize=10, loc="left")
             if hi > lo:
@@ -230,7 +239,7 @@ def draw(a, s, lo, hi):
                 masked = np.ma.masked_equal(counts, 0)
                 im = ax.imshow(masked, aspect="auto", origin="lower", interpolation="nearest", cmap="viridis",
                                norm=LogNorm(vmin=1, vmax=max(1, counts.max())),
-                               extent=(cmin, max(cmax, cmin + 1), 0, len(row_start)))
+                               extent=(cmin, x_end, 0, len(row_start)))
                 # inside the axes' row, so that every plot keeps the same width
                 fig.colorbar(im, cax=ax.inset_axes([1.01, 0.0, 0.012, 1.0]), label="accesses")
                 ticks = np.linspace(0, len(row_start) - 1, min(8, len(row_start))).astype(int)
@@ -242,8 +251,8 @@ def draw(a, s, lo, hi):
             ax.set_title("working set per window of %d entries" % window, fontsize=10, loc="left")
             if hi > lo:
                 x, npg, nln = working_set(s, lo, hi, window, a.page_bits)
-                ax.step(x, npg, where="post", label="pages", color="tab:purple")
-                ax.step(x, nln, where="post", label="cache lines (64 B)", color="tab:olive")
+                step_to(ax, x, npg, x_end, label="pages", color="tab:purple")
+                step_to(ax, x, nln, x_end, label="cache lines (64 B)", color="tab:olive")
                 ax.set_yscale("log")
                 ax.legend(fontsize=7, loc="upper right")
             ax.set_ylabel("distinct")
@@ -257,14 +266,14 @@ def draw(a, s, lo, hi):
             x = [infos[f["first_entry"]].first_cycle for f in frames]
             if frames and "hit_rate" in frames[0]:
                 for field in frames[0]["hit_rate"]:
-                    ax.step(x, [f["hit_rate"][field] for f in frames], where="post", label=field,
+                    step_to(ax, x, [f["hit_rate"][field] for f in frames], x_end, label=field,
                             color=FIELD_COLOURS.get(field))
                 ax.legend(fontsize=7, loc="lower left", ncol=5)
             ax.set_ylim(0, 1.02)
             ax.set_ylabel("hit rate")
             ax2 = ax.twinx()
-            ax2.step(x, [8.0 * f["stored_bytes"] / max(1, f["entries"]) for f in frames], where="post",
-                     color="black", linestyle="--", label="bits/entry")
+            step_to(ax2, x, [8.0 * f["stored_bytes"] / max(1, f["entries"]) for f in frames], x_end,
+                    color="black", linestyle="--", label="bits/entry")
             ax2.set_ylabel("bits/entry")
             ax2.set_ylim(bottom=0)
     axes[-1].set_xlabel("cycle")

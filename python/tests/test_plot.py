@@ -124,3 +124,27 @@ def test_plot_of_a_cut_off_file_says_so(small, tmp_path):
     assert "incomplete: no valid directory" in out.read_text()
     p = plot("-o", tmp_path / "whole.svg", small)
     assert p.returncode == 0 and p.stderr == b""
+
+
+def coloured_columns(path):
+    """The share of the image's columns holding a coloured pixel (a hit-rate
+    line; text, axes and the dashed bits/entry line are grey or black)."""
+    import matplotlib.image as mpimg
+    px = mpimg.imread(str(path))[:, :, :3]
+    coloured = (px.max(axis=2) - px.min(axis=2)) > 0.3
+    return coloured.any(axis=0).mean()
+
+
+@pytest.mark.parametrize("frame_size", [50000, 25000])
+def test_predictor_panel_draws_the_last_frame(small, traces, tmp_path, frame_size):
+    """A stream of one frame (as bochs-trace --workload linux writes) and
+    one of two: the hit-rate lines run across the whole panel, the last
+    frame included."""
+    one = tmp_path / "frames.sim"
+    (tmp_path / "e.d64").write_bytes(traces["bios_raw"][:50000 * 32])
+    run("simtrace-pack", "--frame-size=%d" % frame_size, "--stream=cpu0.read", tmp_path / "e.d64", "-o", one)
+    out = tmp_path / "pred.png"
+    p = plot("--plot=predictors", "-o", out, one)
+    assert p.returncode == 0, p.stderr.decode()
+    # the panel is about 85% of the image's width
+    assert coloured_columns(out) > 0.75, coloured_columns(out)
