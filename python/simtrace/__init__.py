@@ -113,8 +113,9 @@ def unpack(kind, raw):
 
 
 class Stream:
-    """One stream of an open trace.  len(s) is its entry count; s[a:b]
-    (step 1) and s[i] read entries; see the module's help."""
+    """One stream of an open trace.  len(s) is its entry count; s[a:b],
+    s[a:b:step] and s[i] read entries (only those of the range); see the
+    module's help."""
 
     def __init__(self, trace, info):
         self._t = trace
@@ -205,12 +206,31 @@ class Stream:
             _L.simtrace_cursor_free(h)
         return out
 
+    def _stepped(self, picks):
+        """The entries at the indices of range picks (any step), reading
+        only their span, one frame at a time: the memory is the result's
+        and one frame's, however wide the span."""
+        lo, hi = min(picks[0], picks[-1]), max(picks[0], picks[-1]) + 1
+        step = abs(picks.step)
+        out, pos = None, 0
+        for fi, e in self.frames(lo, hi):
+            first = max(lo, fi.first_entry)
+            part = e[-(first - lo) % step::step]  # from the first pick in this frame
+            if out is None:  # (np.concatenate would repack DTYPE's layout)
+                out = np.zeros((len(picks),) + part.shape[1:], dtype=part.dtype)  # padding 0, as read()
+            out[pos:pos + len(part)] = part
+            pos += len(part)
+        return out[::-1] if picks.step < 0 else out
+
     def __getitem__(self, key):
         if isinstance(key, slice):
             a, b, step = key.indices(self.entries)
-            if step != 1:
-                return self.read(0)[key] if self.entries else self.read(0)
-            return self.read(a, max(a, b)) if a < self.entries else self.read(self.entries, self.entries)
+            picks = range(a, b, step)
+            if len(picks) == 0:
+                return self.read(0, 0)
+            if step == 1:
+                return self.read(a, b)
+            return self._stepped(picks)
         i = int(key)
         if i < 0:
             i += self.entries

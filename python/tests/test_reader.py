@@ -266,3 +266,34 @@ def test_a_cut_off_file_warns_and_says_it_is_incomplete(traces, tmp_path):
         warnings.simplefilter("error")
         with simtrace.open(traces["bios"]) as t:
             assert t.complete is True and t.incomplete_reason == ""
+
+
+def test_stepped_slices_read_only_their_range(traces):
+    """s[a:b:step] gives what numpy's slicing of the whole stream gives, for
+    any step, and reads only the range, one frame at a time: s[0:10:2] of
+    a 300,000-entry stream does not take the stream's 12 MB."""
+    with simtrace.open(traces["bios"]) as t:
+        s = t.stream()
+        n = len(s)
+        whole = s[:]
+        for key in [slice(0, 10, 2), slice(None, None, 1000), slice(None, None, -1), slice(100, 10, -7),
+                    slice(-1, -5, -1), slice(39990, 80020, 3), slice(5, 5, 2), slice(10, 0, 3),
+                    slice(n - 3, None, 2), slice(None, None, 40001), slice(n + 5, 0, -99999)]:
+            got = s[key]
+            assert got.dtype == simtrace.DTYPE and got.tobytes() == whole[key].tobytes(), key
+        raw_rows = t["bios.m64"]
+        assert raw_rows[::-3].tobytes() == raw_rows[:][::-3].tobytes()
+        del whole
+        tracemalloc.start()
+        a = s[0:10:2]
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert len(a) == 5 and peak < 40000 * 40, peak  # less than one frame's array
+        tracemalloc.start()
+        a = s[::997]
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert len(a) == len(range(0, n, 997)) and peak < 3 * 40000 * 40, peak  # one frame at a time
+    with simtrace.open(traces["user"]) as t:
+        u = t.stream()
+        assert u[::7].tobytes() == u[:][::7].tobytes() and u[::7].shape == (len(range(0, 150, 7)), 7)
