@@ -26,6 +26,7 @@ the directory `make install` used, or the dynamic linker's search path.
 """
 import ctypes
 import os
+import stat
 import warnings
 
 import numpy as np
@@ -323,9 +324,14 @@ class Trace:
         p.threads = threads
         p.ignore_check = 1 if ignore_check else 0
         p.memlimit = memlimit
+        stdin = self.path == "-"
+        self._refuse_sequential(os.fstat(0) if stdin else self._stat())
         h = ctypes.c_void_p()
         ctypes.set_errno(0)
-        e = _L.simtrace_reader_open_path(ctypes.byref(h), os.fsencode(self.path), ctypes.byref(p))
+        if stdin:  # read with pread: the descriptor's offset stays, and it stays open
+            e = _L.simtrace_reader_open_fd(ctypes.byref(h), 0, ctypes.byref(p))
+        else:
+            e = _L.simtrace_reader_open_path(ctypes.byref(h), os.fsencode(self.path), ctypes.byref(p))
         if e:
             err = ctypes.get_errno()
             if e == ERRORS["E_READ"] and err:
@@ -334,6 +340,9 @@ class Trace:
                 raise OSError(err, os.strerror(err), self.path)
             # no handle, so no message beyond the error's own words
             raise SimtraceError(e, _L.simtrace_strerror(e).decode(), self.path)
+        if _L.simtrace_reader_random_access(h) != 1:  # it became a pipe since the check
+            _L.simtrace_reader_free(h)
+            raise self._sequential_error()
         self._handle = h
         # a file read through its frame headers (no valid directory) is
         # readable, but its streams may end early: say so, once, here
@@ -348,6 +357,27 @@ class Trace:
             si = _lib.StreamInfo()
             self._check(_L.simtrace_reader_stream_info(h, i, ctypes.byref(si)))
             self.streams.append(Stream(self, si))
+
+    def _stat(self):
+        """os.stat of the path, or None where it fails (the library's open
+        then says why, through errno)."""
+        try:
+            return os.stat(self.path)
+        except OSError:
+            return None
+
+    def _refuse_sequential(self, st):
+        """The package reads with random access, which a pipe, socket or
+        device does not give: refuse it before opening (a FIFO's open
+        would wait for a writer, and a sequential open takes its first
+        bytes)."""
+        if st is not None and not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+            raise self._sequential_error()
+
+    def _sequential_error(self):
+        return SimtraceError(ERRORS["E_SEEK"], "not a regular file (a pipe, socket or device): simtrace reads "
+                             "with random access; copy it to a file first, or read it in order with simtrace-cat",
+                             "(standard input)" if self.path == "-" else self.path)
 
     def _h(self):
         if self._handle is None:
@@ -400,7 +430,9 @@ class Trace:
 
 
 def open(path, threads=1, ignore_check=False, memlimit=0):  # noqa: A001 (the module's verb)
-    """Open the trace at path (a regular file: random access)."""
+    """Open the trace at path, a regular file (random access); "-" is
+    standard input, which must then be a regular file too (< trace.sim).
+    Pipes are refused (SimtraceError E_SEEK): copy them to a file."""
     return Trace(path, threads=threads, ignore_check=ignore_check, memlimit=memlimit)
 
 

@@ -136,6 +136,7 @@ def _declare(lib):
         "simtrace_type_size": (c.c_size_t, [c.c_int]),
         "simtrace_read_params_init": (None, [P(ReadParams)]),
         "simtrace_reader_open_path": (c.c_int, [P(vp), c.c_char_p, P(ReadParams)]),
+        "simtrace_reader_open_fd": (c.c_int, [P(vp), c.c_int, P(ReadParams)]),
         "simtrace_reader_random_access": (c.c_int, [vp]),
         "simtrace_reader_complete": (c.c_int, [vp]),
         "simtrace_reader_stream_count": (c.c_int, [vp, P(c.c_uint32)]),

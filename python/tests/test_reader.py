@@ -6,6 +6,8 @@ import json
 import os
 import random
 import re
+import subprocess
+import sys
 import tracemalloc
 import warnings
 
@@ -297,3 +299,37 @@ def test_stepped_slices_read_only_their_range(traces):
     with simtrace.open(traces["user"]) as t:
         u = t.stream()
         assert u[::7].tobytes() == u[:][::7].tobytes() and u[::7].shape == (len(range(0, 150, 7)), 7)
+
+
+def test_pipes_are_refused_and_dash_is_standard_input(traces, tmp_path):
+    """The package reads with random access: a pipe (by path, /dev/stdin,
+    or "-") is refused with E_SEEK and a message saying what to do, before
+    anything is read from it; "-" redirected from a file is read."""
+    code = ("import sys, simtrace\n"
+            "try:\n"
+            "    t = simtrace.open(sys.argv[1])\n"
+            "    print('entries', len(t.stream()))\n"
+            "except simtrace.SimtraceError as e:\n"
+            "    print(e.name, e)\n"
+            "print('left', len(sys.stdin.buffer.read()))\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    data = traces["one"].read_bytes()
+
+    def py(arg, stdin):
+        piped = stdin is None
+        p = subprocess.run([sys.executable, "-c", code, arg], stdin=None if piped else stdin,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, input=data if piped else None,
+                           timeout=60)
+        assert p.returncode == 0, p.stderr.decode()
+        return p.stdout.decode()
+
+    for arg in ("-", "/dev/stdin"):
+        out = py(arg, None)
+        assert out.startswith("E_SEEK ") and "not a regular file (a pipe" in out, out
+        assert "copy it to a file" in out and "left %d" % len(data) in out, out  # nothing taken from the pipe
+    with open(traces["one"], "rb") as f:
+        assert py("-", f).startswith("entries 1\n")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    out = py(str(fifo), None)  # no writer: refused at once, not waited for
+    assert out.startswith("E_SEEK %s: not a regular file" % fifo), out
