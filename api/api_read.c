@@ -201,17 +201,17 @@ SIMTRACE_API int simtrace_reader_complete(simtrace_reader *r)
         if (cut && s->id == cut->stream)
             cut_stream = s->name;
     }
-    char more[384] = "";
-    if (st_index_frames_after(r->ix))
-        snprintf(more, sizeof more, "; complete frames from byte offset %" PRIu64 " on, after a damaged one, are "
-                 "not read", st_index_frames_after(r->ix));
-    else if (cut)
-        snprintf(more, sizeof more, "; entries %" PRIu64 "..%" PRIu64 " of stream '%.255s' are in the frame cut off "
+    int n = snprintf(r->msg, sizeof r->msg, "no valid directory and footer (%.160s): read through its frame "
+                     "headers, %" PRIu64 " complete data frame%s (%" PRIu64 " entries) up to byte offset %" PRIu64
+                     " of %" PRIu64, why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), frames,
+                     frames == 1 ? "" : "s", entries, end, st_index_file_size(r->ix));
+    size_t room = n >= 0 && (size_t)n < sizeof r->msg ? sizeof r->msg - (size_t)n : 0;
+    if (room && st_index_frames_after(r->ix))
+        snprintf(r->msg + n, room, "; complete frames from byte offset %" PRIu64 " on, after a damaged one, are not "
+                 "read", st_index_frames_after(r->ix));
+    else if (room && cut)
+        snprintf(r->msg + n, room, "; entries %" PRIu64 "..%" PRIu64 " of stream '%.255s' are in the frame cut off "
                  "there", cut->first_entry, cut->first_entry + cut->count - 1, cut_stream);
-    snprintf(r->msg, sizeof r->msg, "no valid directory and footer (%.160s): read through its frame headers, "
-             "%" PRIu64 " complete data frame%s (%" PRIu64 " entries) up to byte offset %" PRIu64 " of %" PRIu64 "%s",
-             why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), frames, frames == 1 ? "" : "s", entries, end,
-             st_index_file_size(r->ix), more);
     return 0;
 }
 
