@@ -5,10 +5,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cat_merge.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/st_io.h"
 #include "../formats/entry.h"
@@ -44,45 +47,57 @@ static int holds_all(const char *f)
     return strcmp(f, "lackey") == 0 || strcmp(f, "din") == 0 || strcmp(f, "xdin") == 0;
 }
 
-int cat_merge_sequential_ok(const cat_merge_opts *o)
+int cat_merge_needs_index(const cat_merge_opts *o)
 {
-    /* (a list read from a pipe cannot be told from a name with a comma,
-     * which only the directory would show: taken as a list) */
-    if (!o->all && (nsel == 0 || (nsel == 1 && !strchr(sel[0], ','))))
-        return 1;
-    cli_msg("%s: several streams are merged through the directory of a regular file; "
-            "standard input is not one (save it to a file first)", o->in_name);
-    return 0;
+    /* (a list cannot be told from a name with a comma before the
+     * container's streams are known: taken as a list) */
+    return o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',')) || holds_all(o->format);
 }
 
-int cat_merge_sequential_refuse(const cat_merge_opts *o, const st_reader *r, int written, uint32_t chosen)
+int cat_spill(int *fd, const char *in_name)
 {
-    if (nsel || o->all || !holds_all(o->format))
-        return 0;
-    char names[1024];
-    size_t m = 0;
-    unsigned mem = 0;
-    const char *name = "?";
-    for (unsigned i = 0; i < st_reader_stream_count(r); i++) {
-        const st_stream_info *s = st_reader_stream(r, i);
-        if (s->id == chosen)
-            name = s->name;
-        if (st_entry_is_memory(s->type)) {
-            if (m < sizeof names - 1)
-                m += (size_t)snprintf(names + m, sizeof names - m, "%s%s", mem ? ", " : "", s->name);
-            mem++;
+    struct stat st;
+    if (fstat(*fd, &st) == 0 && S_ISREG(st.st_mode))
+        return EXIT_OK;
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/simtrace-cat.XXXXXX", dir) >= sizeof path) {
+        cli_msg("%s: TMPDIR is too long a path", in_name);
+        return EXIT_DATA;
+    }
+    int t = mkstemp(path);
+    if (t < 0) {
+        cli_msg("%s: cannot make a temporary file in %s to merge through: %s", in_name, dir, strerror(errno));
+        return EXIT_DATA;
+    }
+    unlink(path); /* gone with the descriptor, whatever ends the program */
+    static uint8_t buf[1 << 20];
+    st_error e = ST_OK;
+    for (;;) {
+        ssize_t n = read(*fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            cli_msg("%s: read error: %s", in_name, strerror(errno));
+            close(t);
+            return EXIT_DATA;
+        }
+        if (n == 0)
+            break;
+        if ((e = st_write_all(t, buf, (size_t)n)) != ST_OK) {
+            cli_msg("%s: cannot copy it to a temporary file in %s to merge through (it needs as much room as "
+                    "the container): %s; set TMPDIR to a directory with room, or save the container to a file",
+                    in_name, dir, strerror(errno));
+            close(t);
+            return EXIT_DATA;
         }
     }
-    if (mem < 2)
-        return 0;
-    char late[512] = "";
-    if (written)
-        snprintf(late, sizeof late, "only stream '%s' was written, as the others were declared after its entries: ",
-                 name);
-    cli_msg("%s: %s-F %s takes every memory stream (%s), merged by cycle through the directory of a regular file, "
-            "and standard input is not one: save it to a file and read that, or name the stream with -s NAME",
-            o->in_name, late, o->format, names);
-    return 1;
+    if (*fd > STDERR_FILENO)
+        close(*fd);
+    *fd = t;
+    return EXIT_OK;
 }
 
 typedef struct {
@@ -435,7 +450,7 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
         int fd;
         st_diag d;
         st_diag_clear(&d);
-        if ((rc = cli_in_open(paths[c], &fd, &in[c].name)) != EXIT_OK)
+        if ((rc = cli_in_open(paths[c], &fd, &in[c].name)) != EXIT_OK || (rc = cat_spill(&fd, in[c].name)) != EXIT_OK)
             break;
         st_error e = st_index_open(&in[c].ix, fd, &d);
         if (e != ST_OK) {

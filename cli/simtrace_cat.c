@@ -567,10 +567,6 @@ typedef struct {
     /* a callback has printed the message of the error it returned: the
      * reader's position, which main() would add, is not where it lies */
     int said;
-    /* -F lackey|din|xdin without -s: the default, every memory stream,
-     * cannot be merged read sequentially (cat_merge_sequential_refuse) */
-    const cat_merge_opts *mo;
-    int refused;
 } seq_t;
 
 /* On a pipe the companion vblock stream may come later than the entries
@@ -610,8 +606,6 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
         q->lc[s->id] = f->last_cycle;
         return 0;
     }
-    if (q->refused)
-        return 1; /* the sink stops the read at the next frame delivered */
     if (!q->chosen) {
         const st_stream_info *c = NULL;
         if (q->want_name) {
@@ -624,12 +618,6 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
             c = default_stream(q->r);
             if (c && !st_entry_is_memory(c->type))
                 c = NULL;
-        }
-        if (c && !q->want_name && q->mo && cat_merge_sequential_refuse(q->mo, q->r, 0, c->id)) {
-            /* nothing is written yet: the read stops at the sink (a want
-             * callback cannot stop it) */
-            q->refused = 1;
-            return 1;
         }
         if (c) {
             q->chosen = 1;
@@ -686,10 +674,6 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
     size_t a, b;
     st_diag d;
     st_diag_clear(&d);
-    if (q->refused) {
-        q->said = 1; /* cat_merge_sequential_refuse said why */
-        return ST_E_USAGE;
-    }
     /* deliveries lag behind want(): a held stream may have been replaced */
     if (q->chosen ? s->id != q->id : (!q->tentative || s->id != q->tid))
         return ST_OK;
@@ -1010,6 +994,14 @@ int main(int argc, char **argv)
     st_diag_clear(&d);
     struct stat st;
     int regular = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
+    int want_out = !list && !verify;
+    cat_merge_opts mo = merge_opts(in_name, out_path, format, all, quiet, verbose, &rg);
+    if (want_out && !regular && !salvage && !stats && cat_merge_needs_index(&mo)) {
+        /* a merge goes through the directory: a pipe is held in a file */
+        if ((rc = cat_spill(&in_fd, in_name)) != EXIT_OK)
+            return rc;
+        regular = 1;
+    }
 
     /* --salvage of a regular file: frame by frame through its index */
     if (regular && salvage && raw && rg.r.kind == R_NONE) {
@@ -1045,10 +1037,6 @@ int main(int argc, char **argv)
         st_index_free(ix);
         return rc;
     }
-    int want_out = !list && !verify;
-    cat_merge_opts mo = merge_opts(in_name, out_path, format, all, quiet, verbose, &rg);
-    if (want_out && !ix && !cat_merge_sequential_ok(&mo))
-        return EXIT_USAGE;
     int out_fd = -1;
     if (want_out && (rc = cli_out_open(out_path, force, raw, in_fd, &out_fd)) != EXIT_OK) {
         st_index_free(ix);
@@ -1153,8 +1141,6 @@ sequential:;
     q.quiet = quiet;
     q.file = in_name;
     q.format = raw ? NULL : format;
-    /* (a salvage writes one stream, whatever the format) */
-    q.mo = want_out && !salvage ? &mo : NULL;
     st_buf_init(&q.hold, SEQ_HOLD_MAX);
     q.stored = list ? calloc(3 * 65536, sizeof *q.stored) : NULL;
     q.fc = q.stored ? q.stored + 65536 : NULL;
@@ -1284,11 +1270,6 @@ sequential:;
         if (q.lost_frames || q.lost_unknown)
             status = EXIT_DATA;
     }
-    if (q.refused && status == EXIT_OK)
-        status = EXIT_USAGE; /* (the frame that was to stop the read was damaged, or the last) */
-    if (want_out && e == ST_OK && status == EXIT_OK && q.chosen && !stream && !salvage &&
-        cat_merge_sequential_refuse(&mo, r, 1, q.id))
-        status = EXIT_USAGE; /* a memory stream declared after the entries written */
     if (verify && e == ST_OK && verbose)
         cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
                 st_reader_offset(r));
