@@ -15,6 +15,7 @@
 
 #include "../common/st_io.h"
 #include "../formats/entry.h"
+#include "../formats/export_internal.h"
 #include "../formats/trace_io.h"
 #include "cli_util.h"
 
@@ -195,6 +196,57 @@ static int add(unsigned *pick, unsigned *n, unsigned si)
     return 1;
 }
 
+/* The fetch stream beside stream si: the name's prefix and "fetch" where
+ * the name ends in "read" or "write" (the pairing export_merge.c follows),
+ * or -1. */
+static int fetch_of(st_index *ix, unsigned si)
+{
+    const char *nm = st_index_stream(ix, si)->name;
+    size_t l = strlen(nm), p = SIZE_MAX;
+    if (l >= 4 && strcmp(nm + l - 4, "read") == 0)
+        p = l - 4;
+    else if (l >= 5 && strcmp(nm + l - 5, "write") == 0)
+        p = l - 5;
+    char f[512];
+    if (p == SIZE_MAX || p + sizeof ST_FETCH_STREAM > sizeof f)
+        return -1;
+    memcpy(f, nm, p);
+    memcpy(f + p, ST_FETCH_STREAM, sizeof ST_FETCH_STREAM);
+    return st_index_find_stream(ix, f);
+}
+
+static int picked(const unsigned *pick, unsigned n, unsigned si)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (pick[i] == si)
+            return 1;
+    return 0;
+}
+
+/* lackey, din, xdin: the fetch stream of every read or write stream picked
+ * comes with it, as its instruction records give the entries their cycles
+ * and ips, and lackey's M records, back on import; --no-fetch leaves it
+ * out, with a note on what is lost. */
+static void with_fetch(st_index *ix, const cat_merge_opts *o, const char *in_name, unsigned *pick, unsigned *n)
+{
+    if (!holds_all(o->format))
+        return;
+    unsigned asked = *n;
+    for (unsigned f = 0; f < st_index_stream_count(ix); f++) {
+        int beside = 0;
+        for (unsigned i = 0; i < asked && !beside; i++)
+            beside = fetch_of(ix, pick[i]) == (int)f;
+        if (!beside || picked(pick, *n, f))
+            continue;
+        if (!o->no_fetch)
+            add(pick, n, f);
+        else if (!o->quiet)
+            cli_msg("%s: note: --no-fetch: the instruction records of stream '%s' are not written, so an import of "
+                    "this %s file gives every entry cycle 0 and ip 0%s", in_name, st_index_stream(ix, f)->name,
+                    o->format, strcmp(o->format, "lackey") == 0 ? ", and each M record back as an L and an S" : "");
+    }
+}
+
 /* The streams asked for in container ix, in order: an exact name first,
  * else a list split at commas; found[a] counts the containers where the
  * a-th name (or list) was found.  A name missing from ix is an error when
@@ -206,7 +258,8 @@ static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, i
     *n = 0;
     if (nsel == 0 || o->all)
         for (unsigned i = 0; i < ns; i++)
-            if (st_entry_is_memory(st_index_stream(ix, i)->type))
+            if (st_entry_is_memory(st_index_stream(ix, i)->type) &&
+                !(o->no_fetch && holds_all(o->format) && st_x_role(st_index_stream(ix, i)->name) == 'I'))
                 add(pick, n, i);
     for (unsigned a = 0; a < nsel; a++) {
         int si = st_index_find_stream(ix, sel[a]);
@@ -247,6 +300,7 @@ static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, i
         }
         found[a] += (unsigned)any;
     }
+    with_fetch(ix, o, in_name, pick, n);
     return EXIT_OK;
 }
 
@@ -418,7 +472,7 @@ int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd, int *lost)
 {
     *lost = 0;
     int several = o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',') && st_index_find_stream(ix, sel[0]) < 0);
-    if (!several && !(nsel == 0 && holds_all(o->format)))
+    if (!several && !holds_all(o->format))
         return -1;
     unsigned ns = st_index_stream_count(ix), *found = calloc(nsel + 1, sizeof *found);
     cat_input in = {ix, o->in_name, calloc(ns + 1, sizeof(unsigned)), 0};

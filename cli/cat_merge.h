@@ -23,6 +23,7 @@ typedef struct {
     const char *out_name; /* the output, for messages */
     const char *format;   /* -F */
     int all;              /* --all */
+    int no_fetch;         /* --no-fetch: lackey, din, xdin without the fetch streams */
     int quiet, verbose;
     cat_range_kind range;
     uint64_t lo, hi;      /* --cycles C1:C2, hi UINT64_MAX when omitted */
@@ -32,7 +33,7 @@ typedef struct {
  * Whether the export may merge several streams, which is done through the
  * directory of a regular file: several streams asked for (a list, several
  * -s, --all), or -F lackey, din or xdin, which take every memory stream by
- * default.
+ * default and a stream's fetch stream with it.
  */
 int cat_merge_needs_index(const cat_merge_opts *o);
 

@@ -52,8 +52,12 @@ static void usage(FILE *f)
             "  -s, --stream=NAME     the stream (default: the only one, else the first\n"
             "                        memory stream; lackey, din, xdin: every memory stream).\n"
             "                        Several (-s A,B or -s A -s B) are merged by cycle\n"
-            "                        into one lackey, din, xdin, csv or text file\n"
+            "                        into one lackey, din, xdin, csv or text file; for\n"
+            "                        lackey, din, xdin a read or write stream brings its\n"
+            "                        fetch stream (the instruction records) with it\n"
             "      --all             every memory stream, merged by cycle\n"
+            "      --no-fetch        lackey, din, xdin: leave the fetch streams out (an\n"
+            "                        import then has no cycles and ips; a note says so)\n"
             "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
             "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"
             "                        decrease within the stream); A, B, C1, C2 are decimal\n"
@@ -89,7 +93,8 @@ static void usage(FILE *f)
             "Exit status: 0 success, 1 bad data or I/O error, 2 bad usage.\n");
 }
 
-enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_ALL, OPT_FRAMES, OPT_JSON, OPT_STATS };
+enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_ALL, OPT_FRAMES, OPT_JSON, OPT_STATS,
+       OPT_NO_FETCH };
 
 static const struct option longopts[] = {
     {"list", no_argument, NULL, 'l'},          {"verify", no_argument, NULL, 't'},
@@ -104,6 +109,7 @@ static const struct option longopts[] = {
     {"ignore-check", no_argument, NULL, OPT_IGNORE_CHECK}, {"all", no_argument, NULL, OPT_ALL},
     {"frames", no_argument, NULL, OPT_FRAMES},   {"json", no_argument, NULL, OPT_JSON},
     {"stats", optional_argument, NULL, OPT_STATS},
+    {"no-fetch", no_argument, NULL, OPT_NO_FETCH},
     {NULL, 0, NULL, 0}};
 
 /* the library's range kinds (frames/range.h) */
@@ -859,11 +865,12 @@ static int list_index(st_index *ix)
 }
 
 /* What the merge of several streams (cat_merge.c) needs of the options. */
-static cat_merge_opts merge_opts(const char *in_name, const char *out_path, const char *format, int all, int quiet,
-                                 int verbose, const range *rg)
+static cat_merge_opts merge_opts(const char *in_name, const char *out_path, const char *format, int all,
+                                 int no_fetch, int quiet, int verbose, const range *rg)
 {
-    cat_merge_opts mo = {in_name, out_path ? out_path : "(stdout)", format, all, quiet, verbose, CAT_RANGE_OTHER,
-                         rg->r.lo, rg->r.hi};
+    cat_merge_opts mo = {.in_name = in_name, .out_name = out_path ? out_path : "(stdout)", .format = format,
+                         .all = all, .no_fetch = no_fetch, .quiet = quiet, .verbose = verbose,
+                         .range = CAT_RANGE_OTHER, .lo = rg->r.lo, .hi = rg->r.hi};
     if (rg->r.kind == R_NONE || rg->r.kind == R_CYCLES)
         mo.range = rg->r.kind == R_NONE ? CAT_RANGE_NONE : CAT_RANGE_CYCLES;
     return mo;
@@ -876,6 +883,7 @@ int main(int argc, char **argv)
     const char *out_path = NULL, *stream = NULL, *format = "raw";
     int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, all = 0, c;
     int list_frames = 0, list_json = 0, stats = 0; /* stats: 1 text, 2 json */
+    int no_fetch = 0;
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
     range rg = {{R_NONE, 0, UINT64_MAX}, NULL};
@@ -891,6 +899,7 @@ int main(int argc, char **argv)
             cat_select(optarg);
             break;
         case OPT_ALL: all = 1; break;
+        case OPT_NO_FETCH: no_fetch = 1; break;
         case OPT_FRAMES: list_frames = 1; break;
         case OPT_JSON: list_json = 1; break;
         case OPT_STATS:
@@ -959,7 +968,7 @@ int main(int argc, char **argv)
     }
     if (argc - optind > 1) {
         /* several containers: their streams merged by cycle (cat_merge.c) */
-        cat_merge_opts mo = merge_opts(NULL, out_path, format, all, quiet, verbose, &rg);
+        cat_merge_opts mo = merge_opts(NULL, out_path, format, all, no_fetch, quiet, verbose, &rg);
         int out_fd, rc, lost;
         if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
             return rc;
@@ -995,7 +1004,7 @@ int main(int argc, char **argv)
     struct stat st;
     int regular = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
     int want_out = !list && !verify;
-    cat_merge_opts mo = merge_opts(in_name, out_path, format, all, quiet, verbose, &rg);
+    cat_merge_opts mo = merge_opts(in_name, out_path, format, all, no_fetch, quiet, verbose, &rg);
     if (want_out && !regular && !salvage && !stats && cat_merge_needs_index(&mo)) {
         /* a merge goes through the directory: a pipe is held in a file */
         if ((rc = cat_spill(&in_fd, in_name)) != EXIT_OK)
