@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,19 @@ static int is_merge_format(const char *f)
 static int holds_all(const char *f)
 {
     return strcmp(f, "lackey") == 0 || strcmp(f, "din") == 0 || strcmp(f, "xdin") == 0;
+}
+
+/* Append to b (cap bytes) at *m, cut at its end. */
+static void put(char *b, size_t cap, size_t *m, const char *fmt, ...)
+{
+    if (*m >= cap - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b + *m, cap - *m, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *m = *m + (size_t)k < cap - 1 ? *m + (size_t)k : cap - 1;
 }
 
 int cat_merge_needs_index(const cat_merge_opts *o)
@@ -340,6 +354,42 @@ static int cut_loss(const cat_input *c, const cat_merge_opts *o)
     return 0;
 }
 
+/* lackey, din and xdin records say only load, store or instruction: the
+ * streams merged into one kind (a Bochs container's linear cpuK.read and
+ * physical cpuK.phys.read, several CPUs, several containers) cannot be
+ * split apart again, which a note says, naming them. */
+static void say_one_kind(const cat_input *in, unsigned nc, const cat_merge_opts *o)
+{
+    static const struct {
+        char role;
+        const char *what;
+    } kinds[] = {{'L', "loads"}, {'S', "stores"}, {'I', "instructions"}};
+    char note[2048];
+    size_t m = 0;
+    for (unsigned k = 0; k < 3; k++) {
+        unsigned same = 0;
+        for (unsigned c = 0; c < nc; c++)
+            for (unsigned i = 0; i < in[c].n; i++)
+                same += st_x_role(st_index_stream(in[c].ix, in[c].pick[i])->name) == kinds[k].role;
+        if (same < 2)
+            continue;
+        put(note, sizeof note, &m, "%s%s of ", m ? "; " : "", kinds[k].what);
+        unsigned j = 0;
+        for (unsigned c = 0; c < nc; c++)
+            for (unsigned i = 0; i < in[c].n; i++) {
+                const char *nm = st_index_stream(in[c].ix, in[c].pick[i])->name;
+                if (st_x_role(nm) == kinds[k].role)
+                    put(note, sizeof note, &m, "%s%s%s%s", j++ ? ", " : "", nc > 1 ? in[c].name : "",
+                        nc > 1 ? ":" : "", nm);
+            }
+    }
+    if (m)
+        cli_msg("%s%snote: -F %s writes these streams as records of one kind each, which an import does not split "
+                "apart again: %s (linear and physical addresses, or several CPUs or containers, in one trace); "
+                "-s NAME writes one stream, -F text keeps them apart", nc == 1 ? in[0].name : "", nc == 1 ? ": " : "",
+                o->format, note);
+}
+
 /* The checks, the note on what is left out, and the merge of the streams
  * picked in every input.  Returns an exit status; *lost as for cat_merge. */
 static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int out_fd, int *lost)
@@ -405,6 +455,8 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
             cli_msg("%s: note: %u stream%s not written as %s: %s", in[c].name, left, left == 1 ? "" : "s",
                     o->format, note);
     }
+    if (!o->quiet && holds_all(o->format))
+        say_one_kind(in, nc, o);
     st_export_stream *es = calloc(n, sizeof *es);
     cursor *cur = calloc(n, sizeof *cur);
     char **qual = nc > 1 ? calloc(n, sizeof *qual) : NULL;

@@ -168,6 +168,30 @@ same_streams() {
     [[ $status -eq 0 && -z $output ]] || fail "no fetch stream: $status $output"
 }
 
+@test "lackey, din, xdin of streams of one kind (a Bochs container's linear and physical reads, several containers): a note names them (-q: none)" {
+    command -v xz >/dev/null || skip "xz not installed"
+    xz -dc "$G/sample.bochs.xz" | "$PACK" -q --from bochs -o b.sim -
+    run "$CAT" -F din -o b.din b.sim
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "simtrace-cat: b.sim: note: 1 stream not written as din: cpu0.events (event)" ]] || fail "$output"
+    [[ ${lines[1]} == "simtrace-cat: b.sim: note: -F din writes these streams as records of one kind each, which an import does not split apart again: loads of cpu0.read, cpu0.phys.read; stores of cpu0.write, cpu0.phys.write (linear and physical addresses, or several CPUs or containers, in one trace); -s NAME writes one stream, -F text keeps them apart" ]] ||
+        fail "$output"
+    run "$CAT" -q -F din -o q.din b.sim
+    [[ $status -eq 0 && -z $output ]] && cmp b.din q.din
+    # one stream of each kind: nothing to say
+    run "$CAT" -s cpu0.read,cpu0.write -F din -o rw.din b.sim
+    [[ $status -eq 0 && -z $output ]] || fail "linear only: $status $output"
+    # text keeps them apart: nothing to say either
+    run "$CAT" -s cpu0.read,cpu0.phys.read -F text -o rp.txt b.sim
+    [[ $status -eq 0 && -z $output ]] || fail "text: $status $output"
+    # several containers of lackey imports
+    "$PACK" -q --from lackey -o l.sim "$G/sample.lackey"
+    cp l.sim m.sim
+    run "$CAT" -s read -F lackey -o lm.lk l.sim m.sim
+    [[ $status -eq 0 && $output == "simtrace-cat: note: -F lackey writes these streams as records of one kind each, which an import does not split apart again: loads of l.sim:read, m.sim:read; instructions of l.sim:fetch, m.sim:fetch (linear and physical addresses, or several CPUs or containers, in one trace); -s NAME writes one stream, -F text keeps them apart" ]] ||
+        fail "two containers: $status $output"
+}
+
 @test "merged export: streams left out are named; bad selections are refused" {
     "$PACK" --from lackey -o l.sim "$G/sample.lackey"
     head -c 240 /dev/urandom >ev.bin
