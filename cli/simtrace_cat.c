@@ -1253,6 +1253,8 @@ sequential:;
         free(fc);
         free(lc);
     }
+    if (list && status == EXIT_OK)
+        status = cli_stdout_done(); /* a listing that could not be written (a full disk) */
     if (o.x) {
         /* flush what the exporter holds: the entries of intact frames */
         if (status != EXIT_USAGE) {

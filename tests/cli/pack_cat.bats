@@ -974,6 +974,18 @@ check_entry_ranges() {
     expect_row trace d64 "$NE" $(((NE + SMALL - 1) / SMALL)) $((NE * 32)) "$2" "$3"
 }
 
+@test "--list that cannot be written (a full disk): exit 1 naming (stdout), from a file and a pipe" {
+    [[ -w /dev/full ]] || skip "no /dev/full"
+    for args in "--list" "--list --frames" "--list --json"; do
+        run bash -c "'$SIMTRACE_CAT' $args '$D/two.sim' >/dev/full"
+        [[ $status -eq 1 && $output == "simtrace-cat: (stdout): write error: No space left on device" ]] ||
+            fail "file, $args: $status $output"
+        run bash -c "cat '$D/two.sim' | '$SIMTRACE_CAT' $args >/dev/full"
+        [[ $status -eq 1 && $output == "simtrace-cat: (stdout): write error: No space left on device" ]] ||
+            fail "pipe, $args: $status $output"
+    done
+}
+
 # ---- stream selection ----------------------------------------------------------------------
 
 @test "--stream with an unknown name: exit 1 naming it, from a file and a pipe" {
