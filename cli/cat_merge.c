@@ -210,6 +210,26 @@ static int add(unsigned *pick, unsigned *n, unsigned si)
     return 1;
 }
 
+void cat_salvage_note(const cat_merge_opts *o, const st_reader *r, uint32_t chosen)
+{
+    if (o->quiet || nsel || o->all || !holds_all(o->format))
+        return;
+    char names[1024];
+    size_t m = 0;
+    unsigned left = 0;
+    const char *name = "?";
+    for (unsigned i = 0; i < st_reader_stream_count(r); i++) {
+        const st_stream_info *s = st_reader_stream(r, i);
+        if (s->id == chosen)
+            name = s->name;
+        else if (st_entry_is_memory(s->type))
+            put(names, sizeof names, &m, "%s%s", left++ ? ", " : "", s->name);
+    }
+    if (left)
+        cli_msg("%s: note: --salvage writes one stream, '%s', not every memory stream as -F %s does otherwise: "
+                "%u not written (%s); salvage each with -s NAME", o->in_name, name, o->format, left, names);
+}
+
 /* The fetch stream beside stream si: the name's prefix and "fetch" where
  * the name ends in "read" or "write" (the pairing export_merge.c follows),
  * or -1. */

@@ -48,6 +48,14 @@ int cat_merge_needs_index(const cat_merge_opts *o);
 int cat_spill(int *fd, const char *in_name);
 
 /*
+ * --salvage writes one stream; with -F lackey, din or xdin and no -s,
+ * where the export takes every memory stream otherwise, a note (not with
+ * -q) names the stream written, `chosen`, and the memory streams of r not
+ * written.
+ */
+void cat_salvage_note(const cat_merge_opts *o, const st_reader *r, uint32_t chosen);
+
+/*
  * If the selection is more than one stream (several -s, a list, --all, or
  * -F lackey|din|xdin without -s: every memory stream), write them merged
  * to out_fd and return the exit status (messages printed).  Otherwise

@@ -1265,6 +1265,8 @@ sequential:;
         st_exporter_free(o.x);
         o.x = NULL;
     }
+    if (salvage && want_out && q.chosen)
+        cat_salvage_note(&mo, r, q.id);
     if (salvage && status != EXIT_USAGE) {
         /* read sequentially, a stop leaves the rest unknown: say so, with
          * where, rather than let the count above pass for the whole loss */

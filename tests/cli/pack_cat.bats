@@ -945,6 +945,22 @@ check_entry_ranges() {
     same got "$D/sortw.d64"
 }
 
+@test "--salvage -F lackey without -s: one stream written, and a note names it and the memory streams left out (-q: none)" {
+    "$SIMTRACE_PACK" -q --from lackey -o l.sim "$ROOT/testdata/good/sample.lackey"
+    want="simtrace-cat: l.sim: note: --salvage writes one stream, 'write', not every memory stream as -F lackey does otherwise: 2 not written (read, fetch); salvage each with -s NAME"
+    run "$SIMTRACE_CAT" --salvage -F lackey -o s.lk l.sim
+    [[ $status -eq 0 && ${lines[0]} == "$want" ]] || fail "file: $status $output"
+    cmp s.lk <("$SIMTRACE_CAT" -s write --no-fetch -q -F lackey l.sim)
+    run bash -c "cat l.sim | '$SIMTRACE_CAT' --salvage -F din -o p.din"
+    [[ $status -eq 0 && ${lines[0]} == "simtrace-cat: (stdin): note: --salvage writes one stream, 'write', not every memory stream as -F din does otherwise: 2 not written (read, fetch); salvage each with -s NAME" ]] ||
+        fail "pipe: $status $output"
+    run "$SIMTRACE_CAT" -q --salvage -F lackey -o q.lk l.sim
+    [[ $status -eq 0 && $output != *note:* ]] || fail "-q: $status $output"
+    # a stream named: nothing to say
+    run "$SIMTRACE_CAT" --salvage -s read -F lackey -o r.lk l.sim
+    [[ $status -eq 0 && $output != *note:* ]] || fail "-s read: $status $output"
+}
+
 # ---- --list ------------------------------------------------------------------------------
 
 @test "--list: header, names, types, entries, frames, bytes and cycles, from a file and a pipe" {
