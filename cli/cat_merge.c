@@ -18,6 +18,7 @@
 #include "../formats/entry.h"
 #include "../formats/export_internal.h"
 #include "../formats/trace_io.h"
+#include "../frames/range.h"
 #include "cli_util.h"
 
 static const char **sel;
@@ -442,12 +443,6 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
                         o->format);
                 return EXIT_USAGE;
             }
-            if (strcmp(o->format, "text") == 0 && owns_values(ix, s->id)) {
-                /* the merge has no way to the values (st_export_merged) */
-                cli_msg("%s: stream '%s' has wide values in a vblock stream; write it alone with -F text",
-                        in[c].name, s->name);
-                return EXIT_USAGE;
-            }
             if (o->range == CAT_RANGE_CYCLES && !st_index_keys_ordered(ix, in[c].pick[i])) {
                 cli_msg("%s: the cycles of stream '%s' decrease between frames; --cycles needs non-decreasing "
                         "cycles", in[c].name, s->name);
@@ -460,12 +455,16 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
         size_t m = 0;
         unsigned left = 0;
         for (unsigned i = 0; i < st_index_stream_count(in[c].ix); i++) {
+            const st_stream_info *s = st_index_stream(in[c].ix, i);
             int inside = 0;
-            for (unsigned k = 0; k < in[c].n; k++)
+            for (unsigned k = 0; k < in[c].n; k++) {
                 inside |= in[c].pick[k] == i;
+                /* text writes a picked stream's wide values whole */
+                inside |= strcmp(o->format, "text") == 0 && s->type == ST_TYPE_VBLOCK &&
+                          st_index_stream(in[c].ix, in[c].pick[k])->id == s->owner;
+            }
             if (inside)
                 continue;
-            const st_stream_info *s = st_index_stream(in[c].ix, i);
             if (m < sizeof note - 1)
                 m += (size_t)snprintf(note + m, sizeof note - m, "%s%s (%s)", left ? ", " : "", s->name,
                                       s->type_name);
@@ -480,9 +479,14 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     st_export_stream *es = calloc(n, sizeof *es);
     cursor *cur = calloc(n, sizeof *cur);
     char **qual = nc > 1 ? calloc(n, sizeof *qual) : NULL;
+    /* the whole values of wide entries, which text writes (6.3), each
+     * stream's from its vblock companion through the directory */
+    st_values *vals = calloc(n, sizeof *vals);
+    st_value_fn *vf = calloc(n, sizeof *vf);
+    void **va = calloc(n, sizeof *va);
     st_diag d;
     st_diag_clear(&d);
-    st_error e = es && cur && (nc == 1 || qual) ? ST_OK : ST_E_NOMEM;
+    st_error e = es && cur && (nc == 1 || qual) && vals && vf && va ? ST_OK : ST_E_NOMEM;
     unsigned j = 0;
     for (unsigned c = 0; c < nc && e == ST_OK; c++)
         for (unsigned i = 0; i < in[c].n; i++, j++) {
@@ -502,6 +506,11 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
                 name = qual[j];
             }
             es[j] = (st_export_stream){name, s->type, s->entry_size, s->header, s->header_len};
+            if (owns_values(ix, s->id)) {
+                st_values_init(&vals[j], ix, in[c].pick[i], &d);
+                vf[j] = st_values_get;
+                va[j] = &vals[j];
+            }
             cur[j].ix = ix;
             cur[j].file = in[c].name;
             cur[j].si = in[c].pick[i];
@@ -515,7 +524,7 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     if (e == ST_OK) {
         if (o->verbose)
             cli_msg("merging %u streams of %u container%s by cycle into %s", n, nc, nc == 1 ? "" : "s", o->format);
-        e = st_export_merged(o->format, es, n, cursor_next, &c, write_fd, &out_fd);
+        e = st_export_merged_values(o->format, es, n, cursor_next, &c, vf, (void *const *)va, write_fd, &out_fd);
     }
     int rc = EXIT_OK;
     /* an input's error names that input (of several, the one whose frame
@@ -531,10 +540,15 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
         }
     for (unsigned i = 0; cur && i < n; i++) {
         st_buf_free(&cur[i].buf);
+        if (va && va[i])
+            st_values_free(&vals[i]);
         if (qual)
             free(qual[i]);
     }
     free(qual);
+    free(vals);
+    free(vf);
+    free(va);
     free(cur);
     free(es);
     return rc;

@@ -192,6 +192,25 @@ same_streams() {
         fail "two containers: $status $output"
 }
 
+@test "merged text export of streams with wide values: written whole, and the import gives back every stream and its vdata, file and pipe" {
+    "$PACK" -q --from bochs -o w.sim "$G/wide.bochs"
+    [ "$("$CAT" --list w.sim | awk '$2 == "vblock"' | wc -l)" -eq 2 ]
+    run "$CAT" --all -F text -o w.txt w.sim
+    [[ $status -eq 0 && $output == "simtrace-cat: w.sim: note: 2 streams not written as text: cpu0.events (event), cpu1.events (event)" ]] ||
+        fail "--all: $status $output"
+    grep -q '^@[0-9]* [0-9]* 28 0x100000 0x200000 16 0x00112233445566778899aabbccddeeff$' w.txt
+    ! grep -q ' nv$' w.txt
+    "$PACK" -q --from text -o back.sim w.txt
+    local s
+    for s in $("$CAT" --list w.sim | awk 'NR > 1 && $2 != "event" { print $1 }'); do
+        cmp <("$CAT" -s "$s" w.sim) <("$CAT" -s "$s" back.sim) || fail "stream $s differs"
+    done
+    # named streams, and from a pipe: the same lines
+    "$CAT" -q -s cpu1.write,cpu1.read -F text w.sim >n.txt
+    grep -c '^@' n.txt | grep -qx 4
+    cat w.sim | "$CAT" -q -s cpu1.write,cpu1.read -F text | cmp n.txt -
+}
+
 @test "merged export: streams left out are named; bad selections are refused" {
     "$PACK" --from lackey -o l.sim "$G/sample.lackey"
     head -c 240 /dev/urandom >ev.bin
