@@ -493,8 +493,8 @@ static int salvage_index(int fd, const char *file, const char *stream, const cha
  * stream's damage stays in its stream).  Returns ST_OK when the rest was
  * written, else the original error e (d untouched) or the new one.
  */
-static st_error resume_past_damage(int fd, const char *file, const char *name, uint64_t done, out_t *o, int quiet,
-                                   st_error e, st_diag *d)
+static st_error resume_past_damage(int fd, const char *file, const char *name, uint64_t done, out_t *o,
+                                   const char *format, int quiet, st_error e, st_diag *d)
 {
     st_index *ix;
     st_diag id_d;
@@ -513,6 +513,14 @@ static st_error resume_past_damage(int fd, const char *file, const char *name, u
         return e;
     }
     const st_stream_info *s = st_index_stream(ix, (unsigned)si);
+    st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
+    /* an exporter not started yet (the damage came before the stream's
+     * entries) starts here, without values: a stream with wide values is
+     * read through the directory from the start, never here */
+    if (format && !o->x && st_exporter_new(&o->x, format, &es, out_write, o, NULL, NULL) != ST_OK) {
+        st_index_free(ix);
+        return e;
+    }
     if (!quiet) {
         const char *other = "?";
         for (unsigned i = 0; i < st_index_stream_count(ix); i++)
@@ -555,6 +563,7 @@ typedef struct {
     uint64_t lost_frames, lost_entries;
     uint64_t lost_unknown; /* frames of streams whose declarations were lost */
     uint64_t passed_over; /* damaged frames of other streams */
+    uint64_t gap_lo, gap_hi; /* a pipe: the last bytes passed over (a damaged frame header), [lo, hi) */
     uint64_t written_end; /* entries of the chosen stream written so far (whole-stream reads) */
     const char *file;
     uint64_t *stored; /* --list: bytes of data frames per stream id */
@@ -745,9 +754,50 @@ static st_error other_stream_damage(seq_t *q, const st_stream_info *s, const st_
     return ST_OK;
 }
 
+/* An export read from a pipe (st_read_opts.resync) reads on past a
+ * damaged frame header: whose frames the bytes passed over held is told by
+ * that stream's next frame or the directory, and only a loss of the stream
+ * read (or, before it is chosen, of any stream that may be it) stops it. */
+static st_error pipe_gap(seq_t *q, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
+{
+    if (!s && f->kind != ST_FRAME_REF_DATA) {
+        /* bytes of no known stream */
+        q->gap_lo = f->offset;
+        q->gap_hi = f->offset + f->size;
+        if (!q->quiet) {
+            cli_report(e, d, q->file);
+            cli_msg("%s: passed over bytes %" PRIu64 "..%" PRIu64 " (a damaged frame header); reading on from the "
+                    "next sound frame", q->file, q->gap_lo, q->gap_hi - 1);
+        }
+        return ST_OK;
+    }
+    const char *name = s ? s->name : "(undeclared)";
+    if (!s ? !q->chosen : may_be_read(q, s)) {
+        /* (the declaration of the stream asked for may have been lost) */
+        if (s)
+            cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the damaged bytes %" PRIu64
+                    "..%" PRIu64 ": lost; --salvage writes the rest", q->file, f->first_entry,
+                    f->first_entry + f->count - 1, name, q->gap_lo, q->gap_hi - 1);
+        else
+            cli_msg("%s: the declarations of streams were in the damaged bytes %" PRIu64 "..%" PRIu64 ", and the "
+                    "stream read may be one of them; --salvage writes what is left", q->file, q->gap_lo,
+                    q->gap_hi - 1);
+        q->said = 1;
+        return ST_E_CORRUPT;
+    }
+    q->passed_over += f->seq;
+    if (!q->quiet)
+        cli_msg("%s: %" PRIu64 " frame%s (%" PRIu64 " entries) of stream '%s' were in the damaged bytes %" PRIu64
+                "..%" PRIu64 ", not the stream read", q->file, f->seq, f->seq == 1 ? "" : "s", f->count, name,
+                q->gap_lo, q->gap_hi - 1);
+    return ST_OK;
+}
+
 static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
 {
     seq_t *q = arg;
+    if (!q->salvage && (!s || f->ordinal == ST_DIAG_UNKNOWN))
+        return pipe_gap(q, s, f, e, d);
     if (!q->salvage)
         return other_stream_damage(q, s, f, e, d);
     if (!s && f->kind == ST_FRAME_REF_DATA) {
@@ -1164,7 +1214,7 @@ sequential:;
     st_read_opts ro = {.threads = threads, .verify_only = verify, .ignore_check = ignore_check, .memlimit = memlimit,
                        .want = verify ? verify_want : seq_want,
                        .want_arg = verify ? (void *)&vt : (void *)&q, .on_damage = verify || list ? NULL : seq_damage, .damage_arg = &q,
-                       .resync = salvage};
+                       .resync = salvage || (want_out && !regular)};
     st_reader *r;
     e = st_reader_new(&r, in_fd, &ro, &d);
     if (e != ST_OK) {
@@ -1178,10 +1228,8 @@ sequential:;
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
     /* from a regular file, a whole stream is read here with its name */
     if (e != ST_OK && st_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
-        rg.r.kind == R_NONE && (!q.format || o.x)) {
-        /* (an exporter not started yet would need the stream's values:
-         * that read keeps its error) */
-        e = resume_past_damage(in_fd, in_name, stream, q.written_end, &o, quiet, e, &d);
+        rg.r.kind == R_NONE) {
+        e = resume_past_damage(in_fd, in_name, stream, q.written_end, &o, q.format, quiet, e, &d);
         if (e == ST_OK)
             q.chosen = 1; /* the stream was read, through the directory */
     }

@@ -868,6 +868,32 @@ check_entry_ranges() {
     expect_output_has "byte offset $moff"
 }
 
+@test "an export from a pipe reads on past a damaged frame header of another stream (exit 0, a note); of the stream read it stops there (exit 1)" {
+    xz -dc "$ROOT/testdata/good/lackey_cc1_read.d64.xz" | head -c $((30000 * 32)) >a
+    xz -dc "$ROOT/testdata/good/lackey_cc1_write.d64.xz" | head -c $((30000 * 32)) >b
+    "$SIMTRACE_PACK" -q -T1 --frame-size 5000 -o x.sim --stream ra a --stream rb b
+    # the third frame of ra: its header damaged
+    local off
+    off=$("$SIMTRACE_CAT" --list --frames x.sim | awk '$1 == "ra" && $2 == 2 { print $9 }')
+    [[ -n $off ]] || fail "layout of x.sim"
+    printf '\377' | dd of=x.sim bs=1 seek=$((off + 40)) conv=notrunc status=none
+    for f in raw text; do
+        run bash -c "cat x.sim | '$SIMTRACE_CAT' -s rb -F $f -o rb.$f"
+        [[ $status -eq 0 ]] || fail "-s rb -F $f: $status $output"
+        [[ $output == *"(stdin): passed over bytes $off.."*"(stdin): 1 frame (5000 entries) of stream 'ra' were in the damaged bytes $off.."*", not the stream read" ]] ||
+            fail "-s rb -F $f: $output"
+        cmp rb.$f <("$SIMTRACE_CAT" -s rb -F $f x.sim) || fail "-s rb -F $f: not the file's output"
+    done
+    cmp rb.raw b
+    run bash -c "cat x.sim | '$SIMTRACE_CAT' -q -s rb -o q.raw"
+    [[ $status -eq 0 && -z $output ]] && cmp q.raw b
+    # the stream read lost frames there: what came before is written, exit 1 (-q too)
+    run bash -c "cat x.sim | '$SIMTRACE_CAT' -q -s ra"
+    [[ $status -eq 1 && $output == *"(stdin): entries 10000..14999 of stream 'ra' were in the damaged bytes $off.."*": lost; --salvage writes the rest" ]] ||
+        fail "-s ra: $status"
+    cat x.sim | "$SIMTRACE_CAT" -q -s ra | cmp - <(head -c $((10000 * 32)) a)
+}
+
 @test "--repair with -c: refused as bad usage (exit 2), the file unchanged, nothing on standard output" {
     ok_to one.sim "$SIMTRACE_PACK" --frame-size "$FS" "$D/xzr.d64"
     local dir
