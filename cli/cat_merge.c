@@ -201,12 +201,19 @@ static int owns_values(st_index *ix, uint32_t id)
     return 0;
 }
 
+static int picked(const unsigned *pick, unsigned n, unsigned si)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (pick[i] == si)
+            return 1;
+    return 0;
+}
+
 /* Add stream si to the selection once; 0 if it was there already. */
 static int add(unsigned *pick, unsigned *n, unsigned si)
 {
-    for (unsigned i = 0; i < *n; i++)
-        if (pick[i] == si)
-            return 0;
+    if (picked(pick, *n, si))
+        return 0;
     pick[(*n)++] = si;
     return 1;
 }
@@ -248,14 +255,6 @@ static int fetch_of(st_index *ix, unsigned si)
     memcpy(f, nm, p);
     memcpy(f + p, ST_FETCH_STREAM, sizeof ST_FETCH_STREAM);
     return st_index_find_stream(ix, f);
-}
-
-static int picked(const unsigned *pick, unsigned n, unsigned si)
-{
-    for (unsigned i = 0; i < n; i++)
-        if (pick[i] == si)
-            return 1;
-    return 0;
 }
 
 /* lackey, din, xdin: the fetch stream of every read or write stream picked
@@ -456,13 +455,11 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
         unsigned left = 0;
         for (unsigned i = 0; i < st_index_stream_count(in[c].ix); i++) {
             const st_stream_info *s = st_index_stream(in[c].ix, i);
-            int inside = 0;
-            for (unsigned k = 0; k < in[c].n; k++) {
-                inside |= in[c].pick[k] == i;
+            int inside = picked(in[c].pick, in[c].n, i);
+            for (unsigned k = 0; k < in[c].n; k++)
                 /* text writes a picked stream's wide values whole */
                 inside |= strcmp(o->format, "text") == 0 && s->type == ST_TYPE_VBLOCK &&
                           st_index_stream(in[c].ix, in[c].pick[k])->id == s->owner;
-            }
             if (inside)
                 continue;
             if (m < sizeof note - 1)
