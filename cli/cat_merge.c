@@ -5,14 +5,20 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cat_merge.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/st_io.h"
 #include "../formats/entry.h"
+#include "../formats/export_internal.h"
 #include "../formats/trace_io.h"
+#include "../frames/range.h"
 #include "cli_util.h"
 
 static const char **sel;
@@ -44,45 +50,70 @@ static int holds_all(const char *f)
     return strcmp(f, "lackey") == 0 || strcmp(f, "din") == 0 || strcmp(f, "xdin") == 0;
 }
 
-int cat_merge_sequential_ok(const cat_merge_opts *o)
+/* Append to b (cap bytes) at *m, cut at its end. */
+static void put(char *b, size_t cap, size_t *m, const char *fmt, ...)
 {
-    /* (a list read from a pipe cannot be told from a name with a comma,
-     * which only the directory would show: taken as a list) */
-    if (!o->all && (nsel == 0 || (nsel == 1 && !strchr(sel[0], ','))))
-        return 1;
-    cli_msg("%s: several streams are merged through the directory of a regular file; "
-            "standard input is not one (save it to a file first)", o->in_name);
-    return 0;
+    if (*m >= cap - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b + *m, cap - *m, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *m = *m + (size_t)k < cap - 1 ? *m + (size_t)k : cap - 1;
 }
 
-int cat_merge_sequential_refuse(const cat_merge_opts *o, const st_reader *r, int written, uint32_t chosen)
+int cat_merge_needs_index(const cat_merge_opts *o)
 {
-    if (nsel || o->all || !holds_all(o->format))
-        return 0;
-    char names[1024];
-    size_t m = 0;
-    unsigned mem = 0;
-    const char *name = "?";
-    for (unsigned i = 0; i < st_reader_stream_count(r); i++) {
-        const st_stream_info *s = st_reader_stream(r, i);
-        if (s->id == chosen)
-            name = s->name;
-        if (st_entry_is_memory(s->type)) {
-            if (m < sizeof names - 1)
-                m += (size_t)snprintf(names + m, sizeof names - m, "%s%s", mem ? ", " : "", s->name);
-            mem++;
+    /* (a list cannot be told from a name with a comma before the
+     * container's streams are known: taken as a list) */
+    return o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',')) || holds_all(o->format);
+}
+
+int cat_spill(int *fd, const char *in_name)
+{
+    struct stat st;
+    if (fstat(*fd, &st) == 0 && S_ISREG(st.st_mode))
+        return EXIT_OK;
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/simtrace-cat.XXXXXX", dir) >= sizeof path) {
+        cli_msg("%s: TMPDIR is too long a path", in_name);
+        return EXIT_DATA;
+    }
+    int t = mkstemp(path);
+    if (t < 0) {
+        cli_msg("%s: cannot make a temporary file in %s to merge through: %s", in_name, dir, strerror(errno));
+        return EXIT_DATA;
+    }
+    unlink(path); /* gone with the descriptor, whatever ends the program */
+    static uint8_t buf[1 << 20];
+    st_error e = ST_OK;
+    for (;;) {
+        ssize_t n = read(*fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            cli_msg("%s: read error: %s", in_name, strerror(errno));
+            close(t);
+            return EXIT_DATA;
+        }
+        if (n == 0)
+            break;
+        if ((e = st_write_all(t, buf, (size_t)n)) != ST_OK) {
+            cli_msg("%s: cannot copy it to a temporary file in %s to merge through (it needs as much room as "
+                    "the container): %s; set TMPDIR to a directory with room, or save the container to a file",
+                    in_name, dir, strerror(errno));
+            close(t);
+            return EXIT_DATA;
         }
     }
-    if (mem < 2)
-        return 0;
-    char late[512] = "";
-    if (written)
-        snprintf(late, sizeof late, "only stream '%s' was written, as the others were declared after its entries: ",
-                 name);
-    cli_msg("%s: %s-F %s takes every memory stream (%s), merged by cycle through the directory of a regular file, "
-            "and standard input is not one: save it to a file and read that, or name the stream with -s NAME",
-            o->in_name, late, o->format, names);
-    return 1;
+    if (*fd > STDERR_FILENO)
+        close(*fd);
+    *fd = t;
+    return EXIT_OK;
 }
 
 typedef struct {
@@ -170,14 +201,84 @@ static int owns_values(st_index *ix, uint32_t id)
     return 0;
 }
 
+static int picked(const unsigned *pick, unsigned n, unsigned si)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (pick[i] == si)
+            return 1;
+    return 0;
+}
+
 /* Add stream si to the selection once; 0 if it was there already. */
 static int add(unsigned *pick, unsigned *n, unsigned si)
 {
-    for (unsigned i = 0; i < *n; i++)
-        if (pick[i] == si)
-            return 0;
+    if (picked(pick, *n, si))
+        return 0;
     pick[(*n)++] = si;
     return 1;
+}
+
+void cat_salvage_note(const cat_merge_opts *o, const st_reader *r, uint32_t chosen)
+{
+    if (o->quiet || nsel || o->all || !holds_all(o->format))
+        return;
+    char names[1024];
+    size_t m = 0;
+    unsigned left = 0;
+    const char *name = "?";
+    for (unsigned i = 0; i < st_reader_stream_count(r); i++) {
+        const st_stream_info *s = st_reader_stream(r, i);
+        if (s->id == chosen)
+            name = s->name;
+        else if (st_entry_is_memory(s->type))
+            put(names, sizeof names, &m, "%s%s", left++ ? ", " : "", s->name);
+    }
+    if (left)
+        cli_msg("%s: note: --salvage writes one stream, '%s', not every memory stream as -F %s does otherwise: "
+                "%u not written (%s); salvage each with -s NAME", o->in_name, name, o->format, left, names);
+}
+
+/* The fetch stream beside stream si: the name's prefix and "fetch" where
+ * the name ends in "read" or "write" (the pairing export_merge.c follows),
+ * or -1. */
+static int fetch_of(st_index *ix, unsigned si)
+{
+    const char *nm = st_index_stream(ix, si)->name;
+    size_t l = strlen(nm), p = SIZE_MAX;
+    if (l >= 4 && strcmp(nm + l - 4, "read") == 0)
+        p = l - 4;
+    else if (l >= 5 && strcmp(nm + l - 5, "write") == 0)
+        p = l - 5;
+    char f[512];
+    if (p == SIZE_MAX || p + sizeof ST_FETCH_STREAM > sizeof f)
+        return -1;
+    memcpy(f, nm, p);
+    memcpy(f + p, ST_FETCH_STREAM, sizeof ST_FETCH_STREAM);
+    return st_index_find_stream(ix, f);
+}
+
+/* lackey, din, xdin: the fetch stream of every read or write stream picked
+ * comes with it, as its instruction records give the entries their cycles
+ * and ips, and lackey's M records, back on import; --no-fetch leaves it
+ * out, with a note on what is lost. */
+static void with_fetch(st_index *ix, const cat_merge_opts *o, const char *in_name, unsigned *pick, unsigned *n)
+{
+    if (!holds_all(o->format))
+        return;
+    unsigned asked = *n;
+    for (unsigned f = 0; f < st_index_stream_count(ix); f++) {
+        int beside = 0;
+        for (unsigned i = 0; i < asked && !beside; i++)
+            beside = fetch_of(ix, pick[i]) == (int)f;
+        if (!beside || picked(pick, *n, f))
+            continue;
+        if (!o->no_fetch)
+            add(pick, n, f);
+        else if (!o->quiet)
+            cli_msg("%s: note: --no-fetch: the instruction records of stream '%s' are not written, so an import of "
+                    "this %s file gives every entry cycle 0 and ip 0%s", in_name, st_index_stream(ix, f)->name,
+                    o->format, strcmp(o->format, "lackey") == 0 ? ", and each M record back as an L and an S" : "");
+    }
 }
 
 /* The streams asked for in container ix, in order: an exact name first,
@@ -191,7 +292,8 @@ static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, i
     *n = 0;
     if (nsel == 0 || o->all)
         for (unsigned i = 0; i < ns; i++)
-            if (st_entry_is_memory(st_index_stream(ix, i)->type))
+            if (st_entry_is_memory(st_index_stream(ix, i)->type) &&
+                !(o->no_fetch && holds_all(o->format) && st_x_role(st_index_stream(ix, i)->name) == 'I'))
                 add(pick, n, i);
     for (unsigned a = 0; a < nsel; a++) {
         int si = st_index_find_stream(ix, sel[a]);
@@ -232,6 +334,7 @@ static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, i
         }
         found[a] += (unsigned)any;
     }
+    with_fetch(ix, o, in_name, pick, n);
     return EXIT_OK;
 }
 
@@ -271,6 +374,42 @@ static int cut_loss(const cat_input *c, const cat_merge_opts *o)
     return 0;
 }
 
+/* lackey, din and xdin records say only load, store or instruction: the
+ * streams merged into one kind (a Bochs container's linear cpuK.read and
+ * physical cpuK.phys.read, several CPUs, several containers) cannot be
+ * split apart again, which a note says, naming them. */
+static void say_one_kind(const cat_input *in, unsigned nc, const cat_merge_opts *o)
+{
+    static const struct {
+        char role;
+        const char *what;
+    } kinds[] = {{'L', "loads"}, {'S', "stores"}, {'I', "instructions"}};
+    char note[2048];
+    size_t m = 0;
+    for (unsigned k = 0; k < 3; k++) {
+        unsigned same = 0;
+        for (unsigned c = 0; c < nc; c++)
+            for (unsigned i = 0; i < in[c].n; i++)
+                same += st_x_role(st_index_stream(in[c].ix, in[c].pick[i])->name) == kinds[k].role;
+        if (same < 2)
+            continue;
+        put(note, sizeof note, &m, "%s%s of ", m ? "; " : "", kinds[k].what);
+        unsigned j = 0;
+        for (unsigned c = 0; c < nc; c++)
+            for (unsigned i = 0; i < in[c].n; i++) {
+                const char *nm = st_index_stream(in[c].ix, in[c].pick[i])->name;
+                if (st_x_role(nm) == kinds[k].role)
+                    put(note, sizeof note, &m, "%s%s%s%s", j++ ? ", " : "", nc > 1 ? in[c].name : "",
+                        nc > 1 ? ":" : "", nm);
+            }
+    }
+    if (m)
+        cli_msg("%s%snote: -F %s writes these streams as records of one kind each, which an import does not split "
+                "apart again: %s (linear and physical addresses, or several CPUs or containers, in one trace); "
+                "-s NAME writes one stream, -F text keeps them apart", nc == 1 ? in[0].name : "", nc == 1 ? ": " : "",
+                o->format, note);
+}
+
 /* The checks, the note on what is left out, and the merge of the streams
  * picked in every input.  Returns an exit status; *lost as for cat_merge. */
 static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int out_fd, int *lost)
@@ -303,12 +442,6 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
                         o->format);
                 return EXIT_USAGE;
             }
-            if (strcmp(o->format, "text") == 0 && owns_values(ix, s->id)) {
-                /* the merge has no way to the values (st_export_merged) */
-                cli_msg("%s: stream '%s' has wide values in a vblock stream; write it alone with -F text",
-                        in[c].name, s->name);
-                return EXIT_USAGE;
-            }
             if (o->range == CAT_RANGE_CYCLES && !st_index_keys_ordered(ix, in[c].pick[i])) {
                 cli_msg("%s: the cycles of stream '%s' decrease between frames; --cycles needs non-decreasing "
                         "cycles", in[c].name, s->name);
@@ -321,12 +454,14 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
         size_t m = 0;
         unsigned left = 0;
         for (unsigned i = 0; i < st_index_stream_count(in[c].ix); i++) {
-            int inside = 0;
+            const st_stream_info *s = st_index_stream(in[c].ix, i);
+            int inside = picked(in[c].pick, in[c].n, i);
             for (unsigned k = 0; k < in[c].n; k++)
-                inside |= in[c].pick[k] == i;
+                /* text writes a picked stream's wide values whole */
+                inside |= strcmp(o->format, "text") == 0 && s->type == ST_TYPE_VBLOCK &&
+                          st_index_stream(in[c].ix, in[c].pick[k])->id == s->owner;
             if (inside)
                 continue;
-            const st_stream_info *s = st_index_stream(in[c].ix, i);
             if (m < sizeof note - 1)
                 m += (size_t)snprintf(note + m, sizeof note - m, "%s%s (%s)", left ? ", " : "", s->name,
                                       s->type_name);
@@ -336,12 +471,19 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
             cli_msg("%s: note: %u stream%s not written as %s: %s", in[c].name, left, left == 1 ? "" : "s",
                     o->format, note);
     }
+    if (!o->quiet && holds_all(o->format))
+        say_one_kind(in, nc, o);
     st_export_stream *es = calloc(n, sizeof *es);
     cursor *cur = calloc(n, sizeof *cur);
     char **qual = nc > 1 ? calloc(n, sizeof *qual) : NULL;
+    /* the whole values of wide entries, which text writes (6.3), each
+     * stream's from its vblock companion through the directory */
+    st_values *vals = calloc(n, sizeof *vals);
+    st_value_fn *vf = calloc(n, sizeof *vf);
+    void **va = calloc(n, sizeof *va);
     st_diag d;
     st_diag_clear(&d);
-    st_error e = es && cur && (nc == 1 || qual) ? ST_OK : ST_E_NOMEM;
+    st_error e = es && cur && (nc == 1 || qual) && vals && vf && va ? ST_OK : ST_E_NOMEM;
     unsigned j = 0;
     for (unsigned c = 0; c < nc && e == ST_OK; c++)
         for (unsigned i = 0; i < in[c].n; i++, j++) {
@@ -361,6 +503,11 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
                 name = qual[j];
             }
             es[j] = (st_export_stream){name, s->type, s->entry_size, s->header, s->header_len};
+            if (owns_values(ix, s->id)) {
+                st_values_init(&vals[j], ix, in[c].pick[i], &d);
+                vf[j] = st_values_get;
+                va[j] = &vals[j];
+            }
             cur[j].ix = ix;
             cur[j].file = in[c].name;
             cur[j].si = in[c].pick[i];
@@ -374,7 +521,7 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     if (e == ST_OK) {
         if (o->verbose)
             cli_msg("merging %u streams of %u container%s by cycle into %s", n, nc, nc == 1 ? "" : "s", o->format);
-        e = st_export_merged(o->format, es, n, cursor_next, &c, write_fd, &out_fd);
+        e = st_export_merged_values(o->format, es, n, cursor_next, &c, vf, (void *const *)va, write_fd, &out_fd);
     }
     int rc = EXIT_OK;
     /* an input's error names that input (of several, the one whose frame
@@ -390,10 +537,15 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
         }
     for (unsigned i = 0; cur && i < n; i++) {
         st_buf_free(&cur[i].buf);
+        if (va && va[i])
+            st_values_free(&vals[i]);
         if (qual)
             free(qual[i]);
     }
     free(qual);
+    free(vals);
+    free(vf);
+    free(va);
     free(cur);
     free(es);
     return rc;
@@ -403,7 +555,7 @@ int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd, int *lost)
 {
     *lost = 0;
     int several = o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',') && st_index_find_stream(ix, sel[0]) < 0);
-    if (!several && !(nsel == 0 && holds_all(o->format)))
+    if (!several && !holds_all(o->format))
         return -1;
     unsigned ns = st_index_stream_count(ix), *found = calloc(nsel + 1, sizeof *found);
     cat_input in = {ix, o->in_name, calloc(ns + 1, sizeof(unsigned)), 0};
@@ -435,7 +587,7 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
         int fd;
         st_diag d;
         st_diag_clear(&d);
-        if ((rc = cli_in_open(paths[c], &fd, &in[c].name)) != EXIT_OK)
+        if ((rc = cli_in_open(paths[c], &fd, &in[c].name)) != EXIT_OK || (rc = cat_spill(&fd, in[c].name)) != EXIT_OK)
             break;
         st_error e = st_index_open(&in[c].ix, fd, &d);
         if (e != ST_OK) {

@@ -23,28 +23,37 @@ typedef struct {
     const char *out_name; /* the output, for messages */
     const char *format;   /* -F */
     int all;              /* --all */
+    int no_fetch;         /* --no-fetch: lackey, din, xdin without the fetch streams */
     int quiet, verbose;
     cat_range_kind range;
     uint64_t lo, hi;      /* --cycles C1:C2, hi UINT64_MAX when omitted */
 } cat_merge_opts;
 
 /*
- * Whether the export without an index (a pipe) can go on with one stream:
- * 0 when several streams were asked for (message printed; exit 2).
+ * Whether the export may merge several streams, which is done through the
+ * directory of a regular file: several streams asked for (a list, several
+ * -s, --all), or -F lackey, din or xdin, which take every memory stream by
+ * default and a stream's fetch stream with it.
  */
-int cat_merge_sequential_ok(const cat_merge_opts *o);
+int cat_merge_needs_index(const cat_merge_opts *o);
 
 /*
- * A sequential export (a pipe) in lackey, din or xdin without -s or --all
- * takes, as from a file, every memory stream; merging them needs the
- * directory, so it is refused rather than one stream written as if it
- * were all (exit 2).  Returns 1 when r has declared more than one memory
- * stream so far (message printed, even with -q: what to do instead);
- * written: stream id `chosen` has been written already, and a later
- * declaration showed that it was not all (the message says so).  0 when
- * one stream is the whole default, or the streams were named.
+ * A merge read from a pipe (or any input that is not a regular file): the
+ * container is copied to an unlinked temporary file in $TMPDIR (default
+ * /tmp), which *fd then reads, so memory stays bounded and the merge goes
+ * through the directory as from a file; the file needs as much room as the
+ * container and is gone when the program ends.  *fd is left alone when it
+ * is a regular file already.  Returns an exit status (message printed).
  */
-int cat_merge_sequential_refuse(const cat_merge_opts *o, const st_reader *r, int written, uint32_t chosen);
+int cat_spill(int *fd, const char *in_name);
+
+/*
+ * --salvage writes one stream; with -F lackey, din or xdin and no -s,
+ * where the export takes every memory stream otherwise, a note (not with
+ * -q) names the stream written, `chosen`, and the memory streams of r not
+ * written.
+ */
+void cat_salvage_note(const cat_merge_opts *o, const st_reader *r, uint32_t chosen);
 
 /*
  * If the selection is more than one stream (several -s, a list, --all, or

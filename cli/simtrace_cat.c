@@ -54,6 +54,7 @@ static void usage(FILE *f)
             "                        Several (-s A,B or -s A -s B) are merged by cycle\n"
             "                        into one lackey, din, xdin, csv or text file\n"
             "      --all             every memory stream, merged by cycle\n"
+            "      --no-fetch        lackey, din, xdin: leave out the fetch streams\n"
             "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
             "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"
             "                        decrease within the stream); A, B, C1, C2 are decimal\n"
@@ -89,7 +90,8 @@ static void usage(FILE *f)
             "Exit status: 0 success, 1 bad data or I/O error, 2 bad usage.\n");
 }
 
-enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_ALL, OPT_FRAMES, OPT_JSON, OPT_STATS };
+enum { OPT_ENTRIES = 256, OPT_CYCLES, OPT_TIME, OPT_SALVAGE, OPT_IGNORE_CHECK, OPT_ALL, OPT_FRAMES, OPT_JSON, OPT_STATS,
+       OPT_NO_FETCH };
 
 static const struct option longopts[] = {
     {"list", no_argument, NULL, 'l'},          {"verify", no_argument, NULL, 't'},
@@ -104,6 +106,7 @@ static const struct option longopts[] = {
     {"ignore-check", no_argument, NULL, OPT_IGNORE_CHECK}, {"all", no_argument, NULL, OPT_ALL},
     {"frames", no_argument, NULL, OPT_FRAMES},   {"json", no_argument, NULL, OPT_JSON},
     {"stats", optional_argument, NULL, OPT_STATS},
+    {"no-fetch", no_argument, NULL, OPT_NO_FETCH},
     {NULL, 0, NULL, 0}};
 
 /* the library's range kinds (frames/range.h) */
@@ -487,8 +490,8 @@ static int salvage_index(int fd, const char *file, const char *stream, const cha
  * stream's damage stays in its stream).  Returns ST_OK when the rest was
  * written, else the original error e (d untouched) or the new one.
  */
-static st_error resume_past_damage(int fd, const char *file, const char *name, uint64_t done, out_t *o, int quiet,
-                                   st_error e, st_diag *d)
+static st_error resume_past_damage(int fd, const char *file, const char *name, uint64_t done, out_t *o,
+                                   const char *format, int quiet, st_error e, st_diag *d)
 {
     st_index *ix;
     st_diag id_d;
@@ -507,6 +510,14 @@ static st_error resume_past_damage(int fd, const char *file, const char *name, u
         return e;
     }
     const st_stream_info *s = st_index_stream(ix, (unsigned)si);
+    st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
+    /* an exporter not started yet (the damage came before the stream's
+     * entries) starts here, without values: a stream with wide values is
+     * read through the directory from the start, never here */
+    if (format && !o->x && st_exporter_new(&o->x, format, &es, out_write, o, NULL, NULL) != ST_OK) {
+        st_index_free(ix);
+        return e;
+    }
     if (!quiet) {
         const char *other = "?";
         for (unsigned i = 0; i < st_index_stream_count(ix); i++)
@@ -549,6 +560,7 @@ typedef struct {
     uint64_t lost_frames, lost_entries;
     uint64_t lost_unknown; /* frames of streams whose declarations were lost */
     uint64_t passed_over; /* damaged frames of other streams */
+    uint64_t gap_lo, gap_hi; /* a pipe: the last bytes passed over (a damaged frame header), [lo, hi) */
     uint64_t written_end; /* entries of the chosen stream written so far (whole-stream reads) */
     const char *file;
     uint64_t *stored; /* --list: bytes of data frames per stream id */
@@ -567,10 +579,6 @@ typedef struct {
     /* a callback has printed the message of the error it returned: the
      * reader's position, which main() would add, is not where it lies */
     int said;
-    /* -F lackey|din|xdin without -s: the default, every memory stream,
-     * cannot be merged read sequentially (cat_merge_sequential_refuse) */
-    const cat_merge_opts *mo;
-    int refused;
 } seq_t;
 
 /* On a pipe the companion vblock stream may come later than the entries
@@ -610,8 +618,6 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
         q->lc[s->id] = f->last_cycle;
         return 0;
     }
-    if (q->refused)
-        return 1; /* the sink stops the read at the next frame delivered */
     if (!q->chosen) {
         const st_stream_info *c = NULL;
         if (q->want_name) {
@@ -624,12 +630,6 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
             c = default_stream(q->r);
             if (c && !st_entry_is_memory(c->type))
                 c = NULL;
-        }
-        if (c && !q->want_name && q->mo && cat_merge_sequential_refuse(q->mo, q->r, 0, c->id)) {
-            /* nothing is written yet: the read stops at the sink (a want
-             * callback cannot stop it) */
-            q->refused = 1;
-            return 1;
         }
         if (c) {
             q->chosen = 1;
@@ -686,10 +686,6 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
     size_t a, b;
     st_diag d;
     st_diag_clear(&d);
-    if (q->refused) {
-        q->said = 1; /* cat_merge_sequential_refuse said why */
-        return ST_E_USAGE;
-    }
     /* deliveries lag behind want(): a held stream may have been replaced */
     if (q->chosen ? s->id != q->id : (!q->tentative || s->id != q->tid))
         return ST_OK;
@@ -755,9 +751,50 @@ static st_error other_stream_damage(seq_t *q, const st_stream_info *s, const st_
     return ST_OK;
 }
 
+/* An export read from a pipe (st_read_opts.resync) reads on past a
+ * damaged frame header: whose frames the bytes passed over held is told by
+ * that stream's next frame or the directory, and only a loss of the stream
+ * read (or, before it is chosen, of any stream that may be it) stops it. */
+static st_error pipe_gap(seq_t *q, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
+{
+    if (!s && f->kind != ST_FRAME_REF_DATA) {
+        /* bytes of no known stream */
+        q->gap_lo = f->offset;
+        q->gap_hi = f->offset + f->size;
+        if (!q->quiet) {
+            cli_report(e, d, q->file);
+            cli_msg("%s: passed over bytes %" PRIu64 "..%" PRIu64 " (a damaged frame header); reading on from the "
+                    "next sound frame", q->file, q->gap_lo, q->gap_hi - 1);
+        }
+        return ST_OK;
+    }
+    const char *name = s ? s->name : "(undeclared)";
+    if (!s ? !q->chosen : may_be_read(q, s)) {
+        /* (the declaration of the stream asked for may have been lost) */
+        if (s)
+            cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the damaged bytes %" PRIu64
+                    "..%" PRIu64 ": lost; --salvage writes the rest", q->file, f->first_entry,
+                    f->first_entry + f->count - 1, name, q->gap_lo, q->gap_hi - 1);
+        else
+            cli_msg("%s: the declarations of streams were in the damaged bytes %" PRIu64 "..%" PRIu64 ", and the "
+                    "stream read may be one of them; --salvage writes what is left", q->file, q->gap_lo,
+                    q->gap_hi - 1);
+        q->said = 1;
+        return ST_E_CORRUPT;
+    }
+    q->passed_over += f->seq;
+    if (!q->quiet)
+        cli_msg("%s: %" PRIu64 " frame%s (%" PRIu64 " entries) of stream '%s' were in the damaged bytes %" PRIu64
+                "..%" PRIu64 ", not the stream read", q->file, f->seq, f->seq == 1 ? "" : "s", f->count, name,
+                q->gap_lo, q->gap_hi - 1);
+    return ST_OK;
+}
+
 static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
 {
     seq_t *q = arg;
+    if (!q->salvage && (!s || f->ordinal == ST_DIAG_UNKNOWN))
+        return pipe_gap(q, s, f, e, d);
     if (!q->salvage)
         return other_stream_damage(q, s, f, e, d);
     if (!s && f->kind == ST_FRAME_REF_DATA) {
@@ -875,11 +912,12 @@ static int list_index(st_index *ix)
 }
 
 /* What the merge of several streams (cat_merge.c) needs of the options. */
-static cat_merge_opts merge_opts(const char *in_name, const char *out_path, const char *format, int all, int quiet,
-                                 int verbose, const range *rg)
+static cat_merge_opts merge_opts(const char *in_name, const char *out_path, const char *format, int all,
+                                 int no_fetch, int quiet, int verbose, const range *rg)
 {
-    cat_merge_opts mo = {in_name, out_path ? out_path : "(stdout)", format, all, quiet, verbose, CAT_RANGE_OTHER,
-                         rg->r.lo, rg->r.hi};
+    cat_merge_opts mo = {.in_name = in_name, .out_name = out_path ? out_path : "(stdout)", .format = format,
+                         .all = all, .no_fetch = no_fetch, .quiet = quiet, .verbose = verbose,
+                         .range = CAT_RANGE_OTHER, .lo = rg->r.lo, .hi = rg->r.hi};
     if (rg->r.kind == R_NONE || rg->r.kind == R_CYCLES)
         mo.range = rg->r.kind == R_NONE ? CAT_RANGE_NONE : CAT_RANGE_CYCLES;
     return mo;
@@ -892,6 +930,7 @@ int main(int argc, char **argv)
     const char *out_path = NULL, *stream = NULL, *format = "raw";
     int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, all = 0, c;
     int list_frames = 0, list_json = 0, stats = 0; /* stats: 1 text, 2 json */
+    int no_fetch = 0;
     unsigned threads = cli_ncpu();
     uint64_t memlimit = 0;
     range rg = {{R_NONE, 0, UINT64_MAX}, NULL};
@@ -907,6 +946,7 @@ int main(int argc, char **argv)
             cat_select(optarg);
             break;
         case OPT_ALL: all = 1; break;
+        case OPT_NO_FETCH: no_fetch = 1; break;
         case OPT_FRAMES: list_frames = 1; break;
         case OPT_JSON: list_json = 1; break;
         case OPT_STATS:
@@ -975,7 +1015,7 @@ int main(int argc, char **argv)
     }
     if (argc - optind > 1) {
         /* several containers: their streams merged by cycle (cat_merge.c) */
-        cat_merge_opts mo = merge_opts(NULL, out_path, format, all, quiet, verbose, &rg);
+        cat_merge_opts mo = merge_opts(NULL, out_path, format, all, no_fetch, quiet, verbose, &rg);
         int out_fd, rc, lost;
         if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
             return rc;
@@ -1010,6 +1050,14 @@ int main(int argc, char **argv)
     st_diag_clear(&d);
     struct stat st;
     int regular = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
+    int want_out = !list && !verify;
+    cat_merge_opts mo = merge_opts(in_name, out_path, format, all, no_fetch, quiet, verbose, &rg);
+    if (want_out && !regular && !salvage && !stats && cat_merge_needs_index(&mo)) {
+        /* a merge goes through the directory: a pipe is held in a file */
+        if ((rc = cat_spill(&in_fd, in_name)) != EXIT_OK)
+            return rc;
+        regular = 1;
+    }
 
     /* --salvage of a regular file: frame by frame through its index */
     if (regular && salvage && raw && rg.r.kind == R_NONE) {
@@ -1045,10 +1093,6 @@ int main(int argc, char **argv)
         st_index_free(ix);
         return rc;
     }
-    int want_out = !list && !verify;
-    cat_merge_opts mo = merge_opts(in_name, out_path, format, all, quiet, verbose, &rg);
-    if (want_out && !ix && !cat_merge_sequential_ok(&mo))
-        return EXIT_USAGE;
     int out_fd = -1;
     if (want_out && (rc = cli_out_open(out_path, force, raw, in_fd, &out_fd)) != EXIT_OK) {
         st_index_free(ix);
@@ -1153,8 +1197,6 @@ sequential:;
     q.quiet = quiet;
     q.file = in_name;
     q.format = raw ? NULL : format;
-    /* (a salvage writes one stream, whatever the format) */
-    q.mo = want_out && !salvage ? &mo : NULL;
     st_buf_init(&q.hold, SEQ_HOLD_MAX);
     q.stored = list ? calloc(3 * 65536, sizeof *q.stored) : NULL;
     q.fc = q.stored ? q.stored + 65536 : NULL;
@@ -1169,7 +1211,7 @@ sequential:;
     st_read_opts ro = {.threads = threads, .verify_only = verify, .ignore_check = ignore_check, .memlimit = memlimit,
                        .want = verify ? verify_want : seq_want,
                        .want_arg = verify ? (void *)&vt : (void *)&q, .on_damage = verify || list ? NULL : seq_damage, .damage_arg = &q,
-                       .resync = salvage};
+                       .resync = salvage || (want_out && !regular)};
     st_reader *r;
     e = st_reader_new(&r, in_fd, &ro, &d);
     if (e != ST_OK) {
@@ -1183,10 +1225,8 @@ sequential:;
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
     /* from a regular file, a whole stream is read here with its name */
     if (e != ST_OK && st_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
-        rg.r.kind == R_NONE && (!q.format || o.x)) {
-        /* (an exporter not started yet would need the stream's values:
-         * that read keeps its error) */
-        e = resume_past_damage(in_fd, in_name, stream, q.written_end, &o, quiet, e, &d);
+        rg.r.kind == R_NONE) {
+        e = resume_past_damage(in_fd, in_name, stream, q.written_end, &o, q.format, quiet, e, &d);
         if (e == ST_OK)
             q.chosen = 1; /* the stream was read, through the directory */
     }
@@ -1258,6 +1298,8 @@ sequential:;
         free(fc);
         free(lc);
     }
+    if (list && status == EXIT_OK)
+        status = cli_stdout_done(); /* a listing that could not be written (a full disk) */
     if (o.x) {
         /* flush what the exporter holds: the entries of intact frames */
         if (status != EXIT_USAGE) {
@@ -1268,6 +1310,8 @@ sequential:;
         st_exporter_free(o.x);
         o.x = NULL;
     }
+    if (salvage && want_out && q.chosen)
+        cat_salvage_note(&mo, r, q.id);
     if (salvage && status != EXIT_USAGE) {
         /* read sequentially, a stop leaves the rest unknown: say so, with
          * where, rather than let the count above pass for the whole loss */
@@ -1284,11 +1328,6 @@ sequential:;
         if (q.lost_frames || q.lost_unknown)
             status = EXIT_DATA;
     }
-    if (q.refused && status == EXIT_OK)
-        status = EXIT_USAGE; /* (the frame that was to stop the read was damaged, or the last) */
-    if (want_out && e == ST_OK && status == EXIT_OK && q.chosen && !stream && !salvage &&
-        cat_merge_sequential_refuse(&mo, r, 1, q.id))
-        status = EXIT_USAGE; /* a memory stream declared after the entries written */
     if (verify && e == ST_OK && verbose)
         cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
                 st_reader_offset(r));

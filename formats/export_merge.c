@@ -166,6 +166,13 @@ static st_error run(merger *m)
 st_error st_export_merged(const char *format, const st_export_stream *s, unsigned k, st_next_fn next, void *narg,
                           st_write_fn write, void *warg)
 {
+    return st_export_merged_values(format, s, k, next, narg, NULL, NULL, write, warg);
+}
+
+st_error st_export_merged_values(const char *format, const st_export_stream *s, unsigned k, st_next_fn next,
+                                 void *narg, const st_value_fn *value, void *const *varg, st_write_fn write,
+                                 void *warg)
+{
     int ok = 0;
     for (unsigned i = 0; st_merge_formats[i]; i++)
         ok |= format && strcmp(format, st_merge_formats[i]) == 0;
@@ -191,7 +198,8 @@ st_error st_export_merged(const char *format, const st_export_stream *s, unsigne
         if (!st_entry_is_memory(s[j].type))
             e = ST_E_UNSUPPORTED;
         else if (own) {
-            e = st_exporter_new(&x->x, format, &s[j], into_out, m.out, NULL, NULL);
+            e = st_exporter_new(&x->x, format, &s[j], into_out, m.out, value ? value[j] : NULL,
+                                varg ? varg[j] : NULL);
             if (e == ST_OK && m.out->kind == X_CSV)
                 x->x->started = 1; /* one header row, written by out */
             if (e == ST_OK && m.out->kind == X_TEXT) {

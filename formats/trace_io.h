@@ -188,12 +188,18 @@ extern const char *const st_merge_formats[];
  * Pulls entries through next(narg, ...), holding one per source.
  * text: entries as -F text writes them, each line "@K " for s[K], after one
  * header line per stream (IMPORT.md 6.5); wide values are written with
- * "nv" (no value callback here): give such streams alone.
+ * "nv" (no value callback here: st_export_merged_values gives them).
  * Returns ST_OK; ST_E_USAGE (not a merge format, k == 0); ST_E_UNSUPPORTED
  * (a stream the format cannot hold); ST_E_TOO_LARGE (text: more than
  * ST_TEXT_PARTS streams); ST_E_NOMEM; next's or write's error.
  */
 st_error st_export_merged(const char *format, const st_export_stream *s, unsigned k, st_next_fn next, void *narg,
                           st_write_fn write, void *warg);
+/* The same, with the whole value of a wide entry of s[K] from
+ * value[K](varg[K], ...) (as st_exporter_new's callback; text writes it
+ * whole, 6.3); value, or value[K], NULL: none. */
+st_error st_export_merged_values(const char *format, const st_export_stream *s, unsigned k, st_next_fn next,
+                                 void *narg, const st_value_fn *value, void *const *varg, st_write_fn write,
+                                 void *warg);
 
 #endif /* ST_TRACE_IO_H */

@@ -868,6 +868,32 @@ check_entry_ranges() {
     expect_output_has "byte offset $moff"
 }
 
+@test "an export from a pipe reads on past a damaged frame header of another stream (exit 0, a note); of the stream read it stops there (exit 1)" {
+    xz -dc "$ROOT/testdata/good/lackey_cc1_read.d64.xz" | head -c $((30000 * 32)) >a
+    xz -dc "$ROOT/testdata/good/lackey_cc1_write.d64.xz" | head -c $((30000 * 32)) >b
+    "$SIMTRACE_PACK" -q -T1 --frame-size 5000 -o x.sim --stream ra a --stream rb b
+    # the third frame of ra: its header damaged
+    local off
+    off=$("$SIMTRACE_CAT" --list --frames x.sim | awk '$1 == "ra" && $2 == 2 { print $9 }')
+    [[ -n $off ]] || fail "layout of x.sim"
+    printf '\377' | dd of=x.sim bs=1 seek=$((off + 40)) conv=notrunc status=none
+    for f in raw text; do
+        run bash -c "cat x.sim | '$SIMTRACE_CAT' -s rb -F $f -o rb.$f"
+        [[ $status -eq 0 ]] || fail "-s rb -F $f: $status $output"
+        [[ $output == *"(stdin): passed over bytes $off.."*"(stdin): 1 frame (5000 entries) of stream 'ra' were in the damaged bytes $off.."*", not the stream read" ]] ||
+            fail "-s rb -F $f: $output"
+        cmp rb.$f <("$SIMTRACE_CAT" -s rb -F $f x.sim) || fail "-s rb -F $f: not the file's output"
+    done
+    cmp rb.raw b
+    run bash -c "cat x.sim | '$SIMTRACE_CAT' -q -s rb -o q.raw"
+    [[ $status -eq 0 && -z $output ]] && cmp q.raw b
+    # the stream read lost frames there: what came before is written, exit 1 (-q too)
+    run bash -c "cat x.sim | '$SIMTRACE_CAT' -q -s ra"
+    [[ $status -eq 1 && $output == *"(stdin): entries 10000..14999 of stream 'ra' were in the damaged bytes $off.."*": lost; --salvage writes the rest" ]] ||
+        fail "-s ra: $status"
+    cat x.sim | "$SIMTRACE_CAT" -q -s ra | cmp - <(head -c $((10000 * 32)) a)
+}
+
 @test "--repair with -c: refused as bad usage (exit 2), the file unchanged, nothing on standard output" {
     ok_to one.sim "$SIMTRACE_PACK" --frame-size "$FS" "$D/xzr.d64"
     local dir
@@ -945,6 +971,22 @@ check_entry_ranges() {
     same got "$D/sortw.d64"
 }
 
+@test "--salvage -F lackey without -s: one stream written, and a note names it and the memory streams left out (-q: none)" {
+    "$SIMTRACE_PACK" -q --from lackey -o l.sim "$ROOT/testdata/good/sample.lackey"
+    want="simtrace-cat: l.sim: note: --salvage writes one stream, 'write', not every memory stream as -F lackey does otherwise: 2 not written (read, fetch); salvage each with -s NAME"
+    run "$SIMTRACE_CAT" --salvage -F lackey -o s.lk l.sim
+    [[ $status -eq 0 && ${lines[0]} == "$want" ]] || fail "file: $status $output"
+    cmp s.lk <("$SIMTRACE_CAT" -s write --no-fetch -q -F lackey l.sim)
+    run bash -c "cat l.sim | '$SIMTRACE_CAT' --salvage -F din -o p.din"
+    [[ $status -eq 0 && ${lines[0]} == "simtrace-cat: (stdin): note: --salvage writes one stream, 'write', not every memory stream as -F din does otherwise: 2 not written (read, fetch); salvage each with -s NAME" ]] ||
+        fail "pipe: $status $output"
+    run "$SIMTRACE_CAT" -q --salvage -F lackey -o q.lk l.sim
+    [[ $status -eq 0 && $output != *note:* ]] || fail "-q: $status $output"
+    # a stream named: nothing to say
+    run "$SIMTRACE_CAT" --salvage -s read -F lackey -o r.lk l.sim
+    [[ $status -eq 0 && $output != *note:* ]] || fail "-s read: $status $output"
+}
+
 # ---- --list ------------------------------------------------------------------------------
 
 @test "--list: header, names, types, entries, frames, bytes and cycles, from a file and a pipe" {
@@ -972,6 +1014,18 @@ check_entry_ranges() {
     run "$SIMTRACE_CAT" -l "$D/small.sim"
     expect_status 0
     expect_row trace d64 "$NE" $(((NE + SMALL - 1) / SMALL)) $((NE * 32)) "$2" "$3"
+}
+
+@test "--list that cannot be written (a full disk): exit 1 naming (stdout), from a file and a pipe" {
+    [[ -w /dev/full ]] || skip "no /dev/full"
+    for args in "--list" "--list --frames" "--list --json"; do
+        run bash -c "'$SIMTRACE_CAT' $args '$D/two.sim' >/dev/full"
+        [[ $status -eq 1 && $output == "simtrace-cat: (stdout): write error: No space left on device" ]] ||
+            fail "file, $args: $status $output"
+        run bash -c "cat '$D/two.sim' | '$SIMTRACE_CAT' $args >/dev/full"
+        [[ $status -eq 1 && $output == "simtrace-cat: (stdout): write error: No space left on device" ]] ||
+            fail "pipe, $args: $status $output"
+    done
 }
 
 # ---- stream selection ----------------------------------------------------------------------
