@@ -42,7 +42,7 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c 
           formats/line_reader.c formats/import_bochs.c \
           formats/trace_io.c formats/import_common.c formats/import_access.c formats/import_text.c \
           formats/import_vpc.c formats/export_text.c formats/export_merge.c \
-          svpc/stage2.c svpc/vpcx.c svpc/cm2.c svpc/svpc_codec.c svpc/svpc_stats.c \
+          svpc/stage2.c svpc/generic.c svpc/paper.c svpc/cm.c svpc/vpcx.c svpc/cm2.c svpc/svpc_codec.c svpc/svpc_stats.c \
           frames/frame_format.c frames/pool.c frames/frame_job.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c \
           frames/range.c api/api_common.c api/api_write.c api/api_read.c
 CLI_UTIL = cli/cli_util.c

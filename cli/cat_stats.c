@@ -295,7 +295,10 @@ static st_error frame_pass(const st_stream_info *s, const st_frame_ref *r, const
     }
     svpc_pred_stats fp;
     memset(&fp, 0, sizeof fp);
-    RETURN_IF_ERROR(svpc_stats_frame(sc, (svpc_encoder)r->encoder, s->type, entries, (size_t)r->count, &fp));
+    /* one pass through the codec: the predictors' figures, and for a cm2
+     * frame where its bits go */
+    RETURN_IF_ERROR(svpc_stats_frame(sc, (svpc_encoder)r->encoder, s->type, entries, (size_t)r->count, &fp,
+                                     &ss->cost));
     ss->pred.entries += fp.entries;
     for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++) {
         ss->pred.coded[f] += fp.coded[f];
@@ -305,7 +308,6 @@ static st_error frame_pass(const st_stream_info *s, const st_frame_ref *r, const
             ss->pred.ids[f][id] += fp.ids[f][id];
     }
     if (r->encoder == SVPC_ENC_CM2) {
-        RETURN_IF_ERROR(svpc_stats_cost(sc, s->type, entries, (size_t)r->count, &ss->cost));
         ss->cm2_stored += r->size;
     } else {
         ss->other_frames++;

@@ -51,6 +51,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec.h"
+#include "expect.h"
 #include "fields.h"
 #include "mix.h"
 #include "rc.h"
@@ -137,7 +139,7 @@ typedef struct {
     rc_prob dlor[256][256];            /* lower lane [the reference's byte] byte tree */
 } cm2_probs;
 
-struct cm2_model {
+typedef struct cm2_model {
     cm2_probs pr;
     /* 64 bits: a step changes a weight by at most 2047 * 4095 / 2^10 < 2^13,
      * and a frame makes fewer than 2^30 steps, so no weight nor product
@@ -147,17 +149,11 @@ struct cm2_model {
     uint16_t rawcost[1u << KEY_BITS]; /* the average cost of a lane byte at an ip line, 1/256 bits */
     uint8_t rawn[1u << KEY_BITS];     /* raw bytes since the last probe, at an ip line */
     cm2_mtab mm[MM_COUNT];
-    /* what happened last time at this key, as in cm (6.4.4): ipnext by the
-     * previous ip's line, tuple by the ip's line */
-    uint8_t ipnext[1u << KEY_BITS];
-    uint32_t tuple[1u << KEY_BITS];
-};
+    cm_expect x; /* what happened last time at each key, as in cm (6.4.4) */
+} cm2_model;
 
-size_t cm2_model_memory(void) { return sizeof(cm2_model); }
-
-void cm2_model_free(cm2_model *m) { free(m); }
-
-st_error cm2_model_ready(cm2_model **mp)
+/* Allocate *mp if NULL, and reset it to the state of a new frame. */
+static st_error cm2_model_ready(cm2_model **mp)
 {
     cm2_model *m = *mp;
     if (!m) {
@@ -177,10 +173,9 @@ st_error cm2_model_ready(cm2_model **mp)
     for (unsigned k = 0; k < MM_COUNT; k++)
         for (unsigned o = 0; o < 3 && mm_orders[k][o]; o++)
             memset(m->mm[k].hash[o], 0, sizeof m->mm[k].hash[o]);
-    memset(m->ipnext, 0, sizeof m->ipnext);
     memset(m->rawcost, 0, sizeof m->rawcost);
     memset(m->rawn, 0, sizeof m->rawn);
-    memset(m->tuple, 0, sizeof m->tuple);
+    cm_expect_reset(&m->x);
     return ST_OK;
 }
 
@@ -193,6 +188,7 @@ typedef struct {
      * of the bits coded now (CM2_CAT) */
     uint64_t *cost;
     unsigned cat;
+    svpc_pred_stats *acc; /* CM2_ACCOUNT: the ids each field used */
 } cm2_io;
 
 /* The template's ENC: decode, encode, or encode and add each bit's cost
@@ -241,22 +237,14 @@ static inline void cm2_account_bit(cm2_io *io, uint32_t p0, unsigned bit)
            : rc_decode(&(io)->d, (p), RC_COUNTED))
 /* nbits of sym through a bit tree, likewise. */
 #define CM2_TREE(ENC, io, tree, nbits, sym)                                                           \
-    ((ENC) == CM2_ACCOUNT ? cm2_tree_account((io), (tree), (nbits), (sym))                             \
+    ((ENC) == CM2_ACCOUNT                                                                                 \
+         ? (rc_encode_tree_hook(&(io)->e, (tree), (nbits), (sym), RC_COUNTED, cm2_account_tree_bit, (io)),     \
+            (unsigned)(sym))                                                                                  \
      : (ENC)              ? (rc_encode_tree(&(io)->e, (tree), (nbits), (sym), RC_COUNTED), (unsigned)(sym)) \
                           : rc_decode_tree(&(io)->d, (tree), (nbits), RC_COUNTED))
 
-/* CM2_ACCOUNT's rc_encode_tree(): the same bits, each accounted. */
-static unsigned cm2_tree_account(cm2_io *io, rc_prob *tree, unsigned nbits, unsigned sym)
-{
-    unsigned node = 1;
-    for (unsigned i = nbits; i-- > 0;) {
-        const unsigned b = (sym >> i) & 1u;
-        cm2_account_bit(io, rc_p0(tree[node], RC_COUNTED), b);
-        rc_encode(&io->e, &tree[node], b, RC_COUNTED);
-        node = (node << 1) | b;
-    }
-    return sym;
-}
+/* rc_encode_tree()'s hook in CM2_ACCOUNT: each bit of a tree accounted. */
+static void cm2_account_tree_bit(void *io, uint32_t p0, unsigned bit) { cm2_account_bit(io, p0, bit); }
 
 /* A bit with probability p0 of a 0 (16 bits), nothing adapted: the
  * encoder codes `bit`, the decoder returns what it reads.  Adds its cost,
@@ -598,26 +586,7 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_model *m, cm2
 
 /* Reference of an address or data miss: the last value at the ip (the first
  * slot of the ip-keyed LV predictor). */
-ST_INLINE uint64_t cm2_lv(vpc_set *sets, unsigned f) { return cm_slot(sets, f, EXT_LV_SLOT); }
-
-/* Slot id of field f (any field) after its lines are located. */
-ST_INLINE uint64_t cm2_slot(vpc_set *sets, unsigned f, unsigned id)
-{
-    return f == F_IP ? slot_ip(&sets[F_IP], id) : cm_slot(sets, f, id);
-}
-
-/* Encoder: the id of value v in field f, whose lines are located.  Mostly
- * the expected id is right, and one slot is read; else every slot is, and
- * vpc_set_choose() decides (the same choice as predicting them all). */
-ST_INLINE unsigned cm2_choose(vpc_set *sets, unsigned f, unsigned exp, uint64_t v)
-{
-    const unsigned ns = cm_nslots(f);
-    if (exp < ns && cm2_slot(sets, f, exp) == v)
-        return exp;
-    for (unsigned k = 0; k < ns; k++)
-        sets[f].slot[k] = cm2_slot(sets, f, k);
-    return vpc_set_choose(&sets[f], v, exp);
-}
+ST_INLINE uint64_t cm2_lv(vpc_set *sets, unsigned f) { return field_slot(sets, f, FAM_CM2, EXT_LV_SLOT); }
 
 /* ---- one entry ------------------------------------------------------------- */
 
@@ -625,7 +594,7 @@ ST_INLINE unsigned cm2_choose(vpc_set *sets, unsigned f, unsigned exp, uint64_t 
  * have coded so far. */
 typedef struct {
     unsigned tup, all, flag, mismatch_seen;
-    unsigned idbits, hf; /* the ids (4 bits per field) and match flags (1 bit per field) coded */
+    unsigned idbits, hf; /* the ids (4 bits per field) and match flags (expect.h) coded */
     unsigned ids[4]; /* encoder: the ids chosen */
 } cm2_ent;
 
@@ -670,20 +639,20 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
 {
     cm2_probs *pr = &m->pr;
     const unsigned f = F_CYCLE + j;
-    const unsigned exp = (e->tup >> (4 * j)) & 15u;
-    const unsigned ns = cm_nslots(f);
+    const unsigned exp = exp_tup_id(e->tup, j);
+    const unsigned ns = field_nslots(f, FAM_CM2);
     const uint64_t mask = cm_mask_T(f, t);
     if (!ENC)
-        cm_locate(sets, f, FAM_CM2, v[F_IP], v[F_ADDR]);
+        field_locate(sets, f, FAM_CM2, v[F_IP], v[F_ADDR]);
     CM2_CAT(ENC, io, CM2_COST_IDS(f));
     unsigned id = exp, match = 1;
     if (!e->all) {
         /* after all-but-one matched, the last one cannot match */
-        const unsigned fh = (e->tup >> (20 + 2 * j)) & 3u;
+        const unsigned fh = exp_tup_fh(e->tup, j);
         match = 0;
         if (j + 1 < nf || e->mismatch_seen)
             match = CM2_BIT(ENC, io,
-                            &pr->fflag[f][exp][fh | (e->mismatch_seen << 2) | (e->flag << 3) | (((s->hf >> j) & 1u) << 4)],
+                            &pr->fflag[f][exp][fh | (e->mismatch_seen << 2) | (e->flag << 3) | (exp_matched(s->hf, j) << 4)],
                             e->ids[j] == exp);
         if (!match) {
             id = CM2_TREE(ENC, io, pr->ftree[f][exp][(s->idbits >> (4 * j)) & 15u], 4, e->ids[j]);
@@ -704,13 +673,15 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     } else if (id > ns) {
         return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s predictor id %u out of range", i, field_names[f], id);
     } else if (!ENC) {
-        v[f] = cm_slot(sets, f, id) & mask;
+        v[f] = field_slot(sets, f, FAM_CM2, id) & mask;
     }
+    if (ENC == CM2_ACCOUNT && io->acc)
+        svpc_stats_count_id(io->acc, f, id, exp, ns);
     if (ENC)
         vpc_set_count(&sets[f], id);
     field_update(sets, f, FAM_CM2, v[f]);
     e->idbits |= id << (4 * j);
-    e->hf |= match << j;
+    e->hf |= exp_match_bit(j, match);
     return ST_OK;
 }
 
@@ -723,12 +694,11 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
 
     /* ip: the expected id is the one used after the previous ip last time */
     const uint32_t kl = s->kl;
-    const unsigned eip = m->ipnext[kl] & 15u, kh = (m->ipnext[kl] >> 4) & 7u;
-    vpc_set *ips = &sets[F_IP];
+    const unsigned eip = exp_ip_id(m->x.ipnext[kl]), kh = exp_ip_hist(m->x.ipnext[kl]);
     unsigned id = 0;
-    cm_locate(sets, F_IP, FAM_CM2, 0, 0);
+    field_locate(sets, F_IP, FAM_CM2, 0, 0);
     if (ENC)
-        id = cm2_choose(sets, F_IP, eip, v[F_IP]);
+        id = field_choose(sets, F_IP, FAM_CM2, eip, v[F_IP]);
     CM2_CAT(ENC, io, CM2_COST_IDS(F_IP));
     const unsigned flag = CM2_BIT(ENC, io, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], id == eip);
     if (flag) {
@@ -739,7 +709,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
     }
     const uint64_t ipmask = cm_mask_T(F_IP, t);
-    if (id == nslots_ip) {
+    if (id == field_nslots(F_IP, FAM_CM2)) {
         CM2_CAT(ENC, io, CM2_COST_MISSES(F_IP));
         uint64_t r = ENC ? zz_delta(v[F_IP], s->prev[F_IP], ipmask, mask_bits(ipmask)) : 0;
         const char *bad = cm2_miss(io, ENC, m, s, F_IP, MM_IP, &r);
@@ -747,32 +717,34 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip %s", i, bad);
         if (!ENC)
             v[F_IP] = zz_apply(r, s->prev[F_IP], ipmask);
-    } else if (id > nslots_ip) {
+    } else if (id > field_nslots(F_IP, FAM_CM2)) {
         return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip predictor id %u out of range", i, id);
     } else if (!ENC) {
-        v[F_IP] = slot_ip(ips, id) & ipmask;
+        v[F_IP] = field_slot(sets, F_IP, FAM_CM2, id) & ipmask;
     }
+    if (ENC == CM2_ACCOUNT && io->acc)
+        svpc_stats_count_id(io->acc, F_IP, id, eip, field_nslots(F_IP, FAM_CM2));
     if (ENC)
-        vpc_set_count(ips, id);
+        vpc_set_count(&sets[F_IP], id);
     field_update(sets, F_IP, FAM_CM2, v[F_IP]);
-    m->ipnext[kl] = (uint8_t)(id | (((kh << 1) | flag) & 7u) << 4);
+    m->x.ipnext[kl] = exp_ip_next(m->x.ipnext[kl], id, flag);
     s->ipid = id;
     s->hist_ip = (s->hist_ip << 1) | flag;
 
     /* the ip-keyed fields: the expected ids are those used at this ip last time */
     const uint32_t tl = vpc_key_line(v[F_IP], KEY_BITS);
-    cm2_ent e = {m->tuple[tl], 1, flag, 0, 0, 0, {0, 0, 0, 0}};
+    cm2_ent e = {m->x.tuple[tl], 1, flag, 0, 0, 0, {0, 0, 0, 0}};
     s->tl = tl;
     if (ENC) {
         for (unsigned j = 0; j < nf; j++) {
-            const unsigned f = F_CYCLE + j, exp = (e.tup >> (4 * j)) & 15u;
-            cm_locate(sets, f, FAM_CM2, v[F_IP], v[F_ADDR]);
-            e.ids[j] = cm2_choose(sets, f, exp, v[f]);
+            const unsigned f = F_CYCLE + j, exp = exp_tup_id(e.tup, j);
+            field_locate(sets, f, FAM_CM2, v[F_IP], v[F_ADDR]);
+            e.ids[j] = field_choose(sets, f, FAM_CM2, exp, v[f]);
             e.all &= e.ids[j] == exp;
         }
     }
     CM2_CAT(ENC, io, CM2_COST_ALL);
-    e.all = CM2_BIT(ENC, io, &pr->allflag[(((e.tup >> 16) & 7u) << 7) | (flag << 6) | (s->hist_all & 63)], e.all);
+    e.all = CM2_BIT(ENC, io, &pr->allflag[(exp_tup_all(e.tup) << 7) | (flag << 6) | (s->hist_all & 63)], e.all);
     s->hist_all = (s->hist_all << 1) | e.all;
     /* one instance per field, each with its field and width constant */
     st_error err;
@@ -781,12 +753,8 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
         (nf > 2 && (err = cm2_field(sets, m, io, ENC, t, s, &e, v, 2, nf, i, d)) != ST_OK) ||
         (nf > 3 && (err = cm2_field(sets, m, io, ENC, t, s, &e, v, 3, nf, i, d)) != ST_OK))
         return err;
-    /* TUPLE's new line (6.4.4's newtup): the ids; each field's two match
-     * flags, the older one shifted up (bits 21, 23, .. from bits 20, 22,
-     * ..) and this entry's below; the all-flags likewise */
-    const unsigned hf2 = (e.hf & 1u) | ((e.hf & 2u) << 1) | ((e.hf & 4u) << 2) | ((e.hf & 8u) << 3);
-    const unsigned fhs = (((e.tup >> 20) << 1) & 0xAAu) | hf2;
-    m->tuple[tl] = e.idbits | fhs << 20 | ((((e.tup >> 16) << 1) | e.all) & 7u) << 16;
+    /* TUPLE's new line (6.4.4's newtup) */
+    m->x.tuple[tl] = exp_tup_next(e.tup, e.idbits, e.hf, e.all);
     s->hf = e.hf;
     s->idbits = e.idbits;
     memcpy(s->prev, v, sizeof s->prev);
@@ -803,13 +771,14 @@ static void cm2_state_init(cm2_state *s)
 /* ---- frames: per-type instances ---------------------------------------------- */
 
 ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, const int ENC, st_entry_type t, const uint8_t *raw, size_t *n,
-                            const svpc_source *src, st_buf *out, uint64_t *cost)
+                            const svpc_source *src, st_buf *out, uint64_t *cost, svpc_pred_stats *acc)
 {
     const size_t esz = st_entry_size(t);
     cm2_io io;
     rc_enc_init(&io.e, out);
     io.cost = cost;
     io.cat = 0;
+    io.acc = acc;
     cm2_state s;
     cm2_state_init(&s);
     st_diag d;
@@ -854,37 +823,69 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const 
     return ST_OK;
 }
 
-#define CM2_TYPES(X) X(ST_TYPE_D64) X(ST_TYPE_D32) X(ST_TYPE_M64) X(ST_TYPE_M32)
-#define AS_CASE_ENC(T) \
-    case T: return encode_T(sets, m, CM2_ENCODE, T, raw, n, src, out, NULL);
-#define AS_CASE_ACCOUNT(T) \
-    case T: return encode_T(sets, m, CM2_ACCOUNT, T, raw, &n, NULL, out, cost);
-#define AS_CASE_DEC(T) \
-    case T: return decode_T(sets, m, T, payload, len, n, stop, raw, d);
-
-st_error cm2_encode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t *n,
-                    const svpc_source *src, st_buf *out)
+/* The predictor sets and the model, fresh for a frame. */
+static st_error cm2_ready(svpc_ctx *c, cm2_model **m)
 {
-    switch (t) {
-        CM2_TYPES(AS_CASE_ENC)
-    default: return ST_E_USAGE;
-    }
+    RETURN_IF_ERROR(svpc_sets_ready(c, FAM_CM2));
+    cm2_model *have = c->model[SVPC_ENC_CM2];
+    RETURN_IF_ERROR(cm2_model_ready(&have));
+    c->model[SVPC_ENC_CM2] = have;
+    *m = have;
+    return ST_OK;
 }
 
-st_error cm2_decode(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
-                    size_t stop, uint8_t *raw, st_diag *d)
+#define CM2_TYPES(X) X(ST_TYPE_D64) X(ST_TYPE_D32) X(ST_TYPE_M64) X(ST_TYPE_M32)
+#define AS_CASE_ENC(T) \
+    case T: e = encode_T(c->set, m, CM2_ENCODE, T, raw, n, src, out, NULL, NULL); break;
+#define AS_CASE_ACCOUNT(T) \
+    case T: e = encode_T(c->set, m, CM2_ACCOUNT, T, raw, &n, NULL, &c->buf[0], cost, acc); break;
+#define AS_CASE_DEC(T) \
+    case T: return decode_T(c->set, m, T, payload, len, n, stop, raw, d);
+
+static st_error cm2_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
+                           const svpc_source *src, size_t *n, st_buf *out)
 {
+    (void)p; /* no second stage */
+    cm2_model *m;
+    RETURN_IF_ERROR(cm2_ready(c, &m));
+    const size_t start = out->len;
+    st_error e = ST_E_USAGE;
+    switch (t) {
+        CM2_TYPES(AS_CASE_ENC)
+    default: break;
+    }
+    if (e == ST_OK)
+        svpc_stats_one(c, "entries (range coded)", out->len - start);
+    return e;
+}
+
+static st_error cm2_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+                           uint8_t *raw, st_diag *d)
+{
+    cm2_model *m;
+    RETURN_IF_ERROR(cm2_ready(c, &m));
     switch (t) {
         CM2_TYPES(AS_CASE_DEC)
     default: return st_diag_set(d, ST_E_UNSUPPORTED, "encoder cm2 does not code entries of type %s", st_entry_name(t));
     }
 }
 
-st_error cm2_account(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *raw, size_t n, st_buf *out,
-                     uint64_t cost[CM2_COST_CATS])
+st_error cm2_account(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, uint64_t cost[CM2_COST_CATS],
+                     svpc_pred_stats *acc, size_t *payload_bytes)
 {
+    cm2_model *m;
+    RETURN_IF_ERROR(cm2_ready(c, &m));
+    c->buf[0].len = 0;
+    st_error e = ST_E_USAGE;
     switch (t) {
         CM2_TYPES(AS_CASE_ACCOUNT)
-    default: return ST_E_USAGE;
+    default: break;
     }
+    *payload_bytes = c->buf[0].len;
+    return e;
 }
+
+static int cm2_supports(st_entry_type t) { return st_entry_is_memory(t); }
+static size_t cm2_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(cm2_model); }
+
+const svpc_codec svpc_codec_cm2 = {SVPC_ENC_CM2, "cm2", cm2_supports, cm2_memory, 1, cm2_encode, cm2_decode, NULL};

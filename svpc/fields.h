@@ -2,7 +2,7 @@
  * fields.h - what the SVPC memory encoders share (internal to svpc/): the
  * fields of an entry, their predictor configurations and inline
  * predict/update wrappers, residuals, and entry loads and stores for a
- * constant type.  svpc_codec.c (paper, cm1, cm) and cm2.c include it.
+ * constant type.  paper.c, cm.c (cm1, cm) and cm2.c include it.
  */
 #ifndef SVPC_FIELDS_H
 #define SVPC_FIELDS_H
@@ -16,8 +16,12 @@
  * fold away; GCC and clang otherwise keep the larger ones out of line. */
 #if defined(__GNUC__)
 #define ST_INLINE static inline __attribute__((always_inline))
+/* tells the compiler what the callers guarantee (a field below F_COUNT),
+ * so that no path of an impossible field is compiled or warned about */
+#define ST_ASSUME(c) ((c) ? (void)0 : __builtin_unreachable())
 #else
 #define ST_INLINE static inline
+#define ST_ASSUME(c) ((void)0)
 #endif
 
 enum { F_IP, F_CYCLE, F_META, F_ADDR, F_DATA, F_COUNT };
@@ -118,20 +122,27 @@ DEFINE_FIELD(data_cm2, CFG_DATA_CM2)
  * predictor sets (the same tables, reset at every frame). */
 enum { FAM_PAPER = 0, FAM_CM = 1, FAM_CM2 = 2, FAM_COUNT };
 
+/* The one list of which predictor list (DEFINE_FIELD above) each field of
+ * each family uses: X(family, field, name).  The configuration table and
+ * every per-field function below are generated from it; paper's data is
+ * predicted as its address is, cm's and cm2's data also from the last
+ * values at the same address. */
+#define FAMILY_FIELDS(X)                                                                                       \
+    X(FAM_PAPER, F_IP, ip) X(FAM_PAPER, F_CYCLE, cycle) X(FAM_PAPER, F_META, meta) X(FAM_PAPER, F_ADDR, ext)    \
+    X(FAM_PAPER, F_DATA, ext)                                                                                   \
+    X(FAM_CM, F_IP, ip) X(FAM_CM, F_CYCLE, cycle) X(FAM_CM, F_META, meta) X(FAM_CM, F_ADDR, ext)                \
+    X(FAM_CM, F_DATA, data_cm)                                                                                  \
+    X(FAM_CM2, F_IP, ip_cm2) X(FAM_CM2, F_CYCLE, cycle_cm2) X(FAM_CM2, F_META, meta)                            \
+    X(FAM_CM2, F_ADDR, ext_cm2) X(FAM_CM2, F_DATA, data_cm2)
+
 typedef struct {
     const vpc_pred_cfg *cfg;
     unsigned n;
 } field_cfg_t;
 #define NPREDS(a) (unsigned)(sizeof(a) / sizeof(a)[0])
+#define AS_FIELD_CFG(fm, f, name) [fm][f] = {cfg_##name, NPREDS(cfg_##name)},
 /* [family][field] */
-static const field_cfg_t field_cfg[FAM_COUNT][F_COUNT] = {
-    {{cfg_ip, NPREDS(cfg_ip)}, {cfg_cycle, NPREDS(cfg_cycle)}, {cfg_meta, NPREDS(cfg_meta)},
-     {cfg_ext, NPREDS(cfg_ext)}, {cfg_ext, NPREDS(cfg_ext)}},
-    {{cfg_ip, NPREDS(cfg_ip)}, {cfg_cycle, NPREDS(cfg_cycle)}, {cfg_meta, NPREDS(cfg_meta)},
-     {cfg_ext, NPREDS(cfg_ext)}, {cfg_data_cm, NPREDS(cfg_data_cm)}},
-    {{cfg_ip_cm2, NPREDS(cfg_ip_cm2)}, {cfg_cycle_cm2, NPREDS(cfg_cycle_cm2)}, {cfg_meta, NPREDS(cfg_meta)},
-     {cfg_ext_cm2, NPREDS(cfg_ext_cm2)}, {cfg_data_cm2, NPREDS(cfg_data_cm2)}},
-};
+static const field_cfg_t field_cfg[FAM_COUNT][F_COUNT] = {FAMILY_FIELDS(AS_FIELD_CFG)};
 
 /* Free the predictor sets of the family *have holds (-1: none). */
 static inline void field_sets_free(vpc_set *sets, int *have)
@@ -165,42 +176,80 @@ static inline st_error field_sets_ready(vpc_set *sets, int *have, int fam)
     return ST_OK;
 }
 
-/* Predict field f of an entry whose ip (and address) are known; with f and
- * the family constant after inlining this is straight-line code. */
-ST_INLINE void field_predict(vpc_set *sets, unsigned f, unsigned fam, uint64_t ip, uint64_t addr)
-{
-    const int c2 = fam == FAM_CM2;
-    switch (f) {
-    case F_IP: c2 ? predict_ip_cm2(&sets[F_IP], 0, 0) : predict_ip(&sets[F_IP], 0, 0); break;
-    case F_CYCLE: c2 ? predict_cycle_cm2(&sets[F_CYCLE], ip, ip) : predict_cycle(&sets[F_CYCLE], ip, ip); break;
-    case F_META: predict_meta(&sets[F_META], ip, ip); break;
-    case F_ADDR: c2 ? predict_ext_cm2(&sets[F_ADDR], ip, ip) : predict_ext(&sets[F_ADDR], ip, ip); break;
-    default:
-        if (c2)
-            predict_data_cm2(&sets[F_DATA], ip, addr);
-        else if (fam == FAM_CM)
-            predict_data_cm(&sets[F_DATA], ip, addr);
-        else
-            predict_ext(&sets[F_DATA], ip, ip);
+/* Per field f of family fam, with both constant after inlining (straight
+ * line code, no lookups): the keys are the entry's ip (none for the ip
+ * itself, whose predictors are global) and, for predictors keyed by
+ * address, its address.
+ *   field_predict: every slot into sets[f].slot (paper's encoder and
+ *     the choice below);
+ *   field_locate + field_slot: the lines, then one slot on demand (the
+ *     decoders read only the slot the encoder chose);
+ *   field_update: learn the value;
+ *   field_nslots: the slots, which is also the miss id. */
+#define FIELD_KEYS(f) ((f) == F_IP ? 0 : ip), addr
+#define FF_PREDICT(fm, f, name)                                  \
+    if (fam == (fm) && fld == (f)) {                             \
+        predict_##name(&sets[f], FIELD_KEYS(f));                 \
+        return;                                                  \
     }
+#define FF_LOCATE(fm, f, name)                                   \
+    if (fam == (fm) && fld == (f)) {                             \
+        locate_##name(&sets[f], FIELD_KEYS(f));                  \
+        return;                                                  \
+    }
+#define FF_SLOT(fm, f, name)                                     \
+    if (fam == (fm) && fld == (f))                               \
+        return slot_##name(&sets[f], id);
+#define FF_UPDATE(fm, f, name)                                   \
+    if (fam == (fm) && fld == (f)) {                             \
+        update_##name(&sets[f], v);                              \
+        return;                                                  \
+    }
+#define FF_NSLOTS(fm, f, name)                                   \
+    if (fam == (fm) && fld == (f))                               \
+        return nslots_##name;
+
+ST_INLINE void field_predict(vpc_set *sets, unsigned fld, unsigned fam, uint64_t ip, uint64_t addr)
+{
+    ST_ASSUME(fld < F_COUNT && fam < FAM_COUNT);
+    FAMILY_FIELDS(FF_PREDICT)
+}
+ST_INLINE void field_locate(vpc_set *sets, unsigned fld, unsigned fam, uint64_t ip, uint64_t addr)
+{
+    ST_ASSUME(fld < F_COUNT && fam < FAM_COUNT);
+    FAMILY_FIELDS(FF_LOCATE)
+}
+/* id < field_nslots(fld, fam), after field_locate() */
+ST_INLINE uint64_t field_slot(const vpc_set *sets, unsigned fld, unsigned fam, unsigned id)
+{
+    ST_ASSUME(fld < F_COUNT && fam < FAM_COUNT);
+    FAMILY_FIELDS(FF_SLOT)
+    return 0;
+}
+ST_INLINE void field_update(vpc_set *sets, unsigned fld, unsigned fam, uint64_t v)
+{
+    ST_ASSUME(fld < F_COUNT && fam < FAM_COUNT);
+    FAMILY_FIELDS(FF_UPDATE)
+}
+ST_INLINE unsigned field_nslots(unsigned fld, unsigned fam)
+{
+    ST_ASSUME(fld < F_COUNT && fam < FAM_COUNT);
+    FAMILY_FIELDS(FF_NSLOTS)
+    return 0;
 }
 
-ST_INLINE void field_update(vpc_set *sets, unsigned f, unsigned fam, uint64_t v)
+/* The encoders' id for value v of field fld, whose lines are located,
+ * expected id exp: vpc_set_choose() of all the slots (field_predict()'s
+ * choice), but mostly the expected id is right, and only its slot is
+ * read. */
+ST_INLINE unsigned field_choose(vpc_set *sets, unsigned fld, unsigned fam, unsigned exp, uint64_t v)
 {
-    const int c2 = fam == FAM_CM2;
-    switch (f) {
-    case F_IP: c2 ? update_ip_cm2(&sets[F_IP], v) : update_ip(&sets[F_IP], v); break;
-    case F_CYCLE: c2 ? update_cycle_cm2(&sets[F_CYCLE], v) : update_cycle(&sets[F_CYCLE], v); break;
-    case F_META: update_meta(&sets[F_META], v); break;
-    case F_ADDR: c2 ? update_ext_cm2(&sets[F_ADDR], v) : update_ext(&sets[F_ADDR], v); break;
-    default:
-        if (c2)
-            update_data_cm2(&sets[F_DATA], v);
-        else if (fam == FAM_CM)
-            update_data_cm(&sets[F_DATA], v);
-        else
-            update_ext(&sets[F_DATA], v);
-    }
+    const unsigned ns = field_nslots(fld, fam);
+    if (exp < ns && field_slot(sets, fld, fam, exp) == v)
+        return exp;
+    for (unsigned k = 0; k < ns; k++)
+        sets[fld].slot[k] = field_slot(sets, fld, fam, k);
+    return vpc_set_choose(&sets[fld], v, exp);
 }
 
 #define KEY_BITS 16
@@ -243,13 +292,13 @@ ST_INLINE uint64_t cm_mask_T(unsigned f, st_entry_type t)
  * address[, data] for the memory types; for vpc entries only the extended
  * data, as the address field (its predictors are the address set's, its
  * misses the address residuals).  nf is 4, 3 or 1; field j is
- * cm_field(t, j), and j is also its nibble and flag pair in TUPLE. */
+ * cm_field_of(t, j), and j is also its nibble and flag pair in TUPLE. */
 ST_INLINE unsigned cm_nfields(st_entry_type t)
 {
     return t == ST_TYPE_VPC ? 1 : (t == ST_TYPE_D64 || t == ST_TYPE_D32) ? 4 : 3;
 }
 
-ST_INLINE unsigned cm_field(st_entry_type t, unsigned j) { return t == ST_TYPE_VPC ? F_ADDR : F_CYCLE + j; }
+ST_INLINE unsigned cm_field_of(st_entry_type t, unsigned j) { return t == ST_TYPE_VPC ? F_ADDR : F_CYCLE + j; }
 
 /* Little-endian stores of the decoded entry: on little-endian hosts one
  * move each (GCC 12 does not merge st_store64's byte stores here). */
@@ -312,43 +361,5 @@ ST_INLINE void cm_load_entry(st_entry_type t, const uint8_t *p, uint64_t *v)
     v[F_ADDR] = e.addr;
     v[F_DATA] = e.data;
 }
-
-ST_INLINE unsigned cm_nslots(unsigned f)
-{
-    switch (f) {
-    case F_IP: return nslots_ip;
-    case F_CYCLE: return nslots_cycle;
-    case F_META: return nslots_meta;
-    case F_ADDR: return nslots_ext;
-    default: return nslots_data_cm;
-    }
-}
-
-/* Locate the lines of field f's predictors (f the ip, or an ip-keyed
- * field of cm or cm2: fam FAM_CM or FAM_CM2). */
-ST_INLINE void cm_locate(vpc_set *sets, unsigned f, unsigned fam, uint64_t ip, uint64_t addr)
-{
-    const int c2 = fam == FAM_CM2;
-    switch (f) {
-    case F_IP: c2 ? locate_ip_cm2(&sets[F_IP], 0, 0) : locate_ip(&sets[F_IP], 0, 0); break;
-    case F_CYCLE: c2 ? locate_cycle_cm2(&sets[F_CYCLE], ip, ip) : locate_cycle(&sets[F_CYCLE], ip, ip); break;
-    case F_META: locate_meta(&sets[F_META], ip, ip); break;
-    case F_ADDR: c2 ? locate_ext_cm2(&sets[F_ADDR], ip, ip) : locate_ext(&sets[F_ADDR], ip, ip); break;
-    default: c2 ? locate_data_cm2(&sets[F_DATA], ip, addr) : locate_data_cm(&sets[F_DATA], ip, addr);
-    }
-}
-
-/* Slot id (< nslots) of field f after cm_locate() (the slots do not depend
- * on the tables' sizes: cm's functions serve cm2's sets too). */
-ST_INLINE uint64_t cm_slot(const vpc_set *sets, unsigned f, unsigned id)
-{
-    switch (f) {
-    case F_CYCLE: return slot_cycle(&sets[F_CYCLE], id);
-    case F_META: return slot_meta(&sets[F_META], id);
-    case F_ADDR: return slot_ext(&sets[F_ADDR], id);
-    default: return slot_data_cm(&sets[F_DATA], id);
-    }
-}
-
 
 #endif /* SVPC_FIELDS_H */

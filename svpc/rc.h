@@ -188,15 +188,25 @@ RC_INLINE void rc_encode_byte_raw(rc_enc *e, unsigned byte)
 }
 
 /* Encode the low `nbits` bits of sym, MSB first, through a binary tree of
- * probabilities tree[1 .. 2^nbits - 1]. */
-static inline void rc_encode_tree(rc_enc *e, rc_prob *tree, unsigned nbits, unsigned sym, unsigned kind)
+ * probabilities tree[1 .. 2^nbits - 1].  Unless hook is NULL, each bit is
+ * first shown to hook(arg, p0, bit), p0 its probability of 0 (16 bits):
+ * what an accounting of the coded bits' cost needs (cm2's statistics). */
+RC_INLINE void rc_encode_tree_hook(rc_enc *e, rc_prob *tree, unsigned nbits, unsigned sym, unsigned kind,
+                                   void (*hook)(void *arg, uint32_t p0, unsigned bit), void *arg)
 {
     unsigned node = 1;
     for (unsigned i = nbits; i-- > 0;) {
         unsigned b = (sym >> i) & 1u;
+        if (hook)
+            hook(arg, rc_p0(tree[node], kind), b);
         rc_encode(e, &tree[node], b, kind);
         node = (node << 1) | b;
     }
+}
+
+static inline void rc_encode_tree(rc_enc *e, rc_prob *tree, unsigned nbits, unsigned sym, unsigned kind)
+{
+    rc_encode_tree_hook(e, tree, nbits, sym, kind, NULL, NULL);
 }
 
 static inline st_error rc_enc_finish(rc_enc *e)

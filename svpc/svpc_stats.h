@@ -3,14 +3,11 @@
  * `simtrace-cat --stats`: per field, how often some predictor proposed the
  * true value (a hit: only an id is coded), how often the id the context
  * expected was right (the cheapest case: one likely bit), and which ids
- * were used.  Computed from decoded entries by re-running the predictors
- * of the frame's encoder (svpc/fields.h: cm2's, else cm's) from
- * fresh state per frame as the codec does: hits and misses depend only on
- * the values, so they are the codec's own; the expected ids and the ids
- * chosen follow cm, cm1 and cm2's choice.  Nothing inside the codec is
- * instrumented for that.  Where the bits of a cm2 frame go (per field, ids
- * and misses) is cm2's own accounting instead (svpc_stats_cost, through
- * cm2_account(): cm2's coding template in a mode of its own).
+ * were used; and where the bits of a cm2 frame go (per field, ids and
+ * misses).  Computed from decoded entries by encoding them again with the
+ * codec's own template, in a mode that counts (cm2.c's CM2_ACCOUNT for
+ * cm2 frames, cm.c's CM_ACCOUNT with cm's predictors for the others), so
+ * the figures are the codec's by construction.
  */
 #ifndef SVPC_STATS_H
 #define SVPC_STATS_H
@@ -34,17 +31,21 @@ typedef struct {
     uint64_t ids[SVPC_STATS_FIELDS][SVPC_STATS_IDS]; /* uses of each id; [nslots] the misses */
 } svpc_pred_stats;
 
+/* Count one field's id: field f had id, its expected id was exp, and
+ * its predictors have ns slots (ns is the miss). */
+static inline void svpc_stats_count_id(svpc_pred_stats *a, unsigned f, unsigned id, unsigned exp, unsigned ns)
+{
+    a->coded[f]++;
+    a->hits[f] += id < ns;
+    a->expected[f] += id == exp && id < ns;
+    a->ids[f][id < SVPC_STATS_IDS ? id : SVPC_STATS_IDS - 1]++;
+}
+
 typedef struct svpc_stats_ctx svpc_stats_ctx;
 
 /* Returns ST_OK or ST_E_NOMEM. */
 st_error svpc_stats_new(svpc_stats_ctx **out);
 void svpc_stats_free(svpc_stats_ctx *c);
-
-/* Add the n entries at raw (one frame of a memory type, coded by encoder
- * enc: its predictors, cm2's or cm's, are run) to *acc.  Returns ST_OK;
- * ST_E_USAGE (not a memory type); ST_E_NOMEM. */
-st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
-                         svpc_pred_stats *acc);
 
 /* Where the bits of cm2 frames go, by cm2's own coding (svpc/cm2.h), in
  * SVPC_COST_UNIT per bit: per field the ids and the misses, the
@@ -60,12 +61,14 @@ typedef struct {
     int64_t rounding;             /* payload bits less the costs: the coder's flush and rounding */
 } svpc_cost_stats;
 
-/* Add to *acc what cm2 frame of the n entries at raw (a memory type)
- * costs, by re-encoding it with cm2 from fresh state, accounting every
- * bit (the payload is cm2's, byte for byte: the frame's own when it was
- * written by cm2).  Returns ST_OK; ST_E_USAGE (not a memory type);
- * ST_E_NOMEM. */
-st_error svpc_stats_cost(svpc_stats_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, svpc_cost_stats *acc);
+/* Add the n entries at raw (one frame of a memory type, coded by encoder
+ * enc) to *acc: what the frame's own encoder's predictors make of them
+ * (cm2's for cm2 frames, cm's for the others); and for a cm2 frame,
+ * unless cost is NULL, where its bits go to *cost.  One pass of the
+ * frame's entries through the codec.  Returns ST_OK; ST_E_USAGE (not a
+ * memory type); ST_E_NOMEM. */
+st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
+                         svpc_pred_stats *acc, svpc_cost_stats *cost);
 
 /* "ip", "cycle", "meta", "address", "data". */
 const char *svpc_stats_field_name(unsigned f);

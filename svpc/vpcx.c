@@ -18,9 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec.h"
 #include "mix.h"
 #include "rc.h"
-#include "vpcx.h"
+
+/* Streams of the stream set (6.8.2): the range coder's output, the pc
+ * miss bytes. */
+enum { VX_S_RC, VX_S_PC, VX_NSTREAMS };
+
+/* Bound on the range coder's bytes per entry (6.8.2): at most 32 flags of
+ * at most 12 bits, 2 + 4 + 4 + 64 tree bits of at most 10, and the flush. */
+#define VX_RC_MAX_PER_ENTRY 160
 
 #if defined(__GNUC__)
 #define VX_INLINE static inline __attribute__((always_inline))
@@ -105,6 +113,7 @@ typedef struct {
     vx_mix emix[4][4];                     /* [rank][key] */
 } vx_probs;
 
+typedef struct vpcx_model vpcx_model;
 struct vpcx_model {
     unsigned tb, lb, alloc_tb, alloc_lb;
     uint32_t *pcv;  /* [PC_NCTX][2^tb][2] pc values, most recent first */
@@ -119,7 +128,8 @@ struct vpcx_model {
     vx_probs pr;
 };
 
-size_t vpcx_memory(size_t n)
+/* Bytes of model memory for a frame of n entries. */
+static size_t vpcx_memory(size_t n)
 {
     size_t t = (size_t)1 << tbits_of(n), l = (size_t)1 << lbits_of(n);
     return sizeof(vpcx_model) + PC_NCTX * t * (2 * sizeof(uint32_t) + 1 + 2 * sizeof(rc_prob)) +
@@ -143,8 +153,9 @@ static void free_tables(vpcx_model *m)
     m->alloc_tb = m->alloc_lb = 0;
 }
 
-void vpcx_free(vpcx_model *m)
+static void vpcx_free(void *model)
 {
+    vpcx_model *m = model;
     if (!m)
         return;
     free_tables(m);
@@ -265,8 +276,6 @@ VX_INLINE unsigned vx_mbit(vx_io *io, int DEC, const int16_t *stretch, vx_mix *m
     *pb = rc_adapt(*pb, b, VX_RK);
     return b;
 }
-
-static inline unsigned nbytes_of(uint64_t r) { return r ? (unsigned)((64 - __builtin_clzll(r) + 7) >> 3) : 0; }
 
 /* zigzag of a 64-bit difference, and back (unsigned arithmetic only) */
 static inline uint64_t zz(uint64_t d) { return (d << 1) ^ (0 - (d >> 63)); }
@@ -508,7 +517,10 @@ VX_INLINE uint64_t vx_ed(vpcx_model *m, vx_io *io, vx_state *s, int DEC, uint32_
     return v;
 }
 
-st_error vpcx_encode(vpcx_model **mp, const uint8_t *raw, size_t n, st_buf out[VX_NSTREAMS])
+/* Encode n 12-byte pairs at raw into the streams (appended to
+ * out[0..VX_NSTREAMS-1], which must be empty).  *mp is allocated or grown
+ * as needed. */
+static st_error vpcx_encode(vpcx_model **mp, const uint8_t *raw, size_t n, st_buf out[VX_NSTREAMS])
 {
     RETURN_IF_ERROR(vx_ready(mp, n));
     vpcx_model *m = *mp;
@@ -529,7 +541,10 @@ st_error vpcx_encode(vpcx_model **mp, const uint8_t *raw, size_t n, st_buf out[V
     return io.bad ? ST_E_NOMEM : ST_OK;
 }
 
-st_error vpcx_decode(vpcx_model **mp, const uint8_t *const data[VX_NSTREAMS], const size_t len[VX_NSTREAMS],
+/* Decode the first `stop` of n pairs from the streams into raw.  With
+ * stop == n the streams must be consumed exactly.  Returns ST_OK,
+ * ST_E_CORRUPT (diag says what), ST_E_NOMEM. */
+static st_error vpcx_decode(vpcx_model **mp, const uint8_t *const data[VX_NSTREAMS], const size_t len[VX_NSTREAMS],
                      size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
     RETURN_IF_ERROR(vx_ready(mp, n));
@@ -562,3 +577,42 @@ st_error vpcx_decode(vpcx_model **mp, const uint8_t *const data[VX_NSTREAMS], co
     }
     return ST_OK;
 }
+
+/* ---- the codec's descriptor --------------------------------------------------- */
+
+static const char *const vx_names[VX_NSTREAMS] = {"flags and misses (range coded)", "pc misses"};
+static const int vx_compress[VX_NSTREAMS] = {0, 1};
+
+static st_error vx_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
+                          const svpc_source *src, size_t *n, st_buf *out)
+{
+    (void)t;
+    (void)src;
+    for (unsigned i = 0; i < VX_NSTREAMS; i++)
+        c->buf[i].len = 0;
+    vpcx_model *m = c->model[SVPC_ENC_VPC];
+    st_error e = vpcx_encode(&m, raw, *n, c->buf);
+    c->model[SVPC_ENC_VPC] = m;
+    return e == ST_OK ? svpc_streams_pack(c, p, vx_names, vx_compress, NULL, VX_NSTREAMS, out) : e;
+}
+
+static st_error vx_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+                          uint8_t *raw, st_diag *d)
+{
+    (void)t;
+    const size_t maxl[VX_NSTREAMS] = {VX_RC_MAX_PER_ENTRY * n + 64, 4 * n};
+    ss_out so;
+    st_error e = ss_unpack(payload, len, VX_NSTREAMS, maxl, &so, d);
+    if (e == ST_OK) {
+        vpcx_model *m = c->model[SVPC_ENC_VPC];
+        e = vpcx_decode(&m, so.data, so.len, n, stop, raw, d);
+        c->model[SVPC_ENC_VPC] = m;
+    }
+    st_buf_free(&so.arena);
+    return e;
+}
+
+static int vx_supports(st_entry_type t) { return t == ST_TYPE_VPC; }
+static size_t vx_memory(void) { return vpcx_memory(SVPC_MAX_FRAME_ENTRIES); }
+
+const svpc_codec svpc_codec_vpc = {SVPC_ENC_VPC, "vpc", vx_supports, vx_memory, 0, vx_encode, vx_decode, vpcx_free};

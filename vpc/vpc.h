@@ -204,7 +204,7 @@ VPC_INLINE void vpc_line_update(uint64_t *line, unsigned n, uint64_t v)
 
 /* ---- one predictor: inline templates ----------------------------------
  * The workers below take the configuration as arguments.  Called with
- * constants (as the codec's per-field wrappers do, see svpc_codec.c), the
+ * constants (as the codec's per-field wrappers do, see svpc/fields.h), the
  * compiler unrolls the loops and shares the key-line computation between
  * predictors; called with the runtime configuration (vpc_set_predict2), they
  * are the generic path.  Both give identical results. */
