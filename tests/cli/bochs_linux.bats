@@ -4,12 +4,17 @@
 # only the command is traced; once on one CPU with the address-space split,
 # once on two CPUs.  Each run takes two to four minutes here (most of it
 # the untraced boot), so they run in the plain pass of `make check` only,
-# not again with the sanitized binaries.  Skips when Bochs, the kernel,
-# busybox-static, cpio or GRUB's tools are not installed.
+# not again with the sanitized binaries.  Every run has a time limit
+# (LINUX_TIME_LIMIT seconds, generous for a loaded machine): a guest that
+# does not reach its command fails the test with a message and the end of
+# its serial console instead of holding `make check` for ever.  Skips when
+# Bochs, the kernel, busybox-static, cpio or GRUB's tools are not
+# installed.
 
 load helpers
 
 TRACE="$ROOT/scripts/bochs-trace"
+LINUX_TIME_LIMIT=1500
 PACK="$SVPC_BIN/simtrace-pack"
 CAT="$SVPC_BIN/simtrace-cat"
 
@@ -22,8 +27,14 @@ need_linux() {
         skip "no Debian kernel, busybox or cpio (apt-get install linux-image-amd64 busybox-static cpio, or make deps)"
     ! LC_ALL=C readelf -l /bin/busybox 2>/dev/null | grep -q INTERP ||
         skip "/bin/busybox is not the static build (apt-get install busybox-static)"
-    command -v grub-mkrescue >/dev/null 2>&1 && command -v xorriso >/dev/null 2>&1 ||
-        skip "GRUB's ISO tools not installed (apt-get install grub-pc-bin grub-common xorriso mtools)"
+    command -v grub-mkimage >/dev/null 2>&1 && command -v xorriso >/dev/null 2>&1 ||
+        skip "GRUB's ISO tools not installed (apt-get install grub-pc-bin grub-common xorriso)"
+}
+
+# linux_trace ARGS...: bochs-trace --workload linux ARGS within the time
+# limit (and timeout's, should bochs-trace itself not end)
+linux_trace() {
+    timeout -k 30 $((LINUX_TIME_LIMIT + 120)) "$TRACE" --workload linux --time-limit "$LINUX_TIME_LIMIT" "$@"
 }
 
 setup() {
@@ -49,7 +60,7 @@ in_window() {
 
 @test "bochs-trace --workload linux: only the command is traced, between its two markers; --split-by cr3" {
     need_linux
-    run "$TRACE" --workload linux --run 'echo svpc-$((6*7))' --split-by cr3 -v -o lx.sim
+    run linux_trace --run 'echo svpc-$((6*7))' --split-by cr3 -v -o lx.sim
     expect_status 0
     # the command ran in the guest (its output is on the serial console)
     expect_output_has "svpc-42"
@@ -85,7 +96,7 @@ in_window() {
 
 @test "bochs-trace --workload linux --cpus 2: streams of both CPUs, within the markers" {
     need_linux
-    run "$TRACE" --workload linux --cpus 2 --run 'echo svpc-smp; cat /sys/devices/system/cpu/online' -v -o smp.sim
+    run linux_trace --cpus 2 --run 'echo svpc-smp; cat /sys/devices/system/cpu/online' -v -o smp.sim
     expect_status 0
     expect_output_has "svpc-smp"
     # the guest saw two CPUs
