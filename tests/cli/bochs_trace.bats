@@ -104,10 +104,10 @@ post_container() {
     expect_output_has "--megs needs a number of MB from 4 to 2048, not '3'"
     run "$TRACE" --megs 2049 -o x.sim
     expect_status 2
-    run "$TRACE" --time-limit 0 -o x.sim
+    run "$TRACE" --cpu-limit 0 -o x.sim
     expect_status 2
-    expect_output_has "--time-limit needs a positive number of seconds, not '0'"
-    run "$TRACE" --time-limit 1x -o x.sim
+    expect_output_has "--cpu-limit needs a positive number of seconds, not '0'"
+    run "$TRACE" --cpu-limit 1x -o x.sim
     expect_status 2
     [[ ! -e x.sim ]]
     run "$TRACE" --help
@@ -161,14 +161,12 @@ post_container() {
     expect_output_has "cpu0.read"
 }
 
-@test "bochs-trace --time-limit: stops Bochs, keeps a valid container of what was traced, exit 1, says so" {
+@test "bochs-trace --cpu-limit: stops Bochs, keeps a valid container of what was traced, exit 1, says so" {
     need_tools
-    local t0=$EPOCHSECONDS
-    run "$TRACE" --instructions 50000000 --time-limit 3 -o tl.sim
+    run "$TRACE" --instructions 50000000 --cpu-limit 2 -o tl.sim
     expect_status 1
-    expect_output_has "bochs-trace: the time limit of 3 s (--time-limit) ran out at instruction "
+    expect_output_has "bochs-trace: Bochs used up its 2 s of CPU time (--cpu-limit) at instruction "
     expect_output_has "tl.sim holds what was traced before"
-    ((EPOCHSECONDS - t0 < 30)) || fail "took $((EPOCHSECONDS - t0)) s"
     run "$CAT" --verify tl.sim
     expect_status 0
     run "$CAT" -l tl.sim
@@ -394,13 +392,13 @@ panic_sector() {
     panic_sector panic.img
     local t0=$EPOCHSECONDS
     # (it would loop until the time limit)
-    run "$TRACE" --disk panic.img --markers --time-limit 120 -o p.sim
+    run "$TRACE" --disk panic.img --markers --cpu-limit 120 -o p.sim
     expect_status 1
     expect_output_has "bochs-trace: the guest's serial console reports a failure by instruction "
     expect_output_has "'Kernel panic - not syncing: svpc test'"
     expect_output_has "  | Kernel panic - not syncing: svpc test"
     expect_output_has "p.sim holds what was traced before"
-    ((EPOCHSECONDS - t0 < 60)) || fail "took $((EPOCHSECONDS - t0)) s"
+    ((EPOCHSECONDS - t0 < 100)) || fail "took $((EPOCHSECONDS - t0)) s"
     run "$CAT" -t p.sim
     expect_status 0
 }
