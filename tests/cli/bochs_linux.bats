@@ -51,11 +51,16 @@ events() {
         awk '{ printf "%.0f %d %.0f %.0f\n", $1 % 281474976710656, int($1 / 281474976710656), $2, $3 % 4294967296 }'
 }
 
-# in_window FILE START END: every memory stream's cycles lie in START..END
+# in_window FILE START END: every memory stream's cycles lie in START..END;
+# except the accesses a CPU makes before its first traced instruction (an
+# idle CPU that takes an interrupt reads the IDT first), which the importer
+# gives cycle 0 and ip 0 (formats/IMPORT.md 13, "What is lossy")
 in_window() {
     local s bad
     for s in $("$CAT" -q -l "$1" | awk 'NR > 1 && $2 == "d64" { print $1 }'); do
-        bad=$("$CAT" -s "$s" -F text "$1" | awk -v a="$2" -v b="$3" 'NR > 1 && ($2 < a || $2 > b) { print; exit }')
+        bad=$("$CAT" -s "$s" -F text "$1" | awk -v a="$2" -v b="$3" 'NR == 1 { lead = 1; next }
+            lead && $2 == 0 && $3 == "0x0" { next }
+            { lead = 0 } $2 < a || $2 > b { print; exit }')
         [[ -z $bad ]] || fail "$s: entry outside the markers' window $2..$3: $bad"
     done
 }
