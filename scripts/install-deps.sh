@@ -44,10 +44,9 @@ OPTIONAL_PKGS=(
     bochs-term          # its headless (terminal) display
     bochsbios           # BIOS-bochs-latest
     vgabios
-    grub-pc-bin         # bochs-trace --workload grub (grub-mkrescue, BIOS GRUB)
-    grub-common
-    xorriso
-    mtools
+    grub-pc-bin         # bochs-trace --workload grub|linux: BIOS GRUB,
+    grub-common         # grub-mkimage,
+    xorriso             # and the CD image
     linux-image-amd64   # bochs-trace --workload linux: Debian's kernel,
     busybox-static      # the initramfs's only program,
     cpio                # and its archiver

@@ -4,12 +4,20 @@
 # only the command is traced; once on one CPU with the address-space split,
 # once on two CPUs.  Each run takes two to four minutes here (most of it
 # the untraced boot), so they run in the plain pass of `make check` only,
-# not again with the sanitized binaries.  Skips when Bochs, the kernel,
-# busybox-static, cpio or GRUB's tools are not installed.
+# not again with the sanitized binaries.  Every run has a limit of Bochs's
+# CPU time (LINUX_CPU_LIMIT seconds, about five times what the two-CPU run
+# takes; a loaded machine makes the run slower, not costlier): a guest
+# that does not reach its command fails the test with a message and the
+# end of its serial console instead of holding `make check` for ever.
+# (timeout's wall-clock limit only guards against bochs-trace itself not
+# ending.)  Skips when
+# Bochs, the kernel, busybox-static, cpio or GRUB's tools are not
+# installed.
 
 load helpers
 
 TRACE="$ROOT/scripts/bochs-trace"
+LINUX_CPU_LIMIT=1200
 PACK="$SVPC_BIN/simtrace-pack"
 CAT="$SVPC_BIN/simtrace-cat"
 
@@ -22,8 +30,13 @@ need_linux() {
         skip "no Debian kernel, busybox or cpio (apt-get install linux-image-amd64 busybox-static cpio, or make deps)"
     ! LC_ALL=C readelf -l /bin/busybox 2>/dev/null | grep -q INTERP ||
         skip "/bin/busybox is not the static build (apt-get install busybox-static)"
-    command -v grub-mkrescue >/dev/null 2>&1 && command -v xorriso >/dev/null 2>&1 ||
-        skip "GRUB's ISO tools not installed (apt-get install grub-pc-bin grub-common xorriso mtools)"
+    command -v grub-mkimage >/dev/null 2>&1 && command -v xorriso >/dev/null 2>&1 ||
+        skip "GRUB's ISO tools not installed (apt-get install grub-pc-bin grub-common xorriso)"
+}
+
+# linux_trace ARGS...: bochs-trace --workload linux ARGS within the limit
+linux_trace() {
+    timeout -k 30 7200 "$TRACE" --workload linux --cpu-limit "$LINUX_CPU_LIMIT" "$@"
 }
 
 setup() {
@@ -38,18 +51,23 @@ events() {
         awk '{ printf "%.0f %d %.0f %.0f\n", $1 % 281474976710656, int($1 / 281474976710656), $2, $3 % 4294967296 }'
 }
 
-# in_window FILE START END: every memory stream's cycles lie in START..END
+# in_window FILE START END: every memory stream's cycles lie in START..END;
+# except the accesses a CPU makes before its first traced instruction (an
+# idle CPU that takes an interrupt reads the IDT first), which the importer
+# gives cycle 0 and ip 0 (formats/IMPORT.md 13, "What is lossy")
 in_window() {
     local s bad
     for s in $("$CAT" -q -l "$1" | awk 'NR > 1 && $2 == "d64" { print $1 }'); do
-        bad=$("$CAT" -s "$s" -F text "$1" | awk -v a="$2" -v b="$3" 'NR > 1 && ($2 < a || $2 > b) { print; exit }')
+        bad=$("$CAT" -s "$s" -F text "$1" | awk -v a="$2" -v b="$3" 'NR == 1 { lead = 1; next }
+            lead && $2 == 0 && $3 == "0x0" { next }
+            { lead = 0 } $2 < a || $2 > b { print; exit }')
         [[ -z $bad ]] || fail "$s: entry outside the markers' window $2..$3: $bad"
     done
 }
 
 @test "bochs-trace --workload linux: only the command is traced, between its two markers; --split-by cr3" {
     need_linux
-    run "$TRACE" --workload linux --run 'echo svpc-$((6*7))' --split-by cr3 -v -o lx.sim
+    run linux_trace --run 'echo svpc-$((6*7))' --split-by cr3 -v -o lx.sim
     expect_status 0
     # the command ran in the guest (its output is on the serial console)
     expect_output_has "svpc-42"
@@ -85,7 +103,7 @@ in_window() {
 
 @test "bochs-trace --workload linux --cpus 2: streams of both CPUs, within the markers" {
     need_linux
-    run "$TRACE" --workload linux --cpus 2 --run 'echo svpc-smp; cat /sys/devices/system/cpu/online' -v -o smp.sim
+    run linux_trace --cpus 2 --run 'echo svpc-smp; cat /sys/devices/system/cpu/online' -v -o smp.sim
     expect_status 0
     expect_output_has "svpc-smp"
     # the guest saw two CPUs

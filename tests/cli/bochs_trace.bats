@@ -70,6 +70,22 @@ post_container() {
     same out.sim o.sim
 }
 
+@test "bochs-trace -v: --instructions N reports N instructions, in whole lines, and what the container holds" {
+    need_tools
+    run "$TRACE" --instructions 2000 -v -o v.sim
+    expect_status 0
+    # Bochs prints the instruction it stopped at again when it quits
+    # without running it; that one is not counted (it said 2001)
+    expect_output_has ", 2000 instructions, "
+    expect_output_has "bochs-trace: CPU time: Bochs"
+    local n
+    n=$("$CAT" -q -l v.sim | awk 'NR > 1 { n += $3 } END { print n }')
+    expect_output_has "bochs-trace: v.sim: $n entries in 2 streams"
+    # every progress line is a line of its own: no carriage return (the
+    # packer's self-rewriting progress line broke bochs-trace's up)
+    [[ $output != *$'\r'* ]] || fail "a carriage return in: $(cat -A <<<"$output")"
+}
+
 @test "bochs-trace: usage errors exit 2" {
     run "$TRACE" --instructions 0 -o x.sim
     expect_status 2
@@ -81,6 +97,17 @@ post_container() {
     run "$TRACE" --iso /nonexistent.iso -o x.sim
     expect_status 2
     run "$TRACE" --iso /dev/null --workload grub -o x.sim
+    expect_status 2
+    [[ ! -e x.sim ]]
+    run "$TRACE" --megs 3 -o x.sim
+    expect_status 2
+    expect_output_has "--megs needs a number of MB from 4 to 2048, not '3'"
+    run "$TRACE" --megs 2049 -o x.sim
+    expect_status 2
+    run "$TRACE" --cpu-limit 0 -o x.sim
+    expect_status 2
+    expect_output_has "--cpu-limit needs a positive number of seconds, not '0'"
+    run "$TRACE" --cpu-limit 1x -o x.sim
     expect_status 2
     [[ ! -e x.sim ]]
     run "$TRACE" --help
@@ -107,9 +134,9 @@ post_container() {
 
 @test "bochs-trace: SIGINT mid-run finishes a valid container of what was traced, exit 130, and says so" {
     need_tools
-    # (a background job of a script starts with SIGINT ignored; env gives
-    # it back its default, as in a terminal)
-    env --default-signal=INT "$TRACE" --instructions 50000000 -o int.sim 2>err &
+    # a background job of a script, which starts with SIGINT ignored: it
+    # must stop as from a terminal (it ran on to the end)
+    "$TRACE" --instructions 50000000 -v -o int.sim 2>err &
     local pid=$! i
     # wait until Bochs runs and has traced for a while
     for i in $(seq 100); do
@@ -124,6 +151,9 @@ post_container() {
     [[ $rc -eq 130 ]] || fail "exit status $rc, expected 130; said: $(cat err)"
     grep -q "bochs-trace: interrupted by SIGINT: int.sim is a complete container of [0-9]* entries" err ||
         fail "no message of the container kept; said: $(cat err)"
+    # -v's summary, after the signal too
+    grep -q "bochs-trace: CPU time: Bochs" err && grep -q "bochs-trace: int.sim: [0-9]* entries in" err ||
+        fail "no summary; said: $(cat err)"
     run "$CAT" --verify int.sim
     expect_status 0
     run "$CAT" -l int.sim
@@ -131,7 +161,38 @@ post_container() {
     expect_output_has "cpu0.read"
 }
 
+@test "bochs-trace --cpu-limit: stops Bochs, keeps a valid container of what was traced, exit 1, says so" {
+    need_tools
+    run "$TRACE" --instructions 50000000 --cpu-limit 2 -o tl.sim
+    expect_status 1
+    expect_output_has "bochs-trace: Bochs used up its 2 s of CPU time (--cpu-limit) at instruction "
+    expect_output_has "tl.sim holds what was traced before"
+    run "$CAT" --verify tl.sim
+    expect_status 0
+    run "$CAT" -l tl.sim
+    expect_output_has "cpu0.read"
+}
+
 # ---- --skip ------------------------------------------------------------------
+
+@test "bochs-trace --workload grub: --help's --skip starts the trace where the BIOS jumps to GRUB" {
+    need_tools
+    command -v grub-mkimage >/dev/null 2>&1 && command -v xorriso >/dev/null 2>&1 ||
+        skip "GRUB's tools not installed (apt-get install grub-pc-bin grub-common xorriso)"
+    local at
+    at=$("$TRACE" --help | grep -o -- '--skip [0-9]* traces GRUB' | awk '{ print $2 }')
+    [[ -n $at ]] || fail "--help names no --skip for GRUB"
+    export XDG_CACHE_HOME="$T/cache"
+    run "$TRACE" --workload grub --skip "$at" --instructions 1000 -v -o grub.sim
+    expect_status 0
+    expect_output_has "the BIOS jumped to the boot code at instruction $at "
+    # GRUB's accesses, from that instruction on
+    run bash -c "'$CAT' -s cpu0.read -F text grub.sim | sed -n 2p"
+    expect_status 0
+    local c
+    c=$(awk '{ print $2 }' <<<"$output")
+    [[ -n $c && $c -ge $at && $c -lt $((at + 1000)) ]] || fail "first read: $output"
+}
 
 @test "bochs-trace --skip N: the full trace's entries from cycle N on, stream by stream, byte for byte" {
     need_tools
@@ -173,9 +234,9 @@ post_container() {
     expect_output_has "--skip"
     run "$TRACE" --skip -5 -o x.sim
     expect_status 2
-    run "$TRACE" --markers --instructions 10 -o x.sim
+    run "$TRACE" --markers --instructions 10 --cpus 2 -o x.sim
     expect_status 2
-    expect_output_has "exclude each other"
+    expect_output_has "--instructions with --markers (or --workload linux) needs one CPU"
     run "$TRACE" --cpus 0 -o x.sim
     expect_status 2
     run "$TRACE" --cpus 99 -o x.sim
@@ -267,6 +328,94 @@ events() {
     # nothing else was traced: no reads, no other stream but the events
     run "$CAT" -q -l m.sim
     [[ $(awk 'NR > 1' <<<"$output" | wc -l) == 2 ]] || fail "streams: $output"
+}
+
+# mem_sector FILE: a boot sector that reads the memory above 16 MB in 64 KB
+# blocks from the CMOS (registers 0x34, 0x35, which Bochs sets from megs:)
+# and stores it to 0x500 between two markers, then halts:
+#   31 c0 8e d8        xor ax, ax; mov ds, ax
+#   b0 35 e6 70 e4 71  mov al, 0x35; out 0x70, al; in al, 0x71
+#   88 c4              mov ah, al
+#   b0 34 e6 70 e4 71  mov al, 0x34; out 0x70, al; in al, 0x71
+#   87 db              xchg bx, bx       (marker)
+#   a3 00 05           mov [0x500], ax
+#   87 db              xchg bx, bx       (marker)
+#   fa f4              cli; hlt
+mem_sector() {
+    {
+        printf '\x31\xc0\x8e\xd8\xb0\x35\xe6\x70\xe4\x71\x88\xc4\xb0\x34\xe6\x70\xe4\x71'
+        printf '\x87\xdb\xa3\x00\x05\x87\xdb\xfa\xf4'
+        head -c $((510 - 27)) /dev/zero
+        printf '\x55\xaa'
+    } >"$1"
+}
+
+@test "bochs-trace --megs: the guest's memory (32 MB by default, 64 with --megs 64)" {
+    need_tools
+    mem_sector mem.img
+    run "$TRACE" --disk mem.img --markers -o m32.sim
+    expect_status 0
+    run "$TRACE" --disk mem.img --markers --megs 64 -o m64.sim
+    expect_status 0
+    # (MB - 16) x 16 blocks of 64 KB
+    run bash -c "'$CAT' -s cpu0.write -F text m32.sim | awk 'NR > 1 { print \$4, \$6 }'"
+    [[ $output == "0x500 0x100" ]] || fail "32 MB: $output"
+    run bash -c "'$CAT' -s cpu0.write -F text m64.sim | awk 'NR > 1 { print \$4, \$6 }'"
+    [[ $output == "0x500 0x300" ]] || fail "64 MB: $output"
+}
+
+# panic_sector FILE: a boot sector that sets the serial port to 8 data bits,
+# writes "Kernel panic - not syncing: svpc test" to it (waiting for the
+# transmitter each time) and then loops for ever, interrupts on:
+#   31 c0 8e d8 fc     xor ax, ax; mov ds, ax; cld
+#   ba fb 03 b0 03 ee  mov dx, 0x3fb; mov al, 3; out dx, al
+#   be 22 7c           mov si, 0x7c22 (the text)
+#   ba fd 03           mov dx, 0x3fd
+#   ec a8 20 74 fb     in al, dx; test al, 0x20; jz back to the in
+#   ac 84 c0 74 05     lodsb; test al, al; jz to the end
+#   b2 f8 ee           mov dl, 0xf8; out dx, al
+#   eb ee              jmp to mov dx, 0x3fd
+#   eb fe              jmp $
+panic_sector() {
+    {
+        printf '\x31\xc0\x8e\xd8\xfc\xba\xfb\x03\xb0\x03\xee\xbe\x22\x7c\xba\xfd\x03'
+        printf '\xec\xa8\x20\x74\xfb\xac\x84\xc0\x74\x05\xb2\xf8\xee\xeb\xee\xeb\xfe'
+        printf 'Kernel panic - not syncing: svpc test\n\0'
+        head -c $((510 - 34 - 39)) /dev/zero
+        printf '\x55\xaa'
+    } >"$1"
+    [[ $(stat -c %s "$1") == 512 ]]
+}
+
+@test "bochs-trace: a guest whose serial console says it panicked is stopped: exit 1, its console, in bounded time" {
+    need_tools
+    panic_sector panic.img
+    local t0=$EPOCHSECONDS
+    # (it would loop until the time limit)
+    run "$TRACE" --disk panic.img --markers --cpu-limit 120 -o p.sim
+    expect_status 1
+    expect_output_has "bochs-trace: the guest's serial console reports a failure by instruction "
+    expect_output_has "'Kernel panic - not syncing: svpc test'"
+    expect_output_has "  | Kernel panic - not syncing: svpc test"
+    expect_output_has "p.sim holds what was traced before"
+    ((EPOCHSECONDS - t0 < 100)) || fail "took $((EPOCHSECONDS - t0)) s"
+    run "$CAT" -t p.sim
+    expect_status 0
+}
+
+@test "bochs-trace --markers --instructions N: N traced instructions across the marked regions, then the end" {
+    need_tools
+    boot_sector boot.img
+    # region 1: its two stores and the closing marker (3); region 2: one
+    # store, which makes 4
+    run "$TRACE" --disk boot.img --markers --instructions 4 -v -o mi.sim
+    expect_status 0
+    expect_output_has "--instructions: the count was reached at instruction "
+    expect_output_has "traced 4 instructions"
+    run bash -c "'$CAT' -s cpu0.write -F text mi.sim | awk 'NR > 1 { print \$3, \$4, \$6 }'"
+    [[ $output == $'0x7c0e 0x500 0x3\n0x7c12 0x502 0xab\n0x7c0e 0x500 0x2' ]] || fail "stores: $output"
+    run events mi.sim
+    [[ $(wc -l <<<"$output") == 3 ]] || fail "markers: $output"
 }
 
 @test "bochs-trace --markers: a guest that executes no marker: exit 1, a message, a valid empty container" {
