@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -159,7 +160,19 @@ void cli_bad_option(char **argv, int opt)
 {
     extern int optind;
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
-    if (opt)
+    /* a short option inside a group (-xq) leaves optind on its word, so
+     * argv[optind - 1] is the word before, which may be a long option */
+    const char *cur = argv[optind];
+    int in_group = cur && cur[0] == '-' && cur[1] != '-' && opt > 0 && opt < 256 && strchr(cur + 1, opt);
+    if (opt && !in_group && strncmp(arg, "--", 2) == 0 && arg[2]) {
+        /* a long option that was found: optopt is its value, which names
+         * a short option only by chance ('--help=x' is not '-h') */
+        size_t len = strcspn(arg, "=");
+        if (arg[len])
+            cli_msg("option '%.*s' takes no argument (given '%s')", (int)len, arg, arg);
+        else
+            cli_msg("option '%s' requires an argument", arg);
+    } else if (opt)
         cli_msg("invalid option or missing argument: '-%c'", opt);
     else
         cli_msg("unrecognized option or missing argument: '%s'", arg);
@@ -533,6 +546,31 @@ int cli_in_open(const char *path, int *fd, const char **name)
     return EXIT_OK;
 }
 
+/* out_tmp: path with ".tmpXXXXXX" for mkstemp, its file name part cut
+ * short where the whole would not fit the directory's limit on names (an
+ * -o name of 250 bytes is valid, the 260 of its temporary name are not).
+ * Returns 0 after the message when the name of path itself is too long:
+ * found out at the end, it would have cost the run. */
+static int out_tmp_name(const char *path)
+{
+    static const char suffix[] = ".tmpXXXXXX";
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    char dir[sizeof out_tmp];
+    snprintf(dir, sizeof dir, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? path : ".");
+    long max = pathconf(dir, _PC_NAME_MAX);
+    if (max <= 0)
+        max = NAME_MAX; /* unknown: the usual limit */
+    size_t base = strlen(path + dir_len);
+    if (base > (size_t)max) {
+        cli_msg("%s: file name too long (%zu bytes; at most %ld)", path, base, max);
+        return 0;
+    }
+    size_t room = (size_t)max > sizeof suffix ? (size_t)max - (sizeof suffix - 1) : 1;
+    snprintf(out_tmp, sizeof out_tmp, "%.*s%s", (int)(dir_len + (base < room ? base : room)), path, suffix);
+    return 1;
+}
+
 int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
 {
     /* a reader that goes away gives a write error, which cli_report turns
@@ -593,7 +631,8 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
     }
     out_force = force;
     snprintf(out_final, sizeof out_final, "%s", path);
-    snprintf(out_tmp, sizeof out_tmp, "%s.tmpXXXXXX", path);
+    if (!out_tmp_name(path))
+        return EXIT_USAGE;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -117,7 +117,9 @@ unsigned cli_ncpu(void);
  * SIGTERM, SIGHUP before cli_stop_arm) removes it, so a failed run leaves
  * no output file and no half-written one under the final name; the one
  * exception is a container writer stopped at once by a second signal,
- * whose finished frames stay (cli_stop_arm).  Without a path: stdout,
+ * whose finished frames stay (cli_stop_arm).
+ * The temporary name is path's with a suffix, its file name part cut
+ * short to fit the directory's limit (NAME_MAX).  Without a path: stdout,
  * refused when it is a terminal unless force.
  * The output may not be the input file (in_fd) itself.
  * Returns an exit status (EXIT_OK on success) after printing the reason.

@@ -698,3 +698,37 @@ kept_prefix() {
     [[ ! -e out.sim && -z $(leftovers . out.sim) ]] || fail "left: $(leftovers . out.sim)"
     grep -q "^svpc-compress: out.sim: interrupted by SIGINT: not written: it would hold 0 entries\$" err || fail "$(cat err)"
 }
+
+@test "-o names of 254 and 255 bytes work: the temporary name is cut to fit the directory's limit; 256 is refused at once" {
+    real_d64 1000 r
+    local name len
+    for len in 254 255; do
+        name=$(printf 'n%.0s' $(seq "$len"))
+        run "$COMPRESS" -T1 -o "$name" r
+        expect_status 0
+        "$SVPC_BIN/svpc-decompress" -c "$name" | cmp - r
+        run "$PACK" -T1 -o "p${name:1}" r
+        expect_status 0
+        "$CAT" "p${name:1}" | cmp - r
+    done
+    run "$COMPRESS" -T1 -o "x$name" r
+    expect_status 2
+    [[ $output == "svpc-compress: x$name: file name too long (256 bytes; at most 255)" ]] || fail "$output"
+    [[ -z $(find . -name '*.tmp*') ]]
+}
+
+@test "--help=x and a long option without its argument are named as given, not by a short option" {
+    local prog
+    for prog in "$COMPRESS" "$PACK" "$CAT" "$SVPC_BIN/svpc-decompress"; do
+        run "$prog" --help=x
+        expect_status 2
+        [[ $(first_line) == "${prog##*/}: option '--help' takes no argument (given '--help=x')" ]] || fail "$output"
+    done
+    run "$COMPRESS" r --frame-size
+    expect_status 2
+    [[ $(first_line) == "svpc-compress: option '--frame-size' requires an argument" ]] || fail "$output"
+    # a short option in a group after a long one is still named as itself
+    run "$COMPRESS" --stream=a -vx r
+    expect_status 2
+    [[ $(first_line) == "svpc-compress: invalid option or missing argument: '-x'" ]] || fail "$output"
+}
