@@ -732,3 +732,18 @@ kept_prefix() {
     expect_status 2
     [[ $(first_line) == "svpc-compress: invalid option or missing argument: '-x'" ]] || fail "$output"
 }
+
+@test "250 streams: the frames being filled stay within the writer's bound (peak RSS under 140 MB, not a frame per stream), the same bytes at -T1 and -T2" {
+    real_d64 20000 r
+    local -a args=()
+    local i kb
+    for ((i = 0; i < 250; i++)); do args+=(--stream "s$i" r); done
+    # a partial frame of 20000 entries (640,000 bytes) for each stream would
+    # be 160 MB; ST_WRITER_HELD_FRAMES frames of 64k entries are 16 MiB
+    /usr/bin/time -f %M -o rss "$PACK" -T2 --frame-size 64k -o t2.sim "${args[@]}"
+    "$PACK" -T1 --frame-size 64k -o t1.sim "${args[@]}"
+    cmp t1.sim t2.sim
+    "$CAT" --stream s249 t2.sim | cmp - r
+    kb=$(tail -n 1 rss)
+    [[ -n ${SVPC_SANITIZED:-} ]] || ((kb < 140000)) || fail "peak RSS $kb KB"
+}
