@@ -478,7 +478,6 @@ static void on_stop(int sig, siginfo_t *si, void *context)
     stop_sig = sig;
     stop_sender = si->si_code == SI_USER ? si->si_pid : 0;
     clock_gettime(CLOCK_MONOTONIC, &stop_when);
-    st_input_stopped = 1;
     if (stop_fd >= 0)
         stop_input(stop_fd);
 }
@@ -511,6 +510,8 @@ void cli_stop_input(int fd)
 }
 
 int cli_stopped(void) { return stop_sig; }
+
+const volatile sig_atomic_t *cli_stop_flag(void) { return &stop_sig; }
 
 const char *cli_stop_name(void)
 {

@@ -6,6 +6,7 @@
 #define CLI_UTIL_H
 
 #include <getopt.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -145,6 +146,9 @@ void cli_out_abort(void);
 void cli_stop_arm(void);
 void cli_stop_input(int fd); /* -1: none; also the input -v measures */
 int cli_stopped(void);
+/* The stop request as the importers take it (st_import_opts.stopped):
+ * nonzero from the first signal on. */
+const volatile sig_atomic_t *cli_stop_flag(void);
 int cli_stop_status(void);
 const char *cli_stop_name(void); /* "SIGINT", ... */
 

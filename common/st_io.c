@@ -1,8 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "st_io.h"
 
-volatile sig_atomic_t st_input_stopped;
-
 #include <errno.h>
 #include <unistd.h>
 

@@ -9,15 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <signal.h>
-
 #include "st_error.h"
-
-/* Set (by the programs' signal handler) when a run is interrupted and its
- * input ends early: a text line cut off at that end is dropped, not read
- * as a line (formats/line_reader.c), since the part of a line may look like
- * a whole one with other values. */
-extern volatile sig_atomic_t st_input_stopped;
 
 /* Write all n bytes.  Returns ST_OK or ST_E_WRITE. */
 st_error st_write_all(int fd, const uint8_t *p, size_t n);
