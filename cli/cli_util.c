@@ -387,7 +387,7 @@ static void keep_unfinished(int sig)
         if (kept == out_tmp) {
             sig_say(" as ");
             sig_say(out_tmp);
-            sig_say(" (the name was taken)");
+            sig_say(errno == EEXIST ? " (the name was taken)" : " (it could not be renamed into place)");
         }
         sig_say(", without the container's end; 'simtrace-pack --repair ");
         sig_say(kept);
