@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/st_io.h"
 #include "../formats/entry.h"
 #include "../frames/range.h"
 #include "api_internal.h"
@@ -679,7 +680,7 @@ static simtrace_error open_sequential(simtrace_cursor *c, simtrace_reader *r, co
     pthread_mutex_lock(&r->mu);
     r->cur = c;
     pthread_mutex_unlock(&r->mu);
-    if (pthread_create(&c->th, NULL, seq_thread, c) != 0) {
+    if (st_thread_create(&c->th, seq_thread, c) != 0) {
         r->cur = NULL;
         pthread_cond_destroy(&c->cv);
         return SIMTRACE_E_THREAD;

@@ -2,11 +2,13 @@
 #include "cli_util.h"
 
 #include "../common/st_io.h"
+#include "../frames/frame_format.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -158,7 +160,19 @@ void cli_bad_option(char **argv, int opt)
 {
     extern int optind;
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
-    if (opt)
+    /* a short option inside a group (-xq) leaves optind on its word, so
+     * argv[optind - 1] is the word before, which may be a long option */
+    const char *cur = argv[optind];
+    int in_group = cur && cur[0] == '-' && cur[1] != '-' && opt > 0 && opt < 256 && strchr(cur + 1, opt);
+    if (opt && !in_group && strncmp(arg, "--", 2) == 0 && arg[2]) {
+        /* a long option that was found: optopt is its value, which names
+         * a short option only by chance ('--help=x' is not '-h') */
+        size_t len = strcspn(arg, "=");
+        if (arg[len])
+            cli_msg("option '%.*s' takes no argument (given '%s')", (int)len, arg, arg);
+        else
+            cli_msg("option '%s' requires an argument", arg);
+    } else if (opt)
         cli_msg("invalid option or missing argument: '-%c'", opt);
     else
         cli_msg("unrecognized option or missing argument: '%s'", arg);
@@ -310,23 +324,107 @@ static volatile sig_atomic_t out_tmp_live;
 static int out_tmp_fd = -1;
 static int out_force; /* -f: the commit may replace a file of the final name */
 
+static int out_keep_on_signal; /* a container writer: its finished frames outlive a second signal */
+
+static int rename_noreplace(const char *from, const char *to);
+
+/* ---- messages from a signal handler: write(2) only, no stdio ---- */
+
+static char sig_msg[8192];
+static size_t sig_msg_len;
+
+static void sig_say(const char *s)
+{
+    while (*s && sig_msg_len < sizeof sig_msg - 1)
+        sig_msg[sig_msg_len++] = *s++;
+}
+
+static const char *sig_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* Send the message built with sig_say, ended by a newline. */
+static void sig_say_end(void)
+{
+    sig_msg[sig_msg_len++] = '\n';
+    for (size_t off = 0; off < sig_msg_len;) {
+        ssize_t n = write(2, sig_msg + off, sig_msg_len - off);
+        if (n <= 0 && errno != EINTR)
+            break;
+        off += n > 0 ? (size_t)n : 0;
+    }
+    sig_msg_len = 0;
+}
+
+/*
+ * A container writer stopped at once (a second signal): what is on disk is
+ * its file header and the frames written so far, every one whole but
+ * perhaps the last, without the directory and footer that
+ * st_writer_finish() writes.  Readers find those frames through their
+ * headers (st_index_open's scan) and --repair gives the file its end, so
+ * the file goes to its final name, or stays under its temporary one when
+ * that is taken; only a file that holds nothing past its header is
+ * removed.  Async-signal-safe.
+ */
+static void keep_unfinished(int sig)
+{
+    struct stat st;
+    int empty = fstat(out_tmp_fd, &st) == 0 && st.st_size <= (off_t)ST_FILE_HEADER_SIZE;
+    sig_say(cli_prog);
+    sig_say(": ");
+    sig_say(out_final);
+    sig_say(": stopped at once by a second ");
+    sig_say(sig_name(sig));
+    if (empty) {
+        unlink(out_tmp);
+        sig_say(" before any frame was written: no file is left");
+    } else {
+        const char *kept = (out_force ? rename(out_tmp, out_final) : rename_noreplace(out_tmp, out_final)) == 0
+                               ? out_final
+                               : out_tmp;
+        sig_say(": the frames written so far are kept");
+        if (kept == out_tmp) {
+            sig_say(" as ");
+            sig_say(out_tmp);
+            sig_say(errno == EEXIST ? " (the name was taken)" : " (it could not be renamed into place)");
+        }
+        sig_say(", without the container's end; 'simtrace-pack --repair ");
+        sig_say(kept);
+        sig_say("' completes it");
+    }
+    sig_say_end();
+    out_tmp_live = 0;
+}
+
+/* A signal that ends the program: the unfinished -o file is removed, or
+ * kept when it holds a container's finished frames (keep_unfinished). */
 static void on_signal(int sig)
 {
-    if (out_tmp_live)
-        unlink(out_tmp);
+    if (out_tmp_live) {
+        if (out_keep_on_signal)
+            keep_unfinished(sig);
+        else
+            unlink(out_tmp);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-/* Hold SIGINT, SIGTERM and SIGHUP (the signals that stop a writer) until
- * sigprocmask(SIG_SETMASK, old, NULL). */
+/* SIGINT, SIGTERM and SIGHUP: the signals that stop a writer. */
+static void stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+/* Hold the stop signals until sigprocmask(SIG_SETMASK, old, NULL). */
 static void block_stop_signals(sigset_t *old)
 {
     sigset_t block;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
+    stop_signals(&block);
     sigprocmask(SIG_BLOCK, &block, old);
 }
 
@@ -347,15 +445,39 @@ static void stop_input(int fd)
     }
 }
 
-static void on_stop(int sig)
+/* The sender of the first signal when a process sent it with kill() (0
+ * otherwise: the terminal's ^C), and when it came. */
+static volatile sig_atomic_t stop_sender;
+static struct timespec stop_when;
+
+/*
+ * Whether a second signal only repeats the first: the same signal from the
+ * same process within a second.  GNU timeout sends its signal to the
+ * program and then to the program's process group, and meant one request
+ * to finish; a second ^C, or a kill from another process, asks to stop at
+ * once.
+ */
+static int repeats_first(int sig, const siginfo_t *si)
 {
+    if (sig != stop_sig || !stop_sender || si->si_code != SI_USER || si->si_pid != (pid_t)stop_sender)
+        return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec - stop_when.tv_sec < 1 ||
+           (now.tv_sec - stop_when.tv_sec == 1 && now.tv_nsec < stop_when.tv_nsec);
+}
+
+static void on_stop(int sig, siginfo_t *si, void *context)
+{
+    (void)context;
     if (stop_sig) {
-        /* asked twice: stop at once, as before cli_stop_arm */
-        on_signal(sig);
+        if (!repeats_first(sig, si))
+            on_signal(sig); /* asked twice: stop at once */
         return;
     }
     stop_sig = sig;
-    st_input_stopped = 1;
+    stop_sender = si->si_code == SI_USER ? si->si_pid : 0;
+    clock_gettime(CLOCK_MONOTONIC, &stop_when);
     if (stop_fd >= 0)
         stop_input(stop_fd);
 }
@@ -364,7 +486,10 @@ void cli_stop_arm(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop; /* no SA_RESTART: a blocked read returns */
+    sa.sa_sigaction = on_stop; /* no SA_RESTART: a blocked read returns */
+    sa.sa_flags = SA_SIGINFO;
+    stop_signals(&sa.sa_mask); /* one handler at a time: a SIGTERM waits for SIGINT's */
+    out_keep_on_signal = 1;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
@@ -386,9 +511,11 @@ void cli_stop_input(int fd)
 
 int cli_stopped(void) { return stop_sig; }
 
+const volatile sig_atomic_t *cli_stop_flag(void) { return &stop_sig; }
+
 const char *cli_stop_name(void)
 {
-    return stop_sig == SIGINT ? "SIGINT" : stop_sig == SIGTERM ? "SIGTERM" : stop_sig == SIGHUP ? "SIGHUP" : "a signal";
+    return sig_name(stop_sig);
 }
 
 int cli_stop_status(void) { return stop_sig ? 128 + stop_sig : EXIT_OK; }
@@ -418,6 +545,31 @@ int cli_in_open(const char *path, int *fd, const char **name)
         return EXIT_DATA;
     }
     return EXIT_OK;
+}
+
+/* out_tmp: path with ".tmpXXXXXX" for mkstemp, its file name part cut
+ * short where the whole would not fit the directory's limit on names (an
+ * -o name of 250 bytes is valid, the 260 of its temporary name are not).
+ * Returns 0 after the message when the name of path itself is too long:
+ * found out at the end, it would have cost the run. */
+static int out_tmp_name(const char *path)
+{
+    static const char suffix[] = ".tmpXXXXXX";
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    char dir[sizeof out_tmp];
+    snprintf(dir, sizeof dir, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? path : ".");
+    long max = pathconf(dir, _PC_NAME_MAX);
+    if (max <= 0)
+        max = NAME_MAX; /* unknown: the usual limit */
+    size_t base = strlen(path + dir_len);
+    if (base > (size_t)max) {
+        cli_msg("%s: file name too long (%zu bytes; at most %ld)", path, base, max);
+        return 0;
+    }
+    size_t room = (size_t)max > sizeof suffix ? (size_t)max - (sizeof suffix - 1) : 1;
+    snprintf(out_tmp, sizeof out_tmp, "%.*s%s", (int)(dir_len + (base < room ? base : room)), path, suffix);
+    return 1;
 }
 
 int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
@@ -480,7 +632,8 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
     }
     out_force = force;
     snprintf(out_final, sizeof out_final, "%s", path);
-    snprintf(out_tmp, sizeof out_tmp, "%s.tmpXXXXXX", path);
+    if (!out_tmp_name(path))
+        return EXIT_USAGE;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -538,15 +691,16 @@ static int rename_noreplace(const char *from, const char *to)
     return rename(from, to);
 }
 
-int cli_out_commit(void)
+/* The commit with the stop signals held: a second signal in the middle
+ * would find the temporary file renamed or removed but still recorded. */
+static int out_commit(void)
 {
-    if (!out_tmp_live)
-        return EXIT_OK;
     /* errors that only show at close (NFS, quotas) must fail the run */
     if (close(out_tmp_fd) != 0) {
         out_tmp_fd = -1;
         cli_msg("%s: write error: %s", out_final, strerror(errno));
-        cli_out_abort();
+        unlink(out_tmp);
+        out_tmp_live = 0;
         return EXIT_DATA;
     }
     out_tmp_fd = -1;
@@ -567,12 +721,26 @@ int cli_out_commit(void)
     return EXIT_OK;
 }
 
+int cli_out_commit(void)
+{
+    if (!out_tmp_live)
+        return EXIT_OK;
+    sigset_t old;
+    block_stop_signals(&old);
+    int rc = out_commit();
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 void cli_out_abort(void)
 {
+    sigset_t old;
+    block_stop_signals(&old);
     if (out_tmp_live) {
         unlink(out_tmp);
         out_tmp_live = 0;
     }
+    sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 void cli_say_cut_loss(const char *file, const st_frame_ref *c, const char *stream)

@@ -6,6 +6,7 @@
 #define CLI_UTIL_H
 
 #include <getopt.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -114,8 +115,12 @@ unsigned cli_ncpu(void);
  * Output.  With a path, data goes to a temporary file beside it which
  * cli_out_commit() closes (a failing close fails the run) and renames into
  * place; cli_out_abort() (also run on SIGINT,
- * SIGTERM, SIGHUP) removes it, so a failed run leaves no output file and
- * never a half-written one under the final name.  Without a path: stdout,
+ * SIGTERM, SIGHUP before cli_stop_arm) removes it, so a failed run leaves
+ * no output file and no half-written one under the final name; the one
+ * exception is a container writer stopped at once by a second signal,
+ * whose finished frames stay (cli_stop_arm).
+ * The temporary name is path's with a suffix, its file name part cut
+ * short to fit the directory's limit (NAME_MAX).  Without a path: stdout,
  * refused when it is a terminal unless force.
  * The output may not be the input file (in_fd) itself.
  * Returns an exit status (EXIT_OK on success) after printing the reason.
@@ -131,12 +136,19 @@ void cli_out_abort(void);
  * read that is waiting for a pipe), so the program finishes its container
  * with every entry read so far; cli_stopped() gives the signal (0: none)
  * and cli_stop_status() the exit status 128 + signal.  A second signal
- * stops the program at once (removing an unfinished -o file).  Worker
- * threads never take these signals (frames/pool.c).
+ * stops the program at once, and the finished frames stay: the -o file,
+ * without the container's end, is renamed into place (or kept under its
+ * temporary name), which a message says (--repair completes it).  The
+ * same signal again from the process that sent the first, within a second,
+ * is the same request (GNU timeout signals the program, then its process
+ * group).  Worker threads never take these signals (frames/pool.c).
  */
 void cli_stop_arm(void);
 void cli_stop_input(int fd); /* -1: none; also the input -v measures */
 int cli_stopped(void);
+/* The stop request as the importers take it (st_import_opts.stopped):
+ * nonzero from the first signal on. */
+const volatile sig_atomic_t *cli_stop_flag(void);
 int cli_stop_status(void);
 const char *cli_stop_name(void); /* "SIGINT", ... */
 

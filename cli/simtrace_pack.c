@@ -349,7 +349,7 @@ static st_error pack_import(packer *pk, const input *in, int fd, st_diag *d)
     import_ctx ic = {pk, in->stream};
     st_import_sink sink = {&ic, imp_add, imp_append};
     st_import_opts o = {.skip_bad = pk->skip_bad, .prefix = NULL, .warn = imp_warn, .warn_arg = pk,
-                        .split_cr3 = pk->split_cr3};
+                        .split_cr3 = pk->split_cr3, .stopped = cli_stop_flag()};
     st_import_stats stats;
     memset(&stats, 0, sizeof stats);
     st_error e = st_import(in->from, fd, &o, &sink, &stats, d);

@@ -201,6 +201,13 @@ int main(int argc, char **argv)
     st_decomp *dz = NULL;
     const char *zkind = NULL;
     int rfd = in_fd;
+    if (e == ST_OK) {
+        /* from the file header on, a signal finishes the container: also
+         * while the kind of the input is found out from its first bytes,
+         * which may be slow to come from a pipe */
+        cli_stop_arm();
+        cli_stop_input(in_fd);
+    }
     if (e == ST_OK && !no_unpack) {
         e = st_decomp_open(in_fd, 0, &rfd, &dz, &zkind);
         /* it reads the input's first bytes to recognise the kind: a read
@@ -209,7 +216,6 @@ int main(int argc, char **argv)
             err_file = in_name;
     }
     if (e == ST_OK) {
-        cli_stop_arm();
         cli_stop_input(rfd);
         if (!quiet)
             cli_warn_if_text(rfd, in_name, "a text trace is imported with simtrace-pack --from FORMAT");

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <lzma.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -375,13 +374,7 @@ st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char 
     }
     z->rd = p[0];
     z->wr = p[1];
-    /* the thread takes no signals: they stay with the program's thread */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&z->th, NULL, thread_main, z);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
+    if (st_thread_create(&z->th, thread_main, z) != 0) {
         close(p[0]);
         close(p[1]);
         free(z);

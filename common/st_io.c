@@ -1,10 +1,19 @@
 #define _POSIX_C_SOURCE 200809L
 #include "st_io.h"
 
-volatile sig_atomic_t st_input_stopped;
-
 #include <errno.h>
+#include <signal.h>
 #include <unistd.h>
+
+int st_thread_create(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits it */
+    int rc = pthread_create(th, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
 
 st_error st_write_all(int fd, const uint8_t *p, size_t n)
 {

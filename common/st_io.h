@@ -1,7 +1,7 @@
 /*
  * st_io.h - whole reads and writes on file descriptors, retrying on EINTR
- * and short transfers.  errno is left as the failing call set it, for the
- * message.
+ * and short transfers (errno is left as the failing call set it, for the
+ * message), and the library's threads.
  */
 #ifndef ST_IO_H
 #define ST_IO_H
@@ -9,15 +9,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <signal.h>
+#include <pthread.h>
 
 #include "st_error.h"
 
-/* Set (by the programs' signal handler) when a run is interrupted and its
- * input ends early: a text line cut off at that end is dropped, not read
- * as a line (formats/line_reader.c), since the part of a line may look like
- * a whole one with other values. */
-extern volatile sig_atomic_t st_input_stopped;
+/*
+ * Start a thread of the library (a pool worker, a decompressor, a cursor's
+ * reader) with every signal blocked, as xz's mythread_create does: the
+ * signals of the process go to its own threads, whose handlers (a host
+ * simulator's SIGINT, the programs' stop) expect to run there and not in
+ * the middle of the library's work.  The caller's mask is unchanged.
+ * Returns 0 or pthread_create's error number.
+ */
+int st_thread_create(pthread_t *th, void *(*fn)(void *), void *arg);
 
 /* Write all n bytes.  Returns ST_OK or ST_E_WRITE. */
 st_error st_write_all(int fd, const uint8_t *p, size_t n);

@@ -927,7 +927,7 @@ st_error st_import_bochs(int fd, const st_import_opts *o, const st_import_sink *
     c->sink = sink;
     c->d = d;
     st_line_reader r;
-    st_error e = st_line_reader_init(&r, fd);
+    st_error e = st_line_reader_init(&r, fd, o ? o->stopped : NULL);
     if (e == ST_OK) {
         e = run(c, &r, st);
         if (e == ST_OK) /* a marker the log ends after */

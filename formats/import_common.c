@@ -163,7 +163,7 @@ st_error st_imp_run_lines(int fd, const char *format, st_line_fn parse, void *st
                           const st_import_opts *o, st_import_stats *stats, st_diag *d)
 {
     st_line_reader r;
-    st_error e = st_line_reader_init(&r, fd);
+    st_error e = st_line_reader_init(&r, fd, o ? o->stopped : NULL);
     if (e != ST_OK)
         return e;
     int skip_bad = o && o->skip_bad;

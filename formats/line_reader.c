@@ -10,10 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-st_error st_line_reader_init(st_line_reader *r, int fd)
+st_error st_line_reader_init(st_line_reader *r, int fd, const volatile sig_atomic_t *stopped)
 {
     memset(r, 0, sizeof *r);
     r->fd = fd;
+    r->stopped = stopped;
     r->buf = malloc(ST_LINE_BUF + 1);
     struct stat st;
     r->pipe = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
@@ -77,8 +78,8 @@ st_error st_line_next(st_line_reader *r, const char **line, size_t *len, st_diag
         size_t n;
         if (nl)
             n = (size_t)(nl - start);
-        else if (r->eof && avail && st_input_stopped)
-            return ST_OK; /* the run was interrupted mid-line (st_io.h): a cut line is no line */
+        else if (r->eof && avail && r->stopped && *r->stopped)
+            return ST_OK; /* the run was interrupted mid-line (st_import_opts): a cut line is no line */
         else if (r->eof && avail)
             n = avail;
         else if (r->eof)

@@ -11,6 +11,7 @@
 #ifndef ST_LINE_READER_H
 #define ST_LINE_READER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,10 +29,12 @@ typedef struct {
     uint64_t line;   /* number of the line last returned, 1-based */
     uint64_t offset; /* byte offset of the line last returned */
     uint64_t next;   /* byte offset of the next line */
+    const volatile sig_atomic_t *stopped; /* st_import_opts.stopped */
 } st_line_reader;
 
-/* Returns ST_OK or ST_E_NOMEM. */
-st_error st_line_reader_init(st_line_reader *r, int fd);
+/* stopped: the caller's stop request (st_import_opts), or NULL.  Returns
+ * ST_OK or ST_E_NOMEM. */
+st_error st_line_reader_init(st_line_reader *r, int fd, const volatile sig_atomic_t *stopped);
 void st_line_reader_free(st_line_reader *r);
 
 /*

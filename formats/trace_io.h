@@ -20,6 +20,7 @@
 #ifndef ST_TRACE_IO_H
 #define ST_TRACE_IO_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +63,12 @@ typedef struct {
     void *warn_arg;
     int split_cr3;        /* bochs: linear accesses in streams per address
                              space, from the page walks (IMPORT.md 13) */
+    /* The caller's stop request (NULL: none): nonzero once the run was
+     * interrupted and its input ended early (a signal handler sets it, and
+     * then ends the input).  A text line cut off at that end is dropped,
+     * not read as a line, since the part of a line may look like a whole
+     * one with other values. */
+    const volatile sig_atomic_t *stopped;
 } st_import_opts;
 
 typedef struct {

@@ -1,21 +1,14 @@
 /* pool.c - the ordered job queue (pool.h). */
 #include "pool.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../common/st_io.h"
 
 static void *worker(void *arg)
 {
     st_pool *p = arg;
-    /* the thread that reads the input takes the signals that end a run
-     * (cli_stop_arm): a handler run here could not wake its blocked read */
-    sigset_t ss;
-    sigemptyset(&ss);
-    sigaddset(&ss, SIGINT);
-    sigaddset(&ss, SIGTERM);
-    sigaddset(&ss, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &ss, NULL);
     pthread_mutex_lock(&p->mu);
     unsigned me = p->started++;
     for (;;) {
@@ -66,7 +59,10 @@ st_error st_pool_init(st_pool *p, const st_pool_kind *k, unsigned nthreads, unsi
         if (!p->th)
             return ST_E_NOMEM;
         for (unsigned i = 0; i < nthreads; i++)
-            if (pthread_create(&p->th[i], NULL, worker, p) != 0) {
+            /* no signals here: the thread that reads the input takes
+             * those that end a run (a handler run in a worker could not
+             * wake its blocked read) */
+            if (st_thread_create(&p->th[i], worker, p) != 0) {
                 p->nthreads = i; /* only these get joined */
                 return ST_E_THREAD;
             }

@@ -528,3 +528,222 @@ race_out() {
     expect_status 2
     [[ $output == "simtrace-pack: invalid compression level '-99' (use -1 .. -9)" ]] || fail "$output"
 }
+
+# slow_feed IN FIFO: write IN into FIFO 32000 bytes at a time, 10 per second
+# (in the background; the caller waits for it).
+slow_feed() {
+    perl -e 'use Time::HiRes qw(sleep); open(my $i, "<:raw", $ARGV[0]) or die; open(my $o, ">:raw", $ARGV[1]) or die;
+             select($o); $| = 1; while (read($i, my $b, 32000)) { print $o $b or exit 0; sleep(0.1) }' "$1" "$2"
+}
+
+# wait_tmp_over BYTES: poll until a temporary output out.sim.tmp* holds
+# more than BYTES bytes.
+wait_tmp_over() {
+    local n
+    for ((n = 0; n < 300; n++)); do
+        [[ -n $(find . -maxdepth 1 -name 'out.sim.tmp*' -size +"$1"c) ]] && return 0
+        sleep 0.1
+    done
+    fail "no temporary output over $1 bytes"
+}
+
+# int_then_term PID: SIGINT, then SIGTERM while the first is handled (both
+# sent while PID is stopped, so neither finds the program gone; SIGINT,
+# the lower number, is taken first)
+int_then_term() {
+    kill -STOP "$1"
+    kill -INT "$1"
+    kill -TERM "$1"
+    kill -CONT "$1"
+}
+
+# kept_prefix FILE INPUT: FILE, an unfinished container, reads (through its
+# frame headers) as a prefix of INPUT of whole 1000-entry frames, at least
+# one; --repair completes it with the same entries.  Prints the count.
+kept_prefix() {
+    local n
+    "$CAT" "$1" >back 2>/dev/null || true
+    n=$(($(size back) / 32))
+    ((n >= 1000 && n % 1000 == 0)) || fail "$n entries kept"
+    is_prefix back "$2" || fail "not the head of the input"
+    "$PACK" --repair "$1" 2>/dev/null || fail "--repair failed"
+    "$CAT" --verify "$1" >/dev/null || fail "--verify fails after --repair"
+    "$CAT" "$1" | cmp - back || fail "--repair changed the entries"
+    echo "$n"
+}
+
+@test "a second signal keeps the -o file's finished frames, renamed into place and fixable by --repair (svpc-compress, simtrace-pack)" {
+    real_d64 120000 r
+    mkfifo fifo
+    local prog st feeder pid
+    for prog in "$COMPRESS" "$PACK"; do
+        rm -f out.sim
+        slow_feed r fifo &
+        feeder=$!
+        perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$prog" -T1 --frame-size 1000 -s none -o out.sim fifo 2>err &
+        pid=$!
+        wait_tmp_over 2000
+        int_then_term $pid
+        st=0
+        wait $pid || st=$?
+        kill $feeder 2>/dev/null || true
+        wait $feeder || true
+        ((st == 143)) || fail "exit $st: $(cat err)"
+        [[ -z $(leftovers . out.sim.tmp) ]] || fail "left: $(leftovers . out.sim.tmp)"
+        grep -q "^${prog##*/}: out.sim: stopped at once by a second SIGTERM: the frames written so far are kept, without the container's end; 'simtrace-pack --repair out.sim' completes it\$" err ||
+            fail "$(cat err)"
+        kept_prefix out.sim r >/dev/null
+    done
+}
+
+@test "timeout's double SIGTERM (to the program, then its process group) is one request: simtrace-pack finishes the container" {
+    real_d64 120000 r
+    mkfifo fifo
+    slow_feed r fifo &
+    local feeder=$! st=0 n
+    # the feeder is outside timeout's process group; it needs about 12 s
+    timeout 1.5 "$PACK" -T1 --frame-size 1000 -s none -o out.sim fifo 2>err || st=$?
+    kill $feeder 2>/dev/null || true
+    wait $feeder || true
+    ((st == 124)) || fail "exit $st: $(cat err)"
+    [[ $(cat err) =~ ^simtrace-pack:\ out.sim:\ interrupted\ by\ SIGTERM:\ the\ container\ is\ complete\ with\ ([0-9]+)\ entries ]] ||
+        fail "$(cat err)"
+    n=${BASH_REMATCH[1]}
+    "$CAT" --verify out.sim >/dev/null
+    "$CAT" out.sim >back
+    (($(size back) == n * 32 && n > 0)) && is_prefix back r || fail "$n entries"
+}
+
+@test "a second signal where -o's name was taken meanwhile keeps the frames under the temporary name the message gives" {
+    real_d64 120000 r
+    mkfifo fifo
+    slow_feed r fifo &
+    local feeder=$! st=0 pid tmp
+    perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 --frame-size 1000 -s none -o out.sim fifo 2>err &
+    pid=$!
+    wait_tmp_over 2000
+    echo other >out.sim
+    int_then_term $pid
+    wait $pid || st=$?
+    kill $feeder 2>/dev/null || true
+    wait $feeder || true
+    ((st == 143)) || fail "exit $st: $(cat err)"
+    [[ $(cat out.sim) == other ]] || fail "out.sim replaced"
+    tmp=$(leftovers . out.sim.tmp)
+    [[ -n $tmp ]] || fail "no temporary file kept"
+    grep -q "^svpc-compress: out.sim: stopped at once by a second SIGTERM: the frames written so far are kept as out.sim.tmp[^ ]* (the name was taken), without the container's end; 'simtrace-pack --repair $tmp' completes it\$" err ||
+        fail "$(cat err)"
+    kept_prefix "$tmp" r >/dev/null
+}
+
+@test "a second signal during --append leaves the container readable through its frame headers; --repair ends it" {
+    real_d64 20000 a
+    real_d64 100000 r 30000
+    "$PACK" -T1 --frame-size 1000 -s none -o x.sim --stream a a
+    mkfifo fifo
+    slow_feed r fifo &
+    local feeder=$! st=0 pid n
+    perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$PACK" -T1 --frame-size 1000 -s none --append x.sim --stream b fifo 2>err &
+    pid=$!
+    local before
+    before=$(size x.sim)
+    for ((n = 0; n < 300; n++)); do
+        (($(size x.sim) > before + 2000)) && break
+        sleep 0.1
+    done
+    int_then_term $pid
+    wait $pid || st=$?
+    kill $feeder 2>/dev/null || true
+    wait $feeder || true
+    ((st == 143)) || fail "exit $st: $(cat err)"
+    "$CAT" --stream a x.sim 2>/dev/null | cmp - a || fail "stream a"
+    "$CAT" --stream b x.sim >back 2>/dev/null || true
+    n=$(($(size back) / 32))
+    ((n >= 1000)) && is_prefix back r || fail "stream b: $n entries"
+    "$PACK" --repair x.sim 2>/dev/null
+    "$CAT" --verify x.sim >/dev/null
+    "$CAT" --stream a x.sim | cmp - a
+}
+
+@test "a signal before svpc-compress has seen its input's first bytes: a complete container of 0 entries on stdout; no -o file" {
+    mkfifo fifo
+    local st=0 pid n holder
+    # a writer that holds the FIFO open and writes nothing
+    sleep 60 >fifo &
+    holder=$!
+    perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 fifo >out.sim 2>err &
+    pid=$!
+    for ((n = 0; n < 300; n++)); do
+        (($(size out.sim) >= 64)) && break
+        sleep 0.1
+    done
+    sleep 0.2
+    kill -INT $pid
+    wait $pid || st=$?
+    ((st == 130)) || fail "exit $st: $(cat err)"
+    grep -q "^svpc-compress: (stdout): interrupted by SIGINT: the container is complete with 0 entries\$" err || fail "$(cat err)"
+    "$CAT" --verify out.sim >/dev/null || fail "not a complete container ($(size out.sim) bytes)"
+    # with -o: nothing is left, as for any run interrupted before its first entry
+    rm -f out.sim
+    st=0
+    perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 -o out.sim fifo 2>err &
+    pid=$!
+    wait_tmp_over 63
+    sleep 0.2
+    kill -INT $pid
+    wait $pid || st=$?
+    kill $holder 2>/dev/null || true
+    wait $holder || true
+    ((st == 130)) || fail "exit $st: $(cat err)"
+    [[ ! -e out.sim && -z $(leftovers . out.sim) ]] || fail "left: $(leftovers . out.sim)"
+    grep -q "^svpc-compress: out.sim: interrupted by SIGINT: not written: it would hold 0 entries\$" err || fail "$(cat err)"
+}
+
+@test "-o names of 254 and 255 bytes work: the temporary name is cut to fit the directory's limit; 256 is refused at once" {
+    real_d64 1000 r
+    local name len
+    for len in 254 255; do
+        name=$(printf 'n%.0s' $(seq "$len"))
+        run "$COMPRESS" -T1 -o "$name" r
+        expect_status 0
+        "$SVPC_BIN/svpc-decompress" -c "$name" | cmp - r
+        run "$PACK" -T1 -o "p${name:1}" r
+        expect_status 0
+        "$CAT" "p${name:1}" | cmp - r
+    done
+    run "$COMPRESS" -T1 -o "x$name" r
+    expect_status 2
+    [[ $output == "svpc-compress: x$name: file name too long (256 bytes; at most 255)" ]] || fail "$output"
+    [[ -z $(find . -name '*.tmp*') ]]
+}
+
+@test "--help=x and a long option without its argument are named as given, not by a short option" {
+    local prog
+    for prog in "$COMPRESS" "$PACK" "$CAT" "$SVPC_BIN/svpc-decompress"; do
+        run "$prog" --help=x
+        expect_status 2
+        [[ $(first_line) == "${prog##*/}: option '--help' takes no argument (given '--help=x')" ]] || fail "$output"
+    done
+    run "$COMPRESS" r --frame-size
+    expect_status 2
+    [[ $(first_line) == "svpc-compress: option '--frame-size' requires an argument" ]] || fail "$output"
+    # a short option in a group after a long one is still named as itself
+    run "$COMPRESS" --stream=a -vx r
+    expect_status 2
+    [[ $(first_line) == "svpc-compress: invalid option or missing argument: '-x'" ]] || fail "$output"
+}
+
+@test "250 streams: the frames being filled stay within the writer's bound (peak RSS under 140 MB, not a frame per stream), the same bytes at -T1 and -T2" {
+    real_d64 20000 r
+    local -a args=()
+    local i kb
+    for ((i = 0; i < 250; i++)); do args+=(--stream "s$i" r); done
+    # a partial frame of 20000 entries (640,000 bytes) for each stream would
+    # be 160 MB; ST_WRITER_HELD_FRAMES frames of 64k entries are 16 MiB
+    /usr/bin/time -f %M -o rss "$PACK" -T2 --frame-size 64k -o t2.sim "${args[@]}"
+    "$PACK" -T1 --frame-size 64k -o t1.sim "${args[@]}"
+    cmp t1.sim t2.sim
+    "$CAT" --stream s249 t2.sim | cmp - r
+    kb=$(tail -n 1 rss)
+    [[ -n ${SVPC_SANITIZED:-} ]] || ((kb < 140000)) || fail "peak RSS $kb KB"
+}
