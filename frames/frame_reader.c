@@ -297,8 +297,10 @@ static st_error check_directory(st_reader *r, const st_frame_header *h, uint64_t
     diag_at(d, foot_off, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
     if (got < ST_FOOTER_SIZE)
         return st_diag_set(d, ST_E_TRUNCATED, "footer cut off after %zu of %u bytes", got, ST_FOOTER_SIZE);
-    if (got > ST_FOOTER_SIZE)
+    if (got > ST_FOOTER_SIZE) {
+        diag_at(d, foot_off + ST_FOOTER_SIZE, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN); /* where the extra bytes start */
         return st_diag_set(d, ST_E_CORRUPT, "data after the footer");
+    }
     st_footer f;
     RETURN_IF_ERROR(st_footer_parse(fb, &f, d));
     if (f.dir_offset != dir_off || f.dir_size != ST_FRAME_HEADER_SIZE + len ||

@@ -139,6 +139,18 @@ check_all() {
     done
 }
 
+@test "data after the footer: the message gives where the extra bytes start, not the footer's offset" {
+    # footer-data-after.sim ends with 8 bytes and a copy of the 32-byte footer
+    local f="$BAD/footer-data-after.sim" extra
+    extra=$(($(size "$f") - 8 - 32))
+    run "$DECOMPRESS" -T1 -t "$f"
+    expect_status 1
+    expect_output_has "at byte offset $extra: corrupt data: data after the footer"
+    run "$CAT" -T1 --verify "$f"
+    expect_status 1
+    expect_output_has "at byte offset $extra: corrupt data: data after the footer"
+}
+
 # ---- good files --------------------------------------------------------------
 
 # streams FILE: "NAME TYPE ENTRIES" per stream, from --list.
