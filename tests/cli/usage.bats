@@ -390,3 +390,33 @@ small_pair() {
     expect_prefix svpc-decompress
     expect_output_has "No space left on device"
 }
+
+@test "simtrace-pack: two --type for one stream are refused before any input is read (exit 2, both named)" {
+    real_d64 64 a 500
+    real_d64 64 b 900
+    # d64 then d32 into 's': found at the second input, the first was
+    # already packed (exit 1 after work); now found at the command line
+    run "$SIMTRACE_PACK" -o p.sim --stream s --type d64 a --type d32 b
+    expect_status 2
+    expect_prefix simtrace-pack
+    expect_output_has "stream 's': input 'a' is --type d64, but input 'b' is --type d32"
+    [[ ! -e p.sim ]] || fail "p.sim written"
+    # the default stream and the default type, against a user type
+    run "$SIMTRACE_PACK" -o p.sim a --type rec:16 b
+    expect_status 2
+    expect_output_has "stream 'trace': input 'a' is --type d64, but input 'b' is --type rec:16"
+    run "$SIMTRACE_PACK" -o p.sim --type rec:16 a --type rec:8 b
+    expect_status 2
+    # one type given twice, or two types in two streams, are fine
+    "$SIMTRACE_PACK" -o p.sim --type d64 a --type d64 b
+    "$SIMTRACE_PACK" -o q.sim --type d64 a --stream t --type bytes b
+    [[ -s p.sim && -s q.sim ]]
+}
+
+@test "simtrace-pack --repair - is bad usage (exit 2) that says a file is needed" {
+    run "$SIMTRACE_PACK" --repair - </dev/null
+    expect_status 2
+    expect_prefix simtrace-pack
+    expect_output_has "--repair -: a repair reads its container by random access; name the file"
+    [[ $output != *"No such file"* ]] || fail "$output"
+}
