@@ -368,11 +368,11 @@ static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f
         if (!v->quiet && between)
             cli_msg("%s: stream '%s': the cycles decrease at entry %" PRIu64 " (frame %" PRIu64 "): cycle %" PRIu64
                     " after cycle %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
-                    v->file, s->name, f->first_entry, f->ordinal, f->first_cycle, v->last[s->id]);
+                    v->file, s->name, f->first_entry, f->seq, f->first_cycle, v->last[s->id]);
         else if (!v->quiet)
             cli_msg("%s: stream '%s': the cycles decrease within frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64
                     "): from cycle %" PRIu64 " to %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
-                    v->file, s->name, f->ordinal, f->first_entry, f->first_entry + f->count - 1, f->first_cycle,
+                    v->file, s->name, f->seq, f->first_entry, f->first_entry + f->count - 1, f->first_cycle,
                     f->last_cycle);
     }
     v->seen[s->id] = 1;
@@ -381,6 +381,14 @@ static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f
 }
 
 /* ---- --salvage of a regular file through its directory or its frame headers ---- */
+
+/* A damaged frame left out of a salvage, numbered as --list --frames
+ * numbers it: by its seq in its stream. */
+static void say_skipped(const char *file, const st_stream_info *s, const st_frame_ref *f)
+{
+    cli_msg("%s: skipped frame %" PRIu64 " of stream '%s' (entries %" PRIu64 "..%" PRIu64 ")", file, f->seq, s->name,
+            f->first_entry, f->first_entry + f->count - 1);
+}
 
 /*
  * Every frame of the stream is decoded on its own, so damage to one frame,
@@ -436,8 +444,7 @@ static int salvage_index(int fd, const char *file, const char *stream, const cha
             lost_e += r->count;
             if (!quiet) {
                 cli_report(e, &d, file);
-                cli_msg("%s: skipped frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64 " of stream '%s')", file,
-                        r->ordinal, r->first_entry, r->first_entry + r->count - 1, s->name);
+                say_skipped(file, s, r);
             }
             e = ST_OK;
             continue;
@@ -512,8 +519,8 @@ static st_error resume_past_damage(int fd, const char *file, const char *name, u
         for (unsigned i = 0; i < st_index_stream_count(ix); i++)
             if (st_index_stream(ix, i)->id == bad->stream)
                 other = st_index_stream(ix, i)->name;
-        cli_msg("%s: passed over damaged frame %" PRIu64 " at byte offset %" PRIu64 " of stream '%s' (%s), not the "
-                "stream read: the rest of '%s' is read through the directory", file, bad->ordinal, bad->offset, other,
+        cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), not the "
+                "stream read: the rest of '%s' is read through the directory", file, bad->seq, other, bad->offset,
                 st_error_name(e), s->name);
     }
     st_buf buf;
@@ -749,9 +756,9 @@ static st_error other_stream_damage(seq_t *q, const st_stream_info *s, const st_
     }
     q->passed_over++;
     if (!q->quiet)
-        cli_msg("%s: passed over damaged frame %" PRIu64 " at byte offset %" PRIu64 " of stream '%s' (%s), "
-                "not the stream read", q->file, f->ordinal, d && d->offset != ST_DIAG_UNKNOWN ? d->offset : 0,
-                s->name, st_error_name(e));
+        cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), "
+                "not the stream read", q->file, f->seq, s->name, d && d->offset != ST_DIAG_UNKNOWN ? d->offset : 0,
+                st_error_name(e));
     return ST_OK;
 }
 
@@ -798,8 +805,7 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
     }
     if (!q->quiet) {
         cli_report(e, d, q->file);
-        cli_msg("%s: skipped frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64 " of stream '%s')", q->file,
-                f->ordinal, f->first_entry, f->first_entry + f->count - 1, s->name);
+        say_skipped(q->file, s, f);
     }
     return ST_OK;
 }
