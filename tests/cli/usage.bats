@@ -420,3 +420,21 @@ small_pair() {
     expect_output_has "--repair -: a repair reads its container by random access; name the file"
     [[ $output != *"No such file"* ]] || fail "$output"
 }
+
+@test "the README quick start, pasted in order into a shell, works (its make lines left out: the programs are built)" {
+    local qs
+    # the sh block of the section, without the make lines (this test
+    # runs the programs under test; make install is tested elsewhere)
+    qs=$(sed -n '/^## Quick start/,/^## /p' "$ROOT/README.md" | sed -n '/^```sh$/,/^```$/p' | grep -v '^```' |
+        grep -v '^make\b')
+    [[ $qs == *svpc-compress* ]] || fail "no quick start found in README.md"
+    # a fresh checkout as a new user has it: build/ and testdata/ beside
+    mkdir q
+    ln -s "$SVPC_BIN" q/build
+    ln -s "$ROOT/testdata" q/testdata
+    run bash -c "cd q && set -e -o pipefail && $qs" 2>&1
+    expect_status 0
+    [[ $output != *"file exists"* && $output != *"not found"* ]] || fail "$output"
+    cmp q/trace.d64 q/back.d64
+    "$DECOMPRESS" q/run.sim | cmp - <(xz -dc "$ROOT/testdata/good/lackey_sort_write.d64.xz")
+}
