@@ -283,15 +283,40 @@ static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range
 static struct {
     int frames, json;
     uint64_t printed; /* frames so far */
+    int name_w;       /* width of the text's stream column */
+    int header_done;  /* the text's frame header is printed */
 } lf;
+
+/* The stream column fits the longest of the n names known (at least 24
+ * wide), so that long names such as cpu0.cr3-487c000.write.vdata do not
+ * push the columns after them out of line. */
+#define LIST_NAME_MIN 24
+static int list_name_width(const st_stream_info *(*get)(const void *, unsigned), const void *src, unsigned n)
+{
+    size_t w = LIST_NAME_MIN;
+    for (unsigned i = 0; i < n; i++)
+        if (strlen(get(src, i)->name) > w)
+            w = strlen(get(src, i)->name);
+    return (int)w;
+}
+static const st_stream_info *array_get(const void *s, unsigned i) { return (const st_stream_info *)s + i; }
+static const st_stream_info *index_get(const void *ix, unsigned i) { return st_index_stream(ix, i); }
 
 static void list_begin(FILE *f)
 {
     if (lf.json)
         fputs(lf.frames ? "{\"frames\": [" : "{", f);
-    else if (lf.frames)
-        fprintf(f, "%-24s %8s %14s %10s %16s %16s %20s %20s %14s %10s\n", "stream", "seq", "first entry", "entries",
-                "first cycle", "last cycle", "first time", "last time", "offset", "bytes");
+}
+
+/* The text's frame header, once, before the first frame (read from a pipe,
+ * the streams declared by then give the width) or alone when there is none. */
+static void list_frames_header(FILE *f)
+{
+    if (lf.header_done || !lf.frames || lf.json)
+        return;
+    lf.header_done = 1;
+    fprintf(f, "%-*s %8s %14s %10s %16s %16s %20s %20s %14s %10s\n", lf.name_w, "stream", "seq", "first entry",
+            "entries", "first cycle", "last cycle", "first time", "last time", "offset", "bytes");
 }
 
 static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
@@ -319,8 +344,9 @@ static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
             snprintf(ft, sizeof ft, "%" PRIu64, r->first_time);
             snprintf(lt, sizeof lt, "%" PRIu64, r->last_time);
         }
-        fprintf(f, "%-24s %8" PRIu64 " %14" PRIu64 " %10" PRIu64 " %16s %16s %20s %20s %14" PRIu64 " %10" PRIu64 "\n",
-                s->name, r->seq, r->first_entry, r->count, fc, lc, ft, lt, r->offset, r->size);
+        list_frames_header(f);
+        fprintf(f, "%-*s %8" PRIu64 " %14" PRIu64 " %10" PRIu64 " %16s %16s %20s %20s %14" PRIu64 " %10" PRIu64 "\n",
+                lf.name_w, s->name, r->seq, r->first_entry, r->count, fc, lc, ft, lt, r->offset, r->size);
     }
     lf.printed++;
 }
@@ -610,6 +636,8 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
 {
     seq_t *q = arg;
     if (q->list) {
+        if (!lf.header_done)
+            lf.name_w = list_name_width(reader_get, q->r, st_reader_stream_count(q->r));
         list_frame(stdout, s, f);
         q->stored[s->id] += f->size;
         if (f->seq == 0)
@@ -825,9 +853,12 @@ static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint6
         list_json_streams(f, s, n, stored, fc, lc);
         return;
     }
-    if (lf.frames)
+    if (lf.frames) {
+        list_frames_header(f);
         return;
-    fprintf(f, "%-24s %-8s %14s %8s %14s %12s %8s %16s %16s\n", "stream", "type", "entries", "frames", "raw bytes",
+    }
+    int w = list_name_width(array_get, s, n);
+    fprintf(f, "%-*s %-8s %14s %8s %14s %12s %8s %16s %16s\n", w, "stream", "type", "entries", "frames", "raw bytes",
             "stored", "ratio", "first cycle", "last cycle");
     for (unsigned i = 0; i < n; i++) {
         uint64_t raw = s[i].entries * s[i].entry_size;
@@ -836,7 +867,7 @@ static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint6
             snprintf(fcs, sizeof fcs, "%" PRIu64, fc[i]);
             snprintf(lcs, sizeof lcs, "%" PRIu64, lc[i]);
         }
-        fprintf(f, "%-24s %-8s %14" PRIu64 " %8" PRIu64 " %14" PRIu64 " %12" PRIu64 " %8.2f %16s %16s\n", s[i].name,
+        fprintf(f, "%-*s %-8s %14" PRIu64 " %8" PRIu64 " %14" PRIu64 " %12" PRIu64 " %8.2f %16s %16s\n", w, s[i].name,
                 s[i].type_name, s[i].entries, s[i].frames, raw, stored[i],
                 stored[i] ? (double)raw / (double)stored[i] : 0.0, fcs, lcs);
     }
@@ -851,6 +882,7 @@ static int list_index(st_index *ix)
         cli_msg("out of memory");
         return EXIT_DATA;
     }
+    lf.name_w = list_name_width(index_get, ix, n);
     list_begin(stdout);
     if (lf.frames) {
         /* stream ids are at most 65535: a direct map to their info */
