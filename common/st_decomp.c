@@ -8,6 +8,7 @@
 #include <lzma.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,9 @@
 
 #define BUF (64u * 1024u)
 #define MAGIC_MAX 6u /* the longest magic: xz's */
+/* The first bytes of a zstd frame: magic number and frame header
+ * descriptor (RFC 8878 3.1.1), from which the decoder asks for the rest. */
+#define ZSTD_FRAME_START 5u
 
 typedef enum { K_COPY, K_XZ, K_GZIP, K_ZSTD } kind_t;
 
@@ -260,6 +264,13 @@ static st_error run_zstd(st_decomp *z, uint8_t *in, uint8_t *out)
     st_error e = ST_OK;
     ZSTD_inBuffer ib = {in, 0, 0};
     size_t last = 0; /* 0: at a frame boundary */
+    /* The decoder is given no more than the input it asks for (its hint:
+     * the rest of a frame header, or a block with the header of the next),
+     * so that damage is placed within those bytes, a block at most (128
+     * KiB), not at the start of the 64 KiB read that held it (offset 0 for
+     * the first block): a call that fails says nothing of the input it took. */
+    size_t want = ZSTD_FRAME_START, unit_len = ZSTD_FRAME_START;
+    uint64_t unit_start = 0; /* where the input the decoder asked for begins */
     for (;;) {
         if (ib.pos == ib.size) {
             size_t n;
@@ -274,17 +285,33 @@ static st_error run_zstd(st_decomp *z, uint8_t *in, uint8_t *out)
             ib.pos = 0;
         }
         ZSTD_outBuffer ob = {out, BUF, 0};
-        size_t before = ib.pos;
-        last = ZSTD_decompressStream(s, &ob, &ib);
-        z->consumed += ib.pos - before;
-        if (ob.pos && !give(z, out, ob.pos))
-            break;
+        size_t avail = ib.size - ib.pos;
+        ZSTD_inBuffer part = {(const uint8_t *)ib.src + ib.pos, want < avail ? want : avail, 0};
+        last = ZSTD_decompressStream(s, &ob, &part);
         if (ZSTD_isError(last)) {
-            int mem = ZSTD_getErrorCode(last) == ZSTD_error_frameParameter_windowTooLarge;
-            e = fail(z, mem ? ST_E_MEMLIMIT : ST_E_CORRUPT,
-                     mem ? "the zstd data needs more than 1 GiB of memory to decompress" : "damaged zstd data");
+            z->consumed = unit_start;
+            if (ZSTD_getErrorCode(last) == ZSTD_error_frameParameter_windowTooLarge) {
+                e = fail(z, ST_E_MEMLIMIT, "the zstd data needs more than 1 GiB of memory to decompress");
+                break;
+            }
+            char what[96];
+            snprintf(what, sizeof what, "damaged zstd data in bytes %llu..%llu", (unsigned long long)unit_start,
+                     (unsigned long long)(unit_start + unit_len - 1));
+            e = fail(z, ST_E_CORRUPT, what);
             break;
         }
+        ib.pos += part.pos;
+        z->consumed += part.pos;
+        if (ob.pos && !give(z, out, ob.pos))
+            break;
+        if (part.pos < want) {
+            want -= part.pos;
+            continue;
+        }
+        /* all it asked for is in: the next unit (a block, or after a frame
+         * the next frame's header) starts here */
+        unit_start = z->consumed;
+        want = unit_len = last ? last : ZSTD_FRAME_START;
     }
     ZSTD_freeDStream(s);
     return e;

@@ -1048,6 +1048,57 @@ static void test_decomp_lines(void)
     free(b);
 }
 
+/* Offsets of the first two block headers of the one zstd frame at c
+ * (RFC 8878 3.1.1: magic, frame header descriptor, window descriptor
+ * unless single segment, dictionary id, frame content size). */
+static void zstd_blocks(const uint8_t *c, size_t *b1, size_t *b2)
+{
+    uint8_t fhd = c[4];
+    static const size_t did[4] = {0, 1, 2, 4}, fcs[4] = {0, 2, 4, 8};
+    int single = (fhd >> 5) & 1;
+    size_t p = 5 + !single + did[fhd & 3] + (fhd >> 6 ? fcs[fhd >> 6] : (size_t)single);
+    *b1 = p;
+    uint32_t h = c[p] | (uint32_t)c[p + 1] << 8 | (uint32_t)c[p + 2] << 16;
+    *b2 = p + 3 + (((h >> 1) & 3) == 1 ? 1 : h >> 3);
+}
+
+/* zstd damage is placed within one block, the first one included (it was
+ * reported at offset 0, the start of the read that held it):
+ * a block header of the reserved type 3 in the first and in the second
+ * block, from a file and a pipe. */
+static void test_decomp_zstd_place(void)
+{
+    size_t len;
+    uint8_t *b = read_file("testdata/good/sample.lackey", &len);
+    if (!b)
+        return;
+    uint8_t *c;
+    size_t cn = compress_as(2, b, len, &c), at[2];
+    zstd_blocks(c, &at[0], &at[1]);
+    CHECK(len > 2 * 128 * 1024 && at[1] > at[0] && at[1] < cn);
+    for (int k = 0; k < 2; k++)
+        for (int pipe_in = 0; pipe_in < 2; pipe_in++) {
+            uint8_t *d2 = malloc(cn), *back;
+            memcpy(d2, c, cn);
+            d2[at[k]] |= 6; /* block type 3: reserved */
+            size_t bn;
+            const char *kind;
+            st_diag d;
+            CHECK(through_decomp(d2, cn, pipe_in, &back, &bn, &kind, &d) == ST_E_CORRUPT);
+            /* the range given (a block and the header of the next, as the
+             * decoder asks for them) holds the damaged header; its start
+             * is the offset */
+            unsigned long long lo, hi;
+            const char *r = strstr(d.detail, "in bytes ");
+            CHECK(r && sscanf(r, "in bytes %llu..%llu", &lo, &hi) == 2);
+            CHECK(d.offset == lo && lo > 0 && lo <= at[k] && hi >= at[k] + 2 && hi - lo < 128 * 1024 + 6);
+            free(back);
+            free(d2);
+        }
+    free(c);
+    free(b);
+}
+
 static void test_decomp(void)
 {
     size_t len;
@@ -1147,6 +1198,7 @@ int main(int argc, char **argv)
     test_vpc();
     test_access_exporters();
     test_decomp();
+    test_decomp_zstd_place();
     test_decomp_lines();
     return check_done("test_trace_io");
 }
