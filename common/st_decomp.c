@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +35,9 @@ struct st_decomp {
     int in;            /* the compressed input (the caller's) */
     int wr;            /* write end of the pipe */
     int rd;            /* read end, given to the consumer */
+    int stop[2];       /* a pipe: a byte in it tells the thread the consumer
+                          has stopped (st_decomp_close) */
+    int stopped;       /* the thread saw it: its result does not count */
     kind_t kind;
     uint8_t head[MAGIC_MAX]; /* the first bytes, when they had to be read */
     size_t head_len, head_pos;
@@ -138,6 +142,19 @@ static st_error take(st_decomp *z, uint8_t *p, size_t *n)
         *n = z->head_len - z->head_pos;
         memcpy(p, z->head + z->head_pos, *n);
         z->head_pos = z->head_len;
+        return ST_OK;
+    }
+    /* wait for input or for the consumer to stop: a consumer that stopped
+     * (a signal, a write error) must not wait for a slow upstream pipe to
+     * write more or end */
+    struct pollfd pf[2] = {{z->in, POLLIN, 0}, {z->stop[0], POLLIN, 0}};
+    int r;
+    do
+        r = poll(pf, 2, -1);
+    while (r < 0 && errno == EINTR);
+    if (r > 0 && pf[1].revents) {
+        z->stopped = 1;
+        *n = 0;
         return ST_OK;
     }
     ssize_t k;
@@ -331,6 +348,11 @@ static void *thread_main(void *arg)
         z->err = run_zstd(z, in, out);
     else
         z->err = run_copy(z, in);
+    if (z->stopped) {
+        /* the end taken for the input's was the consumer's */
+        z->err = ST_OK;
+        z->hold.len = 0;
+    }
     if (z->err == ST_E_READ)
         fail(z, ST_E_READ, "cannot read the input");
     /* the run_* functions took the failed give() for a consumer that
@@ -353,6 +375,12 @@ static void *thread_main(void *arg)
     close(z->wr); /* the consumer sees the end */
     z->wr = -1;
     return NULL;
+}
+
+static void close_stop(st_decomp *z)
+{
+    close(z->stop[0]);
+    close(z->stop[1]);
 }
 
 st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char **kind)
@@ -396,7 +424,12 @@ st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char 
         z->head_len = taken;
     }
     int p[2];
+    if (pipe(z->stop) != 0) {
+        free(z);
+        return ST_E_NOMEM;
+    }
     if (pipe(p) != 0) {
+        close_stop(z);
         free(z);
         return ST_E_NOMEM;
     }
@@ -411,6 +444,7 @@ st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char 
     if (rc != 0) {
         close(p[0]);
         close(p[1]);
+        close_stop(z);
         free(z);
         return ST_E_THREAD;
     }
@@ -431,9 +465,13 @@ st_error st_decomp_close(st_decomp *z, int drain, st_diag *d)
             ;
     }
     /* a consumer that stopped early: the thread's writes now fail (EPIPE;
-     * SIGPIPE is blocked in it) and it ends */
+     * SIGPIPE is blocked in it), a wait for input ends at the stop byte,
+     * and it ends */
+    if (!drain)
+        (void)!write(z->stop[1], "", 1);
     close(z->rd);
     pthread_join(z->th, NULL);
+    close_stop(z);
     st_error e = z->err;
     if (e != ST_OK && d)
         *d = z->d;
