@@ -286,15 +286,40 @@ static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range
 static struct {
     int frames, json;
     uint64_t printed; /* frames so far */
+    int name_w;       /* width of the text's stream column */
+    int header_done;  /* the text's frame header is printed */
 } lf;
+
+/* The stream column fits the longest of the n names known (at least 24
+ * wide), so that long names such as cpu0.cr3-487c000.write.vdata do not
+ * push the columns after them out of line. */
+#define LIST_NAME_MIN 24
+static int list_name_width(const st_stream_info *(*get)(const void *, unsigned), const void *src, unsigned n)
+{
+    size_t w = LIST_NAME_MIN;
+    for (unsigned i = 0; i < n; i++)
+        if (strlen(get(src, i)->name) > w)
+            w = strlen(get(src, i)->name);
+    return (int)w;
+}
+static const st_stream_info *array_get(const void *s, unsigned i) { return (const st_stream_info *)s + i; }
+static const st_stream_info *index_get(const void *ix, unsigned i) { return st_index_stream(ix, i); }
 
 static void list_begin(FILE *f)
 {
     if (lf.json)
         fputs(lf.frames ? "{\"frames\": [" : "{", f);
-    else if (lf.frames)
-        fprintf(f, "%-24s %8s %14s %10s %16s %16s %20s %20s %14s %10s\n", "stream", "seq", "first entry", "entries",
-                "first cycle", "last cycle", "first time", "last time", "offset", "bytes");
+}
+
+/* The text's frame header, once, before the first frame (read from a pipe,
+ * the streams declared by then give the width) or alone when there is none. */
+static void list_frames_header(FILE *f)
+{
+    if (lf.header_done || !lf.frames || lf.json)
+        return;
+    lf.header_done = 1;
+    fprintf(f, "%-*s %8s %14s %10s %16s %16s %20s %20s %14s %10s\n", lf.name_w, "stream", "seq", "first entry",
+            "entries", "first cycle", "last cycle", "first time", "last time", "offset", "bytes");
 }
 
 static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
@@ -322,8 +347,9 @@ static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
             snprintf(ft, sizeof ft, "%" PRIu64, r->first_time);
             snprintf(lt, sizeof lt, "%" PRIu64, r->last_time);
         }
-        fprintf(f, "%-24s %8" PRIu64 " %14" PRIu64 " %10" PRIu64 " %16s %16s %20s %20s %14" PRIu64 " %10" PRIu64 "\n",
-                s->name, r->seq, r->first_entry, r->count, fc, lc, ft, lt, r->offset, r->size);
+        list_frames_header(f);
+        fprintf(f, "%-*s %8" PRIu64 " %14" PRIu64 " %10" PRIu64 " %16s %16s %20s %20s %14" PRIu64 " %10" PRIu64 "\n",
+                lf.name_w, s->name, r->seq, r->first_entry, r->count, fc, lc, ft, lt, r->offset, r->size);
     }
     lf.printed++;
 }
@@ -371,11 +397,11 @@ static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f
         if (!v->quiet && between)
             cli_msg("%s: stream '%s': the cycles decrease at entry %" PRIu64 " (frame %" PRIu64 "): cycle %" PRIu64
                     " after cycle %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
-                    v->file, s->name, f->first_entry, f->ordinal, f->first_cycle, v->last[s->id]);
+                    v->file, s->name, f->first_entry, f->seq, f->first_cycle, v->last[s->id]);
         else if (!v->quiet)
             cli_msg("%s: stream '%s': the cycles decrease within frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64
                     "): from cycle %" PRIu64 " to %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
-                    v->file, s->name, f->ordinal, f->first_entry, f->first_entry + f->count - 1, f->first_cycle,
+                    v->file, s->name, f->seq, f->first_entry, f->first_entry + f->count - 1, f->first_cycle,
                     f->last_cycle);
     }
     v->seen[s->id] = 1;
@@ -384,6 +410,14 @@ static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f
 }
 
 /* ---- --salvage of a regular file through its directory or its frame headers ---- */
+
+/* A damaged frame left out of a salvage, numbered as --list --frames
+ * numbers it: by its seq in its stream. */
+static void say_skipped(const char *file, const st_stream_info *s, const st_frame_ref *f)
+{
+    cli_msg("%s: skipped frame %" PRIu64 " of stream '%s' (entries %" PRIu64 "..%" PRIu64 ")", file, f->seq, s->name,
+            f->first_entry, f->first_entry + f->count - 1);
+}
 
 /*
  * Every frame of the stream is decoded on its own, so damage to one frame,
@@ -439,8 +473,7 @@ static int salvage_index(int fd, const char *file, const char *stream, const cha
             lost_e += r->count;
             if (!quiet) {
                 cli_report(e, &d, file);
-                cli_msg("%s: skipped frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64 " of stream '%s')", file,
-                        r->ordinal, r->first_entry, r->first_entry + r->count - 1, s->name);
+                say_skipped(file, s, r);
             }
             e = ST_OK;
             continue;
@@ -523,8 +556,8 @@ static st_error resume_past_damage(int fd, const char *file, const char *name, u
         for (unsigned i = 0; i < st_index_stream_count(ix); i++)
             if (st_index_stream(ix, i)->id == bad->stream)
                 other = st_index_stream(ix, i)->name;
-        cli_msg("%s: passed over damaged frame %" PRIu64 " at byte offset %" PRIu64 " of stream '%s' (%s), not the "
-                "stream read: the rest of '%s' is read through the directory", file, bad->ordinal, bad->offset, other,
+        cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), not the "
+                "stream read: the rest of '%s' is read through the directory", file, bad->seq, other, bad->offset,
                 st_error_name(e), s->name);
     }
     st_buf buf;
@@ -611,6 +644,8 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
 {
     seq_t *q = arg;
     if (q->list) {
+        if (!lf.header_done)
+            lf.name_w = list_name_width(reader_get, q->r, st_reader_stream_count(q->r));
         list_frame(stdout, s, f);
         q->stored[s->id] += f->size;
         if (f->seq == 0)
@@ -745,9 +780,9 @@ static st_error other_stream_damage(seq_t *q, const st_stream_info *s, const st_
     }
     q->passed_over++;
     if (!q->quiet)
-        cli_msg("%s: passed over damaged frame %" PRIu64 " at byte offset %" PRIu64 " of stream '%s' (%s), "
-                "not the stream read", q->file, f->ordinal, d && d->offset != ST_DIAG_UNKNOWN ? d->offset : 0,
-                s->name, st_error_name(e));
+        cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), "
+                "not the stream read", q->file, f->seq, s->name, d && d->offset != ST_DIAG_UNKNOWN ? d->offset : 0,
+                st_error_name(e));
     return ST_OK;
 }
 
@@ -835,8 +870,7 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
     }
     if (!q->quiet) {
         cli_report(e, d, q->file);
-        cli_msg("%s: skipped frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64 " of stream '%s')", q->file,
-                f->ordinal, f->first_entry, f->first_entry + f->count - 1, s->name);
+        say_skipped(q->file, s, f);
     }
     return ST_OK;
 }
@@ -856,9 +890,12 @@ static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint6
         list_json_streams(f, s, n, stored, fc, lc);
         return;
     }
-    if (lf.frames)
+    if (lf.frames) {
+        list_frames_header(f);
         return;
-    fprintf(f, "%-24s %-8s %14s %8s %14s %12s %8s %16s %16s\n", "stream", "type", "entries", "frames", "raw bytes",
+    }
+    int w = list_name_width(array_get, s, n);
+    fprintf(f, "%-*s %-8s %14s %8s %14s %12s %8s %16s %16s\n", w, "stream", "type", "entries", "frames", "raw bytes",
             "stored", "ratio", "first cycle", "last cycle");
     for (unsigned i = 0; i < n; i++) {
         uint64_t raw = s[i].entries * s[i].entry_size;
@@ -867,7 +904,7 @@ static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint6
             snprintf(fcs, sizeof fcs, "%" PRIu64, fc[i]);
             snprintf(lcs, sizeof lcs, "%" PRIu64, lc[i]);
         }
-        fprintf(f, "%-24s %-8s %14" PRIu64 " %8" PRIu64 " %14" PRIu64 " %12" PRIu64 " %8.2f %16s %16s\n", s[i].name,
+        fprintf(f, "%-*s %-8s %14" PRIu64 " %8" PRIu64 " %14" PRIu64 " %12" PRIu64 " %8.2f %16s %16s\n", w, s[i].name,
                 s[i].type_name, s[i].entries, s[i].frames, raw, stored[i],
                 stored[i] ? (double)raw / (double)stored[i] : 0.0, fcs, lcs);
     }
@@ -882,6 +919,7 @@ static int list_index(st_index *ix)
         cli_msg("out of memory");
         return EXIT_DATA;
     }
+    lf.name_w = list_name_width(index_get, ix, n);
     list_begin(stdout);
     if (lf.frames) {
         /* stream ids are at most 65535: a direct map to their info */

@@ -112,6 +112,7 @@ typedef struct {
     st_entry_type type;
     uint32_t user_size;  /* ST_TYPE_USER */
     const char *user_name;
+    const char *type_arg; /* --type as given; NULL: d64, the default */
     int fd;              /* open_inputs() */
     const char *name;    /* for messages: the path or "(stdin)" */
 } input;
@@ -473,6 +474,29 @@ static int parse_type(const char *s, input *in)
     return 1;
 }
 
+/* Raw inputs packed into one stream must agree on its entry type.  Said
+ * before any input is read: found at the second input, the first one was
+ * already packed and the run stopped half done.  Returns 0 after the
+ * message when two disagree. */
+static int same_types_per_stream(const input *ins, size_t nin)
+{
+    for (size_t i = 0; i < nin; i++)
+        for (size_t j = 0; j < i && !ins[i].from; j++) {
+            const input *a = &ins[j], *b = &ins[i];
+            const char *name = b->stream ? b->stream : "trace";
+            if (a->from || strcmp(a->stream ? a->stream : "trace", name) != 0)
+                continue;
+            if (a->type == b->type && (a->type != ST_TYPE_USER || (a->user_size == b->user_size &&
+                                                                   strcmp(a->user_name, b->user_name) == 0)))
+                continue;
+            cli_msg("stream '%s': input '%s' is --type %s, but input '%s' is --type %s; a stream holds entries of "
+                    "one type (give one of them another --stream)", name, a->path, a->type_arg ? a->type_arg : "d64",
+                    b->path, b->type_arg ? b->type_arg : "d64");
+            return 0;
+        }
+    return 1;
+}
+
 static int known_import(const char *f)
 {
     for (unsigned i = 0; st_import_formats[i]; i++)
@@ -717,7 +741,7 @@ int main(int argc, char **argv)
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
     pk.p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
     int force = 0, concat = 0, no_unpack = 0, stdout_given = 0, c;
-    input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, -1, NULL};
+    input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, NULL, -1, NULL};
     /* static: reachable until exit on every return path */
     static input *ins;
     ins = calloc((size_t)argc + 1, sizeof *ins);
@@ -776,6 +800,7 @@ int main(int argc, char **argv)
                         "SIZE 1..%u)", optarg, ST_MAX_USER_ENTRY);
                 return EXIT_USAGE;
             }
+            cur.type_arg = optarg;
             break;
         case OPT_FROM:
             if (strcmp(optarg, "raw") == 0)
@@ -827,6 +852,12 @@ int main(int argc, char **argv)
         ins[nin++] = cur;
     }
     if (repair) {
+        if (strcmp(repair, "-") == 0) {
+            /* a repair rewrites the end of a file, in place or from it into -o */
+            cli_msg("--repair -: a repair reads its container by random access; name the file (standard input "
+                    "cannot be repaired; 'simtrace-cat --salvage' reads a pipe)");
+            return EXIT_USAGE;
+        }
         if (append || concat || nin != 1 || strcmp(ins[0].path, "-") != 0 || ins[0].from) {
             cli_msg("--repair takes one container and no inputs, --append or --concat");
             return EXIT_USAGE;
@@ -847,6 +878,8 @@ int main(int argc, char **argv)
         cli_msg("--append and --concat cannot be combined (use --concat -o NEW A B)");
         return EXIT_USAGE;
     }
+    if (!concat && !same_types_per_stream(ins, nin))
+        return EXIT_USAGE;
     unsigned nstdin = 0, nbochs = 0;
     for (size_t i = 0; i < nin; i++) {
         if (strcmp(ins[i].path, "-") == 0)

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +23,9 @@
 
 #define BUF (64u * 1024u)
 #define MAGIC_MAX 6u /* the longest magic: xz's */
+/* The first bytes of a zstd frame: magic number and frame header
+ * descriptor (RFC 8878 3.1.1), from which the decoder asks for the rest. */
+#define ZSTD_FRAME_START 5u
 
 typedef enum { K_COPY, K_XZ, K_GZIP, K_ZSTD } kind_t;
 
@@ -29,6 +34,9 @@ struct st_decomp {
     int in;            /* the compressed input (the caller's) */
     int wr;            /* write end of the pipe */
     int rd;            /* read end, given to the consumer */
+    int stop[2];       /* a pipe: a byte in it tells the thread the consumer
+                          has stopped (st_decomp_close) */
+    int stopped;       /* the thread saw it: its result does not count */
     kind_t kind;
     uint8_t head[MAGIC_MAX]; /* the first bytes, when they had to be read */
     size_t head_len, head_pos;
@@ -133,6 +141,19 @@ static st_error take(st_decomp *z, uint8_t *p, size_t *n)
         *n = z->head_len - z->head_pos;
         memcpy(p, z->head + z->head_pos, *n);
         z->head_pos = z->head_len;
+        return ST_OK;
+    }
+    /* wait for input or for the consumer to stop: a consumer that stopped
+     * (a signal, a write error) must not wait for a slow upstream pipe to
+     * write more or end */
+    struct pollfd pf[2] = {{z->in, POLLIN, 0}, {z->stop[0], POLLIN, 0}};
+    int r;
+    do
+        r = poll(pf, 2, -1);
+    while (r < 0 && errno == EINTR);
+    if (r > 0 && pf[1].revents) {
+        z->stopped = 1;
+        *n = 0;
         return ST_OK;
     }
     ssize_t k;
@@ -259,6 +280,13 @@ static st_error run_zstd(st_decomp *z, uint8_t *in, uint8_t *out)
     st_error e = ST_OK;
     ZSTD_inBuffer ib = {in, 0, 0};
     size_t last = 0; /* 0: at a frame boundary */
+    /* The decoder is given no more than the input it asks for (its hint:
+     * the rest of a frame header, or a block with the header of the next),
+     * so that damage is placed within those bytes, a block at most (128
+     * KiB), not at the start of the 64 KiB read that held it (offset 0 for
+     * the first block): a call that fails says nothing of the input it took. */
+    size_t want = ZSTD_FRAME_START, unit_len = ZSTD_FRAME_START;
+    uint64_t unit_start = 0; /* where the input the decoder asked for begins */
     for (;;) {
         if (ib.pos == ib.size) {
             size_t n;
@@ -273,17 +301,33 @@ static st_error run_zstd(st_decomp *z, uint8_t *in, uint8_t *out)
             ib.pos = 0;
         }
         ZSTD_outBuffer ob = {out, BUF, 0};
-        size_t before = ib.pos;
-        last = ZSTD_decompressStream(s, &ob, &ib);
-        z->consumed += ib.pos - before;
-        if (ob.pos && !give(z, out, ob.pos))
-            break;
+        size_t avail = ib.size - ib.pos;
+        ZSTD_inBuffer part = {(const uint8_t *)ib.src + ib.pos, want < avail ? want : avail, 0};
+        last = ZSTD_decompressStream(s, &ob, &part);
         if (ZSTD_isError(last)) {
-            int mem = ZSTD_getErrorCode(last) == ZSTD_error_frameParameter_windowTooLarge;
-            e = fail(z, mem ? ST_E_MEMLIMIT : ST_E_CORRUPT,
-                     mem ? "the zstd data needs more than 1 GiB of memory to decompress" : "damaged zstd data");
+            z->consumed = unit_start;
+            if (ZSTD_getErrorCode(last) == ZSTD_error_frameParameter_windowTooLarge) {
+                e = fail(z, ST_E_MEMLIMIT, "the zstd data needs more than 1 GiB of memory to decompress");
+                break;
+            }
+            char what[96];
+            snprintf(what, sizeof what, "damaged zstd data in bytes %llu..%llu", (unsigned long long)unit_start,
+                     (unsigned long long)(unit_start + unit_len - 1));
+            e = fail(z, ST_E_CORRUPT, what);
             break;
         }
+        ib.pos += part.pos;
+        z->consumed += part.pos;
+        if (ob.pos && !give(z, out, ob.pos))
+            break;
+        if (part.pos < want) {
+            want -= part.pos;
+            continue;
+        }
+        /* all it asked for is in: the next unit (a block, or after a frame
+         * the next frame's header) starts here */
+        unit_start = z->consumed;
+        want = unit_len = last ? last : ZSTD_FRAME_START;
     }
     ZSTD_freeDStream(s);
     return e;
@@ -303,6 +347,11 @@ static void *thread_main(void *arg)
         z->err = run_zstd(z, in, out);
     else
         z->err = run_copy(z, in);
+    if (z->stopped) {
+        /* the end taken for the input's was the consumer's */
+        z->err = ST_OK;
+        z->hold.len = 0;
+    }
     if (z->err == ST_E_READ)
         fail(z, ST_E_READ, "cannot read the input");
     /* the run_* functions took the failed give() for a consumer that
@@ -325,6 +374,12 @@ static void *thread_main(void *arg)
     close(z->wr); /* the consumer sees the end */
     z->wr = -1;
     return NULL;
+}
+
+static void close_stop(st_decomp *z)
+{
+    close(z->stop[0]);
+    close(z->stop[1]);
 }
 
 st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char **kind)
@@ -368,7 +423,12 @@ st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char 
         z->head_len = taken;
     }
     int p[2];
+    if (pipe(z->stop) != 0) {
+        free(z);
+        return ST_E_NOMEM;
+    }
     if (pipe(p) != 0) {
+        close_stop(z);
         free(z);
         return ST_E_NOMEM;
     }
@@ -377,6 +437,7 @@ st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char 
     if (st_thread_create(&z->th, thread_main, z) != 0) {
         close(p[0]);
         close(p[1]);
+        close_stop(z);
         free(z);
         return ST_E_THREAD;
     }
@@ -397,9 +458,13 @@ st_error st_decomp_close(st_decomp *z, int drain, st_diag *d)
             ;
     }
     /* a consumer that stopped early: the thread's writes now fail (EPIPE;
-     * SIGPIPE is blocked in it) and it ends */
+     * SIGPIPE is blocked in it), a wait for input ends at the stop byte,
+     * and it ends */
+    if (!drain)
+        (void)!write(z->stop[1], "", 1);
     close(z->rd);
     pthread_join(z->th, NULL);
+    close_stop(z);
     st_error e = z->err;
     if (e != ST_OK && d)
         *d = z->d;

@@ -43,7 +43,9 @@ st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char 
  * ST_E_TRUNCATED (the compressed input ends early), with d->offset the
  * byte offset in the compressed input and d->detail what is wrong;
  * ST_E_MEMLIMIT (d->detail says how much); ST_E_READ.  Without drain, a
- * consumer that stopped before the end is not an error.  dp NULL: ST_OK.
+ * consumer that stopped before the end is not an error, and the thread is
+ * stopped at once, not after the input's writer writes more or ends.
+ * dp NULL: ST_OK.
  */
 st_error st_decomp_close(st_decomp *dp, int drain, st_diag *d);
 

@@ -91,8 +91,10 @@ int st_error_is_data(st_error e);
 #define ST_DIAG_UNKNOWN UINT64_MAX
 typedef struct {
     uint64_t offset;   /* byte offset in the input file                        */
-    uint64_t frame;    /* ordinal of the frame in the file (0-based)            */
-    uint64_t stream;   /* stream id                                             */
+    uint64_t frame;    /* with stream: the frame's seq in that stream, as
+                          simtrace-cat --list --frames numbers it; without:
+                          its ordinal in the file (0-based)                    */
+    uint64_t stream;   /* stream id of a data frame                            */
     uint64_t line;     /* 1-based line number in a text input (importers)       */
     char detail[160];  /* what exactly is wrong                                 */
 } st_diag;

@@ -144,6 +144,19 @@ void st_frame_header_write(const st_frame_header *h, uint8_t out[ST_FRAME_HEADER
     st_store32(out + 92, st_crc32(out, 92));
 }
 
+void st_diag_frame(st_diag *d, uint64_t offset, uint64_t ordinal, unsigned kind, uint32_t stream, uint64_t seq)
+{
+    if (!d)
+        return;
+    /* the number a user can look up: --list --frames shows seq, not the
+     * ordinal, and "frame ORDINAL of stream ID" read as the seq was off by
+     * the frames before it in the file */
+    int data = kind == ST_KIND_DATA;
+    d->offset = offset;
+    d->frame = data ? seq : ordinal;
+    d->stream = data ? stream : ST_DIAG_UNKNOWN;
+}
+
 st_error st_frame_header_parse(const uint8_t in[ST_FRAME_HEADER_SIZE], st_frame_header *h, st_diag *d)
 {
     if (memcmp(in, ST_FRAME_MAGIC, 4) != 0)

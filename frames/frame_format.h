@@ -128,6 +128,11 @@ void st_frame_header_write(const st_frame_header *h, uint8_t out[ST_FRAME_HEADER
 /* Checks magic, header CRC, reserved fields, kind, flags and the bounds in
  * SIMTRACE.md 8.  Does not check the payload CRC. */
 st_error st_frame_header_parse(const uint8_t in[ST_FRAME_HEADER_SIZE], st_frame_header *h, st_diag *d);
+/* Put in d where frame `ordinal` of the file, at byte offset `offset`, lies:
+ * a data frame (kind ST_KIND_DATA) by its seq in its stream, which messages
+ * give as "frame SEQ of stream ID"; any other frame by its ordinal, with no
+ * stream (a directory's stream field holds none). */
+void st_diag_frame(st_diag *d, uint64_t offset, uint64_t ordinal, unsigned kind, uint32_t stream, uint64_t seq);
 /* The first offset j >= from in b[0, len) at which a whole frame header
  * lies that st_frame_header_parse() accepts (*h: it), or SIZE_MAX: how a
  * salvage finds the frames after a damaged one. */

@@ -181,7 +181,7 @@ static st_error load_frame(st_index *ix, uint64_t k, st_frame_header *h, st_buf 
     if (!r)
         return ST_E_RANGE;
     uint8_t hb[ST_FRAME_HEADER_SIZE];
-    at(d, r->offset, k);
+    st_diag_frame(d, r->offset, k, r->kind, r->stream, r->seq);
     st_error e = st_pread_full(ix->fd, hb, sizeof hb, r->offset);
     if (e == ST_E_TRUNCATED)
         return st_diag_set(d, e, "frame header past the end of the file");
@@ -568,11 +568,7 @@ st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf 
     const st_stream_info *si = stream_of(ix, r->stream);
     /* the payload size is in the directory entry: size - header */
     if (ix->memlimit && st_frame_decode_memory(r->count, si->entry_size, r->size - ST_FRAME_HEADER_SIZE) > ix->memlimit) {
-        if (d) {
-            d->offset = r->offset;
-            d->frame = k;
-            d->stream = r->stream;
-        }
+        st_diag_frame(d, r->offset, k, r->kind, r->stream, r->seq);
         return st_diag_set(d, ST_E_MEMLIMIT, "decoding this frame (%llu entries) needs %llu MiB (--memlimit)",
                            (unsigned long long)r->count,
                            (unsigned long long)(st_frame_decode_memory(r->count, si->entry_size,
@@ -588,10 +584,8 @@ st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf 
     if (e == ST_OK) {
         e = st_decode_frame_now(ix->ctx, &h, si->type, si->entry_size, &in,
                                 stop == 0 ? 1 : stop < r->count ? (size_t)stop : 0, ix->ignore_check, out, d);
-        if (e != ST_OK && d) {
-            at(d, r->offset, k);
-            d->stream = r->stream;
-        }
+        if (e != ST_OK)
+            st_diag_frame(d, r->offset, k, r->kind, r->stream, r->seq);
     }
     st_buf_free(&in);
     return e;

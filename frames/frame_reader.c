@@ -297,8 +297,10 @@ static st_error check_directory(st_reader *r, const st_frame_header *h, uint64_t
     diag_at(d, foot_off, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN);
     if (got < ST_FOOTER_SIZE)
         return st_diag_set(d, ST_E_TRUNCATED, "footer cut off after %zu of %u bytes", got, ST_FOOTER_SIZE);
-    if (got > ST_FOOTER_SIZE)
+    if (got > ST_FOOTER_SIZE) {
+        diag_at(d, foot_off + ST_FOOTER_SIZE, ST_DIAG_UNKNOWN, ST_DIAG_UNKNOWN); /* where the extra bytes start */
         return st_diag_set(d, ST_E_CORRUPT, "data after the footer");
+    }
     st_footer f;
     RETURN_IF_ERROR(st_footer_parse(fb, &f, d));
     if (f.dir_offset != dir_off || f.dir_size != ST_FRAME_HEADER_SIZE + len ||
@@ -316,14 +318,14 @@ static st_error deliver(st_reader *r, int all, st_sink sink, void *arg, st_diag 
         st_error e = j->err;
         if (e != ST_OK && r->o.on_damage && st_error_is_data(e)) {
             st_diag jd = j->diag;
-            diag_at(&jd, j->offset, j->ordinal, j->h.stream);
+            st_diag_frame(&jd, j->offset, j->ordinal, j->h.kind, j->h.stream, j->h.seq);
             st_frame_ref ref;
             st_frame_ref_set(&ref, &j->h, j->offset, ST_FRAME_HEADER_SIZE + j->h.payload_size, j->ordinal);
             e = r->o.on_damage(r->o.damage_arg, find_stream(r, j->h.stream), &ref, e, &jd);
         } else if (e != ST_OK) {
             if (d) {
                 *d = j->diag;
-                diag_at(d, j->offset, j->ordinal, j->h.stream);
+                st_diag_frame(d, j->offset, j->ordinal, j->h.kind, j->h.stream, j->h.seq);
             }
         } else if (!r->o.verify_only && sink) {
             st_stream_info *si = find_stream(r, j->h.stream);
@@ -435,8 +437,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
             deliver(r, 1, sink, arg, NULL);
             return e;
         }
-        if (d)
-            d->stream = h.kind == ST_KIND_DIRECTORY ? ST_DIAG_UNKNOWN : h.stream;
+        st_diag_frame(d, at, r->nframes, h.kind, h.stream, h.seq);
         st_stream_info *si = NULL;
         int gap = 0; /* of si's frames, some lay in bytes passed over */
         size_t limit = ST_MAX_PAYLOAD;
@@ -511,7 +512,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
         if (e == ST_OK)
             e = in_full(r, pb->data, (size_t)h.payload_size, &got);
         if (e == ST_OK && got < h.payload_size) {
-            diag_at(d, at + ST_FRAME_HEADER_SIZE + got, r->nframes, h.stream);
+            st_diag_frame(d, at + ST_FRAME_HEADER_SIZE + got, r->nframes, h.kind, h.stream, h.seq);
             e = st_diag_set(d, ST_E_TRUNCATED, "payload cut off after %zu of %llu bytes", got,
                             (unsigned long long)h.payload_size);
         }
@@ -542,7 +543,7 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
                 /* a sink that decodes the frame (--concat of a vblock
                  * stream) says what is wrong with it, not where */
                 if (e != ST_OK && st_error_is_data(e) && d && d->offset == ST_DIAG_UNKNOWN)
-                    diag_at(d, at, r->nframes, h.stream);
+                    st_diag_frame(d, at, r->nframes, h.kind, h.stream, h.seq);
             }
         }
         if (e == ST_OK && h.kind == ST_KIND_STREAM)

@@ -139,6 +139,18 @@ check_all() {
     done
 }
 
+@test "data after the footer: the message gives where the extra bytes start, not the footer's offset" {
+    # footer-data-after.sim ends with 8 bytes and a copy of the 32-byte footer
+    local f="$BAD/footer-data-after.sim" extra
+    extra=$(($(size "$f") - 8 - 32))
+    run "$DECOMPRESS" -T1 -t "$f"
+    expect_status 1
+    expect_output_has "at byte offset $extra: corrupt data: data after the footer"
+    run "$CAT" -T1 --verify "$f"
+    expect_status 1
+    expect_output_has "at byte offset $extra: corrupt data: data after the footer"
+}
+
 # ---- good files --------------------------------------------------------------
 
 # streams FILE: "NAME TYPE ENTRIES" per stream, from --list.
@@ -225,12 +237,12 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
 }
 
 @test "entries that do not match their frame's ENTRY_CRC are never written with exit 0, ranges ending inside the frame included; --ignore-check skips that check only" {
-    local f="$BAD/data-entry-crc.sim" # frame 2 (entries 100..199) lies about its entries' CRC
+    local f="$BAD/data-entry-crc.sim" # frame 2, seq 1 (entries 100..199) lies about its entries' CRC
     xz -dc "$GOOD/bios_write_300k.d64.xz" | head -c $((300 * 32)) >want || true
     # a range that ends inside the frame decodes it whole to check it
     run "$CAT" -T1 --entries 150:151 -o out "$f"
     expect_status 1
-    [[ $output == "simtrace-cat: "*"frame 2 "*"checksum"* ]] || fail "message: $output"
+    [[ $output == "simtrace-cat: "*"frame 1 of stream 0 "*"checksum"* ]] || fail "message: $output"
     [[ ! -e out ]] || fail "a failed read left its output"
     # ranges that stay out of the frame are served
     "$CAT" -T1 --entries 50:60 "$f" >out1

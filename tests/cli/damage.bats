@@ -207,7 +207,7 @@ expect_entries() {
     flip_byte c $((d2 + FRAME_HDR + 17)) 3
     dec_bad c
     expect_output_has "checksum"
-    expect_output_has "frame 2"
+    expect_output_has "frame 1 of stream 0"
     expect_entries 100
     # the same with several decoder threads
     dec_bad c -T4
@@ -367,4 +367,31 @@ expect_entries() {
     run to out "$DECOMPRESS" -t - <in
     expect_status 1
     expect_output_has "not a simtrace container"
+}
+
+@test "messages number a data frame as --list --frames does: by its seq in its stream, file and pipe, --salvage too" {
+    local d2 seq
+    d2=$(frame_field c 2 offset) # the second data frame: seq 1 (the stream descriptor is the file's frame 0)
+    seq=$("$SIMTRACE_CAT" --list --frames c | awk -v off="$d2" 'NR > 1 && $9 == off { print $2 }')
+    [[ $seq == 1 ]] || fail "--list --frames: seq '$seq' at $d2"
+    flip_byte c $((d2 + FRAME_HDR + 17)) 3
+    dec_bad c
+    expect_output_has "frame 1 of stream 0 at byte offset $d2: payload checksum mismatch"
+    run to out "$SIMTRACE_CAT" --salvage c
+    expect_status 1
+    expect_output_has "frame 1 of stream 0 at byte offset $d2: payload checksum mismatch"
+    expect_output_has "skipped frame 1 of stream 'trace' (entries 100..199)"
+    run to out sh -c "'$SIMTRACE_CAT' --salvage <c"
+    expect_status 1
+    expect_output_has "(stdin): frame 1 of stream 0 at byte offset $d2: payload checksum mismatch"
+    expect_output_has "skipped frame 1 of stream 'trace' (entries 100..199)"
+}
+
+@test "a directory cut off is named by its frame and offset, with no stream (it has none)" {
+    local dir
+    dir=$(frame_field c 6 offset)
+    cut_to c $((dir + FRAME_HDR + 10)) t
+    dec_bad t
+    expect_output_has "frame 6 at byte offset $((dir + FRAME_HDR + 10)): unexpected end of input"
+    [[ $output != *"stream 4294967295"* && $output != *" of stream"* ]] || fail "$output"
 }

@@ -284,3 +284,22 @@ body() { grep -hv '^#' "$@" | cut -d' ' -f2-; }
     [ "$status" -ne 0 ]
     [[ $output == *"cannot be written as vpc"* ]]
 }
+
+@test "--list and --list --frames stay in columns with the long stream names --split-by cr3 gives" {
+    real_d64 100 a 500
+    real_d64 100 b 900
+    "$PACK" -o l.sim --stream cpu0.cr3-487c000.write.vdata a --stream r b
+    # every line, header included, is as long as the others: each column
+    # starts where the header's does (values are right-aligned to it)
+    local how lens
+    for how in "--list l.sim" "--list --frames l.sim" "--list --frames - <l.sim" "--list - <l.sim"; do
+        run bash -c "'$CAT' $how"
+        expect_status 0
+        [[ $output == *"cpu0.cr3-487c000.write.vdata "* ]] || fail "$how: $output"
+        lens=$(awk '{ print length($0) }' <<<"$output" | sort -u | wc -l)
+        ((lens == 1)) || fail "$how: columns out of line: $output"
+    done
+    # short names keep the 24-wide column
+    run "$CAT" --list --frames "$G/edge-empty.sim"
+    [[ $output == "stream                        seq "* ]] || fail "$output"
+}

@@ -704,12 +704,12 @@ check_entry_ranges() {
     run "$SIMTRACE_CAT" -t flip.sim
     expect_status 1
     expect_prefix simtrace-cat
-    expect_output_has "frame 3"
+    expect_output_has "frame 2 of stream 0"
     expect_output_has "byte offset $off"
     # from a pipe
     run bash -c 'cat flip.sim | "$1" -t' _ "$SIMTRACE_CAT"
     expect_status 1
-    expect_output_has "frame 3"
+    expect_output_has "frame 2 of stream 0"
 }
 
 @test "--salvage of a file cut inside a frame writes the complete frames of the stream (single stream)" {
@@ -731,7 +731,7 @@ check_entry_ranges() {
     # a pipe: read sequentially up to the cut
     run to got.p catp cut.sim --salvage
     expect_status 1
-    expect_output_has "frame 4"
+    expect_output_has "frame 3 of stream 0"
     expect_output_has "salvaged up to"
     same got.p want
     # with -o the salvaged output is kept despite exit 1
@@ -774,7 +774,7 @@ check_entry_ranges() {
     run to got "$SIMTRACE_CAT" --salvage flip.sim
     expect_status 1
     expect_prefix simtrace-cat
-    expect_output_has "frame 3"
+    expect_output_has "frame 2 of stream 0"
     expect_output_has "entries $((2 * FS))..$((3 * FS - 1))"
     { slice_entries "$D/xzr.d64" 32 0 $((2 * FS)); slice_entries "$D/xzr.d64" 32 $((3 * FS)); } >want
     same got want
@@ -784,7 +784,7 @@ check_entry_ranges() {
     flip_byte flip1.sim $((off + 96 + 40)) 1
     run to got1 catp flip1.sim --salvage
     expect_status 1
-    expect_output_has "frame 1"
+    expect_output_has "frame 0 of stream 0"
     slice_entries "$D/xzr.d64" 32 "$FS" >want1
     same got1 want1
 }

@@ -39,11 +39,11 @@ data_frame_offset() {
     run to got "$CAT" -s rb x.sim
     expect_status 0
     same got b
-    expect_output_has "simtrace-cat: x.sim: passed over damaged frame 3 at byte offset $off of stream 'ra' (payload checksum mismatch), not the stream read"
+    expect_output_has "simtrace-cat: x.sim: passed over damaged frame 2 of stream 'ra' at byte offset $off (payload checksum mismatch), not the stream read"
     run to got2 sh -c "cat x.sim | '$CAT' -s rb"
     expect_status 0
     same got2 b
-    expect_output_has "(stdin): passed over damaged frame 3"
+    expect_output_has "(stdin): passed over damaged frame 2 of stream 'ra'"
     # -q: no note
     run to got3 "$CAT" -q -s rb x.sim
     expect_status 0
@@ -55,11 +55,11 @@ data_frame_offset() {
     # the damaged stream itself still fails, naming the damaged frame
     run to bad "$CAT" -s ra x.sim
     expect_status 1
-    expect_output_has "x.sim: frame 3 of stream 0 at byte offset $off: payload checksum mismatch"
+    expect_output_has "x.sim: frame 2 of stream 0 at byte offset $off: payload checksum mismatch"
     is_prefix bad a
     run to bad2 sh -c "cat x.sim | '$CAT' -s ra"
     expect_status 1
-    expect_output_has "(stdin): frame 3 of stream 0 at byte offset $off: payload checksum mismatch"
+    expect_output_has "(stdin): frame 2 of stream 0 at byte offset $off: payload checksum mismatch"
 }
 
 # ---- cycles checked when written (issue 15 item 6) ----
@@ -115,7 +115,7 @@ data_frame_offset() {
     same back rr
     run "$CAT" --verify x.sim
     expect_status 0
-    expect_output_has "stream 'trace': the cycles decrease at entry 3000 (frame 4)"
+    expect_output_has "stream 'trace': the cycles decrease at entry 3000 (frame 3)"
     expect_output_has "--cycles cannot select from this stream (use --entries)"
     run "$CAT" -q --verify x.sim
     expect_status 0
@@ -130,7 +130,7 @@ data_frame_offset() {
     "$PACK" -T1 --frame-size 2000 --allow-cycle-reset -o y.sim rr
     run "$CAT" --verify y.sim
     expect_status 0
-    expect_output_has "the cycles decrease within frame 2 (entries 2000..3999)"
+    expect_output_has "the cycles decrease within frame 1 (entries 2000..3999)"
 }
 
 # ---- the manners of a filter (issue 15 item 8) ----
@@ -289,7 +289,7 @@ PY
     head -c $((off + 500)) x.sim >cut.sim
     run "$PACK" -T1 --concat -o c.sim cut.sim
     expect_status 1
-    expect_output_has "simtrace-pack: cut.sim: frame 4 of stream 0 at byte offset $((off + 500)): unexpected end of input (truncated): payload cut off"
+    expect_output_has "simtrace-pack: cut.sim: frame 3 of stream 0 at byte offset $((off + 500)): unexpected end of input (truncated): payload cut off"
     expect_output_has "cut.sim: its complete frames were copied to c.sim, which is complete"
     run "$CAT" --verify c.sim
     expect_status 0
@@ -305,7 +305,7 @@ PY
     run to got "$CAT" -s rb x.sim
     expect_status 0
     same got b
-    expect_output_has "passed over damaged frame 3 at byte offset $off of stream 'ra' (header checksum mismatch), not the stream read"
+    expect_output_has "passed over damaged frame 2 of stream 'ra' at byte offset $off (header checksum mismatch), not the stream read"
     # after entries of the stream read were written, too: rb first
     "$PACK" -T1 --frame-size 1000 -o y.sim --stream rb b --stream ra a
     off=$(data_frame_offset y.sim 25) # the sixth frame of ra

@@ -390,3 +390,51 @@ small_pair() {
     expect_prefix svpc-decompress
     expect_output_has "No space left on device"
 }
+
+@test "simtrace-pack: two --type for one stream are refused before any input is read (exit 2, both named)" {
+    real_d64 64 a 500
+    real_d64 64 b 900
+    # d64 then d32 into 's': found at the second input, the first was
+    # already packed (exit 1 after work); now found at the command line
+    run "$SIMTRACE_PACK" -o p.sim --stream s --type d64 a --type d32 b
+    expect_status 2
+    expect_prefix simtrace-pack
+    expect_output_has "stream 's': input 'a' is --type d64, but input 'b' is --type d32"
+    [[ ! -e p.sim ]] || fail "p.sim written"
+    # the default stream and the default type, against a user type
+    run "$SIMTRACE_PACK" -o p.sim a --type rec:16 b
+    expect_status 2
+    expect_output_has "stream 'trace': input 'a' is --type d64, but input 'b' is --type rec:16"
+    run "$SIMTRACE_PACK" -o p.sim --type rec:16 a --type rec:8 b
+    expect_status 2
+    # one type given twice, or two types in two streams, are fine
+    "$SIMTRACE_PACK" -o p.sim --type d64 a --type d64 b
+    "$SIMTRACE_PACK" -o q.sim --type d64 a --stream t --type bytes b
+    [[ -s p.sim && -s q.sim ]]
+}
+
+@test "simtrace-pack --repair - is bad usage (exit 2) that says a file is needed" {
+    run "$SIMTRACE_PACK" --repair - </dev/null
+    expect_status 2
+    expect_prefix simtrace-pack
+    expect_output_has "--repair -: a repair reads its container by random access; name the file"
+    [[ $output != *"No such file"* ]] || fail "$output"
+}
+
+@test "the README quick start, pasted in order into a shell, works (its make lines left out: the programs are built)" {
+    local qs
+    # the sh block of the section, without the make lines (this test
+    # runs the programs under test; make install is tested elsewhere)
+    qs=$(sed -n '/^## Quick start/,/^## /p' "$ROOT/README.md" | sed -n '/^```sh$/,/^```$/p' | grep -v '^```' |
+        grep -v '^make\b')
+    [[ $qs == *svpc-compress* ]] || fail "no quick start found in README.md"
+    # a fresh checkout as a new user has it: build/ and testdata/ beside
+    mkdir q
+    ln -s "$SVPC_BIN" q/build
+    ln -s "$ROOT/testdata" q/testdata
+    run bash -c "cd q && set -e -o pipefail && $qs" 2>&1
+    expect_status 0
+    [[ $output != *"file exists"* && $output != *"not found"* ]] || fail "$output"
+    cmp q/trace.d64 q/back.d64
+    "$DECOMPRESS" q/run.sim | cmp - <(xz -dc "$ROOT/testdata/good/lackey_sort_write.d64.xz")
+}

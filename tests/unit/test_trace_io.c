@@ -8,6 +8,8 @@
  * discards and prints the throughput (for `make bench`). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -994,6 +996,69 @@ static st_error through_decomp(const uint8_t *buf, size_t n, int use_pipe, uint8
     return through_decomp_as(buf, n, use_pipe, 0, out, outn, kind, d);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A consumer that stops early (a signal, a write error) while the
+ * decompressing thread waits for more input: closing does not wait for
+ * the upstream pipe to write more or end (it waited as long as the writer
+ * held the pipe open: 5.66 s after SIGINT for svpc-compress reading
+ * `{ cat part.zst; sleep 6; } |`). */
+static void test_decomp_stop_waits_not(void)
+{
+    size_t len;
+    uint8_t *b = read_file("testdata/good/sample.lackey", &len);
+    if (!b)
+        return;
+    uint8_t *c;
+    size_t cn = compress_as(2, b, len, &c);
+    int p[2];
+    CHECK(cn > 1000 && pipe(p) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* all but the end (the last block), then a writer that holds the
+         * pipe open */
+        close(p[0]);
+        if (write(p[1], c, cn - 10) != (ssize_t)(cn - 10))
+            _exit(1);
+        sleep(30);
+        _exit(0);
+    }
+    close(p[1]);
+    int rfd;
+    st_decomp *z;
+    const char *kind;
+    CHECK(st_decomp_open(p[0], 0, &rfd, &z, &kind) == ST_OK && z);
+    /* all it can give, until it waits for input (nothing for 300 ms) */
+    uint8_t buf[4096];
+    size_t got = 0;
+    struct pollfd pf = {rfd, POLLIN, 0};
+    while (poll(&pf, 1, 300) > 0) {
+        ssize_t k = read(rfd, buf, sizeof buf);
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    CHECK(got > 0 && got < len);
+    double t0 = now_s();
+    st_diag d;
+    st_diag_clear(&d);
+    CHECK(st_decomp_close(z, 0, &d) == ST_OK); /* stopped early: no error */
+    double took = now_s() - t0;
+    CHECK(took < 5);
+    if (took >= 5)
+        fprintf(stderr, "st_decomp_close took %.1f s\n", took);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    close(p[0]);
+    free(c);
+    free(b);
+}
+
 /* A text consumer of a compressed input that ends early or is damaged
  * reads whole lines only: a half line would be imported as a wrong entry
  * (a lackey log cut inside "I  0400522f,11" gave the entry of ",1"). */
@@ -1045,6 +1110,57 @@ static void test_decomp_lines(void)
         free(c);
     }
     free(t);
+    free(b);
+}
+
+/* Offsets of the first two block headers of the one zstd frame at c
+ * (RFC 8878 3.1.1: magic, frame header descriptor, window descriptor
+ * unless single segment, dictionary id, frame content size). */
+static void zstd_blocks(const uint8_t *c, size_t *b1, size_t *b2)
+{
+    uint8_t fhd = c[4];
+    static const size_t did[4] = {0, 1, 2, 4}, fcs[4] = {0, 2, 4, 8};
+    int single = (fhd >> 5) & 1;
+    size_t p = 5 + !single + did[fhd & 3] + (fhd >> 6 ? fcs[fhd >> 6] : (size_t)single);
+    *b1 = p;
+    uint32_t h = c[p] | (uint32_t)c[p + 1] << 8 | (uint32_t)c[p + 2] << 16;
+    *b2 = p + 3 + (((h >> 1) & 3) == 1 ? 1 : h >> 3);
+}
+
+/* zstd damage is placed within one block, the first one included (it was
+ * reported at offset 0, the start of the read that held it):
+ * a block header of the reserved type 3 in the first and in the second
+ * block, from a file and a pipe. */
+static void test_decomp_zstd_place(void)
+{
+    size_t len;
+    uint8_t *b = read_file("testdata/good/sample.lackey", &len);
+    if (!b)
+        return;
+    uint8_t *c;
+    size_t cn = compress_as(2, b, len, &c), at[2];
+    zstd_blocks(c, &at[0], &at[1]);
+    CHECK(len > 2 * 128 * 1024 && at[1] > at[0] && at[1] < cn);
+    for (int k = 0; k < 2; k++)
+        for (int pipe_in = 0; pipe_in < 2; pipe_in++) {
+            uint8_t *d2 = malloc(cn), *back;
+            memcpy(d2, c, cn);
+            d2[at[k]] |= 6; /* block type 3: reserved */
+            size_t bn;
+            const char *kind;
+            st_diag d;
+            CHECK(through_decomp(d2, cn, pipe_in, &back, &bn, &kind, &d) == ST_E_CORRUPT);
+            /* the range given (a block and the header of the next, as the
+             * decoder asks for them) holds the damaged header; its start
+             * is the offset */
+            unsigned long long lo, hi;
+            const char *r = strstr(d.detail, "in bytes ");
+            CHECK(r && sscanf(r, "in bytes %llu..%llu", &lo, &hi) == 2);
+            CHECK(d.offset == lo && lo > 0 && lo <= at[k] && hi >= at[k] + 2 && hi - lo < 128 * 1024 + 6);
+            free(back);
+            free(d2);
+        }
+    free(c);
     free(b);
 }
 
@@ -1147,6 +1263,8 @@ int main(int argc, char **argv)
     test_vpc();
     test_access_exporters();
     test_decomp();
+    test_decomp_zstd_place();
+    test_decomp_stop_waits_not();
     test_decomp_lines();
     return check_done("test_trace_io");
 }
