@@ -50,6 +50,13 @@ static int holds_all(const char *f)
     return strcmp(f, "lackey") == 0 || strcmp(f, "din") == 0 || strcmp(f, "xdin") == 0;
 }
 
+/* Whether a stream of type t goes into a merged export as format f: the
+ * memory streams, and for text event streams too (IMPORT.md 8.6). */
+static int mergeable(const char *f, st_entry_type t)
+{
+    return st_entry_is_memory(t) || (t == ST_TYPE_EVENT && strcmp(f, "text") == 0);
+}
+
 /* Append to b (cap bytes) at *m, cut at its end. */
 static void put(char *b, size_t cap, size_t *m, const char *fmt, ...)
 {
@@ -292,7 +299,7 @@ static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, i
     *n = 0;
     if (nsel == 0 || o->all)
         for (unsigned i = 0; i < ns; i++)
-            if (st_entry_is_memory(st_index_stream(ix, i)->type) &&
+            if (mergeable(o->format, st_index_stream(ix, i)->type) &&
                 !(o->no_fetch && holds_all(o->format) && st_x_role(st_index_stream(ix, i)->name) == 'I'))
                 add(pick, n, i);
     for (unsigned a = 0; a < nsel; a++) {
@@ -437,7 +444,7 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
         for (unsigned i = 0; i < in[c].n; i++) {
             st_index *ix = in[c].ix;
             const st_stream_info *s = st_index_stream(ix, in[c].pick[i]);
-            if (!st_entry_is_memory(s->type)) {
+            if (!mergeable(o->format, s->type)) {
                 cli_msg("%s: stream '%s' of type %s cannot be written as %s", in[c].name, s->name, s->type_name,
                         o->format);
                 return EXIT_USAGE;

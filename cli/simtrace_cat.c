@@ -53,7 +53,7 @@ static void usage(FILE *f)
             "                        memory stream; lackey, din, xdin: every memory stream).\n"
             "                        Several (-s A,B or -s A -s B) are merged by cycle\n"
             "                        into one lackey, din, xdin, csv or text file\n"
-            "      --all             every memory stream, merged by cycle\n"
+            "      --all             every memory stream (text: events too), merged\n"
             "      --no-fetch        lackey, din, xdin: leave out the fetch streams\n"
             "      --entries=A:B     entries A to B-1 (either end may be omitted)\n"
             "      --cycles=C1:C2    entries whose cycle is in C1..C2-1 (cycles must not\n"

@@ -1,5 +1,5 @@
 /*
- * export_merge.c - several streams as one lackey, din, xdin or csv file,
+ * export_merge.c - several streams as one lackey, din, xdin, csv or text file,
  * merged by cycle (formats/IMPORT.md 8.6).
  *
  * One entry per source is held: the merge pulls the next entry of the
@@ -195,8 +195,8 @@ st_error st_export_merged_values(const char *format, const st_export_stream *s, 
         x->s = &s[j];
         x->role = st_x_role(s[j].name ? s[j].name : "");
         x->rd = x->wr = -1;
-        if (!st_entry_is_memory(s[j].type))
-            e = ST_E_UNSUPPORTED;
+        if (!st_entry_is_memory(s[j].type) && !(s[j].type == ST_TYPE_EVENT && m.out->kind == X_TEXT))
+            e = ST_E_UNSUPPORTED; /* (events: text only, as csv has one header row for all) */
         else if (own) {
             e = st_exporter_new(&x->x, format, &s[j], into_out, m.out, value ? value[j] : NULL,
                                 varg ? varg[j] : NULL);

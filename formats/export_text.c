@@ -109,6 +109,26 @@ st_error st_x_text_write(st_exporter *x, uint64_t first, const uint8_t *entries,
             x->len += m;
             continue;
         }
+        if (t == ST_TYPE_EVENT) {
+            /* INDEX CYCLE 0xIP KIND VECTOR 0xERROR (IMPORT.md 6.6) */
+            uint64_t meta = st_load64(ep);
+            RETURN_IF_ERROR(st_x_room(x, 128, &p));
+            m += part_prefix(x, p);
+            m += st_x_dec(p + m, index);
+            p[m++] = ' ';
+            m += st_x_dec(p + m, meta & ST_CYCLE_MASK);
+            m += put_str(p + m, " 0x");
+            m += st_x_hex(p + m, st_load64(ep + 8), 1);
+            p[m++] = ' ';
+            m += st_x_dec(p + m, meta >> 48);
+            p[m++] = ' ';
+            m += st_x_dec(p + m, st_load32(ep + 16));
+            m += put_str(p + m, " 0x");
+            m += st_x_hex(p + m, st_load32(ep + 20), 1);
+            p[m++] = '\n';
+            x->len += m;
+            continue;
+        }
         st_entry e;
         st_entry_load(t, ep, &e);
         int full = (int)(e.meta16 & 1);
@@ -170,11 +190,14 @@ st_error st_x_text_write(st_exporter *x, uint64_t first, const uint8_t *entries,
 
 st_error st_x_csv_start(st_exporter *x)
 {
-    static const char head[] = "stream,index,cycle,ip,address,size,value,tag,fullsize\n";
+    static const char mem[] = "stream,index,cycle,ip,address,size,value,tag,fullsize\n";
+    static const char ev[] = "stream,index,cycle,kind,ip,vector,error_code\n";
+    const char *head = x->type == ST_TYPE_EVENT ? ev : mem;
+    size_t n = strlen(head);
     char *p;
-    RETURN_IF_ERROR(st_x_room(x, sizeof head, &p));
-    memcpy(p, head, sizeof head - 1);
-    x->len += sizeof head - 1;
+    RETURN_IF_ERROR(st_x_room(x, n, &p));
+    memcpy(p, head, n);
+    x->len += n;
     return ST_OK;
 }
 
@@ -201,6 +224,22 @@ st_error st_x_csv_write(st_exporter *x, uint64_t first, const uint8_t *entries, 
     int has_data = st_entry_has_data(t), wide = st_entry_is_wide(t);
     unsigned vbits = wide ? 32 : 16;
     for (size_t i = 0; i < n; i++) {
+        char *p;
+        if (t == ST_TYPE_EVENT) {
+            const uint8_t *ep = entries + i * x->esize;
+            uint64_t meta = st_load64(ep);
+            RETURN_IF_ERROR(st_x_room(x, 2 * strlen(x->name) + 3 + 6 * 21 + 1, &p));
+            size_t m = csv_name(p, x->name);
+            const uint64_t f[6] = {first + i, meta & ST_CYCLE_MASK, meta >> 48, st_load64(ep + 8), st_load32(ep + 16),
+                                   st_load32(ep + 20)};
+            for (int k = 0; k < 6; k++) {
+                p[m++] = ',';
+                m += st_x_dec(p + m, f[k]);
+            }
+            p[m++] = '\n';
+            x->len += m;
+            continue;
+        }
         st_entry e;
         st_entry_load(t, entries + i * x->esize, &e);
         int full = (int)(e.meta16 & 1);
@@ -211,7 +250,6 @@ st_error st_x_csv_write(st_exporter *x, uint64_t first, const uint8_t *entries, 
         } else if (has_data) {
             value = e.data;
         }
-        char *p;
         /* the name, each byte maybe doubled, in quotes, and eight numbers */
         RETURN_IF_ERROR(st_x_room(x, 2 * strlen(x->name) + 3 + 8 * 21 + 1, &p));
         size_t m = csv_name(p, x->name);

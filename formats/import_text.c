@@ -2,7 +2,7 @@
  * import_text.c - importer of the suite's own text format, the one the
  * "text" exporter writes (grammar: formats/IMPORT.md section 6).
  *
- * The format is lossless for d64, d32, m64, m32 and vpc: every bit of every
+ * The format is lossless for d64, d32, m64, m32, vpc and event: every bit of every
  * field has one spelling, so text -> import -> export text is byte-identical
  * and raw -> text -> raw gives the same bytes.  A variable-sized value
  * printed in full becomes the owner entry plus vblocks in a companion
@@ -106,8 +106,8 @@ static st_line_result header_line(text_state *st, st_imp_out *out, const char *s
             memcpy(t, v, vl);
             t[vl] = '\0';
             type = st_entry_parse(t);
-            if (!st_entry_is_memory(type) && type != ST_TYPE_VPC)
-                BAD("entry type not supported by the text format (d64, d32, m64, m32, vpc)");
+            if (!st_entry_is_memory(type) && type != ST_TYPE_VPC && type != ST_TYPE_EVENT)
+                BAD("entry type not supported by the text format (d64, d32, m64, m32, vpc, event)");
         } else if (kl == 6 && memcmp(s, "header", 6) == 0) {
             if (vl % 2)
                 BAD("header= needs an even number of hex digits");
@@ -201,6 +201,49 @@ static st_line_result vpc_line(text_state *st, st_imp_out *out, const char *s, c
         FATAL(e);
     st_store32(p, (uint32_t)pc);
     st_store64(p + 4, data);
+    return ST_LINE_ENTRY;
+}
+
+/* "INDEX CYCLE 0xIP KIND VECTOR 0xERROR" (IMPORT.md 6.6) */
+static st_line_result event_line(text_state *st, st_imp_out *out, const char *s, const char **why,
+                                 st_error *code)
+{
+    uint64_t index, cycle, ip, kind, vector, err;
+    int n;
+    if ((n = dec_token(&s, &index)) == 0)
+        BAD("expected 'INDEX CYCLE 0xIP KIND VECTOR 0xERROR'");
+    if (n < 0 || index > ST_CYCLE_MASK)
+        TOO_LARGE("index beyond 48 bits");
+    if ((n = dec_token(&s, &cycle)) == 0)
+        BAD("expected a decimal cycle");
+    if (n < 0 || cycle > ST_CYCLE_MASK)
+        TOO_LARGE("cycle beyond 48 bits");
+    if ((n = hex_token(&s, &ip)) == 0)
+        BAD("expected a 0x ip");
+    if (n < 0)
+        TOO_LARGE("ip wider than 64 bits");
+    if ((n = dec_token(&s, &kind)) == 0)
+        BAD("expected a decimal event kind");
+    if (n < 0 || kind > 0xFFFF)
+        TOO_LARGE("event kind above 65535");
+    if ((n = dec_token(&s, &vector)) == 0)
+        BAD("expected a decimal vector");
+    if (n < 0 || vector > UINT32_MAX)
+        TOO_LARGE("vector above 2^32-1");
+    if ((n = hex_token(&s, &err)) == 0)
+        BAD("expected a 0x error code");
+    if (n < 0 || err > UINT32_MAX)
+        TOO_LARGE("error code wider than 32 bits");
+    if (*s)
+        BAD("trailing characters after the error code");
+    uint8_t *p;
+    st_error e = st_imp_slot(out, st->cur->idx, &p);
+    if (e != ST_OK)
+        FATAL(e);
+    st_store64(p, cycle | kind << 48);
+    st_store64(p + 8, ip);
+    st_store32(p + 16, (uint32_t)vector);
+    st_store32(p + 20, (uint32_t)err);
     return ST_LINE_ENTRY;
 }
 
@@ -378,7 +421,11 @@ static st_line_result text_line(void *state, st_imp_out *out, const char *l, siz
         s = st_skip_blank(s);
     }
     st->entries_seen = 1;
-    return st->cur->type == ST_TYPE_VPC ? vpc_line(st, out, s, why, code) : memory_line(st, out, s, why, code);
+    if (st->cur->type == ST_TYPE_VPC)
+        return vpc_line(st, out, s, why, code);
+    if (st->cur->type == ST_TYPE_EVENT)
+        return event_line(st, out, s, why, code);
+    return memory_line(st, out, s, why, code);
 }
 
 st_error st_import_text(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,

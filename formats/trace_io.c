@@ -85,11 +85,11 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     int ok;
     switch ((st_xkind)kind) {
     case X_RAW: ok = 1; break;
-    case X_TEXT: ok = st_entry_is_memory(t) || t == ST_TYPE_VPC; break;
+    case X_TEXT: ok = st_entry_is_memory(t) || t == ST_TYPE_VPC || t == ST_TYPE_EVENT; break;
+    case X_CSV: ok = st_entry_is_memory(t) || t == ST_TYPE_EVENT; break;
     case X_LACKEY:
     case X_DIN:
-    case X_XDIN:
-    case X_CSV: ok = st_entry_is_memory(t); break;
+    case X_XDIN: ok = st_entry_is_memory(t); break;
     default: ok = t == ST_TYPE_VPC; break;
     }
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)

@@ -197,7 +197,8 @@ extern const char *const st_merge_formats[];
  * header line per stream (IMPORT.md 6.5); wide values are written with
  * "nv" (no value callback here: st_export_merged_values gives them).
  * Returns ST_OK; ST_E_USAGE (not a merge format, k == 0); ST_E_UNSUPPORTED
- * (a stream the format cannot hold); ST_E_TOO_LARGE (text: more than
+ * (a stream the format cannot hold: memory streams only, and for text
+ * event streams too); ST_E_TOO_LARGE (text: more than
  * ST_TEXT_PARTS streams); ST_E_NOMEM; next's or write's error.
  */
 st_error st_export_merged(const char *format, const st_export_stream *s, unsigned k, st_next_fn next, void *narg,
