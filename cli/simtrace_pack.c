@@ -266,6 +266,7 @@ static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial,
 typedef struct {
     packer *pk;
     const char *prefix;
+    size_t before_refusal; /* entries of the last append before the one refused for its cycle */
 } import_ctx;
 
 static st_error imp_add(void *arg, const st_stream_decl *decl, uint32_t *sid)
@@ -329,14 +330,20 @@ static st_error imp_append(void *arg, uint32_t sid, const void *entries, size_t 
         }
         entries = pk->tmp.data;
     }
+    const uint64_t had = st_writer_stream_entries(pk->w, sid);
     st_error e = st_writer_append(pk->w, sid, entries, n);
     /* the writer stays usable after refusing entries whose cycles
-     * decrease; after any other refusal it can write nothing more */
-    if (e != ST_OK && e != ST_E_CYCLE_ORDER)
+     * decrease (it appends those before the refused one); after any other
+     * refusal it can write nothing more */
+    if (e == ST_E_CYCLE_ORDER)
+        ic->before_refusal = (size_t)(st_writer_stream_entries(pk->w, sid) - had);
+    else if (e != ST_OK)
         pk->writer_failed = 1;
     progress(pk, 0);
     return e;
 }
+
+static size_t imp_before_refusal(void *arg) { return ((import_ctx *)arg)->before_refusal; }
 
 static void imp_warn(void *arg, const st_diag *d)
 {
@@ -347,8 +354,8 @@ static void imp_warn(void *arg, const st_diag *d)
 
 static st_error pack_import(packer *pk, const input *in, int fd, st_diag *d)
 {
-    import_ctx ic = {pk, in->stream};
-    st_import_sink sink = {&ic, imp_add, imp_append};
+    import_ctx ic = {pk, in->stream, 0};
+    st_import_sink sink = {&ic, imp_add, imp_append, imp_before_refusal};
     st_import_opts o = {.skip_bad = pk->skip_bad, .prefix = NULL, .warn = imp_warn, .warn_arg = pk,
                         .split_cr3 = pk->split_cr3, .stopped = cli_stop_flag()};
     st_import_stats stats;
@@ -553,18 +560,12 @@ static int open_inputs(input *ins, size_t nin, const struct stat *out, const cha
 /* ---- interrupted and failed runs (issue 15) ---- */
 
 /* The place of an ST_E_CYCLE_ORDER: the input's byte offset where the
- * reader knows it, and what the writer knows (stream, entry, cycles).  An
- * importer hands its entries over in batches, so the line it was reading
- * when the writer refused one is not that entry's line: the place is then
- * the stream and entry alone. */
-static void cycle_order_diag(packer *pk, st_diag *d, int imported)
+ * reader knows it, or the refused entry's line where the importer knows it
+ * (st_import), and what the writer knows (stream, entry, cycles). */
+static void cycle_order_diag(packer *pk, st_diag *d)
 {
     if (!d->detail[0] || strcmp(d->detail, st_error_name(ST_E_CYCLE_ORDER)) == 0)
         snprintf(d->detail, sizeof d->detail, "%s", st_writer_diag(pk->w)->detail);
-    if (imported) {
-        d->line = ST_DIAG_UNKNOWN;
-        d->offset = ST_DIAG_UNKNOWN;
-    }
 }
 
 /*
@@ -1022,7 +1023,7 @@ int main(int argc, char **argv)
         if (cli_stopped() && stopped_input_end(&pk, &e, &d))
             break;
         if (e == ST_E_CYCLE_ORDER)
-            cycle_order_diag(&pk, &d, !concat && ins[i].from);
+            cycle_order_diag(&pk, &d);
         /* A number beyond the format's limits in an imported line is bad
          * input like any malformed line, and the writer can still finish;
          * from the writer (its directory full: the only source with raw

@@ -30,7 +30,9 @@ void st_imp_out_free(st_imp_out *out)
 {
     for (int i = 0; i < out->ns; i++) {
         free(out->s[i].buf);
+        free(out->s[i].lines);
         out->s[i].buf = NULL;
+        out->s[i].lines = NULL;
     }
     out->ns = 0;
 }
@@ -56,8 +58,14 @@ st_error st_imp_out_add(st_imp_out *out, const char *name, st_entry_type type, i
     if (s->esize == 0)
         return ST_E_INTERNAL;
     s->buf = malloc(ST_IMP_BATCH * s->esize);
-    if (!s->buf)
+    s->lines = malloc(ST_IMP_BATCH * sizeof *s->lines);
+    if (!s->buf || !s->lines) {
+        free(s->buf);
+        free(s->lines);
+        s->buf = NULL;
+        s->lines = NULL;
         return ST_E_NOMEM;
+    }
     out->ns++;
     return ST_OK;
 }
@@ -104,7 +112,13 @@ st_error st_imp_flush_stream(st_imp_out *out, int i)
     RETURN_IF_ERROR(declare_pending(out));
     size_t n = s->n;
     s->n = 0; /* dropped even on failure: the caller stops anyway */
-    RETURN_IF_ERROR(out->sink->append(out->sink->arg, s->sid, s->buf, n));
+    st_error e = out->sink->append(out->sink->arg, s->sid, s->buf, n);
+    if (e == ST_E_CYCLE_ORDER && out->sink->appended_before_refusal) {
+        const size_t k = out->sink->appended_before_refusal(out->sink->arg);
+        if (k < n)
+            out->refused_line = s->lines[k];
+    }
+    RETURN_IF_ERROR(e);
     s->appended += n;
     out->entries += n;
     return ST_OK;
@@ -198,6 +212,7 @@ st_error st_imp_run_lines(int fd, const char *format, st_line_fn parse, void *st
             break;
         const char *why = NULL;
         st_error code = ST_E_SYNTAX;
+        out->line = r.line;
         st_line_result lr = parse(state, out, line, len, &why, &code);
         if (lr == ST_LINE_SKIP)
             continue;
@@ -275,6 +290,12 @@ st_error st_imp_run_lines(int fd, const char *format, st_line_fn parse, void *st
         st_error fe = st_imp_out_flush(out);
         if (e == ST_OK)
             e = fe;
+    }
+    /* an entry the sink refused for its cycle was buffered lines before
+     * the one being read: its own line, where the sink said which */
+    if (e == ST_E_CYCLE_ORDER && d) {
+        d->line = out->refused_line ? out->refused_line : ST_DIAG_UNKNOWN;
+        d->offset = ST_DIAG_UNKNOWN;
     }
     if (stats) {
         stats->bytes = r.next;

@@ -56,6 +56,7 @@ typedef struct {
     int declared;
     uint32_t sid;
     uint8_t *buf;       /* ST_IMP_BATCH entries */
+    uint64_t *lines;    /* the input line of each buffered entry */
     size_t n;           /* entries buffered */
     uint64_t appended;  /* entries handed to the sink so far */
     int seen;           /* order of first appearance + 1; 0 = no entry yet */
@@ -70,6 +71,8 @@ typedef struct {
     int ns;
     int next_seen;
     uint64_t entries; /* appended to the sink, all streams */
+    uint64_t line;    /* the line being read (st_imp_run_lines), given to its entries */
+    uint64_t refused_line; /* the line of an entry the sink refused (ST_E_CYCLE_ORDER); 0: not known */
 } st_imp_out;
 
 void st_imp_out_init(st_imp_out *out, const st_import_sink *sink, const st_import_opts *o);
@@ -106,6 +109,7 @@ static inline st_error st_imp_slot(st_imp_out *out, int i, uint8_t **slot)
     if (!s->seen)
         s->seen = ++out->next_seen;
     *slot = s->buf + s->n * s->esize;
+    s->lines[s->n] = out->line;
     s->n++;
     return ST_OK;
 }

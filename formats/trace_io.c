@@ -16,11 +16,12 @@
 static const struct {
     const char *name;
     st_import_fn fn;
-    int text; /* reads lines */
+    int text;         /* reads lines */
+    int names_refused; /* names the line of an entry the sink refused (st_imp_run_lines) */
 } importers[] = {
-    {"bochs", st_import_bochs, 1},   {"lackey", st_import_lackey, 1}, {"din", st_import_din, 1},
-    {"xdin", st_import_xdin, 1},     {"pinatrace", st_import_pinatrace, 1}, {"text", st_import_text, 1},
-    {"vpc", st_import_vpc, 0},       {"vpc3", st_import_vpc3, 0},
+    {"bochs", st_import_bochs, 1, 0},   {"lackey", st_import_lackey, 1, 1}, {"din", st_import_din, 1, 1},
+    {"xdin", st_import_xdin, 1, 1},     {"pinatrace", st_import_pinatrace, 1, 1}, {"text", st_import_text, 1, 1},
+    {"vpc", st_import_vpc, 0, 0},       {"vpc3", st_import_vpc3, 0, 0},
 };
 
 int st_import_is_text(const char *format)
@@ -43,8 +44,14 @@ st_error st_import(const char *format, int fd, const st_import_opts *o, const st
     if (!format || !sink || !sink->add_stream || !sink->append)
         return st_diag_set(d, ST_E_USAGE, "no format or no sink");
     for (size_t i = 0; i < sizeof importers / sizeof importers[0]; i++)
-        if (strcmp(format, importers[i].name) == 0)
-            return importers[i].fn(fd, o, sink, st, d);
+        if (strcmp(format, importers[i].name) == 0) {
+            st_error e = importers[i].fn(fd, o, sink, st, d);
+            /* where another importer was reading when the sink refused a
+             * batch is not the refused entry's place */
+            if (e == ST_E_CYCLE_ORDER && d && !importers[i].names_refused)
+                d->line = d->offset = ST_DIAG_UNKNOWN;
+            return e;
+        }
     return st_diag_set(d, ST_E_USAGE, "unknown import format \"%.40s\"", format);
 }
 

@@ -52,6 +52,11 @@ typedef struct {
      * import gave the owner stream (0: its first); a sink whose stream
      * already held entries adds their number (simtrace-pack does). */
     st_error (*append)(void *arg, uint32_t sid, const void *entries, size_t n);
+    /* Optional (NULL: not told): after append refused an entry whose cycle
+     * is below the one before it (ST_E_CYCLE_ORDER), how many of that
+     * call's entries it appended before the refused one.  The importers
+     * that read lines then name the refused entry's line. */
+    size_t (*appended_before_refusal)(void *arg);
 } st_import_sink;
 
 typedef struct {
@@ -108,7 +113,10 @@ extern const char *const st_import_formats[];
  * Returns ST_OK; ST_E_USAGE (unknown format); ST_E_SYNTAX; ST_E_NOT_FORMAT;
  * ST_E_TOO_LARGE (a value wider than ST_VALUE_MAX, a cycle or an index
  * beyond 48 bits); ST_E_PARTIAL_ENTRY (a binary format ending mid-record);
- * ST_E_READ; ST_E_NOMEM; or the sink's error.
+ * ST_E_READ; ST_E_NOMEM; or the sink's error.  On the sink's
+ * ST_E_CYCLE_ORDER, d->line is the refused entry's line where the importer
+ * knows it (lackey, din, xdin, pinatrace and text, with a sink that has
+ * appended_before_refusal), else ST_DIAG_UNKNOWN, as d->offset is.
  * stats (may be NULL) is filled in on success and failure.
  */
 st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,

@@ -303,3 +303,22 @@ body() { grep -hv '^#' "$@" | cut -d' ' -f2-; }
     run "$CAT" --list --frames "$G/edge-empty.sim"
     [[ $output == "stream                        seq "* ]] || fail "$output"
 }
+
+@test "a cycle that goes back names the line of the refused entry, not the line being read" {
+    # a din trace twice: the second's first instruction fetch (line 1 of
+    # it) has a cycle below the first's last; the importer hands entries
+    # over in batches, so the line it reads then is the input's last
+    printf '2 400000 4\n2 400004 4\n2 400008 4\n' >f.din
+    run "$PACK" --from din -o f.sim f.din f.din
+    expect_status 1
+    expect_output_has "simtrace-pack: f.din: line 1: cycles decrease within a stream: stream 'fetch': entry 3 has cycle 1, below cycle 3"
+    # a text trace whose line 4003 goes back, in the middle of a batch of
+    # 4096 entries (line 1 is the header)
+    {
+        echo "# simtrace text 1 stream=t type=d64"
+        awk 'BEGIN { for (i = 0; i < 5000; i++) printf "%d %d 0x400000 0x1000 0 0x0\n", i, (i == 4001 ? 7 : 100 + i) }'
+    } >t.txt
+    run "$PACK" --from text -o t.sim t.txt
+    expect_status 1
+    expect_output_has "simtrace-pack: t.txt: line 4003: cycles decrease within a stream: stream 't': entry 4001 has cycle 7"
+}

@@ -69,9 +69,9 @@ data_frame_offset() {
     # the same lackey log twice into one stream
     run "$PACK" -T1 --from lackey -o x.sim "$lk" "$lk"
     expect_status 1
-    # (the fetch stream meets the decrease first; an importer hands entries
-    # over in batches, so the place is the stream and entry, not a line)
-    expect_output_has "simtrace-pack: $lk: cycles decrease within a stream: stream 'fetch': entry 16655 has cycle 1, below cycle 16655 of the entry before it"
+    # (the fetch stream meets the decrease first, at the second log's
+    # first instruction line, line 6)
+    expect_output_has "simtrace-pack: $lk: line 6: cycles decrease within a stream: stream 'fetch': entry 16655 has cycle 1, below cycle 16655 of the entry before it"
     expect_output_has "--allow-cycle-reset keeps such entries"
     run "$CAT" --verify x.sim
     expect_status 0

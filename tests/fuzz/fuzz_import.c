@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *kind;
     st_error e = (data[0] >> 4) & 1 ? st_decomp_open(fd, st_import_is_text(fmt), &rfd, &z, &kind) : ST_OK;
     if (e == ST_OK)
-        e = st_import(fmt, rfd, &o, &(st_import_sink){&s, add, append}, &st, &d);
+        e = st_import(fmt, rfd, &o, &(st_import_sink){&s, add, append, NULL}, &st, &d);
     if (z && st_decomp_close(z, e != ST_OK, &d) != ST_OK)
         e = ST_E_CORRUPT;
     close(fd);
@@ -161,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int fd2 = fuzz_memfd(out.p ? out.p : (const uint8_t *)"", out.n);
         sink s2;
         memset(&s2, 0, sizeof s2);
-        if (st_import(fmt, fd2, NULL, &(st_import_sink){&s2, add, append}, &st, &d) != ST_OK)
+        if (st_import(fmt, fd2, NULL, &(st_import_sink){&s2, add, append, NULL}, &st, &d) != ST_OK)
             abort();
         close(fd2);
         if (s2.ns != s.ns)
@@ -193,7 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             int fd2 = fuzz_memfd(out.p, out.n);
             sink s2;
             memset(&s2, 0, sizeof s2);
-            if (st_import("text", fd2, NULL, &(st_import_sink){&s2, add, append}, &st, &d) != ST_OK || s2.ns != s.ns)
+            if (st_import("text", fd2, NULL, &(st_import_sink){&s2, add, append, NULL}, &st, &d) != ST_OK || s2.ns != s.ns)
                 abort();
             close(fd2);
             for (int i = 0; i < s.ns; i++) {
@@ -220,7 +220,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int fd2 = fuzz_memfd(out.p, out.n);
         sink s2;
         memset(&s2, 0, sizeof s2);
-        if (st_import("text", fd2, NULL, &(st_import_sink){&s2, add, append}, &st, &d) != ST_OK)
+        if (st_import("text", fd2, NULL, &(st_import_sink){&s2, add, append, NULL}, &st, &d) != ST_OK)
             abort();
         close(fd2);
         size_t esz = st_entry_size(s.type[0]);

@@ -125,7 +125,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    st_import_sink sink = {&k, add, append};
+    st_import_sink sink = {&k, add, append, NULL};
     st_import_stats st;
     st_diag d;
     st_diag_clear(&d);

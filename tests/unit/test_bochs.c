@@ -113,7 +113,7 @@ static st_error import_buf(const void *text, size_t len, int skip_bad, const cha
     }
     rewind(f);
     st_import_opts o = {.skip_bad = skip_bad, .prefix = prefix, .warn = c_warn, .warn_arg = k};
-    st_import_sink sink = {k, c_add, c_append};
+    st_import_sink sink = {k, c_add, c_append, NULL};
     st_diag_clear(d);
     st_error e = st_import_bochs(fileno(f), &o, &sink, st, d);
     fclose(f);
@@ -422,7 +422,7 @@ static void test_malformed(void)
         fflush(f);
         rewind(f);
         st_import_opts o = {.skip_bad = 0};
-        st_import_sink sink = {&k, c_add, c_append};
+        st_import_sink sink = {&k, c_add, c_append, NULL};
         CHECK(st_import_bochs(fileno(f), &o, &sink, &st, &d) == ST_E_WRITE);
         fclose(f);
     }
@@ -645,7 +645,7 @@ static void test_spaces(void)
     st_import_stats st;
     st_diag d;
     st_import_opts o = {.warn = c_warn, .warn_arg = &k, .split_cr3 = 1};
-    st_import_sink sink = {&k, c_add, c_append};
+    st_import_sink sink = {&k, c_add, c_append, NULL};
     FILE *f = tmpfile();
     CHECK(f && fwrite(spaces, 1, sizeof spaces - 1, f) == sizeof spaces - 1 && fflush(f) == 0);
     rewind(f);

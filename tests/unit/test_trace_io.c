@@ -114,7 +114,7 @@ static st_error imp(const char *fmt, const void *buf, size_t len, const st_impor
         return ST_E_INTERNAL;
     }
     m_init(m);
-    st_error e = st_import(fmt, fd, o, &(st_import_sink){m, m_add, m_append}, st, d);
+    st_error e = st_import(fmt, fd, o, &(st_import_sink){m, m_add, m_append, NULL}, st, d);
     fclose(f);
     return e;
 }
@@ -1238,7 +1238,7 @@ static int bench(const char *fmt, const char *path)
     st_diag d;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    st_error e = st_import(fmt, fd, NULL, &(st_import_sink){&n, null_add, null_append}, &st, &d);
+    st_error e = st_import(fmt, fd, NULL, &(st_import_sink){&n, null_add, null_append, NULL}, &st, &d);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     close(fd);
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
