@@ -470,9 +470,11 @@ static int repeats_first(int sig, const siginfo_t *si)
 static void on_stop(int sig, siginfo_t *si, void *context)
 {
     (void)context;
+    const int saved_errno = errno; /* the interrupted code may be about to read it */
     if (stop_sig) {
         if (!repeats_first(sig, si))
             on_signal(sig); /* asked twice: stop at once */
+        errno = saved_errno;
         return;
     }
     stop_sig = sig;
@@ -480,6 +482,7 @@ static void on_stop(int sig, siginfo_t *si, void *context)
     clock_gettime(CLOCK_MONOTONIC, &stop_when);
     if (stop_fd >= 0)
         stop_input(stop_fd);
+    errno = saved_errno;
 }
 
 void cli_stop_arm(void)

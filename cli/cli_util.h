@@ -141,7 +141,7 @@ void cli_out_abort(void);
  * temporary name), which a message says (--repair completes it).  The
  * same signal again from the process that sent the first, within a second,
  * is the same request (GNU timeout signals the program, then its process
- * group).  Worker threads never take these signals (frames/pool.c).
+ * group).  Library threads never take these signals (st_thread_create, common/st_io.c).
  */
 void cli_stop_arm(void);
 void cli_stop_input(int fd); /* -1: none; also the input -v measures */

@@ -1009,7 +1009,10 @@ int main(int argc, char **argv)
              * reader of its output made of the early end */
             st_diag zd;
             st_diag_clear(&zd);
-            st_error ze = st_decomp_close(dz, e != ST_OK && st_error_is_data(e), &zd);
+            /* a bad input is drained so that its error is the decompressor's
+             * where that found one; an input a signal ended is not: the
+             * upstream may never end */
+            st_error ze = st_decomp_close(dz, e != ST_OK && st_error_is_data(e) && !cli_stopped(), &zd);
             if (ze != ST_OK && e != ST_E_WRITE) {
                 if (e != ST_OK && !pk.quiet)
                     cli_report(e, &d, pk.in_name); /* what the damage did, then the damage */

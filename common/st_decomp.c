@@ -84,7 +84,7 @@ static ssize_t peek(int fd, uint8_t *p)
     if (!S_ISFIFO(st.st_mode))
         return -1;
     int t[2];
-    if (pipe(t) != 0)
+    if (pipe2(t, O_CLOEXEC) != 0)
         return -1;
     ssize_t got = -1;
     /* tee copies what the pipe holds now; the writer may not have written
@@ -423,11 +423,11 @@ st_error st_decomp_open(int fd, int lines, int *out, st_decomp **dp, const char 
         z->head_len = taken;
     }
     int p[2];
-    if (pipe(z->stop) != 0) {
+    if (pipe2(z->stop, O_CLOEXEC) != 0) {
         free(z);
         return ST_E_NOMEM;
     }
-    if (pipe(p) != 0) {
+    if (pipe2(p, O_CLOEXEC) != 0) {
         close_stop(z);
         free(z);
         return ST_E_NOMEM;

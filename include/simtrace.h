@@ -454,7 +454,9 @@ SIMTRACE_API int simtrace_reader_random_access(const simtrace_reader *r);
  * offset 99812 of 100000"); with 1 it is "".  -1 for NULL and for a
  * sequential reader, whose cursor reports a cut-off input at its end
  * (SIMTRACE_E_TRUNCATED, after the entries of the complete frames).
- * Decodes and reads nothing.
+ * Decodes and reads nothing.  The reader's message is replaced (as by any
+ * call on it), so a pointer from simtrace_reader_message then shows this
+ * call's text.
  */
 SIMTRACE_API int simtrace_reader_complete(simtrace_reader *r);
 

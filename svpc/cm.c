@@ -170,18 +170,6 @@ ST_INLINE st_error cm_field_miss(cm_io *io, const int ENC, vpc_set *sets, cm_mod
     return ST_OK;
 }
 
-/* CM_ACCOUNT: field f had id (its expected one exp, ns slots). */
-ST_INLINE void cm_count(cm_io *io, const int ENC, unsigned f, unsigned id, unsigned exp, unsigned ns)
-{
-    if (ENC != CM_ACCOUNT)
-        return;
-    svpc_pred_stats *a = io->acc;
-    a->coded[f]++;
-    a->hits[f] += id < ns;
-    a->expected[f] += id == exp && id < ns;
-    a->ids[f][id < SVPC_STATS_IDS ? id : SVPC_STATS_IDS - 1]++;
-}
-
 /* Ip-keyed field j of entry i (field cm_field(t, j)). */
 ST_INLINE st_error cm_field(cm_io *io, const int ENC, vpc_set *sets, cm_model *m, cm_state *s, st_entry_type t,
                             const unsigned j, const unsigned nf, unsigned rk, uint64_t *v, size_t i, st_diag *d)
@@ -217,7 +205,8 @@ ST_INLINE st_error cm_field(cm_io *io, const int ENC, vpc_set *sets, cm_model *m
     } else if (!ENC) {
         v[f] = field_slot(sets, f, FAM_CM, id) & cm_mask_T(f, t);
     }
-    cm_count(io, ENC, f, id, exp, ns);
+    if (ENC == CM_ACCOUNT)
+        svpc_stats_count_id(io->acc, f, id, exp, ns);
     if (ENC)
         vpc_set_count(&sets[f], id);
     field_update(sets, f, FAM_CM, v[f]);
@@ -260,7 +249,8 @@ ST_INLINE st_error cm_entry(cm_io *io, const int ENC, vpc_set *sets, cm_model *m
     } else if (!ENC) {
         v[F_IP] = field_slot(sets, F_IP, FAM_CM, id) & ipmask;
     }
-    cm_count(io, ENC, F_IP, id, eip, field_nslots(F_IP, FAM_CM));
+    if (ENC == CM_ACCOUNT)
+        svpc_stats_count_id(io->acc, F_IP, id, eip, field_nslots(F_IP, FAM_CM));
     if (ENC)
         vpc_set_count(&sets[F_IP], id);
     field_update(sets, F_IP, FAM_CM, v[F_IP]);
@@ -310,11 +300,12 @@ static void cm_state_init(cm_state *s)
 
 /* ---- frames ------------------------------------------------------------------ */
 
-/* The predictor sets and the model of codec id, fresh for a frame. */
-static st_error cm_ready(svpc_ctx *c, svpc_encoder id, cm_model **m)
+/* The predictor sets and the model, fresh for a frame (cm1's and cm's
+ * alike: one model for both, as svpc_ctx_memory() counts one). */
+static st_error cm_ready(svpc_ctx *c, cm_model **m)
 {
     RETURN_IF_ERROR(svpc_sets_ready(c, FAM_CM));
-    RETURN_IF_ERROR(svpc_model(c, id, sizeof(cm_model), (void **)m));
+    RETURN_IF_ERROR(svpc_model(c, SVPC_ENC_CM, sizeof(cm_model), (void **)m));
     cm_reset(*m);
     return ST_OK;
 }
@@ -414,14 +405,14 @@ static st_error pack_T(svpc_ctx *c, const svpc_params *p, st_entry_type t, unsig
 #define AS_CASE_ACCOUNT(T) \
     case T: return encode_T(c, m, CM_ACCOUNT, T, RC_COUNTED, raw, n, acc);
 
-#define DEFINE_CM(NAME, ID, RK)                                                                                    \
+#define DEFINE_CM(NAME, RK)                                                                                    \
     static st_error NAME##_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,        \
                                   const svpc_source *src, size_t *n, st_buf *out)                                \
     {                                                                                                             \
         (void)src;                                                                                                \
         const unsigned rk = RK;                                                                                   \
         cm_model *m;                                                                                              \
-        RETURN_IF_ERROR(cm_ready(c, ID, &m));                                                                     \
+        RETURN_IF_ERROR(cm_ready(c, &m));                                                                     \
         st_error e = ST_E_USAGE;                                                                                  \
         switch (t) {                                                                                              \
             CM_TYPES(AS_CASE_ENC)                                                                                 \
@@ -434,7 +425,7 @@ static st_error pack_T(svpc_ctx *c, const svpc_params *p, st_entry_type t, unsig
     {                                                                                                             \
         const unsigned rk = RK;                                                                                   \
         cm_model *m;                                                                                              \
-        RETURN_IF_ERROR(cm_ready(c, ID, &m));                                                                     \
+        RETURN_IF_ERROR(cm_ready(c, &m));                                                                     \
         switch (t) {                                                                                              \
             CM_TYPES(AS_CASE_DEC)                                                                                 \
         default: return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s does not code entries of type %s", #NAME,    \
@@ -442,13 +433,13 @@ static st_error pack_T(svpc_ctx *c, const svpc_params *p, st_entry_type t, unsig
         }                                                                                                         \
     }
 
-DEFINE_CM(cm1, SVPC_ENC_CM1, RC_TWO_RATE)
-DEFINE_CM(cm, SVPC_ENC_CM, RC_COUNTED)
+DEFINE_CM(cm1, RC_TWO_RATE)
+DEFINE_CM(cm, RC_COUNTED)
 
 st_error cm_account(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, svpc_pred_stats *acc)
 {
     cm_model *m;
-    RETURN_IF_ERROR(cm_ready(c, SVPC_ENC_CM, &m));
+    RETURN_IF_ERROR(cm_ready(c, &m));
     switch (t) {
         CM_MEM_TYPES(AS_CASE_ACCOUNT)
     default: return ST_E_USAGE;

@@ -221,6 +221,9 @@ class Stream:
                 out = np.zeros((len(picks),) + part.shape[1:], dtype=part.dtype)  # padding 0, as read()
             out[pos:pos + len(part)] = part
             pos += len(part)
+        if out is None or pos != len(picks):
+            raise SimtraceError(ERRORS["E_INTERNAL"], "the frames gave %d of the %d entries picked" % (
+                pos, len(picks)), self.name)
         return out[::-1] if picks.step < 0 else out
 
     def __getitem__(self, key):

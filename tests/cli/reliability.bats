@@ -747,3 +747,35 @@ kept_prefix() {
     kb=$(tail -n 1 rss)
     [[ -n ${SVPC_SANITIZED:-} ]] || ((kb < 140000)) || fail "peak RSS $kb KB"
 }
+
+@test "simtrace-pack stopped by SIGINT inside an entry of a compressed input ends at once, though the input's writer goes on" {
+    # the decompressing thread must be told to stop, not drained to the
+    # end of an upstream that may never end
+    real_of d64 20000 in.d64
+    head -c 7 /dev/zero >>in.d64
+    zstd -q -c in.d64 >in.zst
+    mkfifo fifo
+    local st=0 pid holder n
+    (cat in.zst && exec sleep 60) >fifo &
+    holder=$!
+    perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$PACK" -T1 --type d64 -o out.sim fifo 2>err &
+    pid=$!
+    wait_tmp_over 63
+    sleep 1
+    kill -INT $pid
+    for ((n = 0; n < 100; n++)); do
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 $pid 2>/dev/null; then
+        kill -KILL $pid $holder 2>/dev/null || true
+        fail "still running 10 s after SIGINT: $(cat err)"
+    fi
+    wait $pid || st=$?
+    kill $holder 2>/dev/null || true
+    wait $holder || true
+    ((st == 130)) || fail "exit $st: $(cat err)"
+    grep -q "interrupted inside an entry" err || fail "$(cat err)"
+    "$CAT" --verify out.sim >/dev/null || fail "not a complete container"
+    [[ $("$CAT" -q -l out.sim | awk 'NR == 2 { print $3 }') == 20000 ]] || fail "entries: $("$CAT" -q -l out.sim)"
+}
