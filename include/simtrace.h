@@ -661,6 +661,21 @@ SIMTRACE_API simtrace_error simtrace_cursor_peek(simtrace_cursor *c, const void 
  * NULL is allowed. */
 SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
 
+/* ============================================================================
+ * The advanced tier: what the programs (svpc-compress, svpc-decompress,
+ * simtrace-pack, simtrace-cat) need beyond the calls above.  Same rules as
+ * the rest of this header (errors, threads, lifetimes, reserved fields);
+ * every program is a client of this header only.
+ * ========================================================================== */
+
+/* ---- advanced: frames, pulled one at a time ------------------------------- */
+
+/* ---- advanced: recovery: salvage, and reading past damage ------------------ */
+
+/* ---- advanced: statistics --------------------------------------------------- */
+
+/* ---- advanced: packing: imports, concatenation, repair ---------------------- */
+
 #ifdef __cplusplus
 }
 #endif
