@@ -46,4 +46,49 @@ simtrace_error api_fail(char *msg, st_error e, const st_diag *d);
         errno = api_errno_;          \
     } while (0)
 
+/* ---- the writer (api_write.c), shared with concatenation (api_concat.c) ---- */
+
+/* What the writer holds per stream beyond the container writer. */
+typedef struct {
+    char name[ST_MAX_NAME + 1];
+    uint32_t vdata; /* id of its ".vdata" companion, UINT32_MAX before the first wide value */
+} api_wstream;
+
+struct simtrace_writer {
+    api_alloc al;
+    st_writer *w;
+    int fd, own_fd;
+    simtrace_write_io io;
+    svpc_params params; /* the profile's, for memory types */
+    int closed;
+    st_error failed;    /* sticky: a failure the container writer cannot recover from */
+    api_wstream *s;
+    uint32_t ns, cap;
+    char msg[API_MSG_MAX];
+};
+
+/* SIMTRACE_OK for a writer that may take more (open, not failed); else
+ * the error, with the message set. */
+simtrace_error api_writer_usable(simtrace_writer *w);
+
+/* A failure of the container writer: everything but a cycle out of order
+ * and a refused argument leaves w unusable.  Sets the message from e and
+ * d (NULL allowed); returns api_error(e). */
+simtrace_error api_writer_fail(simtrace_writer *w, st_error e, const st_diag *d);
+
+/* Add stream sp (its name not in w yet) and record it; *id its number. */
+simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint32_t *id);
+
+/*
+ * For simtrace-pack until its main uses the public writer: a handle over
+ * the container writer cw, which has no stream yet and stays the
+ * caller's (cw's streams and entries go through the handle's calls from
+ * then on; it is finished and freed by the caller, after
+ * api_writer_unwrap).  p: the second stage and level of frames the
+ * handle encodes.  Returns SIMTRACE_OK, SIMTRACE_E_USAGE, SIMTRACE_E_NOMEM.
+ */
+simtrace_error api_writer_wrap(simtrace_writer **w, st_writer *cw, const svpc_params *p);
+/* Free the handle of api_writer_wrap, not its container writer.  NULL allowed. */
+void api_writer_unwrap(simtrace_writer *w);
+
 #endif /* ST_API_INTERNAL_H */

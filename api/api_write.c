@@ -9,25 +9,6 @@
 #include "../formats/entry.h"
 #include "api_internal.h"
 
-/* What the writer holds per stream beyond the container writer. */
-typedef struct {
-    char name[ST_MAX_NAME + 1];
-    uint32_t vdata; /* id of its ".vdata" companion, UINT32_MAX before the first wide value */
-} api_wstream;
-
-struct simtrace_writer {
-    api_alloc al;
-    st_writer *w;
-    int fd, own_fd;
-    simtrace_write_io io;
-    svpc_params params; /* the profile's, for memory types */
-    int closed;
-    st_error failed;    /* sticky: a failure the container writer cannot recover from */
-    api_wstream *s;
-    uint32_t ns, cap;
-    char msg[API_MSG_MAX];
-};
-
 SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p)
 {
     if (!p)
@@ -143,7 +124,7 @@ SIMTRACE_API simtrace_error simtrace_writer_create_io(simtrace_writer **w, const
 }
 
 /* A writer that may take more: open, not failed. */
-static simtrace_error usable(simtrace_writer *w)
+simtrace_error api_writer_usable(simtrace_writer *w)
 {
     if (!w)
         return SIMTRACE_E_USAGE;
@@ -162,16 +143,16 @@ static simtrace_error usable(simtrace_writer *w)
 
 /* A failure of the container writer: everything but a cycle out of order
  * leaves it unusable. */
-static simtrace_error wfail(simtrace_writer *w, st_error e, const st_diag *d)
+simtrace_error api_writer_fail(simtrace_writer *w, st_error e, const st_diag *d)
 {
     if (e != ST_E_CYCLE_ORDER && e != ST_E_USAGE)
         w->failed = e;
     return api_fail(w->msg, e, d);
 }
 
-static simtrace_error add(simtrace_writer *w, const st_stream_spec *sp, uint32_t *id)
+simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint32_t *id)
 {
-    simtrace_error pe = usable(w);
+    simtrace_error pe = api_writer_usable(w);
     if (pe != SIMTRACE_OK)
         return pe;
     uint32_t dup;
@@ -195,7 +176,7 @@ static simtrace_error add(simtrace_writer *w, const st_stream_spec *sp, uint32_t
     uint32_t sid;
     st_error e = st_writer_add_stream_spec(w->w, sp, &sid);
     if (e != ST_OK)
-        return wfail(w, e, NULL);
+        return api_writer_fail(w, e, NULL);
     w->s[sid].vdata = UINT32_MAX;
     snprintf(w->s[sid].name, sizeof w->s[sid].name, "%s", sp->name);
     w->ns = sid + 1;
@@ -220,7 +201,7 @@ SIMTRACE_API simtrace_error simtrace_writer_add_stream(simtrace_writer *w, const
     sp.params = w->params;
     if (!svpc_encoder_supports(sp.params.encoder, sp.type))
         sp.params.encoder = SVPC_ENC_GENERIC;
-    return add(w, &sp, id);
+    return api_writer_add(w, &sp, id);
 }
 
 SIMTRACE_API simtrace_error simtrace_writer_add_user_stream(simtrace_writer *w, const char *name,
@@ -232,12 +213,12 @@ SIMTRACE_API simtrace_error simtrace_writer_add_user_stream(simtrace_writer *w, 
     st_stream_spec sp = {.name = name, .type = ST_TYPE_USER, .guid = guid, .entry_size = entry_size,
                          .type_name = type_name, .owner = UINT32_MAX};
     sp.params = (svpc_params){SVPC_ENC_GENERIC, w->params.stage, w->params.level};
-    return add(w, &sp, id);
+    return api_writer_add(w, &sp, id);
 }
 
 SIMTRACE_API simtrace_error simtrace_writer_write(simtrace_writer *w, uint32_t id, const void *entries, size_t count)
 {
-    simtrace_error pe = usable(w);
+    simtrace_error pe = api_writer_usable(w);
     if (pe != SIMTRACE_OK)
         return pe;
     if (id >= w->ns || (!entries && count)) {
@@ -247,13 +228,13 @@ SIMTRACE_API simtrace_error simtrace_writer_write(simtrace_writer *w, uint32_t i
     if (count == 0)
         return SIMTRACE_OK;
     st_error e = st_writer_append(w->w, id, entries, count);
-    return e == ST_OK ? SIMTRACE_OK : wfail(w, e, e == ST_E_CYCLE_ORDER ? st_writer_diag(w->w) : NULL);
+    return e == ST_OK ? SIMTRACE_OK : api_writer_fail(w, e, e == ST_E_CYCLE_ORDER ? st_writer_diag(w->w) : NULL);
 }
 
 SIMTRACE_API simtrace_error simtrace_writer_write_wide(simtrace_writer *w, uint32_t id, const void *entry,
                                                        const void *value, size_t len)
 {
-    simtrace_error pe = usable(w);
+    simtrace_error pe = api_writer_usable(w);
     if (pe != SIMTRACE_OK)
         return pe;
     if (id >= w->ns || !entry || !value || len == 0 || len > ST_VALUE_MAX)
@@ -278,7 +259,7 @@ SIMTRACE_API simtrace_error simtrace_writer_write_wide(simtrace_writer *w, uint3
         st_stream_spec sp = {.name = name, .type = ST_TYPE_VBLOCK, .owner = id};
         sp.params = (svpc_params){SVPC_ENC_GENERIC, w->params.stage, w->params.level};
         uint32_t vs;
-        simtrace_error ae = add(w, &sp, &vs);
+        simtrace_error ae = api_writer_add(w, &sp, &vs);
         if (ae != SIMTRACE_OK)
             return ae;
         w->s[id].vdata = vs;
@@ -308,21 +289,21 @@ SIMTRACE_API simtrace_error simtrace_writer_write_wide(simtrace_writer *w, uint3
 
 SIMTRACE_API simtrace_error simtrace_writer_flush(simtrace_writer *w)
 {
-    simtrace_error pe = usable(w);
+    simtrace_error pe = api_writer_usable(w);
     if (pe != SIMTRACE_OK)
         return pe;
     st_error e = st_writer_flush(w->w);
-    return e == ST_OK ? SIMTRACE_OK : wfail(w, e, NULL);
+    return e == ST_OK ? SIMTRACE_OK : api_writer_fail(w, e, NULL);
 }
 
 SIMTRACE_API simtrace_error simtrace_writer_close(simtrace_writer *w)
 {
-    simtrace_error pe = usable(w);
+    simtrace_error pe = api_writer_usable(w);
     if (pe != SIMTRACE_OK)
         return pe;
     st_error e = st_writer_finish(w->w);
     if (e != ST_OK)
-        return wfail(w, e, NULL);
+        return api_writer_fail(w, e, NULL);
     w->closed = 1;
     return SIMTRACE_OK;
 }

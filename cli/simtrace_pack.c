@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../api/api_internal.h"
 #include "../common/st_decomp.h"
 #include "../common/st_error.h"
 #include "../common/st_io.h"
@@ -129,9 +130,8 @@ typedef struct {
     const char *in_name; /* input being read, for messages */
     const char *out_name; /* the container, for messages */
     uint8_t enc_noted[65536]; /* note_kept_encoder() spoke of the stream */
-    /* --concat: the current input's streams mapped to output handles */
-    uint32_t map[65536];
-    uint8_t mapped[65536];
+    /* --concat: w through the public API (api_writer_wrap) */
+    simtrace_writer *sw;
     uint64_t base[65536]; /* output entries of each handle before this input */
     /* imports: what to add to the owner index of the blocks a vblock
      * stream receives (its owner stream's entries before this input) */
@@ -373,83 +373,30 @@ static st_error pack_import(packer *pk, const input *in, int fd, st_diag *d)
 
 /* ---- containers, copied frame by frame ---- */
 
-static st_error map_stream(packer *pk, st_reader *r, uint32_t id, uint32_t *out, st_diag *d, int depth)
+/* The st_diag of a place in a report of the public API, for cli_report. */
+static st_diag report_diag(uint64_t offset, uint64_t frame, uint64_t stream, const char *detail)
 {
-    if (pk->mapped[id]) {
-        *out = pk->map[id];
-        return ST_OK;
-    }
-    const st_stream_info *si = NULL;
-    for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-        if (st_reader_stream(r, i)->id == id)
-            si = st_reader_stream(r, i);
-    if (!si || depth > 1)
-        return st_diag_set(d, ST_E_BAD_STREAM, "stream %u: owner stream not declared", id);
-    st_stream_spec sp = {.name = si->name, .type = si->type, .guid = si->guid, .entry_size = si->entry_size,
-                         .type_name = si->type_name, .owner = UINT32_MAX, .header = si->header,
-                         .header_len = si->header_len};
-    sp.params = pk->p;
-    sp.params.encoder = (svpc_encoder)si->encoder;
-    if (si->type == ST_TYPE_VBLOCK && si->owner != UINT32_MAX)
-        RETURN_IF_ERROR(map_stream(pk, r, si->owner, &sp.owner, d, depth + 1));
-    uint32_t sid;
-    RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
-    uint16_t enc;
-    st_writer_stream_type(pk->w, sid, &enc, NULL);
-    if (enc != si->encoder)
-        return st_diag_set(d, ST_E_BAD_STREAM, "stream '%s': encoder %s here, %s in the output", si->name,
-                           svpc_encoder_name((svpc_encoder)si->encoder), svpc_encoder_name((svpc_encoder)enc));
-    st_write_stats ws;
-    st_writer_stats(pk->w, &ws);
-    pk->mapped[id] = 1;
-    pk->map[id] = sid;
-    *out = sid;
-    return ST_OK;
-}
-
-typedef struct {
-    packer *pk;
-    st_reader *r;
-    st_diag *d;
-} copy_ctx;
-
-static st_error copy_frame(void *arg, const st_stream_info *s, const st_frame_ref *f, const st_raw_frame *raw)
-{
-    copy_ctx *cc = arg;
-    packer *pk = cc->pk;
-    uint32_t sid;
-    RETURN_IF_ERROR(map_stream(pk, cc->r, s->id, &sid, cc->d, 0));
-    uint64_t shift = 0;
-    if (s->type == ST_TYPE_VBLOCK && s->owner != UINT32_MAX && pk->mapped[s->owner])
-        shift = pk->base[pk->map[s->owner]];
-    progress(pk, 0);
-    if (shift == 0)
-        return st_writer_copy_frame(pk->w, sid, f, raw);
-    RETURN_IF_ERROR(st_raw_frame_decode(s, f, raw, &pk->tmp, cc->d));
-    if (!shift_owners(pk->tmp.data, (size_t)f->count, shift))
-        return st_diag_set(cc->d, ST_E_TOO_LARGE, "stream '%s': owner index beyond 48 bits", s->name);
-    return st_writer_append(pk->w, sid, pk->tmp.data, (size_t)f->count);
+    st_diag d;
+    st_diag_clear(&d);
+    d.offset = offset;
+    d.frame = frame;
+    d.stream = stream;
+    snprintf(d.detail, sizeof d.detail, "%s", detail);
+    return d;
 }
 
 static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
 {
-    memset(pk->mapped, 0, sizeof pk->mapped);
-    /* entries each output stream held before this input */
-    for (uint32_t i = 0; i < 65536 && st_writer_stream_type(pk->w, i, NULL, NULL) != ST_TYPE_NONE; i++)
-        pk->base[i] = st_writer_stream_entries(pk->w, i);
-    copy_ctx cc = {pk, NULL, d};
-    st_read_opts ro = {.threads = threads, .frame_sink = copy_frame, .frame_arg = &cc};
-    st_reader *r;
-    RETURN_IF_ERROR(st_reader_new(&r, fd, &ro, d));
-    cc.r = r;
-    st_error e = st_reader_read_all(r, NULL, NULL, d);
-    /* streams without data frames exist in the output too */
-    for (unsigned i = 0; e == ST_OK && i < st_reader_stream_count(r); i++) {
-        uint32_t sid;
-        e = map_stream(pk, r, st_reader_stream(r, i)->id, &sid, d, 0);
-    }
-    st_reader_free(r);
-    return e;
+    simtrace_concat_params cp;
+    simtrace_concat_params_init(&cp);
+    cp.threads = threads;
+    cp.progress = progress_cb;
+    cp.progress_opaque = pk;
+    simtrace_concat_report rep;
+    simtrace_error e = simtrace_writer_concat_fd(pk->sw, fd, &cp, &rep);
+    if (e != SIMTRACE_OK)
+        *d = report_diag(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
+    return (st_error)e;
 }
 
 /* Parse --type: a built-in name or NAME:SIZE.  Returns 1, 0 if s is not
@@ -613,11 +560,12 @@ static int say_stopped(packer *pk, const char *out_name, int append)
 /*
  * --repair FILE [-o NEW]: the directory and footer of a container that has
  * none (cut off, an --append killed), rebuilt from its frame headers
- * (st_index_open scans them).  In place, the bytes after the last complete
- * frame, which hold no readable entry, are cut off; with -o, FILE is not
- * changed and NEW gets its complete frames with a new directory.
+ * (simtrace_repair_fd decides and writes; this says what it did).  In
+ * place, the bytes after the last complete frame, which hold no readable
+ * entry, are cut off; with -o, FILE is not changed and NEW gets its
+ * complete frames with a new directory.
  */
-static int repair_main(const char *file, const char *out_path, int force, int quiet, const st_write_opts *wo)
+static int repair_main(const char *file, const char *out_path, int force, int quiet)
 {
     int in_place = !out_path;
     int fd = open(file, in_place ? O_RDWR : O_RDONLY);
@@ -625,109 +573,67 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
         cli_msg("%s: cannot open: %s", file, strerror(errno));
         return EXIT_DATA;
     }
-    st_diag d;
-    st_diag_clear(&d);
-    st_index *ix;
-    st_error e = st_index_open(&ix, fd, &d);
-    if (e != ST_OK) {
-        close(fd);
-        return cli_report(e, &d, file);
-    }
-    uint64_t end;
-    int cut = st_index_recovered(ix, &end, NULL);
-    uint64_t lost = cut ? st_index_file_size(ix) - end : 0; /* bytes of no frame listed */
-    /* complete frames past a damaged header: a directory cannot list them
-     * (their sequence numbers would not follow), and cutting them off
-     * would destroy their entries */
-    uint64_t after = st_index_frames_after(ix);
-    if (after && in_place) {
-        cli_msg("%s: not repaired, nothing changed: a damaged or misplaced frame lies at byte offset %llu and complete frames "
-                "follow it from byte offset %llu, which a repair in place would cut off; 'simtrace-cat --salvage %s' "
-                "writes the entries of every intact frame, and '--repair %s -o NEW' the frames before the damage",
-                file, (unsigned long long)end, (unsigned long long)after, file, file);
-        st_index_free(ix);
-        close(fd);
-        return EXIT_DATA;
-    }
-    if (!cut && in_place) {
-        if (!quiet)
-            cli_msg("%s: its directory and footer are valid: nothing to repair", file);
-        st_index_free(ix);
-        close(fd);
-        return EXIT_OK;
-    }
-    int out_fd = fd, rc;
+    simtrace_repair_params rp;
+    simtrace_repair_params_init(&rp);
+    simtrace_repair_report rep;
+    simtrace_error e = SIMTRACE_OK;
+    int out_fd = -1, rc;
     if (!in_place) {
-        if ((rc = cli_out_open(out_path, force, 1, fd, &out_fd)) != EXIT_OK) {
-            st_index_free(ix);
+        /* NEW is created only for a container a repair can read */
+        rp.check_only = 1;
+        e = simtrace_repair_fd(fd, -1, &rp, &rep);
+        rp.check_only = 0;
+        if (e == SIMTRACE_OK && (rc = cli_out_open(out_path, force, 1, fd, &out_fd)) != EXIT_OK) {
             close(fd);
             return rc;
         }
-        /* the complete frames, byte for byte; the writer adds the end */
-        static uint8_t buf[1 << 16];
-        for (uint64_t off = 0; off < end && e == ST_OK;) {
-            size_t n = end - off < sizeof buf ? (size_t)(end - off) : sizeof buf;
-            ssize_t k = pread(fd, buf, n, (off_t)off);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0) {
-                d.offset = off;
-                e = k < 0 ? ST_E_READ : ST_E_TRUNCATED;
-                break;
-            }
-            e = st_write_all(out_fd, buf, (size_t)k);
-            off += (uint64_t)k;
-        }
-        if (e != ST_OK) {
-            st_index_free(ix);
-            close(fd);
-            cli_out_abort();
-            return cli_report(e, &d, e == ST_E_WRITE ? out_path : file);
-        }
     }
-    svpc_params p = {SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
-    st_write_opts o = *wo;
-    o.threads = 1;
-    st_writer *w;
-    e = st_writer_resume(&w, out_fd, &o, &p, ix);
-    int restored = 0;
-    if (e == ST_OK) {
-        e = st_writer_finish(w);
-        /* a repair in place that could not write its end (a full disk)
-         * leaves the file as it was, not with half a directory */
-        restored = e != ST_OK && in_place && st_writer_restore(w) == ST_OK;
-        st_writer_free(w);
-    }
-    uint64_t frames = st_index_frame_count(ix), entries = 0;
-    for (unsigned i = 0; i < st_index_stream_count(ix); i++)
-        entries += st_index_stream(ix, i)->entries;
-    st_index_free(ix);
-    if (e != ST_OK) {
+    if (e == SIMTRACE_OK)
+        e = simtrace_repair_fd(fd, out_fd, &rp, &rep);
+    if (rep.refused) {
+        cli_msg("%s: not repaired, nothing changed: a damaged or misplaced frame lies at byte offset %llu and complete frames "
+                "follow it from byte offset %llu, which a repair in place would cut off; 'simtrace-cat --salvage %s' "
+                "writes the entries of every intact frame, and '--repair %s -o NEW' the frames before the damage",
+                file, (unsigned long long)rep.frames_end, (unsigned long long)rep.frames_after, file, file);
         close(fd);
-        cli_out_abort();
-        st_diag_clear(&d); /* what the index said of the file is not where writing failed */
-        rc = cli_report(e, &d, in_place ? file : out_path);
-        if (restored)
+        return EXIT_DATA;
+    }
+    if (e != SIMTRACE_OK) {
+        close(fd);
+        if (out_fd >= 0)
+            cli_out_abort();
+        st_diag d = report_diag(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
+        rc = cli_report((st_error)e, &d, rep.output_failed && !in_place ? out_path : file);
+        if (rep.restored)
             cli_msg("%s: not repaired: the file is as it was before", file);
         return rc;
+    }
+    if (rep.complete && in_place) {
+        if (!quiet)
+            cli_msg("%s: its directory and footer are valid: nothing to repair", file);
+        close(fd);
+        return EXIT_OK;
     }
     if (in_place ? fsync(fd) != 0 || close(fd) != 0 : (close(fd), (rc = cli_out_commit()) != EXIT_OK)) {
         if (in_place)
             cli_msg("%s: write error: %s", file, strerror(errno));
         return EXIT_DATA;
     }
+    uint64_t after = rep.frames_after;
     if (!quiet || after) {
         char tail[4096 + 256] = ""; /* (a path and the words around it) */
         if (after)
             snprintf(tail, sizeof tail, "; left out: the %llu bytes from byte offset %llu, a damaged or misplaced frame and complete "
                      "frames from byte offset %llu on ('simtrace-cat --salvage %s' writes their entries)",
-                     (unsigned long long)lost, (unsigned long long)end, (unsigned long long)after, file);
-        else if (lost)
+                     (unsigned long long)rep.lost_bytes, (unsigned long long)rep.frames_end, (unsigned long long)after,
+                     file);
+        else if (rep.lost_bytes)
             snprintf(tail, sizeof tail, "; the %llu bytes from byte offset %llu, no complete frame, %s",
-                     (unsigned long long)lost, (unsigned long long)end, in_place ? "were cut off" : "were left out");
+                     (unsigned long long)rep.lost_bytes, (unsigned long long)rep.frames_end,
+                     in_place ? "were cut off" : "were left out");
         cli_msg("%s: %s: directory and footer written for %llu frames (%llu entries)%s", in_place ? file : out_path,
-                cut ? "repaired" : "copied, nothing to repair", (unsigned long long)frames,
-                (unsigned long long)entries, tail);
+                rep.complete ? "copied, nothing to repair" : "repaired", (unsigned long long)rep.frames,
+                (unsigned long long)rep.entries, tail);
     }
     return after ? EXIT_DATA : EXIT_OK;
 }
@@ -869,7 +775,7 @@ int main(int argc, char **argv)
             cli_msg("--repair writes in place, or into -o NEW; -c (standard output) cannot be used with it");
             return EXIT_USAGE;
         }
-        return repair_main(repair, out_path, force, pk.quiet, &wo);
+        return repair_main(repair, out_path, force, pk.quiet);
     }
     if (append && (out_path || stdout_given)) {
         cli_msg("--append writes into its container; %s cannot be used with it", out_path ? "-o" : "-c");
@@ -949,6 +855,8 @@ int main(int argc, char **argv)
         if ((rc = cli_out_open(out_path, force, 1, -1, &out_fd)) != EXIT_OK)
             return rc;
         e = st_writer_new(&pk.w, out_fd, &wo);
+        if (e == ST_OK && concat)
+            e = (st_error)api_writer_wrap(&pk.sw, pk.w, &pk.p);
     }
     const char *err_file = out_name;
     pk.out_name = out_name;
@@ -1067,6 +975,7 @@ int main(int argc, char **argv)
         restored = !kept && st_writer_restore(pk.w) == ST_OK;
         st_writer_stats(pk.w, &ws); /* the frames kept */
     }
+    api_writer_unwrap(pk.sw);
     st_writer_free(pk.w);
     st_buf_free(&pk.tmp);
     if (e != ST_OK) {

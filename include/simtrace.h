@@ -675,6 +675,178 @@ SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
 /* ---- advanced: statistics --------------------------------------------------- */
 
 /* ---- advanced: packing: imports, concatenation, repair ---------------------- */
+/* concatenation and repair */
+
+/*
+ * Concatenation: every stream of a container appended to a writer by
+ * copying its frames as they are, without decoding or encoding them (what
+ * simtrace-pack --concat does).  An input stream joins the writer's stream
+ * of the same name, which must have the same type, entry size and encoder
+ * (SIMTRACE_E_BAD_STREAM otherwise); streams of new names are added, with
+ * their type, encoder and stream header.  Wide values' block streams
+ * (vblock) follow their owner: their blocks name owner entries counted
+ * from the input's first, so where the owner already held entries the
+ * blocks' frames are decoded, renumbered and encoded again (the profile's
+ * second stage); every other frame is copied byte for byte.  Streams
+ * without frames are added too.  Frames are checked as they are read
+ * (header, sequence, payload checksum), not decoded: damage inside an
+ * encoder's data is copied as it is, and found by a later read.
+ */
+typedef struct simtrace_concat_params {
+    uint32_t threads;   /* threads checking the input's frames, 1..64; 0: 1 */
+    uint32_t reserved0;
+    /* Optional (NULL: none): called on the calling thread after each data
+     * frame is read, before it is copied (for a progress display; it may
+     * call simtrace_writer_entries on the writer, nothing else on it). */
+    void (*progress)(void *opaque);
+    void *progress_opaque;
+    uint64_t reserved[6]; /* zero */
+} simtrace_concat_params;
+
+/* Fill p with the defaults (1 thread, no progress callback).  Thread-safe. */
+SIMTRACE_API void simtrace_concat_params_init(simtrace_concat_params *p);
+
+/* What a concatenation copied, and where it stopped. */
+typedef struct simtrace_concat_report {
+    uint64_t frames;         /* data frames copied from the input */
+    uint64_t entries;        /* entries they hold */
+    uint64_t renumbered;     /* of them, block frames decoded and encoded again */
+    uint32_t streams;        /* streams the input declared */
+    uint32_t reserved0;
+    /* On failure: where, as far as known (SIMTRACE_UNKNOWN otherwise):
+     * the input's byte offset, the frame (with at_stream: its number in
+     * that stream; without: its ordinal in the input, from 0), the stream
+     * id in the input; detail says what, in words ("" if only the error
+     * value says it). */
+    uint64_t at_offset, at_frame, at_stream;
+    char detail[160];
+    uint64_t reserved[8];
+} simtrace_concat_report;
+
+/* A place or count not known (simtrace_concat_report, _repair_report). */
+#define SIMTRACE_UNKNOWN UINT64_MAX
+
+/*
+ * Append the container read from the input to w, as above.  The input is
+ * read once, sequentially, to its end, and checked as simtrace-cat
+ * --verify checks it, except the entries' encoding:
+ *   _path: a file, opened and closed here;
+ *   _fd:   any descriptor open for reading (a file, a pipe), read from its
+ *          current offset; not closed;
+ *   _io:   the read callback (simtrace_read_io), called on this thread.
+ * params NULL: the defaults.  *rep (NULL: not wanted) is filled on return,
+ * failure included.  w must not be closed; the call may be repeated with
+ * other inputs, and entries written to w between them.
+ * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (bad params, w NULL);
+ * SIMTRACE_E_STATE (w closed or failed); data errors of the input
+ * (SIMTRACE_E_BAD_MAGIC, _TRUNCATED when it ends early, _PAYLOAD_CRC...):
+ * the frames before the bad one are in w, which stays usable and closes
+ * into a valid trace of them; SIMTRACE_E_CYCLE_ORDER (w's params
+ * .check_cycles: a frame's cycles go below its stream's last: the frames
+ * before it are in w, which stays usable); SIMTRACE_E_BAD_STREAM (a stream
+ * of the same name but another type, size or encoder; the input's frames
+ * before it are in w, which stays usable); SIMTRACE_E_TOO_LARGE (an
+ * owner entry past 48 bits, or a format limit of w); SIMTRACE_E_READ (the
+ * input: after _path and _fd errno holds the system's reason);
+ * SIMTRACE_E_WRITE, SIMTRACE_E_NOMEM, SIMTRACE_E_THREAD (w then accepts
+ * only simtrace_writer_free).  simtrace_writer_message(w) says what and
+ * where after a failure.  Uses w as any call on it does (one thread at a
+ * time); the input's streams and frames are not kept after the call.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_concat_path(simtrace_writer *w, const char *path,
+                                                        const simtrace_concat_params *params,
+                                                        simtrace_concat_report *rep);
+SIMTRACE_API simtrace_error simtrace_writer_concat_fd(simtrace_writer *w, int fd, const simtrace_concat_params *params,
+                                                      simtrace_concat_report *rep);
+SIMTRACE_API simtrace_error simtrace_writer_concat_io(simtrace_writer *w, const simtrace_read_io *io,
+                                                      const simtrace_concat_params *params,
+                                                      simtrace_concat_report *rep);
+
+/*
+ * Repair: the directory and footer of a container that has none, or whose
+ * end is damaged (a file cut off by a crash or a full disk, a writer never
+ * closed, an append that did not finish), rebuilt from its frame headers
+ * (what simtrace-pack --repair does).  The frames kept are the complete
+ * ones from the start up to the first that is cut off or damaged; the
+ * bytes after them hold no entry that the frames before them do not.
+ * Complete frames that follow a damaged one cannot be listed (their
+ * sequence numbers would not follow): a repair in place refuses, since it
+ * would cut them off; a repair into a new file leaves them out and says
+ * where they are (simtrace-cat --salvage reads their entries).
+ */
+typedef struct simtrace_repair_params {
+    uint32_t check_only; /* 1: examine the file and fill the report (complete,
+                            frames, entries, frames_end, lost_bytes,
+                            frames_after); write and change nothing */
+    uint32_t reserved0;
+    uint64_t reserved[7]; /* zero */
+} simtrace_repair_params;
+
+/* Fill p with the defaults (a repair, not only a check).  Thread-safe. */
+SIMTRACE_API void simtrace_repair_params_init(simtrace_repair_params *p);
+
+/* What a repair found and did. */
+typedef struct simtrace_repair_report {
+    uint32_t complete;    /* 1: its directory and footer are valid: nothing to
+                             repair (into a new file it is copied as it is) */
+    uint32_t refused;     /* 1: in place, and complete frames follow damage:
+                             nothing changed (SIMTRACE_E_CORRUPT) */
+    uint32_t written;     /* 1: a directory and footer were written (in place,
+                             or to the new file) */
+    uint32_t restored;    /* 1: an in-place repair could not write its end (a
+                             full disk) and put the file back as it was */
+    uint32_t output_failed; /* 1: the failure was writing (in place: the file;
+                               else the new file), not reading the input */
+    uint32_t reserved0;
+    uint64_t frames;      /* frames (stream descriptors and data frames) kept */
+    uint64_t entries;     /* entries of all streams in them */
+    uint64_t file_size;   /* bytes of the input */
+    uint64_t frames_end;  /* byte offset where the frames kept end: the new
+                             directory's place (complete: the directory's) */
+    uint64_t lost_bytes;  /* bytes from frames_end to the end of the input,
+                             which the repair drops (0 when complete) */
+    uint64_t frames_after;/* byte offset of the first complete frame past the
+                             damage at frames_end; 0 if none */
+    /* On a failure reading the input: where, as simtrace_concat_report's
+     * (SIMTRACE_UNKNOWN otherwise) */
+    uint64_t at_offset, at_frame, at_stream;
+    char detail[160];
+    uint64_t reserved[8];
+} simtrace_repair_report;
+
+/*
+ * Repair the container at path, in place (out_path NULL: the bytes after
+ * the frames kept are cut off and the directory and footer written there,
+ * then the file is fsynced) or into out_path (created or truncated, mode
+ * 0666 before umask; path is not changed; removed again if the repair
+ * fails).  A complete container is left alone in place, and copied as it
+ * is into out_path.  params NULL: the defaults.  *rep (NULL: not wanted)
+ * is filled on return, failure included.
+ * Returns SIMTRACE_OK (rep->frames_after > 0 into a new file: it is a
+ * valid container, but complete frames past the damage were left out);
+ * SIMTRACE_E_CORRUPT (in place with frames after the damage: refused,
+ * rep->refused, nothing changed); SIMTRACE_E_USAGE (path NULL, out_path
+ * the same file as path); SIMTRACE_E_SEEK (not a regular file);
+ * SIMTRACE_E_BAD_MAGIC, _VERSION, _HEADER_CRC, _TRUNCATED (file header),
+ * _BAD_STREAM and other data errors of what cannot be repaired (a file
+ * header or a stream descriptor); SIMTRACE_E_READ; SIMTRACE_E_WRITE (in
+ * place, rep->restored says whether the file is as it was);
+ * SIMTRACE_E_NOMEM.  After _READ and _WRITE errno holds the system's
+ * reason.  Thread-safe for distinct files.
+ */
+SIMTRACE_API simtrace_error simtrace_repair(const char *path, const char *out_path,
+                                            const simtrace_repair_params *params, simtrace_repair_report *rep);
+
+/*
+ * The same on descriptors the caller opened and closes: fd is the
+ * container (a regular file; open for reading and writing to repair in
+ * place), out_fd the new file (open for writing, empty: the frames kept
+ * are written from its start), or -1 to repair in place.  Nothing is
+ * fsynced or closed here.  With params.check_only, out_fd is not used.
+ * Returns as simtrace_repair.
+ */
+SIMTRACE_API simtrace_error simtrace_repair_fd(int fd, int out_fd, const simtrace_repair_params *params,
+                                               simtrace_repair_report *rep);
 
 #ifdef __cplusplus
 }
