@@ -179,3 +179,13 @@ void api_free(const api_alloc *al, void *p)
     else
         free(p);
 }
+
+st_error api_read_io(void *arg, uint8_t *p, size_t n, size_t *got)
+{
+    const simtrace_read_io *io = arg;
+    int64_t k = io->read(io->opaque, p, n);
+    if (k < 0 || (uint64_t)k > n)
+        return ST_E_READ;
+    *got = (size_t)k;
+    return ST_OK;
+}

@@ -76,8 +76,7 @@ typedef struct {
     uint32_t nbase;  /* w's streams before this input */
     st_buf tmp;
     int writer_err;  /* the failure is the container writer's */
-    /* _io */
-    simtrace_read_io io;
+    simtrace_read_io io; /* _io: the caller's callback */
 } concat_ctx;
 
 /* The failure of a call on the container writer is noted: it decides
@@ -163,20 +162,6 @@ static st_error map_stream(concat_ctx *cc, uint32_t id, uint32_t *out, int depth
     return ST_OK;
 }
 
-/* Add shift to the owner index (the key) of n wide-value blocks in place;
- * 0 if an index would pass the 48 bits of an entry index. */
-static int renumber_blocks(uint8_t *blocks, size_t n, uint64_t shift)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint8_t *b = blocks + i * ST_VBLOCK_SIZE;
-        uint64_t key = st_load64(b), owner = (key & ST_CYCLE_MASK) + shift;
-        if (owner > ST_CYCLE_MASK)
-            return 0;
-        st_store64(b, (key & ~ST_CYCLE_MASK) | owner);
-    }
-    return 1;
-}
-
 static st_error copy_frame(void *arg, const st_stream_info *s, const st_frame_ref *f, const st_raw_frame *raw)
 {
     concat_ctx *cc = arg;
@@ -192,23 +177,13 @@ static st_error copy_frame(void *arg, const st_stream_info *s, const st_frame_re
         RETURN_IF_ERROR(by_writer(cc, st_writer_copy_frame(cc->w->w, sid, f, raw)));
     } else {
         RETURN_IF_ERROR(st_raw_frame_decode(s, f, raw, &cc->tmp, cc->d));
-        if (!renumber_blocks(cc->tmp.data, (size_t)f->count, shift))
+        if (!st_vblock_shift_owners(cc->tmp.data, (size_t)f->count, shift))
             return st_diag_set(cc->d, ST_E_TOO_LARGE, "stream '%s': owner index beyond 48 bits", s->name);
         RETURN_IF_ERROR(by_writer(cc, st_writer_append(cc->w->w, sid, cc->tmp.data, (size_t)f->count)));
         cc->rep->renumbered++;
     }
     cc->rep->frames++;
     cc->rep->entries += f->count;
-    return ST_OK;
-}
-
-static st_error concat_io_read(void *arg, uint8_t *p, size_t n, size_t *got)
-{
-    concat_ctx *cc = arg;
-    int64_t k = cc->io.read(cc->io.opaque, p, n);
-    if (k < 0 || (uint64_t)k > n)
-        return ST_E_READ;
-    *got = (size_t)k;
     return ST_OK;
 }
 
@@ -244,7 +219,7 @@ static simtrace_error concat(simtrace_writer *w, int fd, const simtrace_read_io 
         cc.base[i] = st_writer_stream_entries(w->w, i);
     st_buf_init(&cc.tmp, 0);
     st_read_opts ro = {.threads = pp->threads ? pp->threads : 1, .frame_sink = copy_frame, .frame_arg = &cc};
-    st_error e = io ? st_reader_new_in(&cc.r, concat_io_read, &cc, &ro, &d) : st_reader_new(&cc.r, fd, &ro, &d);
+    st_error e = io ? st_reader_new_in(&cc.r, api_read_io, &cc.io, &ro, &d) : st_reader_new(&cc.r, fd, &ro, &d);
     if (e == ST_OK) {
         e = st_reader_read_all(cc.r, NULL, NULL, &d);
         /* streams without data frames are added too */
@@ -254,10 +229,8 @@ static simtrace_error concat(simtrace_writer *w, int fd, const simtrace_read_io 
         }
         rep->streams = st_reader_stream_count(cc.r);
     }
-    st_reader_free(cc.r);
-    st_buf_free(&cc.tmp);
-    api_free(&w->al, cc.base);
-    api_free(&w->al, cc.map);
+    API_KEEP_ERRNO(st_reader_free(cc.r); st_buf_free(&cc.tmp); api_free(&w->al, cc.base);
+                   api_free(&w->al, cc.map));
     if (e == ST_OK)
         return SIMTRACE_OK;
     place_out(&d, &rep->at_offset, &rep->at_frame, &rep->at_stream, rep->detail, sizeof rep->detail);

@@ -36,6 +36,9 @@ simtrace_error api_error(st_error e);
  * api_error(e).  d may be NULL. */
 simtrace_error api_fail(char *msg, st_error e, const st_diag *d);
 
+/* The st_in_fn of a caller's read callback: arg is the simtrace_read_io. */
+st_error api_read_io(void *arg, uint8_t *p, size_t n, size_t *got);
+
 /* Run stmt (the cleanup of an open that failed: a free, a close) with
  * errno kept: the _path and _fd opens promise the system's reason of a
  * SIMTRACE_E_READ or _E_WRITE in errno, and cleanup must not overwrite it. */

@@ -77,16 +77,6 @@ SIMTRACE_API void simtrace_read_params_init(simtrace_read_params *p)
 
 /* ---- opening ---- */
 
-static st_error io_read(void *arg, uint8_t *p, size_t n, size_t *got)
-{
-    simtrace_reader *rd = arg;
-    int64_t k = rd->io.read(rd->io.opaque, p, n);
-    if (k < 0 || (uint64_t)k > n)
-        return ST_E_READ;
-    *got = (size_t)k;
-    return ST_OK;
-}
-
 /* Called by the reading thread (sequential reads). */
 static void on_stream(void *arg, const st_stream_info *s);
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f);
@@ -143,7 +133,7 @@ static simtrace_error open_reader(simtrace_reader **out, const char *path, int f
                            .on_stream = on_stream, .stream_arg = rd};
         if (io) {
             rd->io = *io;
-            e = st_reader_new_in(&rd->r, io_read, rd, &ro, &d);
+            e = st_reader_new_in(&rd->r, api_read_io, &rd->io, &ro, &d);
         } else {
             e = st_reader_new(&rd->r, rd->fd, &ro, &d);
         }

@@ -298,23 +298,6 @@ static st_error imp_add(void *arg, const st_stream_decl *decl, uint32_t *sid)
     return ST_OK;
 }
 
-/* Add shift to the owner index (the key) of n wide-value blocks in place;
- * 0 if an index would pass the 48 bits of an entry index (the blocks are
- * then partly rewritten).  The blocks of an input point at entries of
- * their owner stream counted from the input's first; in the output that
- * stream may already hold entries (earlier inputs, --append). */
-static int shift_owners(uint8_t *blocks, size_t n, uint64_t shift)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint8_t *b = blocks + i * ST_VBLOCK_SIZE;
-        uint64_t key = st_load64(b), owner = (key & ST_CYCLE_MASK) + shift;
-        if (owner > ST_CYCLE_MASK)
-            return 0;
-        st_store64(b, (key & ~ST_CYCLE_MASK) | owner);
-    }
-    return 1;
-}
-
 static st_error imp_append(void *arg, uint32_t sid, const void *entries, size_t n)
 {
     import_ctx *ic = arg;
@@ -324,7 +307,7 @@ static st_error imp_append(void *arg, uint32_t sid, const void *entries, size_t 
         /* the importer's buffer is its own: rewrite a copy */
         RETURN_IF_ERROR(st_buf_reserve(&pk->tmp, n * ST_VBLOCK_SIZE));
         memcpy(pk->tmp.data, entries, n * ST_VBLOCK_SIZE);
-        if (!shift_owners(pk->tmp.data, n, shift)) {
+        if (!st_vblock_shift_owners(pk->tmp.data, n, shift)) {
             cli_msg("%s: the owner index of a wide value would pass the 48 bits of an entry index", pk->in_name);
             return ST_E_TOO_LARGE;
         }

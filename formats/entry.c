@@ -50,6 +50,18 @@ st_entry_type st_entry_from_guid(const uint8_t guid[16])
     return ST_TYPE_NONE;
 }
 
+int st_vblock_shift_owners(uint8_t *blocks, size_t n, uint64_t shift)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *b = blocks + i * ST_VBLOCK_SIZE;
+        uint64_t key = st_load64(b), owner = (key & ST_CYCLE_MASK) + shift;
+        if (owner > ST_CYCLE_MASK)
+            return 0;
+        st_store64(b, (key & ~ST_CYCLE_MASK) | owner);
+    }
+    return 1;
+}
+
 void st_vblock_split(uint64_t owner, const uint8_t *value, size_t len, uint8_t *out)
 {
     for (size_t off = 0; off < len; off += ST_VBLOCK_BYTES, out += ST_VBLOCK_SIZE) {

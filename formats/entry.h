@@ -103,6 +103,12 @@ static inline size_t st_vblock_count(size_t len) { return (len + ST_VBLOCK_BYTES
 /* Write the st_vblock_count(len) blocks of a value of len bytes (1..ST_VALUE_MAX,
  * little-endian: value[0] least significant) owned by entry `owner` to out. */
 void st_vblock_split(uint64_t owner, const uint8_t *value, size_t len, uint8_t *out);
+/* Add shift to the owner index (the key) of n blocks in place: blocks
+ * that name owner entries counted from an input's first, moved behind the
+ * entries their owner stream already holds (simtrace-pack's imports,
+ * concatenation).  0 if an index would pass the 48 bits of an entry index
+ * (the blocks are then partly rewritten). */
+int st_vblock_shift_owners(uint8_t *blocks, size_t n, uint64_t shift);
 /* Short name ("d64", "vblock", "user"...), "?" if unknown. */
 const char *st_entry_name(st_entry_type t);
 /* Parse a short name; ST_TYPE_NONE if unknown. */
