@@ -533,6 +533,8 @@ esac
 exec "$PACK" "\$@"
 FAKE
     chmod +x fakepack
+    local before after
+    before=$(ls -d "${TMPDIR:-/tmp}"/bochs-trace.* 2>/dev/null | wc -l)
     BOCHS_TRACE_PACK="$PWD/fakepack" run "$TRACE" --workload grub --skip $GRUB_AT --instructions 200000 --jobs 2 -o f.sim
     expect_status 1
     local a=$((GRUB_AT + 50000)) b=$((GRUB_AT + 100000))
@@ -540,6 +542,8 @@ FAKE
     expect_output_has "  | fakepack: piece 2 refused"
     expect_output_has "bochs-trace: 1 of 4 pieces failed: f.sim is a complete container of piece 1 of 4, instructions $GRUB_AT to $((a - 1)); pieces 3-4 of 4, instructions $b to $((GRUB_AT + 199999))"
     expect_output_has "bochs-trace: missing: piece 2 of 4, instructions $a to $((b - 1)) (--skip $a --instructions 50000)"
+    after=$(ls -d "${TMPDIR:-/tmp}"/bochs-trace.* 2>/dev/null | wc -l)
+    [[ $after -le $before ]] || fail "temporary directories left: $after (before: $before)"
     # the reference without piece 2's range, stream by stream
     local s
     for s in $("$CAT" -q -l "$REF" | awk 'NR > 1 { print $1 }'); do
@@ -591,6 +595,10 @@ FAKE
     run "$TRACE" --skip $at --instructions 400000 --jobs 2 -o four.sim
     expect_status 0
     same_streams one.sim four.sim
+    # the joined container to standard output is the same bytes
+    run bash -c "'$TRACE' --skip $at --instructions 400000 --jobs 2 | cat >four.out"
+    expect_status 0
+    same four.sim four.out
     run "$TRACE" --skip $at --instructions 400000 --piece 3/4 -o p3.sim
     expect_status 0
     expect_output_has "bochs-trace: piece 3/4: the run ended at instruction "
