@@ -27,7 +27,9 @@ struct simtrace_reader {
     st_reader *r;
     simtrace_read_io io;
     simtrace_cursor *cur; /* the one cursor, NULL before it */
-    int cursor_made;
+    int cursor_made;      /* a cursor, or simtrace_reader_next_frame, reads the input */
+    int all_frames;       /* simtrace_reader_next_frame: every frame is decoded */
+    st_diag next_d;       /* the reader's own, through simtrace_reader_next_frame */
     /* the streams seen so far, with the frames and entries read of each */
     st_stream_info *seen;
     uint32_t nseen, capseen;
@@ -541,7 +543,7 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
             rd->seen[i].entries += f->count;
         }
     if (!c)
-        return 0;
+        return rd->all_frames;
     int dropped;
     int pick = st_seq_pick_frame(&c->pk, rd->r, s, &dropped);
     if (dropped) {
@@ -905,4 +907,40 @@ SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c)
     if (c->it_live)
         st_range_iter_free(&c->it);
     api_free(&r->al, c);
+}
+
+/* ---- advanced: frames ---- */
+
+SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtrace_frame *f)
+{
+    if (!r || !f)
+        return SIMTRACE_E_USAGE;
+    memset(f, 0, sizeof *f);
+    if (!r->r || (r->cursor_made && !r->all_frames)) {
+        snprintf(r->msg, sizeof r->msg, r->r ? "a sequential reader reads its input once: its cursor does"
+                                             : "this call reads sequentially (a pipe); a file has random access");
+        return SIMTRACE_E_STATE;
+    }
+    if (!r->cursor_made) {
+        r->cursor_made = 1;
+        r->all_frames = 1;
+        st_diag_clear(&r->next_d);
+    }
+    r->msg[0] = 0;
+    st_frame_out o;
+    st_error e;
+    /* (a frame of no entries would read as the end) */
+    while ((e = st_reader_next(r->r, &o, &r->next_d)) == ST_OK && o.s && !o.n)
+        ;
+    if (e != ST_OK)
+        return api_fail(r->msg, e, &r->next_d);
+    if (!o.s)
+        return SIMTRACE_OK;
+    for (uint32_t i = 0; i < r->nseen; i++)
+        if (r->seen[i].id == o.s->id)
+            f->index = i;
+    f->first_entry = o.first;
+    f->count = o.n;
+    f->entries = o.n ? o.entries : NULL;
+    return SIMTRACE_OK;
 }

@@ -681,6 +681,37 @@ SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
 
 /* ---- advanced: frames, pulled one at a time ------------------------------- */
 
+/* A decoded data frame of any stream (simtrace_reader_next_frame). */
+typedef struct simtrace_frame {
+    uint32_t index;       /* its stream (simtrace_reader_stream_info) */
+    uint32_t reserved0;
+    uint64_t first_entry; /* the index in the stream of its first entry */
+    uint64_t count;       /* its entries; 0 and entries NULL: the end */
+    const void *entries;  /* count x the stream's entry_size bytes, in the
+                             reader's buffer: valid until the next call on
+                             the reader or its free */
+    uint64_t reserved[4];
+} simtrace_frame;
+
+/*
+ * The next data frame of a sequential reader, of every stream, in file
+ * order, decoded and checked (as a cursor's): the whole input as
+ * svpc-decompress reads it.  Like a cursor, it reads the input on the
+ * caller's thread and keeps up to params.threads frames decoding on worker
+ * threads that block every signal; it is the reader's one way through its
+ * input: a reader that opened a cursor gives SIMTRACE_E_STATE here, and
+ * the reader takes no cursor after this call.  Streams are declared as
+ * their descriptors are read (simtrace_reader_stream_count grows).  At the
+ * end of a sound input *f says so (count 0, entries NULL); further calls
+ * give the end again.  Returns SIMTRACE_OK; SIMTRACE_E_STATE (a
+ * random-access reader, or a cursor was opened); SIMTRACE_E_USAGE (NULL
+ * argument); SIMTRACE_E_TRUNCATED (the input ends inside a frame or
+ * without directory and footer: every complete frame came before); data
+ * and I/O errors (simtrace_reader_message says what and where); each error
+ * stays: every later call returns it.  Not thread-safe on one reader.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtrace_frame *f);
+
 /* ---- advanced: recovery: salvage, and reading past damage ------------------ */
 
 /* ---- advanced: statistics --------------------------------------------------- */

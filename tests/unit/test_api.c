@@ -595,6 +595,14 @@ static void test_random_access(const char *path)
     simtrace_reader_free(r);
 }
 
+/* The bytes of the file at path (a check fails without them). */
+static uint8_t *slurp_checked(const char *path, size_t *len)
+{
+    uint8_t *p = slurp(path, len);
+    CHECK(p != NULL);
+    return p;
+}
+
 /* A child process writes len bytes at p into a pipe, `piece` bytes at a
  * time with a pause of pause_ns between them; *rfd: the pipe's end to read. */
 static pid_t feed_pipe(const uint8_t *p, size_t len, size_t piece, long pause_ns, int *rfd)
@@ -623,8 +631,7 @@ static pid_t feed_pipe(const uint8_t *p, size_t len, size_t piece, long pause_ns
 static void test_sequential(const char *path)
 {
     size_t len;
-    uint8_t *file = slurp(path, &len);
-    CHECK(file != NULL);
+    uint8_t *file = slurp_checked(path, &len);
     if (!file)
         return;
     int rfd;
@@ -761,6 +768,69 @@ static void test_sequential_default(void)
     }
 }
 
+/* simtrace_reader_next_frame: every frame of every stream of a pipe, in
+ * order; only on a sequential reader without a cursor. */
+static void test_next_frame(const char *path)
+{
+    size_t len;
+    uint8_t *file = slurp_checked(path, &len);
+    if (!file)
+        return;
+    simtrace_reader *r;
+    simtrace_frame f;
+    simtrace_cursor *c;
+    CHECK(simtrace_reader_open_path(&r, path, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_E_STATE && strstr(simtrace_reader_message(r), "random"));
+    CHECK(simtrace_reader_next_frame(r, NULL) == SIMTRACE_E_USAGE && simtrace_reader_next_frame(NULL, &f) ==
+          SIMTRACE_E_USAGE);
+    simtrace_reader_free(r);
+    simtrace_read_params rp;
+    simtrace_read_params_init(&rp);
+    rp.threads = 2;
+    int rfd;
+    pid_t pid = feed_pipe(file, len, len, 0, &rfd);
+    CHECK(simtrace_reader_open_fd(&r, rfd, &rp) == SIMTRACE_OK);
+    uint64_t next[4] = {0, 0, 0, 0};
+    int ok = 1;
+    simtrace_error e;
+    while ((e = simtrace_reader_next_frame(r, &f)) == SIMTRACE_OK && f.count) {
+        ok &= f.index < 4 && f.first_entry == next[f.index] && f.entries != NULL;
+        if (f.index == 0 && ok)
+            ok &= f.first_entry + f.count <= N_READ &&
+                  memcmp(f.entries, rd_raw + 32 * f.first_entry, (size_t)f.count * 32) == 0;
+        if (f.index == 1 && ok)
+            ok &= f.first_entry + f.count <= N_WRITE &&
+                  memcmp(f.entries, wr_raw + 32 * f.first_entry, (size_t)f.count * 32) == 0;
+        if (f.index < 4)
+            next[f.index] += f.count;
+    }
+    CHECK(e == SIMTRACE_OK && ok && f.entries == NULL && next[0] == N_READ && next[1] == N_WRITE &&
+          next[2] == 10 && next[3] > 0);
+    CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_OK && f.count == 0); /* the end stays */
+    CHECK(simtrace_cursor_open(&c, r, NULL, NULL) == SIMTRACE_E_STATE);
+    simtrace_reader_free(r);
+    close(rfd);
+    waitpid(pid, NULL, 0);
+    /* a cursor first: the frames are its */
+    memin m = {file, len, 0};
+    simtrace_read_io io = {mem_read, &m};
+    CHECK(simtrace_reader_open_io(&r, &io, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_cursor_open(&c, r, NULL, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_E_STATE);
+    simtrace_cursor_free(c);
+    simtrace_reader_free(r);
+    /* cut off: the complete frames, then SIMTRACE_E_TRUNCATED, which stays */
+    m = (memin){file, len / 2, 0};
+    CHECK(simtrace_reader_open_io(&r, &io, NULL) == SIMTRACE_OK);
+    uint64_t n = 0;
+    while ((e = simtrace_reader_next_frame(r, &f)) == SIMTRACE_OK && f.count)
+        n += f.count;
+    CHECK(e == SIMTRACE_E_TRUNCATED && n > 0 && simtrace_reader_message(r)[0] != 0);
+    CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_E_TRUNCATED);
+    simtrace_reader_free(r);
+    free(file);
+}
+
 /* A host's own SIGINT handler: where it ran. */
 static pthread_t host_thread;
 static volatile sig_atomic_t sig_hits, sig_foreign;
@@ -780,8 +850,7 @@ static void on_sigint(int sig)
 static void test_signals_while_reading(const char *path)
 {
     size_t len;
-    uint8_t *file = slurp(path, &len);
-    CHECK(file != NULL);
+    uint8_t *file = slurp_checked(path, &len);
     if (!file)
         return;
     host_thread = pthread_self();
@@ -882,6 +951,7 @@ int main(void)
     test_sequential(path);
     test_signals_while_reading(path);
     test_sequential_default();
+    test_next_frame(path);
 
     /* the reader's allocator: used, and everything given back */
     simtrace_read_params rp;
