@@ -583,9 +583,7 @@ static st_error resume_past_damage(int fd, const char *file, const char *name, u
 
 typedef struct {
     st_reader *r;
-    const char *want_name; /* NULL: choose the default stream */
-    uint32_t id;           /* chosen stream id */
-    int chosen;
+    st_seq_pick pk;        /* which stream is read (its rule: st_seq_pick_frame) */
     st_slicer sl;
     out_t *o;
     int list;
@@ -602,10 +600,7 @@ typedef struct {
     /* the chosen stream's frames, for range checks after a pipe is read */
     uint64_t frames_seen, last_key, last_time;
     int untimed;
-    /* on a pipe without --stream, the first stream is held back until a
-     * memory stream shows up (which replaces it) or the input ends */
-    int tentative;
-    uint32_t tid;
+    /* the entries of a stream held back (ST_PICK_HOLD) */
     st_buf hold;
     uint64_t hold_first;
     int hold_any;
@@ -623,7 +618,7 @@ static st_error value_none(void *arg, uint64_t index, const uint8_t **value, siz
     *value = NULL;
     *len = 0;
     for (unsigned i = 0; i < st_reader_stream_count(q->r); i++)
-        if (st_reader_stream(q->r, i)->type == ST_TYPE_VBLOCK && st_reader_stream(q->r, i)->owner == q->id) {
+        if (st_reader_stream(q->r, i)->type == ST_TYPE_VBLOCK && st_reader_stream(q->r, i)->owner == q->pk.id) {
             fprintf(stderr, "%s: %s: entry %" PRIu64 " has a wide value, which only a regular file (read through "
                             "its directory) can supply\n", cli_prog, q->file, index);
             q->said = 1;
@@ -631,14 +626,7 @@ static st_error value_none(void *arg, uint64_t index, const uint8_t **value, siz
         }
     return ST_OK;
 }
-/* The default stream: the only one, else the first memory stream, among
- * those declared so far (on a pipe later declarations cannot be known). */
 static const st_stream_info *reader_get(const void *r, unsigned i) { return st_reader_stream(r, i); }
-static const st_stream_info *default_stream(const st_reader *r)
-{
-    int i = st_default_stream(st_reader_stream_count(r), reader_get, r);
-    return i < 0 ? NULL : st_reader_stream(r, (unsigned)i);
-}
 
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
 {
@@ -653,38 +641,18 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
         q->lc[s->id] = f->last_cycle;
         return 0;
     }
-    if (!q->chosen) {
-        const st_stream_info *c = NULL;
-        if (q->want_name) {
-            for (unsigned i = 0; i < st_reader_stream_count(q->r); i++)
-                if (strcmp(st_reader_stream(q->r, i)->name, q->want_name) == 0)
-                    c = st_reader_stream(q->r, i);
-        } else {
-            /* on a pipe later streams are unknown: wait for a memory
-             * stream; frames of others before it are skipped */
-            c = default_stream(q->r);
-            if (c && !st_entry_is_memory(c->type))
-                c = NULL;
-        }
-        if (c) {
-            q->chosen = 1;
-            q->id = c->id;
-            if (q->tentative) {
-                q->tentative = 0;
-                q->hold.len = 0;
-                q->hold_any = 0;
-                q->frames_seen = 0;
-                q->untimed = 0;
-                /* losses so far were of the held stream, which is not written */
-                q->lost_frames = 0;
-                q->lost_entries = 0;
-            }
-        }
+    int dropped;
+    int pick = st_seq_pick_frame(&q->pk, q->r, s, &dropped);
+    if (dropped) {
+        q->hold.len = 0;
+        q->hold_any = 0;
+        q->frames_seen = 0;
+        q->untimed = 0;
+        /* losses so far were of the held stream, which is not written */
+        q->lost_frames = 0;
+        q->lost_entries = 0;
     }
-    if (!q->chosen && !q->want_name && st_reader_stream_count(q->r) && s->id == st_reader_stream(q->r, 0)->id) {
-        q->tentative = 1;
-        q->tid = s->id;
-    } else if (!q->chosen || s->id != q->id)
+    if (pick == ST_PICK_SKIP)
         return 0;
     q->frames_seen++;
     q->last_key = f->last_cycle;
@@ -694,8 +662,6 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
     /* skip frames that the range cannot touch */
     return st_range_wants_frame(&q->sl.rg, f);
 }
-
-#define SEQ_HOLD_MAX (64u << 20)
 
 /* Write entries of the chosen stream, starting the exporter first. */
 static st_error start_and_write(seq_t *q, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n)
@@ -722,7 +688,7 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
     st_diag d;
     st_diag_clear(&d);
     /* deliveries lag behind want(): a held stream may have been replaced */
-    if (q->chosen ? s->id != q->id : (!q->tentative || s->id != q->tid))
+    if (q->pk.chosen ? s->id != q->pk.id : (!q->pk.held || s->id != q->pk.hid))
         return ST_OK;
     st_error e = st_slice(&q->sl, s, first, p, n, &a, &b, &d);
     if (e != ST_OK) {
@@ -730,8 +696,8 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
         q->said = 1;
         return e;
     }
-    if (!q->chosen) {
-        /* held back (see seq_t.tentative), within a bound */
+    if (!q->pk.chosen) {
+        /* held back (ST_PICK_HOLD), within a bound */
         if (b > a && !q->hold_any) {
             q->hold_first = first + a;
             q->hold_any = 1;
@@ -744,7 +710,7 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
                     "stream, and read sequentially it is the default only if no memory stream is declared "
                     "after it, which is known only at the end of the input; more than %u MiB of it would "
                     "have to be held until then: name the stream with -s '%s'",
-                    q->file, s->name, s->type_name, SEQ_HOLD_MAX >> 20, s->name);
+                    q->file, s->name, s->type_name, (unsigned)(ST_SEQ_HOLD_MAX >> 20), s->name);
             q->said = 1;
             return ST_E_USAGE;
         }
@@ -760,11 +726,11 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
  * there stops a read that is not a salvage. */
 static int may_be_read(const seq_t *q, const st_stream_info *s)
 {
-    if (q->want_name)
-        return strcmp(s->name, q->want_name) == 0;
-    if (q->chosen)
-        return s->id == q->id;
-    return (q->tentative && s->id == q->tid) || st_entry_is_memory(s->type);
+    if (q->pk.name)
+        return strcmp(s->name, q->pk.name) == 0;
+    if (q->pk.chosen)
+        return s->id == q->pk.id;
+    return (q->pk.held && s->id == q->pk.hid) || st_entry_is_memory(s->type);
 }
 
 /* One stream's damage stays in its stream: a damaged frame of another
@@ -804,7 +770,7 @@ static st_error pipe_gap(seq_t *q, const st_stream_info *s, const st_frame_ref *
         return ST_OK;
     }
     const char *name = s ? s->name : "(undeclared)";
-    if (!s ? !q->chosen : may_be_read(q, s)) {
+    if (!s ? !q->pk.chosen : may_be_read(q, s)) {
         /* (the declaration of the stream asked for may have been lost) */
         if (s)
             cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the damaged bytes %" PRIu64
@@ -852,7 +818,7 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
     }
     if (f->ordinal == ST_DIAG_UNKNOWN) {
         /* frames that lay in bytes passed over */
-        if (q->chosen ? s->id == q->id : q->tentative && s->id == q->tid) {
+        if (q->pk.chosen ? s->id == q->pk.id : q->pk.held && s->id == q->pk.hid) {
             q->lost_frames += f->seq;
             q->lost_entries += f->count;
         }
@@ -862,9 +828,9 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
                     f->first_entry + f->count - 1, s->name);
         return ST_OK;
     }
-    /* a held stream (see seq_t.tentative) becomes the output when no
+    /* a held stream (ST_PICK_HOLD) becomes the output when no
      * memory stream follows, so its losses count until it is replaced */
-    if (q->chosen ? s->id == q->id : q->tentative && s->id == q->tid) {
+    if (q->pk.chosen ? s->id == q->pk.id : q->pk.held && s->id == q->pk.hid) {
         q->lost_frames++;
         q->lost_entries += f->count;
     }
@@ -1227,7 +1193,7 @@ sequential:;
     /* sequential: a pipe, --verify, --salvage, --list of a pipe, a whole stream */
     seq_t q;
     memset(&q, 0, sizeof q);
-    q.want_name = stream;
+    q.pk.name = stream;
     st_slicer_init(&q.sl, &rg.r, rg.r.lo, rg.r.hi);
     q.o = &o;
     q.list = list;
@@ -1235,7 +1201,7 @@ sequential:;
     q.quiet = quiet;
     q.file = in_name;
     q.format = raw ? NULL : format;
-    st_buf_init(&q.hold, SEQ_HOLD_MAX);
+    st_buf_init(&q.hold, ST_SEQ_HOLD_MAX);
     q.stored = list ? calloc(3 * 65536, sizeof *q.stored) : NULL;
     q.fc = q.stored ? q.stored + 65536 : NULL;
     q.lc = q.stored ? q.stored + 2 * 65536 : NULL;
@@ -1266,14 +1232,14 @@ sequential:;
         rg.r.kind == R_NONE) {
         e = resume_past_damage(in_fd, in_name, stream, q.written_end, &o, q.format, quiet, e, &d);
         if (e == ST_OK)
-            q.chosen = 1; /* the stream was read, through the directory */
+            q.pk.chosen = 1; /* the stream was read, through the directory */
     }
     int status = EXIT_OK;
     if (e != ST_OK && q.said)
         status = cli_status(e);
     else if (e != ST_OK)
         status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
-    if (e == ST_OK && !list && !verify && !q.chosen && stream) {
+    if (e == ST_OK && !list && !verify && !q.pk.chosen && stream) {
         /* a stream without data frames: nothing went by, but it exists */
         const st_stream_info *s = NULL;
         for (unsigned i = 0; i < st_reader_stream_count(r); i++)
@@ -1283,22 +1249,20 @@ sequential:;
             cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
             status = EXIT_DATA;
         } else {
-            q.chosen = 1;
-            q.id = s->id;
+            q.pk.chosen = 1;
+            q.pk.id = s->id;
             if (q.format)
                 e = start_and_write(&q, s, 0, NULL, 0);
             if (e != ST_OK)
                 status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
         }
     }
-    if (e == ST_OK && !list && !verify && !q.chosen && q.tentative) {
+    if (e == ST_OK && !list && !verify && st_seq_pick_end(&q.pk)) {
         /* no memory stream came: the first stream it is */
         const st_stream_info *s = NULL;
         for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (st_reader_stream(r, i)->id == q.tid)
+            if (st_reader_stream(r, i)->id == q.pk.id)
                 s = st_reader_stream(r, i);
-        q.chosen = 1;
-        q.id = q.tid;
         if (s && q.hold_any)
             e = start_and_write(&q, s, q.hold_first, q.hold.data, q.hold.len / s->entry_size);
         else if (s && q.format)
@@ -1306,16 +1270,16 @@ sequential:;
         if (e != ST_OK)
             status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
     }
-    if (e == ST_OK && q.chosen && rg.r.kind == R_TIME && q.untimed) {
-        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.id));
+    if (e == ST_OK && q.pk.chosen && rg.r.kind == R_TIME && q.untimed) {
+        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.pk.id));
         status = EXIT_USAGE;
-    } else if (e == ST_OK && q.chosen && (rg.r.kind == R_TIME || rg.r.kind == R_CYCLES)) {
-        note_window_past_end(in_name, &rg, chosen_name(r, q.id), q.frames_seen,
+    } else if (e == ST_OK && q.pk.chosen && (rg.r.kind == R_TIME || rg.r.kind == R_CYCLES)) {
+        note_window_past_end(in_name, &rg, chosen_name(r, q.pk.id), q.frames_seen,
                              rg.r.kind == R_TIME ? q.last_time : q.last_key);
     }
-    if (e == ST_OK && rg.r.kind == R_ENTRIES && q.chosen) {
+    if (e == ST_OK && rg.r.kind == R_ENTRIES && q.pk.chosen) {
         for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (st_reader_stream(r, i)->id == q.id)
+            if (st_reader_stream(r, i)->id == q.pk.id)
                 note_entries_past_end(in_name, &rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
     }
     if (list && (e == ST_OK || salvage)) {
@@ -1348,8 +1312,8 @@ sequential:;
         st_exporter_free(o.x);
         o.x = NULL;
     }
-    if (salvage && want_out && q.chosen)
-        cat_salvage_note(&mo, r, q.id);
+    if (salvage && want_out && q.pk.chosen)
+        cat_salvage_note(&mo, r, q.pk.id);
     if (salvage && status != EXIT_USAGE) {
         /* read sequentially, a stop leaves the rest unknown: say so, with
          * where, rather than let the count above pass for the whole loss */

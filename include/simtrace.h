@@ -403,8 +403,9 @@ SIMTRACE_API void simtrace_read_params_init(simtrace_read_params *p);
 /*
  * Caller-supplied input, read sequentially.  read puts up to size bytes at
  * buf and returns how many (0: end of input), or -1 on failure.  Called
- * from the reader's own thread while a cursor pulls entries, never from
- * two threads at once.  The struct is copied.
+ * inside simtrace_reader_open_io and the cursor calls, on the thread that
+ * makes them (the library starts no thread of its own to read).  The
+ * struct is copied.
  */
 typedef struct simtrace_read_io {
     int64_t (*read)(void *opaque, void *buf, size_t size);
@@ -614,13 +615,22 @@ typedef struct simtrace_range {
  * stream, see simtrace_reader_find_stream), the entries that range selects
  * (NULL: all).  On a random-access reader it decodes only the frames the
  * range needs; several cursors may be open on one reader (used by one
- * thread at a time).  On a sequential reader it starts reading the input
- * and returns when the stream is declared (its frames are decoded by
- * params.threads threads, other streams' frames are skipped undecoded);
- * one cursor per sequential reader, and its entries can be read once.
- * Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND (no such stream; on a
- * sequential reader also: no memory stream for name NULL);
- * SIMTRACE_E_USAGE (bad range; a cycle range on a type without cycles);
+ * thread at a time).  On a sequential reader the cursor calls read the
+ * input, on the caller's thread (the library starts no reading thread;
+ * params.threads > 1 decode frames on worker threads that block every
+ * signal, so a host's signal handlers run on its own threads); other
+ * streams' frames are skipped undecoded; one cursor per sequential reader,
+ * and its entries can be read once.  It returns once the first frame of
+ * the stream is read, or the input's end.  The default stream read
+ * sequentially is the one a file has (simtrace-cat on a pipe reads the
+ * same): the first memory stream, even one declared after other frames;
+ * when the first stream is not a memory stream, its entries are held back
+ * until a memory stream is declared (which replaces it) or the input ends
+ * (then it is the stream read); more than 64 MiB of them to hold gives
+ * SIMTRACE_E_USAGE: name the stream.
+ * Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND (no such stream, or none);
+ * SIMTRACE_E_USAGE (bad range; a cycle range on a type without cycles;
+ * the held stream above);
  * SIMTRACE_E_CYCLE_ORDER, SIMTRACE_E_UNSUPPORTED (random access: the
  * stream's cycles decrease, or it has no ordered times); SIMTRACE_E_STATE
  * (a second cursor on a sequential reader); data and I/O errors;
@@ -655,9 +665,10 @@ SIMTRACE_API simtrace_error simtrace_cursor_next(simtrace_cursor *c, void *buf, 
 SIMTRACE_API simtrace_error simtrace_cursor_peek(simtrace_cursor *c, const void **entries, uint64_t *count,
                                                  uint64_t *first);
 
-/* Release the cursor.  On a sequential reader this stops its reading
- * thread, which first finishes the read call it is in (on a pipe: waits
- * for the next bytes or the end); the reader then takes no other cursor.
+/* Release the cursor.  It returns at once: a sequential reader's input is
+ * read only inside the cursor calls, on the caller's thread, so nothing is
+ * left waiting on it (its decoder threads, if params.threads > 1, stay
+ * until simtrace_reader_free); the reader then takes no other cursor.
  * NULL is allowed. */
 SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
 
@@ -669,6 +680,37 @@ SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
  * ========================================================================== */
 
 /* ---- advanced: frames, pulled one at a time ------------------------------- */
+
+/* A decoded data frame of any stream (simtrace_reader_next_frame). */
+typedef struct simtrace_frame {
+    uint32_t index;       /* its stream (simtrace_reader_stream_info) */
+    uint32_t reserved0;
+    uint64_t first_entry; /* the index in the stream of its first entry */
+    uint64_t count;       /* its entries; 0 and entries NULL: the end */
+    const void *entries;  /* count x the stream's entry_size bytes, in the
+                             reader's buffer: valid until the next call on
+                             the reader or its free */
+    uint64_t reserved[4];
+} simtrace_frame;
+
+/*
+ * The next data frame of a sequential reader, of every stream, in file
+ * order, decoded and checked (as a cursor's): the whole input as
+ * svpc-decompress reads it.  Like a cursor, it reads the input on the
+ * caller's thread and keeps up to params.threads frames decoding on worker
+ * threads that block every signal; it is the reader's one way through its
+ * input: a reader that opened a cursor gives SIMTRACE_E_STATE here, and
+ * the reader takes no cursor after this call.  Streams are declared as
+ * their descriptors are read (simtrace_reader_stream_count grows).  At the
+ * end of a sound input *f says so (count 0, entries NULL); further calls
+ * give the end again.  Returns SIMTRACE_OK; SIMTRACE_E_STATE (a
+ * random-access reader, or a cursor was opened); SIMTRACE_E_USAGE (NULL
+ * argument); SIMTRACE_E_TRUNCATED (the input ends inside a frame or
+ * without directory and footer: every complete frame came before); data
+ * and I/O errors (simtrace_reader_message says what and where); each error
+ * stays: every later call returns it.  Not thread-safe on one reader.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtrace_frame *f);
 
 /* ---- advanced: recovery: salvage, and reading past damage ------------------ */
 
