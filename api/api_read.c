@@ -183,6 +183,10 @@ SIMTRACE_API int simtrace_reader_random_access(const simtrace_reader *r) { retur
 
 SIMTRACE_API const char *simtrace_reader_message(const simtrace_reader *r) { return r ? r->msg : ""; }
 
+st_index *api_reader_index(simtrace_reader *r) { return r->ix; }
+
+char *api_reader_msg(simtrace_reader *r) { return r->msg; }
+
 SIMTRACE_API int simtrace_reader_complete(simtrace_reader *r)
 {
     if (!r || !r->ix)

@@ -382,20 +382,6 @@ static int64_t mem_read(void *opaque, void *buf, size_t n)
     return (int64_t)k;
 }
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc((size_t)len + 1);
-    *n = fread(p, 1, (size_t)len, f);
-    fclose(f);
-    return p;
-}
-
 /* The whole of a cursor (or its first DRAIN_MAX entries, if fewer), in
  * pieces of `room` entries, checked against want[first..]; returns the
  * entries read. */
@@ -596,7 +582,7 @@ static void test_random_access(const char *path)
 static void test_sequential(const char *path)
 {
     size_t len;
-    uint8_t *file = slurp(path, &len);
+    uint8_t *file = check_slurp(path, &len);
     CHECK(file != NULL);
     if (!file)
         return;
@@ -744,7 +730,7 @@ int main(void)
     CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
     simtrace_writer_free(w);
     size_t n1, n3;
-    uint8_t *b1 = slurp(path, &n1), *b3 = slurp(path3, &n3);
+    uint8_t *b1 = check_slurp(path, &n1), *b3 = check_slurp(path3, &n3);
     CHECK(b1 && b3 && n1 == n3 && n1 == mb.n && memcmp(b1, b3, n1) == 0 && memcmp(b1, mb.p, n1) == 0);
     free(b1);
     free(b3);
@@ -772,7 +758,7 @@ int main(void)
 
     /* a file cut off (no directory): read through its frame headers */
     size_t len;
-    uint8_t *whole = slurp(path, &len);
+    uint8_t *whole = check_slurp(path, &len);
     FILE *cut = fopen(path3, "wb");
     fwrite(whole, 1, len / 2, cut);
     fclose(cut);
