@@ -755,7 +755,9 @@ typedef struct simtrace_salvage_report {
  * (SIMTRACE_DAMAGE_FRAME) as it is met, in the same order, and the
  * stream's frame cut off at the end of a file without directory last
  * (SIMTRACE_DAMAGE_CUT).  damage_fn may be NULL.  Both are called on the
- * calling thread, one at a time, from inside this call only.  Every entry
+ * calling thread, one at a time, from inside this call only, and may call
+ * the calls that take r const (simtrace_reader_stream_info, _stream_count,
+ * _find_stream), nothing else on r.  Every entry
  * delivered is checked against its stored checksum (unless
  * params.ignore_check); params.memlimit applies, and a frame above it
  * stops the salvage (SIMTRACE_DAMAGE_STOP), as it is not damaged.
