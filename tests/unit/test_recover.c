@@ -264,6 +264,12 @@ static void test_no_directory(const char *path, const char *dir)
     CHECK(simtrace_reader_open_path(&r, cut, NULL) == SIMTRACE_OK);
     CHECK(simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && ri.complete == 0 && ri.reason[0] != 0 &&
           ri.frames_end == fi.offset && ri.file_size == fi.offset + fi.stored_bytes / 2 && ri.frames_after == 0);
+    /* simtrace_reader_complete says the same in words */
+    char words[512];
+    snprintf(words, sizeof words, "no valid directory and footer (%s): read through its frame headers, %llu complete "
+             "data frames (%llu entries) up to byte offset %llu of %llu", ri.reason, (unsigned long long)ri.frames,
+             (unsigned long long)ri.entries, (unsigned long long)ri.frames_end, (unsigned long long)ri.file_size);
+    CHECK(simtrace_reader_complete(r) == 0 && strncmp(simtrace_reader_message(r), words, strlen(words)) == 0);
     CHECK(simtrace_salvage(r, NULL, got_entries, got_damage, &g, &rep) == SIMTRACE_OK);
     CHECK(rep.no_directory && rep.cut_off && rep.cut_offset == fi.offset && rep.cut_first_entry == fi.first_entry &&
           rep.cut_entries == fi.entries && rep.frames_lost == 1 && rep.entries_salvaged == fi.first_entry);
