@@ -36,6 +36,12 @@ simtrace_error api_error(st_error e);
  * api_error(e).  d may be NULL. */
 simtrace_error api_fail(char *msg, st_error e, const st_diag *d);
 
+/* The parts of a reader (api_read.c) that the recovery calls
+ * (api_recover.c) use: its index (NULL for a sequential reader) and its
+ * message buffer (API_MSG_MAX bytes). */
+st_index *api_reader_index(simtrace_reader *r);
+char *api_reader_msg(simtrace_reader *r);
+
 /* Run stmt (the cleanup of an open that failed: a free, a close) with
  * errno kept: the _path and _fd opens promise the system's reason of a
  * SIMTRACE_E_READ or _E_WRITE in errno, and cleanup must not overwrite it. */

@@ -13,6 +13,7 @@
 #include "../common/st_io.h"
 #include "../formats/entry.h"
 #include "../frames/range.h"
+#include "../frames/recover.h"
 #include "api_internal.h"
 
 struct simtrace_reader {
@@ -175,33 +176,32 @@ SIMTRACE_API int simtrace_reader_random_access(const simtrace_reader *r) { retur
 
 SIMTRACE_API const char *simtrace_reader_message(const simtrace_reader *r) { return r ? r->msg : ""; }
 
+st_index *api_reader_index(simtrace_reader *r) { return r->ix; }
+
+char *api_reader_msg(simtrace_reader *r) { return r->msg; }
+
 SIMTRACE_API int simtrace_reader_complete(simtrace_reader *r)
 {
     if (!r || !r->ix)
         return -1; /* a sequential reader meets the end at the cursor's end */
     r->msg[0] = 0;
-    uint64_t end;
-    st_diag why;
-    if (!st_index_recovered(r->ix, &end, &why))
+    st_recovery rc;
+    st_index_recovery(r->ix, &rc);
+    if (!rc.recovered)
         return 1;
     const st_frame_ref *cut = st_index_cut_frame(r->ix);
     const char *cut_stream = "?";
-    uint64_t entries = 0, frames = 0;
-    for (unsigned i = 0; i < st_index_stream_count(r->ix); i++) {
-        const st_stream_info *s = st_index_stream(r->ix, i);
-        entries += s->entries;
-        frames += s->frames;
-        if (cut && s->id == cut->stream)
-            cut_stream = s->name;
-    }
+    for (unsigned i = 0; cut && i < st_index_stream_count(r->ix); i++)
+        if (st_index_stream(r->ix, i)->id == cut->stream)
+            cut_stream = st_index_stream(r->ix, i)->name;
     int n = snprintf(r->msg, sizeof r->msg, "no valid directory and footer (%.160s): read through its frame "
                      "headers, %" PRIu64 " complete data frame%s (%" PRIu64 " entries) up to byte offset %" PRIu64
-                     " of %" PRIu64, why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), frames,
-                     frames == 1 ? "" : "s", entries, end, st_index_file_size(r->ix));
+                     " of %" PRIu64, rc.why.detail, rc.frames, rc.frames == 1 ? "" : "s", rc.entries, rc.frames_end,
+                     rc.file_size);
     size_t room = n >= 0 && (size_t)n < sizeof r->msg ? sizeof r->msg - (size_t)n : 0;
-    if (room && st_index_frames_after(r->ix))
+    if (room && rc.frames_after)
         snprintf(r->msg + n, room, "; complete frames from byte offset %" PRIu64 " on, after a damaged one, are not "
-                 "read", st_index_frames_after(r->ix));
+                 "read", rc.frames_after);
     else if (room && cut)
         snprintf(r->msg + n, room, "; entries %" PRIu64 "..%" PRIu64 " of stream '%.255s' are in the frame cut off "
                  "there", cut->first_entry, cut->first_entry + cut->count - 1, cut_stream);

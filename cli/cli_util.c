@@ -3,6 +3,7 @@
 
 #include "../common/st_io.h"
 #include "../frames/frame_format.h"
+#include "../frames/recover.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -754,16 +755,16 @@ void cli_say_cut_loss(const char *file, const st_frame_ref *c, const char *strea
 
 void cli_note_recovered(const st_index *ix, const char *file)
 {
-    uint64_t end;
-    st_diag why;
-    if (!st_index_recovered(ix, &end, &why))
-        return;
-    uint64_t entries = 0, frames = 0;
-    for (unsigned i = 0; i < st_index_stream_count(ix); i++) {
-        entries += st_index_stream(ix, i)->entries;
-        frames += st_index_stream(ix, i)->frames;
-    }
-    uint64_t tail = st_index_file_size(ix) - end, after = st_index_frames_after(ix);
+    st_recovery rc;
+    st_index_recovery(ix, &rc);
+    if (rc.recovered)
+        cli_say_recovered(file, rc.why.detail, rc.frames, rc.entries, rc.frames_end, rc.file_size, rc.frames_after);
+}
+
+void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint64_t entries, uint64_t end,
+                       uint64_t file_size, uint64_t after)
+{
+    uint64_t tail = file_size - end;
     char lost[4096 + 256] = ""; /* (a path and the words around it) */
     if (after)
         snprintf(lost, sizeof lost, "; a damaged or misplaced frame lies at byte offset %llu, and complete frames "
@@ -777,8 +778,7 @@ void cli_note_recovered(const st_index *ix, const char *file)
         snprintf(lost, sizeof lost, "; 'simtrace-pack --repair %s' rebuilds the end", file);
     cli_msg("%s: no valid directory and footer (cut off, or an --append that did not finish: %s): found %llu "
             "complete data frames (%llu entries) by scanning%s",
-            file, why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), (unsigned long long)frames,
-            (unsigned long long)entries, lost);
+            file, why, (unsigned long long)frames, (unsigned long long)entries, lost);
 }
 
 void cli_warn_if_text(int fd, const char *name, const char *hint)

@@ -160,6 +160,13 @@ int cli_in_open(const char *path, int *fd, const char **display_name);
  * after them are lost, and that simtrace-pack --repair rebuilds the end. */
 void cli_note_recovered(const st_index *ix, const char *file);
 
+/* The same from the numbers (st_recovery, simtrace_recovery_info): why
+ * the directory or footer is not valid; the complete data frames found and
+ * their entries; where they end in a file of file_size bytes; after: 0, or
+ * where complete frames follow a damaged one. */
+void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint64_t entries, uint64_t end,
+                       uint64_t file_size, uint64_t after);
+
 /* Say that the entries of frame c of stream `stream` in file, the frame cut
  * off at its end (st_index_cut_frame), are lost. */
 void cli_say_cut_loss(const char *file, const st_frame_ref *c, const char *stream);

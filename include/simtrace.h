@@ -714,6 +714,160 @@ SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtr
 
 /* ---- advanced: recovery: salvage, and reading past damage ------------------ */
 
+/*
+ * A damaged or cut-off container read for what it still holds, as
+ * simtrace-cat --salvage does: random access only (a reader opened on a
+ * regular file, whole or read through its frame headers, see
+ * simtrace_reader_complete).
+ */
+
+/* What a damage report is about. */
+typedef enum simtrace_damage_kind {
+    SIMTRACE_DAMAGE_FRAME = 0, /* a frame of the stream is damaged: its entries
+                                  are lost, the salvage goes on */
+    SIMTRACE_DAMAGE_CUT = 1,   /* the stream's frame cut off at the end of a file
+                                  without directory: its entries are lost */
+    SIMTRACE_DAMAGE_OTHER = 2, /* (simtrace_resume) another stream's frame, passed
+                                  over; error is SIMTRACE_OK: the caller's read
+                                  found what is wrong with it */
+    SIMTRACE_DAMAGE_STOP = 3,  /* a failure that ends the call (simtrace_salvage:
+                                  not the frame's own damage: I/O, memory,
+                                  params.memlimit; simtrace_resume: any); the
+                                  call returns error after this report */
+} simtrace_damage_kind;
+
+/* One damaged frame, copied out for the damage callback. */
+typedef struct simtrace_damage {
+    uint32_t kind;         /* simtrace_damage_kind */
+    uint32_t stream;       /* index of the frame's stream in the reader's list */
+    uint32_t error;        /* simtrace_error: what is wrong (CUT: SIMTRACE_E_TRUNCATED) */
+    uint32_t reserved0;
+    uint64_t seq;          /* the frame's number in its stream, as
+                              simtrace_reader_frame_info's k (simtrace-cat
+                              --list --frames numbers it so) */
+    uint64_t offset;       /* byte offset of the frame's header in the file */
+    uint64_t first_entry;  /* index in the stream of its first entry */
+    uint64_t entries;      /* entries it holds */
+    /* Where the check failed, each UINT64_MAX when not known: a byte
+     * offset; a frame (with at_stream: its seq in stream id at_stream;
+     * without: its position in the file, from 0); a stream id. */
+    uint64_t at_offset, at_frame, at_stream;
+    const char *detail;    /* what the check found, in words, or "" when not
+                              known; valid during the callback only */
+    uint64_t reserved[4];
+} simtrace_damage;
+
+/* Receives count entries of the stream (raw, as simtrace_cursor_next
+ * gives them), the first of them entry `first` of the stream; valid during
+ * the call only.  Returns 0, or nonzero to stop the call, which then
+ * returns SIMTRACE_E_WRITE (errno as the callback left it). */
+typedef int (*simtrace_salvage_fn)(void *opaque, uint64_t first, const void *entries, size_t count);
+
+/* Hears of a damaged frame (d valid during the call only).  Returns 0, or
+ * nonzero to stop the call, which then returns SIMTRACE_E_WRITE (the
+ * return of a SIMTRACE_DAMAGE_STOP report is not looked at). */
+typedef int (*simtrace_damage_fn)(void *opaque, const simtrace_damage *d);
+
+/* What a salvage did. */
+typedef struct simtrace_salvage_report {
+    uint32_t stream;           /* index of the stream salvaged */
+    uint32_t no_directory;     /* 1: the file has no valid directory and footer
+                                  and was read through its frame headers: the
+                                  losses counted are those the file shows,
+                                  what was never written is not known */
+    uint64_t entries_salvaged; /* entries delivered */
+    uint64_t frames_lost;      /* damaged frames, and the frame cut off */
+    uint64_t entries_lost;     /* their entries */
+    uint32_t cut_off;          /* 1: the stream's last frame is cut off (counted
+                                  in frames_lost): cut_* say which */
+    uint32_t reserved0;
+    uint64_t cut_offset;       /* byte offset of its header */
+    uint64_t cut_first_entry, cut_entries; /* the entries lost in it */
+    uint64_t frames_after;     /* with SIMTRACE_E_STATE: the byte offset of the
+                                  complete frames after a damaged frame header */
+    uint64_t reserved[8];
+} simtrace_salvage_report;
+
+/*
+ * Salvage the stream named stream (NULL: the default stream, see
+ * simtrace_reader_find_stream) of the random-access reader r: every frame
+ * is decoded on its own, so damage to one frame, its header included,
+ * costs that frame only.  The entries of the intact frames go to
+ * entries_fn in stream order; each damaged frame to damage_fn
+ * (SIMTRACE_DAMAGE_FRAME) as it is met, in the same order, and the
+ * stream's frame cut off at the end of a file without directory last
+ * (SIMTRACE_DAMAGE_CUT).  damage_fn may be NULL.  Both are called on the
+ * calling thread, one at a time, from inside this call only, and may call
+ * the calls that take r const (simtrace_reader_stream_info, _stream_count,
+ * _find_stream), nothing else on r.  Every entry
+ * delivered is checked against its stored checksum (unless
+ * params.ignore_check); params.memlimit applies, and a frame above it
+ * stops the salvage (SIMTRACE_DAMAGE_STOP), as it is not damaged.
+ * *report (if not NULL) is filled in on SIMTRACE_OK and on every failure
+ * after the stream is found, with what was done so far.
+ * Returns SIMTRACE_OK, also when frames were lost (report->frames_lost,
+ * report->no_directory say what the file lacks); SIMTRACE_E_STATE (a
+ * sequential reader; or a file without directory whose scan stopped at a
+ * damaged frame header that complete frames follow, from byte offset
+ * report->frames_after: the index does not list them, so nothing is
+ * delivered; simtrace-cat --salvage reads such a file in file order);
+ * SIMTRACE_E_NOT_FOUND (no such stream); SIMTRACE_E_WRITE (a callback
+ * returned nonzero); SIMTRACE_E_READ, SIMTRACE_E_NOMEM,
+ * SIMTRACE_E_MEMLIMIT (after a SIMTRACE_DAMAGE_STOP report);
+ * SIMTRACE_E_USAGE (r or entries_fn NULL).  simtrace_reader_message says
+ * what failed.  Thread safety: as every call on r.
+ */
+SIMTRACE_API simtrace_error simtrace_salvage(simtrace_reader *r, const char *stream, simtrace_salvage_fn entries_fn,
+                                             simtrace_damage_fn damage_fn, void *opaque,
+                                             simtrace_salvage_report *report);
+
+/*
+ * A read of stream index in file order (a sequential reader on the same
+ * file, or the caller's own) stopped at byte offset damage_offset with the
+ * entries before entry `from` read: the damage there, a frame header the
+ * read cannot step over, may be another stream's, and then the stream goes
+ * on whole.  When the frame of r's index that holds damage_offset belongs
+ * to another stream, damage_fn hears of it first (SIMTRACE_DAMAGE_OTHER:
+ * that frame), then entries_fn receives the entries of stream index from
+ * `from` to its end, frame by frame through the directory.  A frame of
+ * the stream that fails to decode is reported (SIMTRACE_DAMAGE_STOP) and
+ * its error returned.  damage_fn may be NULL; callbacks as for
+ * simtrace_salvage.
+ * Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND (no frame holds damage_offset,
+ * or stream index's own does: its later entries cannot be vouched for;
+ * nothing reported or delivered); SIMTRACE_E_STATE (a sequential reader);
+ * SIMTRACE_E_RANGE (no stream index); SIMTRACE_E_WRITE (a callback
+ * returned nonzero); data and I/O errors; SIMTRACE_E_USAGE.
+ * Thread safety: as every call on r.
+ */
+SIMTRACE_API simtrace_error simtrace_resume(simtrace_reader *r, uint32_t index, uint64_t from,
+                                            uint64_t damage_offset, simtrace_salvage_fn entries_fn,
+                                            simtrace_damage_fn damage_fn, void *opaque);
+
+/* Whether a random-access reader found its directory, and else what the
+ * scan of its frame headers found, as numbers. */
+typedef struct simtrace_recovery_info {
+    uint32_t complete;     /* 1: directory and footer read (as
+                              simtrace_reader_complete); 0: read through its
+                              frame headers */
+    uint32_t reserved0;
+    uint64_t frames, entries; /* complete data frames listed, and their entries,
+                                 all streams */
+    uint64_t frames_end;   /* byte offset where the listed frames end */
+    uint64_t file_size;    /* bytes */
+    uint64_t frames_after; /* 0; or the byte offset of complete frames after a
+                              damaged frame header, not listed (simtrace_salvage
+                              refuses such a file) */
+    char reason[160];      /* what is wrong with the directory or footer,
+                              NUL-terminated ("" if complete) */
+    uint64_t reserved[6];
+} simtrace_recovery_info;
+
+/* Copy r's state of repair to *info.  Decodes and reads nothing.
+ * Returns SIMTRACE_OK; SIMTRACE_E_STATE (a sequential reader);
+ * SIMTRACE_E_USAGE.  Thread safety: as every call on r. */
+SIMTRACE_API simtrace_error simtrace_reader_recovery(simtrace_reader *r, simtrace_recovery_info *info);
+
 /* ---- advanced: statistics --------------------------------------------------- */
 
 /* ---- advanced: packing: imports, concatenation, repair ---------------------- */

@@ -385,20 +385,6 @@ static int64_t mem_read(void *opaque, void *buf, size_t n)
     return (int64_t)k;
 }
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc((size_t)len + 1);
-    *n = fread(p, 1, (size_t)len, f);
-    fclose(f);
-    return p;
-}
-
 /* The whole of a cursor (or its first DRAIN_MAX entries, if fewer), in
  * pieces of `room` entries, checked against want[first..]; returns the
  * entries read. */
@@ -598,7 +584,7 @@ static void test_random_access(const char *path)
 /* The bytes of the file at path (a check fails without them). */
 static uint8_t *slurp_checked(const char *path, size_t *len)
 {
-    uint8_t *p = slurp(path, len);
+    uint8_t *p = check_slurp(path, len);
     CHECK(p != NULL);
     return p;
 }
@@ -938,7 +924,7 @@ int main(void)
     CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
     simtrace_writer_free(w);
     size_t n1, n3;
-    uint8_t *b1 = slurp(path, &n1), *b3 = slurp(path3, &n3);
+    uint8_t *b1 = check_slurp(path, &n1), *b3 = check_slurp(path3, &n3);
     CHECK(b1 && b3 && n1 == n3 && n1 == mb.n && memcmp(b1, b3, n1) == 0 && memcmp(b1, mb.p, n1) == 0);
     free(b1);
     free(b3);
@@ -969,7 +955,7 @@ int main(void)
 
     /* a file cut off (no directory): read through its frame headers */
     size_t len;
-    uint8_t *whole = slurp(path, &len);
+    uint8_t *whole = check_slurp(path, &len);
     FILE *cut = fopen(path3, "wb");
     fwrite(whole, 1, len / 2, cut);
     fclose(cut);
