@@ -118,6 +118,7 @@ struct simtrace_stats {
     uint64_t j;
     /* sequential: every frame's figures, read at the first next() */
     int read;
+    st_diag *d;         /* of the read, for its frame sink */
     simtrace_frame_stats *q;
     size_t nq, capq, taken;
 };
@@ -354,10 +355,8 @@ static st_error seq_frame(void *arg, const st_stream_info *si, const st_frame_re
         s->q = nq;
         s->capq = nc;
     }
-    st_diag d;
-    st_diag_clear(&d);
     if (st_entry_is_memory(si->type))
-        RETURN_IF_ERROR(st_raw_frame_decode(si, r, raw, &s->buf, &d));
+        RETURN_IF_ERROR(st_raw_frame_decode(si, r, raw, &s->buf, s->d));
     RETURN_IF_ERROR(frame_pass(s, index, si, r, s->buf.data, &s->q[s->nq]));
     s->nq++;
     return ST_OK;
@@ -367,7 +366,10 @@ static st_error seq_frame(void *arg, const st_stream_info *si, const st_frame_re
 static st_error read_sequential(simtrace_stats *s, st_diag *d)
 {
     s->read = 1;
-    RETURN_IF_ERROR(api_reader_frames(s->r, seq_frame, s, d));
+    s->d = d;
+    st_error e = api_reader_frames(s->r, seq_frame, s, d);
+    s->d = NULL;
+    RETURN_IF_ERROR(e);
     /* streams without frames too: each is known by its descriptor */
     const st_stream_info *si;
     for (uint32_t k = 0; (si = api_reader_stream(s->r, k)) != NULL; k++)

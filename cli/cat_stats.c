@@ -285,15 +285,29 @@ static simtrace_error run(stats_run *q)
     }
 }
 
+/* The exit status of e, after its message (msg: the library's, or ""). */
+static int failure(simtrace_error e, const char *msg, const char *file, const char *name)
+{
+    if (e == SIMTRACE_E_NOT_FOUND) {
+        cli_msg("%s: no stream named '%s' (see --list)", file, name);
+        return EXIT_DATA;
+    }
+    if (msg[0]) {
+        cli_msg("%s: %s", file, msg);
+        return e == SIMTRACE_E_USAGE ? EXIT_USAGE : EXIT_DATA;
+    }
+    return cli_report((st_error)e, NULL, file);
+}
+
 int cat_stats(int fd, const char *file, const char *name, int json, const simtrace_read_params *p, FILE *out)
 {
     stats_run q = {.out = out, .file = file, .json = json};
     simtrace_error e = simtrace_reader_open_fd(&q.r, fd, p);
-    const char *msg = NULL;
-    if (e == SIMTRACE_OK && (e = simtrace_stats_open(&q.st, q.r, name)) == SIMTRACE_OK) {
+    int rc = EXIT_OK;
+    if (e == SIMTRACE_OK && (e = simtrace_stats_open(&q.st, q.r, name)) == SIMTRACE_OK)
         e = run(&q);
-        msg = simtrace_stats_message(q.st);
-    }
+    if (e != SIMTRACE_OK)
+        rc = failure(e, q.st ? simtrace_stats_message(q.st) : "", file, name);
     for (uint32_t i = 0; i < q.n; i++) {
         if (q.s[i].frames)
             fclose(q.s[i].frames);
@@ -302,16 +316,8 @@ int cat_stats(int fd, const char *file, const char *name, int json, const simtra
     free(q.s);
     simtrace_stats_free(q.st);
     simtrace_reader_free(q.r);
-    if (e == SIMTRACE_E_NOT_FOUND) {
-        cli_msg("%s: no stream named '%s' (see --list)", file, name);
-        return EXIT_DATA;
-    }
-    if (e != SIMTRACE_OK && msg && msg[0]) {
-        cli_msg("%s: %s", file, msg);
-        return e == SIMTRACE_E_USAGE ? EXIT_USAGE : EXIT_DATA;
-    }
-    if (e != SIMTRACE_OK)
-        return cli_report((st_error)e, NULL, file);
+    if (rc != EXIT_OK)
+        return rc;
     if (json)
         fputs("\n]}\n", out);
     return fflush(out) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
