@@ -8,6 +8,7 @@
         b = s.cycles(5000, 6000)       # the entries of cycles 5000..5999
         for frame, entries in s.frames():   # one frame at a time: constant memory
             ...
+        summary, frames = s.stats()    # simtrace-cat --stats's figures, per frame in arrays
 
 Memory streams (d64, d32, m64, m32) give arrays of DTYPE: cycle, meta
 (bit 0 fullSize, bits 1..15 the producer's tag), ip, address, size (bytes
