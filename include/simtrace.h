@@ -700,7 +700,9 @@ SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
  * each frame's figures (about 900 bytes a frame) until they are taken:
  * the reader then takes no cursor (SIMTRACE_E_STATE), and a handle
  * cannot be opened on a sequential reader that has a cursor, or that
- * another handle read.
+ * another handle read.  A handle's memory (its tables, the counted lines
+ * and pages: at most 2^23 slots of 8 bytes, the frames kept) comes from
+ * malloc, not from the reader's allocator.
  */
 typedef struct simtrace_stats simtrace_stats;
 
