@@ -47,6 +47,7 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c 
           frames/range.c api/api_common.c api/api_write.c api/api_read.c
 LIB_SRC += frames/recover.c
 LIB_SRC += api/api_recover.c
+LIB_SRC += api/api_stats.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
 UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats test_signals test_recover

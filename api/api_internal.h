@@ -52,4 +52,17 @@ char *api_reader_msg(simtrace_reader *r);
         errno = api_errno_;          \
     } while (0)
 
+/* For the statistics (api_stats.c): r's index, NULL for a sequential
+ * reader. */
+st_index *api_reader_index(simtrace_reader *r);
+/* Stream index of r's list (sequential: declared so far), or NULL. */
+const st_stream_info *api_reader_stream(const simtrace_reader *r, uint32_t index);
+/* Claim sequential reader r for api_reader_frames, as a cursor does (it
+ * then takes no cursor); ST_E_STATE when it is random access or was
+ * claimed before. */
+st_error api_reader_claim(simtrace_reader *r);
+/* The whole input of a claimed reader, each data frame handed undecoded
+ * to sink, in file order; returns as st_reader_read_all. */
+st_error api_reader_frames(simtrace_reader *r, st_frame_sink sink, void *arg, st_diag *d);
+
 #endif /* ST_API_INTERNAL_H */

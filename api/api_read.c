@@ -944,3 +944,26 @@ SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtr
     f->entries = o.n ? o.entries : NULL;
     return SIMTRACE_OK;
 }
+
+/* ---- for the statistics (api_stats.c) ---- */
+
+st_index *api_reader_index(simtrace_reader *r) { return r->ix; }
+
+const st_stream_info *api_reader_stream(const simtrace_reader *r, uint32_t index)
+{
+    return r->ix ? st_index_stream(r->ix, index) : st_reader_stream(r->r, index);
+}
+
+st_error api_reader_claim(simtrace_reader *r)
+{
+    if (r->ix || r->cursor_made)
+        return ST_E_STATE;
+    r->cursor_made = 1;
+    return ST_OK;
+}
+
+st_error api_reader_frames(simtrace_reader *r, st_frame_sink sink, void *arg, st_diag *d)
+{
+    st_reader_set_frame_sink(r->r, sink, arg);
+    return st_reader_read_all(r->r, NULL, NULL, d);
+}

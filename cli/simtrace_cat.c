@@ -1145,13 +1145,11 @@ int main(int argc, char **argv)
         st_index_set_ignore_check(ix, ignore_check);
     }
     if (stats) {
-        /* every frame decoded: through the directory of a regular
-         * file, else in one pass */
-        if (!ix)
-            return cat_stats_pipe(in_fd, in_name, stream, stats == 2, threads, ignore_check, memlimit, stdout);
-        rc = cat_stats(ix, in_name, stream, stats == 2, stdout);
+        /* every frame decoded: through the directory of a regular file
+         * (its note said above), else in one pass */
         st_index_free(ix);
-        return rc;
+        simtrace_read_params rp = {.threads = threads, .ignore_check = (uint32_t)ignore_check, .memlimit = memlimit};
+        return cat_stats(in_fd, in_name, stream, stats == 2, &rp, stdout);
     }
     if (list && ix) {
         rc = list_index(ix);

@@ -455,6 +455,10 @@ const st_stream_info *st_reader_stream(const st_reader *r, unsigned i);
 /* Container bytes consumed so far. */
 uint64_t st_reader_offset(const st_reader *r);
 
+/* Hand the data frames read from now on to sink undecoded, as
+ * st_read_opts.frame_sink does (for a reader made before its user knew). */
+void st_reader_set_frame_sink(st_reader *r, st_frame_sink sink, void *arg);
+
 void st_reader_free(st_reader *r);
 
 /* ---- random access: a seekable file through its footer and directory ---- */

@@ -842,6 +842,12 @@ unsigned st_reader_stream_count(const st_reader *r) { return r->ns; }
 const st_stream_info *st_reader_stream(const st_reader *r, unsigned i) { return i < r->ns ? &r->s[i] : NULL; }
 uint64_t st_reader_offset(const st_reader *r) { return r->off; }
 
+void st_reader_set_frame_sink(st_reader *r, st_frame_sink sink, void *arg)
+{
+    r->o.frame_sink = sink;
+    r->o.frame_arg = arg;
+}
+
 void st_reader_free(st_reader *r)
 {
     if (!r)

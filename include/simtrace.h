@@ -870,6 +870,162 @@ SIMTRACE_API simtrace_error simtrace_reader_recovery(simtrace_reader *r, simtrac
 
 /* ---- advanced: statistics --------------------------------------------------- */
 
+/*
+ * Statistics: what is inside a trace's streams, as simtrace-cat --stats
+ * prints it (the program's figures are these).  Per data frame: its
+ * sizes and, for the memory types (d64, d32, m64, m32), what the frame's
+ * encoder's predictors make of its entries, per field: how often some
+ * predictor proposed the true value (a hit: only an id is coded), how
+ * often the id the context expected was right, and which ids were used.
+ * Per stream: the sums of its frames, distinct cache lines and pages,
+ * access sizes, whether it holds reads or writes (by its name), and where
+ * its stored bits go (cm2 frames split by cm2's own coding costs; frames
+ * of other encoders counted whole).  Frames of other encoders than cm2
+ * are shown what cm's predictors make of them.  The figures come from
+ * decoding each memory frame and coding its entries again in a counting
+ * mode, so they are the codec's by construction; other frames are not
+ * decoded.
+ *
+ * A statistics handle reads its reader's frames itself; it is used by one
+ * thread at a time, together with its reader (no other call on the reader
+ * meanwhile), and the reader must outlive it.  On a random-access reader,
+ * frames come stream by stream (the reader's order), each stream's in
+ * entry order, decoded one at a time; several handles and cursors may be
+ * open on one reader.  On a sequential reader the first
+ * simtrace_stats_next reads the whole input, in file order, and keeps
+ * each frame's figures (about 900 bytes a frame) until they are taken:
+ * the reader then takes no cursor (SIMTRACE_E_STATE), and a handle
+ * cannot be opened on a sequential reader that has a cursor, or that
+ * another handle read.  A handle's memory (its tables, the counted lines
+ * and pages: at most 2^23 slots of 8 bytes, the frames kept) comes from
+ * malloc, not from the reader's allocator.
+ */
+typedef struct simtrace_stats simtrace_stats;
+
+#define SIMTRACE_STATS_FIELDS 5u  /* ip, cycle, meta, address, data (simtrace_stats_field_name) */
+#define SIMTRACE_STATS_IDS 16u    /* room for a field's predictor ids and its miss id */
+#define SIMTRACE_STATS_SIZES 66u  /* access sizes 0..64 bytes; [65]: larger ones */
+#define SIMTRACE_STATS_COST_UNIT 65536u /* the bits_* figures count 1/65536 bit */
+
+/* What a stream holds, by its name's last part (after the last '.'):
+ * containing "read" or "load": reads; "write" or "store": writes (the
+ * importers and bochs-trace name streams CPU.read, CPU.write). */
+typedef enum simtrace_stats_kind {
+    SIMTRACE_STATS_KIND_NONE = 0,
+    SIMTRACE_STATS_KIND_READ = 1,
+    SIMTRACE_STATS_KIND_WRITE = 2,
+} simtrace_stats_kind;
+
+/* The predictors' figures of some entries, per field f (0..SIMTRACE_STATS_FIELDS-1). */
+typedef struct simtrace_stats_pred {
+    uint64_t coded[SIMTRACE_STATS_FIELDS];    /* entries that carry the field */
+    uint64_t hits[SIMTRACE_STATS_FIELDS];     /* a predictor was right: only its id coded */
+    uint64_t expected[SIMTRACE_STATS_FIELDS]; /* the id expected in its context was right */
+    /* uses of ids 0..simtrace_stats_field_slots(f); the last is the miss
+     * (coded - hits); the ids above are 0 */
+    uint64_t ids[SIMTRACE_STATS_FIELDS][SIMTRACE_STATS_IDS];
+} simtrace_stats_pred;
+
+/* One data frame's figures, copied out. */
+typedef struct simtrace_frame_stats {
+    uint32_t stream;       /* the stream's index in the reader's list */
+    uint32_t encoder;      /* the frame's codec id (formats/SIMTRACE.md section 6) */
+    uint64_t frame;        /* its position in the stream, 0.. */
+    uint64_t first_entry;  /* index in the stream of its first entry */
+    uint64_t entries;
+    uint64_t stored_bytes; /* header + payload bytes */
+    uint32_t fields;       /* bit f: pred holds field f (memory types); 0: no pred figures */
+    uint32_t reserved0;
+    simtrace_stats_pred pred;
+    uint64_t reserved[8];
+} simtrace_frame_stats;
+
+/* One stream's figures: the sums of its frames counted so far. */
+typedef struct simtrace_stream_stats {
+    uint32_t stream;       /* the stream's index in the reader's list */
+    uint32_t complete;     /* 1: every frame of the stream is counted: the figures are final */
+    uint32_t encoder;      /* the stream's codec id, from its descriptor */
+    char encoder_name[16]; /* "cm2", "cm", "paper"...; "?" for an id this library does not know */
+    uint32_t kind;         /* simtrace_stats_kind */
+    uint32_t fields;       /* bit f: the type carries field f (memory types); 0: none */
+    uint64_t entries, frames;
+    uint64_t raw_bytes;    /* entries x entry size */
+    uint64_t stored_bytes; /* of its data frames, headers included */
+    /* memory types: distinct 64-byte cache lines and 4 KiB pages of the
+     * addresses.  Counted exactly up to 2^21 each; past that, or when the
+     * handle's sets reach their memory budget (2^23 slots: one stream's
+     * on a random-access reader, every stream's together on a sequential
+     * one), the count is a lower bound and *_exact is 0. */
+    uint64_t distinct_lines, distinct_pages;
+    uint32_t lines_exact, pages_exact;
+    /* d64, d32: accesses of each size (the target's width with fullSize,
+     * else the size field), [SIMTRACE_STATS_SIZES - 1] those above 64 */
+    uint64_t sizes[SIMTRACE_STATS_SIZES];
+    simtrace_stats_pred pred;
+    /* Where the stored bits go, in SIMTRACE_STATS_COST_UNIT per bit: they
+     * add up to stored_bytes x 8 x the unit exactly.  bits_ids and
+     * bits_misses per field, bits_all_flag (one flag: every field after
+     * the ip as expected) and bits_rounding (the range coder's flush and
+     * rounding) are of the cm2 frames' payloads; bits_headers is their
+     * container bytes around the payloads; bits_other the frames of other
+     * encoders, whole (other_frames of them).  payload_bytes: of the cm2
+     * frames.  All 0 for types other than the memory types. */
+    uint64_t bits_ids[SIMTRACE_STATS_FIELDS], bits_misses[SIMTRACE_STATS_FIELDS];
+    uint64_t bits_all_flag;
+    int64_t bits_headers, bits_rounding, bits_other;
+    uint64_t other_frames, payload_bytes;
+    uint64_t reserved[8];
+} simtrace_stream_stats;
+
+/*
+ * Open statistics of r's stream named stream, or of every stream (stream
+ * NULL).  Reads nothing yet.  Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND
+ * (random access: no stream of that name; a sequential reader says so
+ * at its end, from simtrace_stats_next); SIMTRACE_E_STATE (a sequential
+ * reader with a cursor, or read by another handle); SIMTRACE_E_USAGE;
+ * SIMTRACE_E_NOMEM.  On failure *s is NULL.
+ */
+SIMTRACE_API simtrace_error simtrace_stats_open(simtrace_stats **s, simtrace_reader *r, const char *stream);
+
+/*
+ * The next data frame's figures, to *f: *got receives 1, or 0 at the end
+ * (then every chosen stream's figures are final; further calls give 0
+ * again).  Random access: decodes that one frame (memory types).
+ * Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND (sequential: no stream of
+ * the name given to simtrace_stats_open in the whole input); data and I/O
+ * errors, SIMTRACE_E_NOMEM, SIMTRACE_E_MEMLIMIT (simtrace_stats_message
+ * says what and where; the handle then stays failed: each call returns
+ * the error); SIMTRACE_E_USAGE.
+ */
+SIMTRACE_API simtrace_error simtrace_stats_next(simtrace_stats *s, simtrace_frame_stats *f, uint32_t *got);
+
+/*
+ * The figures of stream index (in the reader's list) counted so far, to
+ * *out; complete says whether they are final.  Valid after a failure too
+ * (for the streams finished before it).  Returns SIMTRACE_OK;
+ * SIMTRACE_E_RANGE (no such stream, or on a sequential reader not seen
+ * so far); SIMTRACE_E_NOT_FOUND (a stream not chosen at
+ * simtrace_stats_open); SIMTRACE_E_USAGE.
+ */
+SIMTRACE_API simtrace_error simtrace_stats_stream(const simtrace_stats *s, uint32_t index, simtrace_stream_stats *out);
+
+/* What the last failed call on s found wrong and where ("byte offset
+ * 1234, frame 7, stream 0, payload checksum mismatch"); "" after success.
+ * Owned by s, valid until its next call or its free. */
+SIMTRACE_API const char *simtrace_stats_message(const simtrace_stats *s);
+
+/* Release s (its reader stays open).  NULL is allowed. */
+SIMTRACE_API void simtrace_stats_free(simtrace_stats *s);
+
+/* Field f's name: "ip", "cycle", "meta", "address", "data"; "?" past the
+ * last.  Static string.  Thread-safe. */
+SIMTRACE_API const char *simtrace_stats_field_name(uint32_t f);
+
+/* Field f's predictor slots: its ids are 0..slots-1 and slots, the miss
+ * (the last id simtrace_stats_pred.ids counts); 0 past the last field.
+ * Thread-safe. */
+SIMTRACE_API uint32_t simtrace_stats_field_slots(uint32_t f);
+
 /* ---- advanced: packing: imports, concatenation, repair ---------------------- */
 
 #ifdef __cplusplus

@@ -128,6 +128,35 @@ static int64_t mem_read(void *opaque, void *dst, size_t n)
     return (int64_t)k;
 }
 
+/* Every frame's statistics of r: their sums are the streams' (hits never
+ * above the entries that carry a field), which are then complete. */
+static void stats_all(simtrace_reader *r)
+{
+    simtrace_stats *st;
+    if (simtrace_stats_open(&st, r, NULL) != SIMTRACE_OK)
+        return;
+    uint64_t entries[8] = {0};
+    simtrace_frame_stats f;
+    uint32_t got;
+    simtrace_error e;
+    while ((e = simtrace_stats_next(st, &f, &got)) == SIMTRACE_OK && got) {
+        for (unsigned k = 0; k < SIMTRACE_STATS_FIELDS; k++)
+            if (f.pred.hits[k] > f.pred.coded[k] || f.pred.coded[k] > f.entries)
+                abort();
+        if (f.stream < 8)
+            entries[f.stream] += f.entries;
+    }
+    uint32_t ns = 0;
+    simtrace_reader_stream_count(r, &ns);
+    simtrace_stream_stats ss;
+    for (uint32_t i = 0; e == SIMTRACE_OK && i < ns && i < 8; i++)
+        if (simtrace_stats_stream(st, i, &ss) != SIMTRACE_OK || !ss.complete || ss.entries != entries[i])
+            abort();
+    if (e != SIMTRACE_OK && !simtrace_stats_message(st)[0])
+        abort();
+    simtrace_stats_free(st);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 16)
@@ -177,6 +206,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
     }
+    if (r)
+        stats_all(r);
     simtrace_reader_free(r);
     close(fd);
     /* the same bytes read in order, as from a pipe */
@@ -192,6 +223,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pull(NULL, c, &s, 1, a & 0xfff);
             simtrace_cursor_free(c);
         }
+        simtrace_reader_free(r);
+    }
+    /* and its statistics in one pass */
+    pos[0] = data + 16;
+    if ((a >> 40 & 1) && simtrace_reader_open_io(&r, &io, &p) == SIMTRACE_OK) {
+        stats_all(r);
         simtrace_reader_free(r);
     }
     return 0;
