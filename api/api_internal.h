@@ -52,9 +52,7 @@ char *api_reader_msg(simtrace_reader *r);
         errno = api_errno_;          \
     } while (0)
 
-/* For the statistics (api_stats.c): r's index, NULL for a sequential
- * reader. */
-st_index *api_reader_index(simtrace_reader *r);
+/* For the statistics (api_stats.c), with api_reader_index above. */
 /* Stream index of r's list (sequential: declared so far), or NULL. */
 const st_stream_info *api_reader_stream(const simtrace_reader *r, uint32_t index);
 /* Claim sequential reader r for api_reader_frames, as a cursor does (it

@@ -947,8 +947,6 @@ SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtr
 
 /* ---- for the statistics (api_stats.c) ---- */
 
-st_index *api_reader_index(simtrace_reader *r) { return r->ix; }
-
 const st_stream_info *api_reader_stream(const simtrace_reader *r, uint32_t index)
 {
     return r->ix ? st_index_stream(r->ix, index) : st_reader_stream(r->r, index);
