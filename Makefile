@@ -45,9 +45,11 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c 
           svpc/stage2.c svpc/generic.c svpc/paper.c svpc/cm.c svpc/vpcx.c svpc/cm2.c svpc/svpc_codec.c svpc/svpc_stats.c \
           frames/frame_format.c frames/pool.c frames/frame_job.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c \
           frames/range.c api/api_common.c api/api_write.c api/api_read.c
+LIB_SRC += api/api_import.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
 UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats test_signals
+UNIT    += test_import
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a
@@ -147,7 +149,7 @@ deps:
 	$(Q)scripts/install-deps.sh
 
 ## unit: build and run the C unit tests
-unit: $(UNITBINS) $(BUILD)/tests/make-bad
+unit: $(UNITBINS) $(BUILD)/tests/make-bad $(BUILD)/simtrace-pack
 	$(Q)for t in $(UNITBINS); do $$t || exit 1; done
 
 ## cli-test: run the bats tests of the programs
