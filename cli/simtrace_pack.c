@@ -14,7 +14,6 @@
 #include "../common/st_error.h"
 #include "../common/st_io.h"
 #include "../formats/entry.h"
-#include "../formats/trace_io.h"
 #include "../frames/container.h"
 #include "../svpc/svpc.h"
 #include "cli_util.h"
@@ -38,8 +37,8 @@ static void usage(FILE *f)
             "                        bytes (1..%u); NAME is not a built-in type's\n"
             "      --from=FORMAT     import FORMAT instead of raw entries:",
             ST_MAX_USER_ENTRY);
-    for (unsigned i = 0; st_import_formats[i]; i++)
-        fprintf(f, " %s", st_import_formats[i]);
+    for (unsigned i = 0; simtrace_import_format(i, NULL); i++)
+        fprintf(f, " %s", simtrace_import_format(i, NULL));
     fprintf(f, "%s",
             "; raw (default) switches back\n"
             "\n"
@@ -438,8 +437,8 @@ static int same_types_per_stream(const input *ins, size_t nin)
 
 static int known_import(const char *f)
 {
-    for (unsigned i = 0; st_import_formats[i]; i++)
-        if (strcmp(st_import_formats[i], f) == 0)
+    for (unsigned i = 0; simtrace_import_format(i, NULL); i++)
+        if (strcmp(simtrace_import_format(i, NULL), f) == 0)
             return 1;
     return 0;
 }
