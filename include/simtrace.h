@@ -744,12 +744,12 @@ typedef struct simtrace_import_params {
      *   reading:  fd is the descriptor the call reads from now (the input
      *             itself, or the read end of the decompressor's pipe),
      *             told before the first read; -1 once the reading ended;
-     *   taken:    (below) */
+     *   taken:    simtrace_writer_import took stream id, named name (valid
+     *             during the callback), for the entries that follow:
+     *             created, or held already. */
     void (*warn)(void *opaque, int error, const simtrace_input_place *where);
     void (*progress)(void *opaque);
     void (*reading)(void *opaque, int fd);
-    /*   taken:    simtrace_writer_import took stream id, named name, for
-     *             the entries that follow (created, or held already) */
     void (*taken)(void *opaque, uint32_t id, const char *name);
     void *opaque;
     uint64_t reserved[3];   /* zero */
