@@ -199,8 +199,7 @@ static st_error imp_add(void *arg, const st_stream_decl *decl, uint32_t *sid)
     char name[512];
     int n = snprintf(name, sizeof name, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", decl->name);
     if (n < 1 || n > (int)ST_MAX_NAME)
-        return st_diag_set(&ic->sink_diag, ST_E_USAGE, "stream name '%.300s' is longer than %u bytes", name,
-                           ST_MAX_NAME);
+        return ST_E_USAGE; /* the prefix is too long: the line that needed the stream is the place */
     /* an earlier import's stream of that name receives the entries */
     st_stream_spec sp = {.name = name, .type = decl->type, .owner = decl->owner, .header = decl->header,
                          .header_len = decl->header_len};
