@@ -48,9 +48,11 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c 
 LIB_SRC += frames/recover.c
 LIB_SRC += api/api_recover.c
 LIB_SRC += api/api_stats.c
+LIB_SRC += api/api_import.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
 UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats test_signals test_recover
+UNIT    += test_import
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a
@@ -152,7 +154,7 @@ deps:
 	$(Q)scripts/install-deps.sh
 
 ## unit: build and run the C unit tests
-unit: $(UNITBINS) $(BUILD)/tests/make-bad
+unit: $(UNITBINS) $(BUILD)/tests/make-bad $(BUILD)/simtrace-pack
 	$(Q)for t in $(UNITBINS); do $$t || exit 1; done
 
 ## cli-test: run the bats tests of the programs

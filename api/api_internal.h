@@ -62,5 +62,43 @@ st_error api_reader_claim(simtrace_reader *r);
 /* The whole input of a claimed reader, each data frame handed undecoded
  * to sink, in file order; returns as st_reader_read_all. */
 st_error api_reader_frames(simtrace_reader *r, st_frame_sink sink, void *arg, st_diag *d);
+/* The writer's parts that api_import.c works with (api_write.c). */
+/* SIMTRACE_OK when w may take more; else why not, in its message. */
+simtrace_error api_writer_usable(simtrace_writer *w);
+/* A failure of the container writer, into w's message; every failure but
+ * a cycle out of order and a usage error makes w take nothing more. */
+simtrace_error api_writer_fail(simtrace_writer *w, st_error e, const st_diag *d);
+/* Declare a stream (a unique name) and keep its record. */
+simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint32_t *id);
+/* The stream named sp->name: one that w holds must have sp's type and
+ * entry size (ST_E_BAD_STREAM, d says so), else it is added with sp. */
+st_error api_writer_take(simtrace_writer *w, const st_stream_spec *sp, uint32_t *sid, st_diag *d);
+st_writer *api_writer_core(simtrace_writer *w);
+char *api_writer_msg(simtrace_writer *w); /* API_MSG_MAX bytes */
+svpc_params api_writer_params(const simtrace_writer *w); /* the profile's codec */
+
+/* Add shift to the owner index (the key) of n wide-value blocks in place:
+ * the blocks of an input point at entries of their owner stream counted
+ * from the input's first, and in the output that stream may hold entries
+ * already (an earlier input, simtrace-pack --append).  0 if an index would
+ * pass the 48 bits of an entry index (the blocks are then partly
+ * rewritten). */
+int api_shift_owners(uint8_t *blocks, size_t n, uint64_t shift);
+
+/* The codec of a new imported or raw stream of type t in a writer of codec
+ * p: p where its encoder codes t; else vpc pairs take the vpc encoder,
+ * memory types the default one when p's is vpc (simtrace-pack -e vpc),
+ * the rest generic. */
+svpc_params api_stream_params(svpc_params p, st_entry_type t);
+
+/*
+ * A writer of this API over container writer core, which the caller made
+ * (simtrace-pack's: new, or resumed by --append), keeps using, and frees
+ * after this handle (simtrace_writer_free leaves it).  p is the codec of
+ * the streams it adds.  Until simtrace-pack's other paths (--append,
+ * --concat) have calls of the public API, this is how its imports and
+ * raw inputs go through simtrace_writer_import and _append_fd.
+ */
+simtrace_error api_writer_adopt(simtrace_writer **w, st_writer *core, const svpc_params *p);
 
 #endif /* ST_API_INTERNAL_H */

@@ -22,6 +22,7 @@ struct simtrace_writer {
     simtrace_write_io io;
     svpc_params params; /* the profile's, for memory types */
     int closed;
+    int borrowed;       /* w is the caller's (api_writer_adopt): not freed here */
     st_error failed;    /* sticky: a failure the container writer cannot recover from */
     api_wstream *s;
     uint32_t ns, cap;
@@ -38,8 +39,8 @@ SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p)
     p->profile = SIMTRACE_PROFILE_DEFAULT;
 }
 
-/* The codec settings of a profile: the programs' defaults, second stage
- * lzma at level 6 (cm2 uses no second stage).  "default" is what
+/* The codec settings of a profile, with the second stage and level of p
+ * (the programs' defaults: lzma at level 6; cm2 uses no second stage).  "default" is what
  * svpc-compress writes (SVPC_ENC_DEFAULT, one home for it); "fast" the
  * encoder fastest to write values, cm2, today the default too; "compat"
  * what svpc 0.1 reads. */
@@ -49,7 +50,11 @@ static int profile_params(const simtrace_write_params *p, svpc_params *out)
         const char *name;
         svpc_encoder enc;
     } named[] = {{"default", SVPC_ENC_DEFAULT}, {"fast", SVPC_ENC_CM2}, {"compat", SVPC_ENC_CM1}};
-    *out = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
+    static const svpc_stage stages[] = {SVPC_STAGE_LZMA, SVPC_STAGE_LZMA, SVPC_STAGE_BZIP2, SVPC_STAGE_ZLIB,
+                                        SVPC_STAGE_NONE}; /* by simtrace_stage */
+    if (p->stage > SIMTRACE_STAGE_NONE || p->level > 9)
+        return 0;
+    *out = (svpc_params){SVPC_ENC_DEFAULT, stages[p->stage], p->level ? (int)p->level : 6};
     if (p->profile_name) {
         for (unsigned i = 0; i < sizeof named / sizeof named[0]; i++)
             if (strcmp(p->profile_name, named[i].name) == 0) {
@@ -143,7 +148,7 @@ SIMTRACE_API simtrace_error simtrace_writer_create_io(simtrace_writer **w, const
 }
 
 /* A writer that may take more: open, not failed. */
-static simtrace_error usable(simtrace_writer *w)
+simtrace_error api_writer_usable(simtrace_writer *w)
 {
     if (!w)
         return SIMTRACE_E_USAGE;
@@ -162,16 +167,16 @@ static simtrace_error usable(simtrace_writer *w)
 
 /* A failure of the container writer: everything but a cycle out of order
  * leaves it unusable. */
-static simtrace_error wfail(simtrace_writer *w, st_error e, const st_diag *d)
+simtrace_error api_writer_fail(simtrace_writer *w, st_error e, const st_diag *d)
 {
     if (e != ST_E_CYCLE_ORDER && e != ST_E_USAGE)
         w->failed = e;
     return api_fail(w->msg, e, d);
 }
 
-static simtrace_error add(simtrace_writer *w, const st_stream_spec *sp, uint32_t *id)
+simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint32_t *id)
 {
-    simtrace_error pe = usable(w);
+    simtrace_error pe = api_writer_usable(w);
     if (pe != SIMTRACE_OK)
         return pe;
     uint32_t dup;
@@ -181,8 +186,15 @@ static simtrace_error add(simtrace_writer *w, const st_stream_spec *sp, uint32_t
         snprintf(w->msg, sizeof w->msg, "a stream named '%.255s' exists", sp->name);
         return SIMTRACE_E_USAGE;
     }
-    if (w->ns == w->cap) {
+    /* the stream's number: an adopted container writer may hold streams
+     * declared without this layer (they get records with no name) */
+    uint32_t next = w->ns;
+    while (st_writer_stream_type(w->w, next, NULL, NULL) != ST_TYPE_NONE)
+        next++;
+    if (next >= w->cap) {
         uint32_t nc = w->cap ? 2 * w->cap : 8;
+        while (nc <= next)
+            nc *= 2;
         api_wstream *ns = api_malloc(&w->al, nc * sizeof *ns);
         if (!ns)
             return SIMTRACE_E_NOMEM;
@@ -192,15 +204,35 @@ static simtrace_error add(simtrace_writer *w, const st_stream_spec *sp, uint32_t
         w->s = ns;
         w->cap = nc;
     }
+    for (; w->ns < next; w->ns++)
+        w->s[w->ns] = (api_wstream){.vdata = UINT32_MAX};
     uint32_t sid;
     st_error e = st_writer_add_stream_spec(w->w, sp, &sid);
     if (e != ST_OK)
-        return wfail(w, e, NULL);
+        return api_writer_fail(w, e, NULL);
     w->s[sid].vdata = UINT32_MAX;
     snprintf(w->s[sid].name, sizeof w->s[sid].name, "%s", sp->name);
     w->ns = sid + 1;
     *id = sid;
     return SIMTRACE_OK;
+}
+
+st_error api_writer_take(simtrace_writer *w, const st_stream_spec *sp, uint32_t *sid, st_diag *d)
+{
+    if (st_writer_find_stream(w->w, sp->name, sid)) {
+        size_t esz;
+        st_entry_type t = st_writer_stream_type(w->w, *sid, NULL, &esz);
+        size_t want = sp->type == ST_TYPE_USER ? sp->entry_size : st_entry_size(sp->type);
+        if (t != sp->type || esz != want)
+            return st_diag_set(d, ST_E_BAD_STREAM, "stream '%s' already holds %s entries of %zu bytes, not %s",
+                               sp->name, st_entry_name(t), esz, st_entry_name(sp->type));
+        return ST_OK;
+    }
+    simtrace_error e = api_writer_add(w, sp, sid);
+    if (e == SIMTRACE_E_USAGE)
+        return st_diag_set(d, ST_E_USAGE, "cannot declare stream '%s' of type %s", sp->name,
+                           st_entry_name(sp->type));
+    return (st_error)e;
 }
 
 /* The built-in types a caller may declare: vblock streams are the
@@ -220,7 +252,7 @@ SIMTRACE_API simtrace_error simtrace_writer_add_stream(simtrace_writer *w, const
     sp.params = w->params;
     if (!svpc_encoder_supports(sp.params.encoder, sp.type))
         sp.params.encoder = SVPC_ENC_GENERIC;
-    return add(w, &sp, id);
+    return api_writer_add(w, &sp, id);
 }
 
 SIMTRACE_API simtrace_error simtrace_writer_add_user_stream(simtrace_writer *w, const char *name,
@@ -232,12 +264,12 @@ SIMTRACE_API simtrace_error simtrace_writer_add_user_stream(simtrace_writer *w, 
     st_stream_spec sp = {.name = name, .type = ST_TYPE_USER, .guid = guid, .entry_size = entry_size,
                          .type_name = type_name, .owner = UINT32_MAX};
     sp.params = (svpc_params){SVPC_ENC_GENERIC, w->params.stage, w->params.level};
-    return add(w, &sp, id);
+    return api_writer_add(w, &sp, id);
 }
 
 SIMTRACE_API simtrace_error simtrace_writer_write(simtrace_writer *w, uint32_t id, const void *entries, size_t count)
 {
-    simtrace_error pe = usable(w);
+    simtrace_error pe = api_writer_usable(w);
     if (pe != SIMTRACE_OK)
         return pe;
     if (id >= w->ns || (!entries && count)) {
@@ -247,13 +279,13 @@ SIMTRACE_API simtrace_error simtrace_writer_write(simtrace_writer *w, uint32_t i
     if (count == 0)
         return SIMTRACE_OK;
     st_error e = st_writer_append(w->w, id, entries, count);
-    return e == ST_OK ? SIMTRACE_OK : wfail(w, e, e == ST_E_CYCLE_ORDER ? st_writer_diag(w->w) : NULL);
+    return e == ST_OK ? SIMTRACE_OK : api_writer_fail(w, e, e == ST_E_CYCLE_ORDER ? st_writer_diag(w->w) : NULL);
 }
 
 SIMTRACE_API simtrace_error simtrace_writer_write_wide(simtrace_writer *w, uint32_t id, const void *entry,
                                                        const void *value, size_t len)
 {
-    simtrace_error pe = usable(w);
+    simtrace_error pe = api_writer_usable(w);
     if (pe != SIMTRACE_OK)
         return pe;
     if (id >= w->ns || !entry || !value || len == 0 || len > ST_VALUE_MAX)
@@ -278,7 +310,7 @@ SIMTRACE_API simtrace_error simtrace_writer_write_wide(simtrace_writer *w, uint3
         st_stream_spec sp = {.name = name, .type = ST_TYPE_VBLOCK, .owner = id};
         sp.params = (svpc_params){SVPC_ENC_GENERIC, w->params.stage, w->params.level};
         uint32_t vs;
-        simtrace_error ae = add(w, &sp, &vs);
+        simtrace_error ae = api_writer_add(w, &sp, &vs);
         if (ae != SIMTRACE_OK)
             return ae;
         w->s[id].vdata = vs;
@@ -308,21 +340,21 @@ SIMTRACE_API simtrace_error simtrace_writer_write_wide(simtrace_writer *w, uint3
 
 SIMTRACE_API simtrace_error simtrace_writer_flush(simtrace_writer *w)
 {
-    simtrace_error pe = usable(w);
+    simtrace_error pe = api_writer_usable(w);
     if (pe != SIMTRACE_OK)
         return pe;
     st_error e = st_writer_flush(w->w);
-    return e == ST_OK ? SIMTRACE_OK : wfail(w, e, NULL);
+    return e == ST_OK ? SIMTRACE_OK : api_writer_fail(w, e, NULL);
 }
 
 SIMTRACE_API simtrace_error simtrace_writer_close(simtrace_writer *w)
 {
-    simtrace_error pe = usable(w);
+    simtrace_error pe = api_writer_usable(w);
     if (pe != SIMTRACE_OK)
         return pe;
     st_error e = st_writer_finish(w->w);
     if (e != ST_OK)
-        return wfail(w, e, NULL);
+        return api_writer_fail(w, e, NULL);
     w->closed = 1;
     return SIMTRACE_OK;
 }
@@ -347,10 +379,42 @@ SIMTRACE_API void simtrace_writer_free(simtrace_writer *w)
 {
     if (!w)
         return;
-    st_writer_free(w->w);
+    if (!w->borrowed)
+        st_writer_free(w->w);
     if (w->own_fd)
         close(w->fd);
     api_alloc al = w->al;
     api_free(&al, w->s);
     api_free(&al, w);
+}
+
+st_writer *api_writer_core(simtrace_writer *w) { return w->w; }
+
+char *api_writer_msg(simtrace_writer *w) { return w->msg; }
+
+svpc_params api_writer_params(const simtrace_writer *w) { return w->params; }
+
+simtrace_error api_writer_adopt(simtrace_writer **out, st_writer *core, const svpc_params *p)
+{
+    api_alloc al;
+    api_alloc_init(&al, NULL);
+    simtrace_writer *w = api_calloc(&al, sizeof *w);
+    if (!w)
+        return SIMTRACE_E_NOMEM;
+    w->al = al;
+    w->w = core;
+    w->borrowed = 1;
+    w->fd = -1;
+    w->params = *p;
+    *out = w;
+    return SIMTRACE_OK;
+}
+
+svpc_params api_stream_params(svpc_params p, st_entry_type t)
+{
+    if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
+        p.encoder = t == ST_TYPE_VPC                                    ? SVPC_ENC_VPC
+                    : st_entry_is_memory(t) && p.encoder == SVPC_ENC_VPC ? SVPC_ENC_DEFAULT
+                                                                       : SVPC_ENC_GENERIC;
+    return p;
 }

@@ -122,6 +122,23 @@ int cli_report(st_error e, const st_diag *d, const char *file)
     return cli_status(e);
 }
 
+void cli_diag_from_place(st_diag *d, const simtrace_input_place *where)
+{
+    st_diag_clear(d);
+    if (where) {
+        d->offset = where->offset;
+        d->line = where->line;
+        snprintf(d->detail, sizeof d->detail, "%s", where->detail);
+    }
+}
+
+int cli_report_place(int e, const simtrace_input_place *where, const char *file)
+{
+    st_diag d;
+    cli_diag_from_place(&d, where);
+    return cli_report((st_error)e, &d, file);
+}
+
 int cli_parse_number(const char *s, size_t n, uint64_t *out)
 {
     char buf[32];
@@ -219,6 +236,19 @@ int cli_opt_stage(const char *arg, svpc_stage *out)
     return 1;
 }
 
+int cli_opt_simtrace_stage(const char *arg, uint32_t *out)
+{
+    /* the public numbers of the stages that have one are the codec's */
+    _Static_assert(SIMTRACE_STAGE_LZMA == (int)SVPC_STAGE_LZMA && SIMTRACE_STAGE_BZIP2 == (int)SVPC_STAGE_BZIP2 &&
+                       SIMTRACE_STAGE_ZLIB == (int)SVPC_STAGE_ZLIB,
+                   "simtrace_stage differs from svpc_stage");
+    svpc_stage s;
+    if (!cli_opt_stage(arg, &s))
+        return 0;
+    *out = s == SVPC_STAGE_NONE ? SIMTRACE_STAGE_NONE : (uint32_t)s;
+    return 1;
+}
+
 int cli_opt_encoder(const char *arg, svpc_encoder *out)
 {
     if (!svpc_encoder_parse(arg, out)) {
@@ -250,13 +280,18 @@ void cli_progress(const st_writer *w, double t0, int final)
 {
     st_write_stats s;
     st_writer_stats(w, &s);
+    cli_progress_counts(s.entries, s.raw_bytes, s.out_bytes, t0, final);
+}
+
+void cli_progress_counts(uint64_t entries, uint64_t raw_bytes, uint64_t out_bytes, double t0, int final)
+{
     double now = cli_now(), dt = now - t0;
     if (final) {
         /* the ratio only now: before the last frame is written, the output
          * lags the input by up to a frame per thread */
         fprintf(stderr, "\r%s: %llu entries, %.1f MB of entries, %.2f MB out (%.2fx), %.1f s, %.1f MB/s\n", cli_prog,
-                (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
-                s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0);
+                (unsigned long long)entries, raw_bytes / 1e6, out_bytes / 1e6,
+                out_bytes ? (double)raw_bytes / (double)out_bytes : 0.0, dt, dt > 0 ? raw_bytes / 1e6 / dt : 0.0);
         return;
     }
     char where[128];
@@ -273,10 +308,10 @@ void cli_progress(const st_writer *w, double t0, int final)
         snprintf(where, sizeof where, "%.1f%% of the input read, %.1f MB/s, %s left; ",
                  100.0 * (double)pos / (double)st.st_size, rate / 1e6, eta);
     } else {
-        snprintf(where, sizeof where, "%.1f MB/s; ", dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0);
+        snprintf(where, sizeof where, "%.1f MB/s; ", dt > 0 ? raw_bytes / 1e6 / dt : 0.0);
     }
-    fprintf(stderr, "\r%s: %s%llu entries, %.2f MB out   ", cli_prog, where, (unsigned long long)s.entries,
-            s.out_bytes / 1e6);
+    fprintf(stderr, "\r%s: %s%llu entries, %.2f MB out   ", cli_prog, where, (unsigned long long)entries,
+            out_bytes / 1e6);
 }
 
 int cli_progress_due(double *last)

@@ -3,16 +3,16 @@
  * containers (compressed memory traces) from C or C++.
  *
  * Installed as <simtrace.h>; link with `pkg-config --cflags --libs svpc`.
- * This header is self-contained: it includes only <stddef.h> and
- * <stdint.h>, and everything it declares starts with simtrace_ or
+ * This header is self-contained: it includes only <stddef.h>, <stdint.h>
+ * and <signal.h> (sig_atomic_t, of the imports' stop request), and everything it declares starts with simtrace_ or
  * SIMTRACE_.  The container format is formats/SIMTRACE.md of the source.
  *
  * Stability: this header is API version SIMTRACE_API_VERSION.  Within one
  * major version (the soname, libsvpc.so.0) calls are only added, the
  * values of simtrace_error and simtrace_type never change, and structs
  * passed in or out only grow into their `reserved` fields, which callers
- * leave zero (use the *_init functions, or zero the struct).  Codec
- * settings are chosen by profile name and are not part of any struct.
+ * leave zero (use the *_init functions, or zero the struct).  The encoder
+ * is chosen by profile name; its second stage and level by number.
  *
  * Conventions for every call:
  *   - Calls that can fail return simtrace_error: SIMTRACE_OK (0) or a
@@ -37,6 +37,7 @@
 #ifndef SIMTRACE_PUBLIC_H
 #define SIMTRACE_PUBLIC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -246,17 +247,32 @@ typedef struct simtrace_write_params {
     uint32_t check_cycles;  /* 1: refuse memory entries whose cycle is below
                                the one before them in their stream
                                (SIMTRACE_E_CYCLE_ORDER) */
-    uint32_t reserved0;
+    uint32_t stage;         /* simtrace_stage: the second stage of the
+                               encoders that have one (all but cm2, and the
+                               generic coding of other types); 0: lzma */
     const char *profile_name; /* NULL, or a profile by name: "default",
                                  "fast", "compat", or an encoder of the
                                  programs' -e: "cm", "cm2", "cm1", "paper",
                                  "generic"; read at creation */
     const simtrace_allocator *allocator; /* NULL: malloc */
-    uint64_t reserved[6];   /* zero */
+    uint32_t level;         /* the second stage's level 1..9; 0: 6 */
+    uint32_t reserved1;
+    uint64_t reserved[5];   /* zero */
 } simtrace_write_params;
 
+/* Second stages (simtrace_write_params.stage), as the programs' -s names
+ * them.  Values never change. */
+typedef enum simtrace_stage {
+    SIMTRACE_STAGE_DEFAULT = 0, /* lzma */
+    SIMTRACE_STAGE_LZMA = 1,
+    SIMTRACE_STAGE_BZIP2 = 2,
+    SIMTRACE_STAGE_ZLIB = 3,
+    SIMTRACE_STAGE_NONE = 4,    /* the first stage's output is stored as it is */
+} simtrace_stage;
+
 /* Fill p with the defaults (1 thread, 2^20 entries per frame, default
- * profile, no timestamps, no cycle check).  Thread-safe. */
+ * profile, second stage lzma at level 6, no timestamps, no cycle check).
+ * Thread-safe. */
 SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p);
 
 /*
@@ -1027,6 +1043,161 @@ SIMTRACE_API const char *simtrace_stats_field_name(uint32_t f);
 SIMTRACE_API uint32_t simtrace_stats_field_slots(uint32_t f);
 
 /* ---- advanced: packing: imports, concatenation, repair ---------------------- */
+/* imports */
+
+/*
+ * The importers: how other trace formats become streams of a writer
+ * (formats/IMPORT.md of the source says how each maps).  The names are
+ * "bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3";
+ * index 0, 1, ... gives them in that order, NULL past the last, so a
+ * program lists them by counting up until NULL.  *is_text (if not NULL)
+ * receives 1 for the formats of text lines (all but vpc and vpc3).
+ * Static strings.  Thread-safe.
+ */
+SIMTRACE_API const char *simtrace_import_format(unsigned index, int *is_text);
+
+/* Where in an input something is: each field UINT64_MAX when not known. */
+typedef struct simtrace_input_place {
+    uint64_t offset;  /* byte offset in the input (its decompressed bytes
+                         when unpacked, except in unpack_where) */
+    uint64_t line;    /* 1-based line of a text input */
+    char detail[160]; /* what is wrong there, in words; "" if nothing more */
+    uint64_t reserved[2];
+} simtrace_input_place;
+
+typedef struct simtrace_import_params {
+    const char *prefix;     /* simtrace_writer_import: NULL, or "NAME": the
+                               streams are named "NAME.cpu0.read"... instead
+                               of "cpu0.read"... */
+    uint32_t skip_bad;      /* 1: count malformed lines, tell warn, go on;
+                               0: stop at the first (SIMTRACE_E_SYNTAX) */
+    uint32_t split_cr3;     /* bochs: linear accesses in streams per address
+                               space (IMPORT.md 13) */
+    uint32_t no_unpack;     /* 1: take the input as it is even if it begins
+                               like xz, gzip or zstd data; 0: read such an
+                               input decompressed (by a thread, memory
+                               bounded at 1 GiB of decoder) */
+    uint32_t reserved0;
+    /* The caller's stop request (NULL: none): nonzero once a signal asked
+     * to finish.  The caller's handler also makes the descriptor that
+     * reading() named read as at its end (dup2 of /dev/null onto it), so
+     * a read that waits for a pipe returns; a text line cut off there is
+     * then dropped, and damage is not looked for in the rest of a
+     * compressed input (whose upstream may never end). */
+    const volatile sig_atomic_t *stop;
+    /* Optional callbacks, on the calling thread, with opaque:
+     *   warn:     a malformed line skipped (skip_bad), error
+     *             SIMTRACE_E_SYNTAX, where says which; also, as it
+     *             happens, why simtrace_writer_import could not take a
+     *             stream or a wide value (SIMTRACE_E_BAD_STREAM,
+     *             _TOO_LARGE..., where->detail; without warn,
+     *             rep->where.detail says it);
+     *   progress: after each read of input;
+     *   reading:  fd is the descriptor the call reads from now (the input
+     *             itself, or the read end of the decompressor's pipe),
+     *             told before the first read; -1 once the reading ended;
+     *   taken:    simtrace_writer_import took stream id, named name (valid
+     *             during the callback), for the entries that follow:
+     *             created, or held already. */
+    void (*warn)(void *opaque, int error, const simtrace_input_place *where);
+    void (*progress)(void *opaque);
+    void (*reading)(void *opaque, int fd);
+    void (*taken)(void *opaque, uint32_t id, const char *name);
+    void *opaque;
+    uint64_t reserved[3];   /* zero */
+} simtrace_import_params;
+
+/* Fill p with the defaults (no prefix, stop at the first bad line,
+ * unpack, no callbacks).  Thread-safe. */
+SIMTRACE_API void simtrace_import_params_init(simtrace_import_params *p);
+
+/* What an import or a raw append did; filled in on success and failure. */
+typedef struct simtrace_import_report {
+    uint64_t bytes;         /* input bytes read (decompressed) */
+    uint64_t lines;         /* lines read (text formats) */
+    uint64_t entries;       /* entries appended, all streams */
+    uint64_t bad_lines;     /* malformed lines skipped (skip_bad) */
+    uint64_t dropped;       /* valid records without an entry (lackey "SB",
+                               din labels 3 and 4, xdin m, c, v) */
+    uint64_t partial_bytes; /* SIMTRACE_E_PARTIAL_ENTRY: trailing bytes
+                               dropped, from where.offset on */
+    char unpacked[8];       /* "xz", "gzip", "zstd": the input was read
+                               decompressed; "" otherwise */
+    uint32_t unpack_error;  /* the decompressor's result: SIMTRACE_OK, or
+                               SIMTRACE_E_CORRUPT, _TRUNCATED (damaged or
+                               cut compressed data), _MEMLIMIT, _READ */
+    uint32_t usable;        /* 1: the writer takes more after this call (it
+                               succeeded, or the input was bad: a partial
+                               entry, a line, a cycle, damaged compressed
+                               data); 0: only simtrace_writer_free */
+    uint32_t read_error;    /* the reading's own result, before the
+                               unpacking's: what the entries' reader made
+                               of the input (with damaged compressed data,
+                               often an early end) */
+    uint32_t reserved0;
+    simtrace_input_place where;        /* of the call's failure */
+    simtrace_input_place unpack_where; /* of unpack_error (offset: in the
+                                          compressed input) */
+    uint64_t reserved[4];
+} simtrace_import_report;
+
+/*
+ * Append the raw entries read from descriptor fd, up to its end, to stream
+ * id (the entries' layout as simtrace_writer_write takes them), reading
+ * straight into the frame being filled.  fd is not closed and is read from
+ * where it is.  params NULL: the defaults; prefix, skip_bad and split_cr3
+ * are not used.  rep may be NULL.
+ * Every whole entry read is appended, also when the call fails.
+ * Returns SIMTRACE_OK; SIMTRACE_E_PARTIAL_ENTRY (the input ends inside an
+ * entry: rep->partial_bytes are dropped, from byte rep->where.offset);
+ * the unpacking's rep->unpack_error when the compressed input is damaged
+ * or cut, unless writing failed (SIMTRACE_E_WRITE): the damage explains
+ * what the reading found (rep->read_error, at rep->where);
+ * SIMTRACE_E_READ (reading fd failed: errno and rep->where say why and
+ * where; also from the first look at the input); SIMTRACE_E_CYCLE_ORDER
+ * (check_cycles); SIMTRACE_E_STATE; SIMTRACE_E_USAGE (no stream id, fd
+ * below 0); SIMTRACE_E_WRITE; SIMTRACE_E_NOMEM; SIMTRACE_E_THREAD;
+ * SIMTRACE_E_TOO_LARGE.  rep->usable says whether the writer takes more
+ * (after a failure of the writer, or of reading, it takes only
+ * simtrace_writer_free).
+ * Thread safety and lifetimes as for simtrace_writer_write: one thread at
+ * a time per writer; the library's decompressing thread reads fd while
+ * the call runs and has ended when it returns; params and its callbacks
+ * are used only during the call.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_append_fd(simtrace_writer *w, uint32_t id, int fd,
+                                                      const simtrace_import_params *params,
+                                                      simtrace_import_report *rep);
+
+/*
+ * Import fd, a trace of format `format` (simtrace_import_format), into w:
+ * the importer declares its streams ("read", "write", "fetch",
+ * "cpu0.read"..., with params->prefix before them) in the order their
+ * first entry appears; a stream of that name that w holds already (an
+ * earlier import) receives the entries if its type is the same
+ * (SIMTRACE_E_BAD_STREAM otherwise), and wide values' blocks are renumbered
+ * to the entries it held.  New streams take the writer's encoder where it
+ * codes their type (vpc pairs: the vpc encoder), else generic.  fd is read
+ * once, in constant memory (a pipe is fine), decompressed as for
+ * simtrace_writer_append_fd, and not closed.  params NULL: the defaults;
+ * rep may be NULL.  Everything complete before a failure is appended.
+ * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (unknown format); SIMTRACE_E_SYNTAX
+ * (a malformed line: rep->where has its line, offset and what is wrong);
+ * SIMTRACE_E_NOT_FORMAT; SIMTRACE_E_TOO_LARGE (a value or cycle beyond the
+ * format's limits); SIMTRACE_E_PARTIAL_ENTRY (vpc, vpc3 ending
+ * mid-record); SIMTRACE_E_CYCLE_ORDER (check_cycles: rep->where.line is
+ * the refused entry's line where the format knows it);
+ * SIMTRACE_E_BAD_STREAM; the unpacking's error as for
+ * simtrace_writer_append_fd; SIMTRACE_E_READ; SIMTRACE_E_WRITE;
+ * SIMTRACE_E_STATE; SIMTRACE_E_NOMEM; SIMTRACE_E_THREAD.  The writer's
+ * message says the same in words; rep->usable whether the writer takes
+ * more (a bad input leaves it usable: the trace can be closed with
+ * everything before the bad part).  Threads and lifetimes as for
+ * simtrace_writer_append_fd; format is read during the call only.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_import(simtrace_writer *w, int fd, const char *format,
+                                                   const simtrace_import_params *params,
+                                                   simtrace_import_report *rep);
 
 #ifdef __cplusplus
 }
