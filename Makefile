@@ -45,10 +45,15 @@ LIB_SRC = common/st_error.c common/st_bytes.c common/st_io.c common/st_decomp.c 
           svpc/stage2.c svpc/generic.c svpc/paper.c svpc/cm.c svpc/vpcx.c svpc/cm2.c svpc/svpc_codec.c svpc/svpc_stats.c \
           frames/frame_format.c frames/pool.c frames/frame_job.c frames/frame_writer.c frames/frame_reader.c frames/frame_index.c \
           frames/range.c api/api_common.c api/api_write.c api/api_read.c
+LIB_SRC += frames/recover.c
+LIB_SRC += api/api_recover.c
+LIB_SRC += api/api_stats.c
+LIB_SRC += api/api_import.c
 LIB_SRC += api/api_concat.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
-UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats test_signals test_api_pack
+UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats test_signals test_recover
+UNIT    += test_import test_api_pack
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a
@@ -106,6 +111,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# test_recover compares the salvage of the API with simtrace-cat's
+$(BUILD)/tests/test_recover: | $(BUILD)/simtrace-cat
 
 # Test drivers (tests/tools/NAME.c -> $(BUILD)/tests/NAME with - for _):
 # bochs-count, the Bochs importer alone, used by tests/cli/bochs_trace.bats
@@ -148,7 +155,7 @@ deps:
 	$(Q)scripts/install-deps.sh
 
 ## unit: build and run the C unit tests
-unit: $(UNITBINS) $(BUILD)/tests/make-bad
+unit: $(UNITBINS) $(BUILD)/tests/make-bad $(BUILD)/simtrace-pack
 	$(Q)for t in $(UNITBINS); do $$t || exit 1; done
 
 ## cli-test: run the bats tests of the programs

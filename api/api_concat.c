@@ -36,32 +36,6 @@ static void place_out(const st_diag *d, uint64_t *offset, uint64_t *frame, uint6
     snprintf(detail, size, "%s", d->detail);
 }
 
-simtrace_error api_writer_wrap(simtrace_writer **out, st_writer *cw, const svpc_params *p)
-{
-    if (!out || !cw || !p || st_writer_stream_type(cw, 0, NULL, NULL) != ST_TYPE_NONE)
-        return SIMTRACE_E_USAGE;
-    api_alloc al;
-    api_alloc_init(&al, NULL);
-    simtrace_writer *w = api_calloc(&al, sizeof *w);
-    if (!w)
-        return SIMTRACE_E_NOMEM;
-    w->al = al;
-    w->w = cw;
-    w->fd = -1;
-    w->params = *p;
-    *out = w;
-    return SIMTRACE_OK;
-}
-
-void api_writer_unwrap(simtrace_writer *w)
-{
-    if (!w)
-        return;
-    api_alloc al = w->al;
-    api_free(&al, w->s);
-    api_free(&al, w);
-}
-
 /* ---- concatenation ---- */
 
 typedef struct {

@@ -36,6 +36,11 @@ simtrace_error api_error(st_error e);
  * api_error(e).  d may be NULL. */
 simtrace_error api_fail(char *msg, st_error e, const st_diag *d);
 
+/* The parts of a reader (api_read.c) that the recovery calls
+ * (api_recover.c) use: its index (NULL for a sequential reader) and its
+ * message buffer (API_MSG_MAX bytes). */
+st_index *api_reader_index(simtrace_reader *r);
+char *api_reader_msg(simtrace_reader *r);
 /* The st_in_fn of a caller's read callback: arg is the simtrace_read_io. */
 st_error api_read_io(void *arg, uint8_t *p, size_t n, size_t *got);
 
@@ -64,34 +69,52 @@ struct simtrace_writer {
     simtrace_write_io io;
     svpc_params params; /* the profile's, for memory types */
     int closed;
+    int borrowed;       /* w is the caller's (api_writer_adopt): not freed here */
     st_error failed;    /* sticky: a failure the container writer cannot recover from */
     api_wstream *s;
     uint32_t ns, cap;
     char msg[API_MSG_MAX];
 };
 
-/* SIMTRACE_OK for a writer that may take more (open, not failed); else
- * the error, with the message set. */
+/* For the statistics (api_stats.c), with api_reader_index above. */
+/* Stream index of r's list (sequential: declared so far), or NULL. */
+const st_stream_info *api_reader_stream(const simtrace_reader *r, uint32_t index);
+/* Claim sequential reader r for api_reader_frames, as a cursor does (it
+ * then takes no cursor); ST_E_STATE when it is random access or was
+ * claimed before. */
+st_error api_reader_claim(simtrace_reader *r);
+/* The whole input of a claimed reader, each data frame handed undecoded
+ * to sink, in file order; returns as st_reader_read_all. */
+st_error api_reader_frames(simtrace_reader *r, st_frame_sink sink, void *arg, st_diag *d);
+/* The writer's parts that api_import.c and api_concat.c work with. */
+/* SIMTRACE_OK when w may take more; else why not, in its message. */
 simtrace_error api_writer_usable(simtrace_writer *w);
-
-/* A failure of the container writer: everything but a cycle out of order
- * and a refused argument leaves w unusable.  Sets the message from e and
- * d (NULL allowed); returns api_error(e). */
+/* A failure of the container writer, into w's message; every failure but
+ * a cycle out of order and a usage error makes w take nothing more. */
 simtrace_error api_writer_fail(simtrace_writer *w, st_error e, const st_diag *d);
-
-/* Add stream sp (its name not in w yet) and record it; *id its number. */
+/* Declare a stream (a unique name) and keep its record. */
 simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint32_t *id);
+/* The stream named sp->name: one that w holds must have sp's type and
+ * entry size (ST_E_BAD_STREAM, d says so), else it is added with sp. */
+st_error api_writer_take(simtrace_writer *w, const st_stream_spec *sp, uint32_t *sid, st_diag *d);
+st_writer *api_writer_core(simtrace_writer *w);
+char *api_writer_msg(simtrace_writer *w); /* API_MSG_MAX bytes */
+svpc_params api_writer_params(const simtrace_writer *w); /* the profile's codec */
+
+/* The codec of a new imported or raw stream of type t in a writer of codec
+ * p: p where its encoder codes t; else vpc pairs take the vpc encoder,
+ * memory types the default one when p's is vpc (simtrace-pack -e vpc),
+ * the rest generic. */
+svpc_params api_stream_params(svpc_params p, st_entry_type t);
 
 /*
- * For simtrace-pack until its main uses the public writer: a handle over
- * the container writer cw, which has no stream yet and stays the
- * caller's (cw's streams and entries go through the handle's calls from
- * then on; it is finished and freed by the caller, after
- * api_writer_unwrap).  p: the second stage and level of frames the
- * handle encodes.  Returns SIMTRACE_OK, SIMTRACE_E_USAGE, SIMTRACE_E_NOMEM.
+ * A writer of this API over container writer core, which the caller made
+ * (simtrace-pack's: new, or resumed by --append), keeps using, and frees
+ * after this handle (simtrace_writer_free leaves it).  p is the codec of
+ * the streams it adds.  Until simtrace-pack's other paths (--append,
+ * --concat) have calls of the public API, this is how its imports and
+ * raw inputs go through simtrace_writer_import and _append_fd.
  */
-simtrace_error api_writer_wrap(simtrace_writer **w, st_writer *cw, const svpc_params *p);
-/* Free the handle of api_writer_wrap, not its container writer.  NULL allowed. */
-void api_writer_unwrap(simtrace_writer *w);
+simtrace_error api_writer_adopt(simtrace_writer **w, st_writer *core, const svpc_params *p);
 
 #endif /* ST_API_INTERNAL_H */

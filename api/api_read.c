@@ -1,11 +1,10 @@
 /* api_read.c - the reader and cursors of the public API
  * (include/simtrace.h): random access through the index of frames/, and
- * sequential reading, where a thread of the cursor runs the container
- * reader and hands each decoded frame's entries over as the caller pulls. */
+ * sequential reading, where the cursor pulls the container reader's
+ * decoded frames (st_reader_next) on the caller's thread. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +13,7 @@
 #include "../common/st_io.h"
 #include "../formats/entry.h"
 #include "../frames/range.h"
+#include "../frames/recover.h"
 #include "api_internal.h"
 
 struct simtrace_reader {
@@ -24,14 +24,14 @@ struct simtrace_reader {
     /* random access */
     st_index *ix;
     st_buf tmp;          /* a frame decoded by a lookup */
-    /* sequential: the container reader, run by the cursor's thread */
+    /* sequential: the container reader, pulled by the cursor */
     st_reader *r;
     simtrace_read_io io;
     simtrace_cursor *cur; /* the one cursor, NULL before it */
-    int cursor_made;
-    /* the streams seen so far, copied for the caller's thread; guarded by
-     * mu while the cursor's thread runs */
-    pthread_mutex_t mu;
+    int cursor_made;      /* a cursor, or simtrace_reader_next_frame, reads the input */
+    int all_frames;       /* simtrace_reader_next_frame: every frame is decoded */
+    st_diag next_d;       /* the reader's own, through simtrace_reader_next_frame */
+    /* the streams seen so far, with the frames and entries read of each */
     st_stream_info *seen;
     uint32_t nseen, capseen;
 };
@@ -48,23 +48,20 @@ struct simtrace_cursor {
     size_t pend_n;
     uint64_t pend_first;
     int done;
-    /* sequential: the reading thread and what it hands over */
-    const char *want;     /* the name asked for; NULL: the first memory stream */
+    /* sequential: the frame pulled last, and how the reading ended */
     char name[ST_MAX_NAME + 1];
     st_range rg;
     st_slicer sl;
-    pthread_t th;
-    int th_started;
-    pthread_cond_t cv;    /* with rd->mu */
-    int bound;            /* the stream is declared: id is its id */
-    uint32_t id;
-    const uint8_t *batch; /* published by the thread, taken by next() */
-    size_t batch_n;
+    st_seq_pick pk;       /* which stream is read: chosen, pk.id */
+    st_buf hold;          /* the entries of a stream held back (ST_PICK_HOLD) */
+    uint64_t hold_first;
+    const uint8_t *batch; /* entries of the range not yet taken, of the frame */
+    size_t batch_n;       /* pulled last (valid until the next pull) */
     uint64_t batch_first;
-    int held;             /* peek() handed the batch out: released by the next call */
-    int finished, stop;
+    int ended;            /* the reader gave its end or an error: result */
     st_error result;
-    st_diag d;
+    st_diag d;            /* what result says */
+    st_diag rd_d;         /* the reader's own, through the pulls */
 };
 
 SIMTRACE_API void simtrace_read_params_init(simtrace_read_params *p)
@@ -77,7 +74,7 @@ SIMTRACE_API void simtrace_read_params_init(simtrace_read_params *p)
 
 /* ---- opening ---- */
 
-/* Called by the reading thread (sequential reads). */
+/* Called from st_reader_next (sequential reads). */
 static void on_stream(void *arg, const st_stream_info *s);
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f);
 
@@ -105,10 +102,6 @@ static simtrace_error open_reader(simtrace_reader **out, const char *path, int f
         rd->p.threads = 1;
     rd->fd = fd;
     st_buf_init(&rd->tmp, 0);
-    if (pthread_mutex_init(&rd->mu, NULL) != 0) {
-        api_free(&al, rd);
-        return SIMTRACE_E_THREAD;
-    }
     if (path) {
         rd->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (rd->fd < 0) {
@@ -173,33 +166,32 @@ SIMTRACE_API int simtrace_reader_random_access(const simtrace_reader *r) { retur
 
 SIMTRACE_API const char *simtrace_reader_message(const simtrace_reader *r) { return r ? r->msg : ""; }
 
+st_index *api_reader_index(simtrace_reader *r) { return r->ix; }
+
+char *api_reader_msg(simtrace_reader *r) { return r->msg; }
+
 SIMTRACE_API int simtrace_reader_complete(simtrace_reader *r)
 {
     if (!r || !r->ix)
         return -1; /* a sequential reader meets the end at the cursor's end */
     r->msg[0] = 0;
-    uint64_t end;
-    st_diag why;
-    if (!st_index_recovered(r->ix, &end, &why))
+    st_recovery rc;
+    st_index_recovery(r->ix, &rc);
+    if (!rc.recovered)
         return 1;
     const st_frame_ref *cut = st_index_cut_frame(r->ix);
     const char *cut_stream = "?";
-    uint64_t entries = 0, frames = 0;
-    for (unsigned i = 0; i < st_index_stream_count(r->ix); i++) {
-        const st_stream_info *s = st_index_stream(r->ix, i);
-        entries += s->entries;
-        frames += s->frames;
-        if (cut && s->id == cut->stream)
-            cut_stream = s->name;
-    }
+    for (unsigned i = 0; cut && i < st_index_stream_count(r->ix); i++)
+        if (st_index_stream(r->ix, i)->id == cut->stream)
+            cut_stream = st_index_stream(r->ix, i)->name;
     int n = snprintf(r->msg, sizeof r->msg, "no valid directory and footer (%.160s): read through its frame "
                      "headers, %" PRIu64 " complete data frame%s (%" PRIu64 " entries) up to byte offset %" PRIu64
-                     " of %" PRIu64, why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), frames,
-                     frames == 1 ? "" : "s", entries, end, st_index_file_size(r->ix));
+                     " of %" PRIu64, rc.why.detail, rc.frames, rc.frames == 1 ? "" : "s", rc.entries, rc.frames_end,
+                     rc.file_size);
     size_t room = n >= 0 && (size_t)n < sizeof r->msg ? sizeof r->msg - (size_t)n : 0;
-    if (room && st_index_frames_after(r->ix))
+    if (room && rc.frames_after)
         snprintf(r->msg + n, room, "; complete frames from byte offset %" PRIu64 " on, after a damaged one, are not "
-                 "read", st_index_frames_after(r->ix));
+                 "read", rc.frames_after);
     else if (room && cut)
         snprintf(r->msg + n, room, "; entries %" PRIu64 "..%" PRIu64 " of stream '%.255s' are in the frame cut off "
                  "there", cut->first_entry, cut->first_entry + cut->count - 1, cut_stream);
@@ -216,7 +208,6 @@ SIMTRACE_API void simtrace_reader_free(simtrace_reader *r)
     st_buf_free(&r->tmp);
     if (r->own_fd)
         close(r->fd);
-    pthread_mutex_destroy(&r->mu);
     api_alloc al = r->al;
     api_free(&al, r->seen);
     api_free(&al, r);
@@ -272,9 +263,7 @@ SIMTRACE_API simtrace_error simtrace_reader_stream_count(const simtrace_reader *
         *count = st_index_stream_count(r->ix);
         return SIMTRACE_OK;
     }
-    pthread_mutex_lock((pthread_mutex_t *)&r->mu);
     *count = r->nseen;
-    pthread_mutex_unlock((pthread_mutex_t *)&r->mu);
     return SIMTRACE_OK;
 }
 
@@ -290,14 +279,10 @@ SIMTRACE_API simtrace_error simtrace_reader_stream_info(const simtrace_reader *r
         info_out(r, index, s, info);
         return SIMTRACE_OK;
     }
-    simtrace_error e = SIMTRACE_E_RANGE;
-    pthread_mutex_lock((pthread_mutex_t *)&r->mu);
-    if (index < r->nseen) {
-        info_out(r, index, &r->seen[index], info);
-        e = SIMTRACE_OK;
-    }
-    pthread_mutex_unlock((pthread_mutex_t *)&r->mu);
-    return e;
+    if (index >= r->nseen)
+        return SIMTRACE_E_RANGE;
+    info_out(r, index, &r->seen[index], info);
+    return SIMTRACE_OK;
 }
 
 static const st_stream_info *seen_get(const void *rd, unsigned i) { return &((const simtrace_reader *)rd)->seen[i]; }
@@ -310,13 +295,11 @@ SIMTRACE_API simtrace_error simtrace_reader_find_stream(const simtrace_reader *r
     if (r->ix) {
         i = name ? st_index_find_stream(r->ix, name) : st_index_default_stream(r->ix);
     } else {
-        pthread_mutex_lock((pthread_mutex_t *)&r->mu);
         if (!name)
             i = st_default_stream(r->nseen, seen_get, r);
         for (uint32_t k = 0; name && k < r->nseen && i < 0; k++)
             if (strcmp(r->seen[k].name, name) == 0)
                 i = (int)k;
-        pthread_mutex_unlock((pthread_mutex_t *)&r->mu);
     }
     if (i < 0)
         return SIMTRACE_E_NOT_FOUND;
@@ -517,13 +500,11 @@ SIMTRACE_API simtrace_error simtrace_reader_value(simtrace_reader *r, uint32_t i
 
 /* ---- cursors ---- */
 
-/* The reading thread's side (sequential). */
+/* The reader's callbacks (sequential), called inside st_reader_next. */
 
 static void on_stream(void *arg, const st_stream_info *s)
 {
     simtrace_reader *rd = arg;
-    simtrace_cursor *c = rd->cur;
-    pthread_mutex_lock(&rd->mu);
     if (rd->nseen == rd->capseen) {
         uint32_t nc = rd->capseen ? 2 * rd->capseen : 8;
         st_stream_info *ns = api_malloc(&rd->al, nc * sizeof *ns);
@@ -540,77 +521,109 @@ static void on_stream(void *arg, const st_stream_info *s)
         rd->seen[rd->nseen].entries = rd->seen[rd->nseen].frames = 0;
         rd->nseen++;
     }
-    /* later declarations cannot be known on a pipe: the first match binds */
-    if (c && !c->bound && (c->want ? strcmp(s->name, c->want) == 0 : st_entry_is_memory(s->type))) {
-        c->bound = 1;
-        c->id = s->id;
-        c->index = rd->nseen - 1;
-        c->esz = s->entry_size;
-        pthread_cond_broadcast(&c->cv);
-    }
-    pthread_mutex_unlock(&rd->mu);
 }
 
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
 {
     simtrace_reader *rd = arg;
     simtrace_cursor *c = rd->cur;
-    pthread_mutex_lock(&rd->mu);
     for (uint32_t i = 0; i < rd->nseen; i++)
         if (rd->seen[i].id == s->id) {
             rd->seen[i].frames++;
             rd->seen[i].entries += f->count;
         }
-    /* a freed cursor's frame is decoded all the same: its sink ends the read */
-    int want = c && (c->stop || (c->bound && s->id == c->id && st_range_wants_frame(&c->rg, f)));
-    pthread_mutex_unlock(&rd->mu);
-    return want;
+    if (!c)
+        return rd->all_frames;
+    int dropped;
+    int pick = st_seq_pick_frame(&c->pk, rd->r, s, &dropped);
+    if (dropped) {
+        /* a memory stream replaces the held stream, which starts over */
+        c->hold.len = 0;
+        st_slicer_init(&c->sl, &c->rg, c->rg.lo, c->rg.hi);
+    }
+    return pick != ST_PICK_SKIP && st_range_wants_frame(&c->rg, f);
 }
 
-/* Hand n entries at p over to next(), and wait until it took them. */
-static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n)
+/* The stream read is known (c->pk): the cursor takes it. */
+static void seq_bind(simtrace_cursor *c)
 {
-    simtrace_cursor *c = arg;
-    pthread_mutex_lock(&c->rd->mu);
-    int stop = c->stop;
-    pthread_mutex_unlock(&c->rd->mu);
-    if (stop)
-        return ST_E_INTERNAL; /* the cursor is freed: end the read; nobody hears of it */
-    if (!c->bound || s->id != c->id)
-        return ST_OK;
+    const simtrace_reader *rd = c->rd;
+    for (uint32_t i = 0; i < rd->nseen; i++)
+        if (rd->seen[i].id == c->pk.id)
+            c->index = i;
+    for (unsigned i = 0; i < st_reader_stream_count(rd->r); i++)
+        if (st_reader_stream(rd->r, i)->id == c->pk.id)
+            c->esz = st_reader_stream(rd->r, i)->entry_size;
+}
+
+/* A frame of the held stream: keep its part of the range (bounded). */
+static st_error seq_hold(simtrace_cursor *c, const st_frame_out *f)
+{
     size_t a, b;
-    st_error e = st_slice(&c->sl, s, first, p, n, &a, &b, &c->d);
-    if (e != ST_OK)
+    RETURN_IF_ERROR(st_slice(&c->sl, f->s, f->first, f->entries, f->n, &a, &b, &c->d));
+    if (b > a && !c->hold.len)
+        c->hold_first = f->first + a;
+    st_error e = st_buf_append(&c->hold, f->entries + a * f->s->entry_size, (b - a) * f->s->entry_size);
+    if (e != ST_E_MEMLIMIT)
         return e;
-    if (b == a)
-        return ST_OK;
-    pthread_mutex_lock(&c->rd->mu);
-    c->batch = p + a * s->entry_size;
-    c->batch_n = b - a;
-    c->batch_first = first + a;
-    pthread_cond_broadcast(&c->cv);
-    while (c->batch && !c->stop)
-        pthread_cond_wait(&c->cv, &c->rd->mu);
-    stop = c->stop;
-    c->batch = NULL;
-    pthread_mutex_unlock(&c->rd->mu);
-    return stop ? ST_E_INTERNAL : ST_OK;
+    /* a pipe cannot be read twice: only the caller can settle it */
+    return st_diag_set(&c->d, ST_E_USAGE, "cannot choose the default stream: the first stream, '%s' (%s), is not "
+                       "a memory stream, and read sequentially it is the default only if no memory stream is "
+                       "declared after it, which is known only at the end of the input; more than %u MiB of it "
+                       "would have to be held until then: name the stream", f->s->name, f->s->type_name,
+                       (unsigned)(ST_SEQ_HOLD_MAX >> 20));
 }
 
-static void *seq_thread(void *arg)
+/* The input ended: a held stream, or a named stream without data frames,
+ * is the stream read after all. */
+static void seq_end(simtrace_cursor *c)
 {
-    simtrace_cursor *c = arg;
-    st_diag d;
-    st_diag_clear(&d);
-    st_error e = st_reader_read_all(c->rd->r, seq_sink, c, &d);
-    pthread_mutex_lock(&c->rd->mu);
-    if (e != ST_OK && c->d.detail[0] == 0)
-        c->d = d;
-    c->result = e;
-    c->finished = 1;
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->rd->mu);
-    return NULL;
+    const simtrace_reader *rd = c->rd;
+    if (st_seq_pick_end(&c->pk)) {
+        seq_bind(c);
+        c->batch = c->hold.data;
+        c->batch_n = c->esz ? c->hold.len / c->esz : 0;
+        c->batch_first = c->hold_first;
+    }
+    for (uint32_t i = 0; !c->pk.chosen && c->pk.name && i < rd->nseen; i++)
+        if (strcmp(rd->seen[i].name, c->pk.name) == 0) {
+            c->pk.chosen = 1;
+            c->pk.id = rd->seen[i].id;
+        }
+}
+
+/* Pull the reader's next frame: its part of the range becomes the batch,
+ * or the reading ends (c->ended, with c->result and c->d). */
+static void seq_pull(simtrace_cursor *c)
+{
+    st_frame_out f;
+    st_error e = st_reader_next(c->rd->r, &f, &c->rd_d);
+    if (e != ST_OK)
+        c->d = c->rd_d;
+    /* frames come out after want() saw them: a held stream's may be
+     * replaced by then */
+    if (e == ST_OK && f.s && c->pk.chosen && f.s->id == c->pk.id) {
+        size_t a, b;
+        e = st_slice(&c->sl, f.s, f.first, f.entries, f.n, &a, &b, &c->d);
+        c->batch = f.entries + a * f.s->entry_size;
+        c->batch_n = e == ST_OK ? b - a : 0;
+        c->batch_first = f.first + a;
+    } else if (e == ST_OK && f.s && c->pk.held && f.s->id == c->pk.hid) {
+        e = seq_hold(c, &f);
+    }
+    if (e == ST_OK && !f.s)
+        seq_end(c);
+    if (e != ST_OK || !f.s) {
+        c->ended = 1;
+        c->result = e;
+    }
+}
+
+/* Pull until entries of the range are at hand, or the end. */
+static void seq_fill(simtrace_cursor *c)
+{
+    while (!c->batch_n && !c->ended)
+        seq_pull(c);
 }
 
 static simtrace_error range_in(const simtrace_range *in, st_range *rg)
@@ -662,33 +675,22 @@ static simtrace_error open_sequential(simtrace_cursor *c, simtrace_reader *r, co
     r->cursor_made = 1;
     if (name) {
         snprintf(c->name, sizeof c->name, "%s", name);
-        c->want = c->name;
+        c->pk.name = c->name;
     }
     st_slicer_init(&c->sl, &c->rg, c->rg.lo, c->rg.hi);
-    if (pthread_cond_init(&c->cv, NULL) != 0)
-        return SIMTRACE_E_THREAD;
-    pthread_mutex_lock(&r->mu);
+    st_buf_init(&c->hold, ST_SEQ_HOLD_MAX);
+    st_diag_clear(&c->rd_d);
     r->cur = c;
-    pthread_mutex_unlock(&r->mu);
-    if (st_thread_create(&c->th, seq_thread, c) != 0) {
-        r->cur = NULL;
-        pthread_cond_destroy(&c->cv);
-        return SIMTRACE_E_THREAD;
-    }
-    c->th_started = 1;
-    pthread_mutex_lock(&r->mu);
-    while (!c->bound && !c->finished)
-        pthread_cond_wait(&c->cv, &r->mu);
-    int bound = c->bound;
-    st_error res = c->result;
-    st_diag d = c->d;
-    pthread_mutex_unlock(&r->mu);
-    if (bound)
+    while (!c->pk.chosen && !c->ended)
+        seq_pull(c);
+    if (c->pk.chosen) {
+        seq_bind(c);
         return SIMTRACE_OK;
-    /* the input ended (or failed) before the stream was declared */
-    if (res != ST_OK && res != ST_E_TRUNCATED)
-        return api_fail(r->msg, res, &d);
-    snprintf(r->msg, sizeof r->msg, name ? "no stream named '%.255s'" : "no memory stream in the input%s",
+    }
+    /* the input ended (or failed) before a frame of the stream came */
+    if (c->result != ST_OK && c->result != ST_E_TRUNCATED)
+        return api_fail(r->msg, c->result, &c->d);
+    snprintf(r->msg, sizeof r->msg, name ? "no stream named '%.255s'" : "the trace holds no stream%s",
              name ? name : "");
     return SIMTRACE_E_NOT_FOUND;
 }
@@ -753,28 +755,15 @@ static st_error next_random(simtrace_cursor *c, uint8_t *buf, size_t room, uint6
     return ST_OK;
 }
 
-/* What peek() handed out is done with: the thread may go on (rd->mu held). */
-static void release_held(simtrace_cursor *c)
-{
-    if (!c->held)
-        return;
-    c->held = 0;
-    c->batch = NULL;
-    pthread_cond_broadcast(&c->cv);
-}
-
-/* Sequential: take from the batches the thread hands over. */
+/* Sequential: take from the frames pulled. */
 static st_error next_sequential(simtrace_cursor *c, uint8_t *buf, size_t room, uint64_t *count, uint64_t *first,
                                 st_diag *d)
 {
     *count = 0;
-    pthread_mutex_lock(&c->rd->mu);
-    release_held(c);
     st_error e = ST_OK;
     while (room) {
-        while (!c->batch && !c->finished)
-            pthread_cond_wait(&c->cv, &c->rd->mu);
-        if (!c->batch) {
+        seq_fill(c);
+        if (!c->batch_n) {
             /* the end; an error stays, for this call or the next */
             if (c->result != ST_OK) {
                 e = c->result;
@@ -795,12 +784,7 @@ static st_error next_sequential(simtrace_cursor *c, uint8_t *buf, size_t room, u
         c->batch_first += k;
         *count += k;
         room -= k;
-        if (!c->batch_n) {
-            c->batch = NULL;
-            pthread_cond_broadcast(&c->cv);
-        }
     }
-    pthread_mutex_unlock(&c->rd->mu);
     /* entries delivered before an error are the caller's; the error comes
      * with the next call */
     return *count ? ST_OK : e;
@@ -853,27 +837,24 @@ static st_error peek_random(simtrace_cursor *c, const uint8_t **p, uint64_t *cou
     return ST_OK;
 }
 
-/* Sequential: the batch the thread holds out, kept until the next call. */
+/* Sequential: what is left of the frame pulled last, or of the next; it
+ * stays the reader's until the next pull, at the next call. */
 static st_error peek_sequential(simtrace_cursor *c, const uint8_t **p, uint64_t *count, uint64_t *first, st_diag *d)
 {
-    st_error e = ST_OK;
-    pthread_mutex_lock(&c->rd->mu);
-    release_held(c);
-    while (!c->batch && !c->finished)
-        pthread_cond_wait(&c->cv, &c->rd->mu);
-    if (c->batch) {
-        *p = c->batch;
-        *count = c->batch_n;
-        *first = c->batch_first;
-        c->held = 1;
+    seq_fill(c);
+    *p = c->batch;
+    *count = c->batch_n;
+    *first = c->batch_first;
+    if (c->batch_n) {
+        c->batch_first += c->batch_n;
+        c->batch_n = 0;
     } else if (c->result != ST_OK) {
-        e = c->result;
         *d = c->d;
+        return c->result;
     } else {
         c->done = 1;
     }
-    pthread_mutex_unlock(&c->rd->mu);
-    return e;
+    return ST_OK;
 }
 
 SIMTRACE_API simtrace_error simtrace_cursor_peek(simtrace_cursor *c, const void **entries, uint64_t *count,
@@ -910,20 +891,67 @@ SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c)
     if (!c)
         return;
     simtrace_reader *r = c->rd;
-    if (c->th_started) {
-        pthread_mutex_lock(&r->mu);
-        c->stop = 1;
-        pthread_cond_broadcast(&c->cv);
-        pthread_mutex_unlock(&r->mu);
-        pthread_join(c->th, NULL);
-        pthread_cond_destroy(&c->cv);
-    }
-    if (r->cur == c) {
-        pthread_mutex_lock(&r->mu);
+    if (r->cur == c)
         r->cur = NULL;
-        pthread_mutex_unlock(&r->mu);
-    }
+    st_buf_free(&c->hold);
     if (c->it_live)
         st_range_iter_free(&c->it);
     api_free(&r->al, c);
+}
+
+/* ---- advanced: frames ---- */
+
+SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtrace_frame *f)
+{
+    if (!r || !f)
+        return SIMTRACE_E_USAGE;
+    memset(f, 0, sizeof *f);
+    if (!r->r || (r->cursor_made && !r->all_frames)) {
+        snprintf(r->msg, sizeof r->msg, r->r ? "a sequential reader reads its input once: its cursor does"
+                                             : "this call reads sequentially (a pipe); a file has random access");
+        return SIMTRACE_E_STATE;
+    }
+    if (!r->cursor_made) {
+        r->cursor_made = 1;
+        r->all_frames = 1;
+        st_diag_clear(&r->next_d);
+    }
+    r->msg[0] = 0;
+    st_frame_out o;
+    st_error e;
+    /* (a frame of no entries would read as the end) */
+    while ((e = st_reader_next(r->r, &o, &r->next_d)) == ST_OK && o.s && !o.n)
+        ;
+    if (e != ST_OK)
+        return api_fail(r->msg, e, &r->next_d);
+    if (!o.s)
+        return SIMTRACE_OK;
+    for (uint32_t i = 0; i < r->nseen; i++)
+        if (r->seen[i].id == o.s->id)
+            f->index = i;
+    f->first_entry = o.first;
+    f->count = o.n;
+    f->entries = o.n ? o.entries : NULL;
+    return SIMTRACE_OK;
+}
+
+/* ---- for the statistics (api_stats.c) ---- */
+
+const st_stream_info *api_reader_stream(const simtrace_reader *r, uint32_t index)
+{
+    return r->ix ? st_index_stream(r->ix, index) : st_reader_stream(r->r, index);
+}
+
+st_error api_reader_claim(simtrace_reader *r)
+{
+    if (r->ix || r->cursor_made)
+        return ST_E_STATE;
+    r->cursor_made = 1;
+    return ST_OK;
+}
+
+st_error api_reader_frames(simtrace_reader *r, st_frame_sink sink, void *arg, st_diag *d)
+{
+    st_reader_set_frame_sink(r->r, sink, arg);
+    return st_reader_read_all(r->r, NULL, NULL, d);
 }

@@ -19,8 +19,8 @@ SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p)
     p->profile = SIMTRACE_PROFILE_DEFAULT;
 }
 
-/* The codec settings of a profile: the programs' defaults, second stage
- * lzma at level 6 (cm2 uses no second stage).  "default" is what
+/* The codec settings of a profile, with the second stage and level of p
+ * (the programs' defaults: lzma at level 6; cm2 uses no second stage).  "default" is what
  * svpc-compress writes (SVPC_ENC_DEFAULT, one home for it); "fast" the
  * encoder fastest to write values, cm2, today the default too; "compat"
  * what svpc 0.1 reads. */
@@ -30,7 +30,11 @@ static int profile_params(const simtrace_write_params *p, svpc_params *out)
         const char *name;
         svpc_encoder enc;
     } named[] = {{"default", SVPC_ENC_DEFAULT}, {"fast", SVPC_ENC_CM2}, {"compat", SVPC_ENC_CM1}};
-    *out = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
+    static const svpc_stage stages[] = {SVPC_STAGE_LZMA, SVPC_STAGE_LZMA, SVPC_STAGE_BZIP2, SVPC_STAGE_ZLIB,
+                                        SVPC_STAGE_NONE}; /* by simtrace_stage */
+    if (p->stage > SIMTRACE_STAGE_NONE || p->level > 9)
+        return 0;
+    *out = (svpc_params){SVPC_ENC_DEFAULT, stages[p->stage], p->level ? (int)p->level : 6};
     if (p->profile_name) {
         for (unsigned i = 0; i < sizeof named / sizeof named[0]; i++)
             if (strcmp(p->profile_name, named[i].name) == 0) {
@@ -162,8 +166,15 @@ simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint
         snprintf(w->msg, sizeof w->msg, "a stream named '%.255s' exists", sp->name);
         return SIMTRACE_E_USAGE;
     }
-    if (w->ns == w->cap) {
+    /* the stream's number: an adopted container writer may hold streams
+     * declared without this layer (they get records with no name) */
+    uint32_t next = w->ns;
+    while (st_writer_stream_type(w->w, next, NULL, NULL) != ST_TYPE_NONE)
+        next++;
+    if (next >= w->cap) {
         uint32_t nc = w->cap ? 2 * w->cap : 8;
+        while (nc <= next)
+            nc *= 2;
         api_wstream *ns = api_malloc(&w->al, nc * sizeof *ns);
         if (!ns)
             return SIMTRACE_E_NOMEM;
@@ -173,6 +184,8 @@ simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint
         w->s = ns;
         w->cap = nc;
     }
+    for (; w->ns < next; w->ns++)
+        w->s[w->ns] = (api_wstream){.vdata = UINT32_MAX};
     uint32_t sid;
     st_error e = st_writer_add_stream_spec(w->w, sp, &sid);
     if (e != ST_OK)
@@ -182,6 +195,24 @@ simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint
     w->ns = sid + 1;
     *id = sid;
     return SIMTRACE_OK;
+}
+
+st_error api_writer_take(simtrace_writer *w, const st_stream_spec *sp, uint32_t *sid, st_diag *d)
+{
+    if (st_writer_find_stream(w->w, sp->name, sid)) {
+        size_t esz;
+        st_entry_type t = st_writer_stream_type(w->w, *sid, NULL, &esz);
+        size_t want = sp->type == ST_TYPE_USER ? sp->entry_size : st_entry_size(sp->type);
+        if (t != sp->type || esz != want)
+            return st_diag_set(d, ST_E_BAD_STREAM, "stream '%s' already holds %s entries of %zu bytes, not %s",
+                               sp->name, st_entry_name(t), esz, st_entry_name(sp->type));
+        return ST_OK;
+    }
+    simtrace_error e = api_writer_add(w, sp, sid);
+    if (e == SIMTRACE_E_USAGE)
+        return st_diag_set(d, ST_E_USAGE, "cannot declare stream '%s' of type %s", sp->name,
+                           st_entry_name(sp->type));
+    return (st_error)e;
 }
 
 /* The built-in types a caller may declare: vblock streams are the
@@ -328,10 +359,42 @@ SIMTRACE_API void simtrace_writer_free(simtrace_writer *w)
 {
     if (!w)
         return;
-    st_writer_free(w->w);
+    if (!w->borrowed)
+        st_writer_free(w->w);
     if (w->own_fd)
         close(w->fd);
     api_alloc al = w->al;
     api_free(&al, w->s);
     api_free(&al, w);
+}
+
+st_writer *api_writer_core(simtrace_writer *w) { return w->w; }
+
+char *api_writer_msg(simtrace_writer *w) { return w->msg; }
+
+svpc_params api_writer_params(const simtrace_writer *w) { return w->params; }
+
+simtrace_error api_writer_adopt(simtrace_writer **out, st_writer *core, const svpc_params *p)
+{
+    api_alloc al;
+    api_alloc_init(&al, NULL);
+    simtrace_writer *w = api_calloc(&al, sizeof *w);
+    if (!w)
+        return SIMTRACE_E_NOMEM;
+    w->al = al;
+    w->w = core;
+    w->borrowed = 1;
+    w->fd = -1;
+    w->params = *p;
+    *out = w;
+    return SIMTRACE_OK;
+}
+
+svpc_params api_stream_params(svpc_params p, st_entry_type t)
+{
+    if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
+        p.encoder = t == ST_TYPE_VPC                                    ? SVPC_ENC_VPC
+                    : st_entry_is_memory(t) && p.encoder == SVPC_ENC_VPC ? SVPC_ENC_DEFAULT
+                                                                       : SVPC_ENC_GENERIC;
+    return p;
 }

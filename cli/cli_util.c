@@ -3,6 +3,7 @@
 
 #include "../common/st_io.h"
 #include "../frames/frame_format.h"
+#include "../frames/recover.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -121,6 +122,23 @@ int cli_report(st_error e, const st_diag *d, const char *file)
     return cli_status(e);
 }
 
+void cli_diag_from_place(st_diag *d, const simtrace_input_place *where)
+{
+    st_diag_clear(d);
+    if (where) {
+        d->offset = where->offset;
+        d->line = where->line;
+        snprintf(d->detail, sizeof d->detail, "%s", where->detail);
+    }
+}
+
+int cli_report_place(int e, const simtrace_input_place *where, const char *file)
+{
+    st_diag d;
+    cli_diag_from_place(&d, where);
+    return cli_report((st_error)e, &d, file);
+}
+
 int cli_parse_number(const char *s, size_t n, uint64_t *out)
 {
     char buf[32];
@@ -218,6 +236,19 @@ int cli_opt_stage(const char *arg, svpc_stage *out)
     return 1;
 }
 
+int cli_opt_simtrace_stage(const char *arg, uint32_t *out)
+{
+    /* the public numbers of the stages that have one are the codec's */
+    _Static_assert(SIMTRACE_STAGE_LZMA == (int)SVPC_STAGE_LZMA && SIMTRACE_STAGE_BZIP2 == (int)SVPC_STAGE_BZIP2 &&
+                       SIMTRACE_STAGE_ZLIB == (int)SVPC_STAGE_ZLIB,
+                   "simtrace_stage differs from svpc_stage");
+    svpc_stage s;
+    if (!cli_opt_stage(arg, &s))
+        return 0;
+    *out = s == SVPC_STAGE_NONE ? SIMTRACE_STAGE_NONE : (uint32_t)s;
+    return 1;
+}
+
 int cli_opt_encoder(const char *arg, svpc_encoder *out)
 {
     if (!svpc_encoder_parse(arg, out)) {
@@ -249,13 +280,18 @@ void cli_progress(const st_writer *w, double t0, int final)
 {
     st_write_stats s;
     st_writer_stats(w, &s);
+    cli_progress_counts(s.entries, s.raw_bytes, s.out_bytes, t0, final);
+}
+
+void cli_progress_counts(uint64_t entries, uint64_t raw_bytes, uint64_t out_bytes, double t0, int final)
+{
     double now = cli_now(), dt = now - t0;
     if (final) {
         /* the ratio only now: before the last frame is written, the output
          * lags the input by up to a frame per thread */
         fprintf(stderr, "\r%s: %llu entries, %.1f MB of entries, %.2f MB out (%.2fx), %.1f s, %.1f MB/s\n", cli_prog,
-                (unsigned long long)s.entries, s.raw_bytes / 1e6, s.out_bytes / 1e6,
-                s.out_bytes ? (double)s.raw_bytes / (double)s.out_bytes : 0.0, dt, dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0);
+                (unsigned long long)entries, raw_bytes / 1e6, out_bytes / 1e6,
+                out_bytes ? (double)raw_bytes / (double)out_bytes : 0.0, dt, dt > 0 ? raw_bytes / 1e6 / dt : 0.0);
         return;
     }
     char where[128];
@@ -272,10 +308,10 @@ void cli_progress(const st_writer *w, double t0, int final)
         snprintf(where, sizeof where, "%.1f%% of the input read, %.1f MB/s, %s left; ",
                  100.0 * (double)pos / (double)st.st_size, rate / 1e6, eta);
     } else {
-        snprintf(where, sizeof where, "%.1f MB/s; ", dt > 0 ? s.raw_bytes / 1e6 / dt : 0.0);
+        snprintf(where, sizeof where, "%.1f MB/s; ", dt > 0 ? raw_bytes / 1e6 / dt : 0.0);
     }
-    fprintf(stderr, "\r%s: %s%llu entries, %.2f MB out   ", cli_prog, where, (unsigned long long)s.entries,
-            s.out_bytes / 1e6);
+    fprintf(stderr, "\r%s: %s%llu entries, %.2f MB out   ", cli_prog, where, (unsigned long long)entries,
+            out_bytes / 1e6);
 }
 
 int cli_progress_due(double *last)
@@ -754,16 +790,16 @@ void cli_say_cut_loss(const char *file, const st_frame_ref *c, const char *strea
 
 void cli_note_recovered(const st_index *ix, const char *file)
 {
-    uint64_t end;
-    st_diag why;
-    if (!st_index_recovered(ix, &end, &why))
-        return;
-    uint64_t entries = 0, frames = 0;
-    for (unsigned i = 0; i < st_index_stream_count(ix); i++) {
-        entries += st_index_stream(ix, i)->entries;
-        frames += st_index_stream(ix, i)->frames;
-    }
-    uint64_t tail = st_index_file_size(ix) - end, after = st_index_frames_after(ix);
+    st_recovery rc;
+    st_index_recovery(ix, &rc);
+    if (rc.recovered)
+        cli_say_recovered(file, rc.why.detail, rc.frames, rc.entries, rc.frames_end, rc.file_size, rc.frames_after);
+}
+
+void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint64_t entries, uint64_t end,
+                       uint64_t file_size, uint64_t after)
+{
+    uint64_t tail = file_size - end;
     char lost[4096 + 256] = ""; /* (a path and the words around it) */
     if (after)
         snprintf(lost, sizeof lost, "; a damaged or misplaced frame lies at byte offset %llu, and complete frames "
@@ -777,8 +813,7 @@ void cli_note_recovered(const st_index *ix, const char *file)
         snprintf(lost, sizeof lost, "; 'simtrace-pack --repair %s' rebuilds the end", file);
     cli_msg("%s: no valid directory and footer (cut off, or an --append that did not finish: %s): found %llu "
             "complete data frames (%llu entries) by scanning%s",
-            file, why.detail[0] ? why.detail : st_error_name(ST_E_BAD_FOOTER), (unsigned long long)frames,
-            (unsigned long long)entries, lost);
+            file, why, (unsigned long long)frames, (unsigned long long)entries, lost);
 }
 
 void cli_warn_if_text(int fd, const char *name, const char *hint)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../common/st_error.h"
+#include "../include/simtrace.h"
 #include "../frames/container.h"
 #include "../svpc/svpc.h"
 
@@ -51,6 +52,11 @@ void cli_msg(const char *fmt, ...)
  * Adds strerror(errno) to I/O errors.  Returns the exit status for e. */
 int cli_report(st_error e, const st_diag *d, const char *file);
 
+/* The same for an error of the public API, at where (NULL: unknown). */
+int cli_report_place(int e, const simtrace_input_place *where, const char *file);
+/* *d said as the public API says a place (NULL: unknown). */
+void cli_diag_from_place(st_diag *d, const simtrace_input_place *where);
+
 /* Exit status of an error code. */
 int cli_status(st_error e);
 
@@ -78,6 +84,8 @@ int cli_opt_frame_size(const char *arg, uint32_t *out);
 int cli_opt_memlimit(const char *arg, uint64_t *out);
 int cli_opt_stage(const char *arg, svpc_stage *out);
 int cli_opt_encoder(const char *arg, svpc_encoder *out);
+/* -s as a simtrace_stage (simtrace_write_params.stage). */
+int cli_opt_simtrace_stage(const char *arg, uint32_t *out);
 /* An -o file name: not empty (an empty name was found out only when the
  * finished output could not be renamed into place). */
 int cli_opt_output(const char *arg);
@@ -89,6 +97,9 @@ int cli_opt_stream_name(const char *arg);
  * file, entries and bytes out; final ends the line with the totals and the
  * ratio. */
 void cli_progress(const st_writer *w, double t0, int final);
+/* The same from the counts: entries and their bytes written so far, bytes
+ * out (a writer of the public API: simtrace_writer_entries). */
+void cli_progress_counts(uint64_t entries, uint64_t raw_bytes, uint64_t out_bytes, double t0, int final);
 
 /* 1, and *last set to now, when more than a second has passed since *last
  * (a cli_now() time): how -v spaces its progress lines. */
@@ -159,6 +170,13 @@ int cli_in_open(const char *path, int *fd, const char **display_name);
  * what was wrong, how many frames and entries are readable, how many bytes
  * after them are lost, and that simtrace-pack --repair rebuilds the end. */
 void cli_note_recovered(const st_index *ix, const char *file);
+
+/* The same from the numbers (st_recovery, simtrace_recovery_info): why
+ * the directory or footer is not valid; the complete data frames found and
+ * their entries; where they end in a file of file_size bytes; after: 0, or
+ * where complete frames follow a damaged one. */
+void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint64_t entries, uint64_t end,
+                       uint64_t file_size, uint64_t after);
 
 /* Say that the entries of frame c of stream `stream` in file, the frame cut
  * off at its end (st_index_cut_frame), are lost. */

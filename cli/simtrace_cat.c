@@ -18,6 +18,7 @@
 #include "../formats/trace_io.h"
 #include "../frames/container.h"
 #include "../frames/range.h"
+#include "../include/simtrace.h"
 #include "cat_merge.h"
 #include "cat_stats.h"
 #include "cli_util.h"
@@ -413,179 +414,237 @@ static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f
 
 /* A damaged frame left out of a salvage, numbered as --list --frames
  * numbers it: by its seq in its stream. */
-static void say_skipped(const char *file, const st_stream_info *s, const st_frame_ref *f)
+static void say_skipped(const char *file, const char *stream, uint64_t seq, uint64_t first, uint64_t count)
 {
-    cli_msg("%s: skipped frame %" PRIu64 " of stream '%s' (entries %" PRIu64 "..%" PRIu64 ")", file, f->seq, s->name,
-            f->first_entry, f->first_entry + f->count - 1);
+    cli_msg("%s: skipped frame %" PRIu64 " of stream '%s' (entries %" PRIu64 "..%" PRIu64 ")", file, seq, stream,
+            first, first + count - 1);
+}
+
+/* What the library's recovery calls (simtrace_salvage, simtrace_resume)
+ * report, said here: the output, the messages, the failure to report. */
+typedef struct {
+    const char *file;
+    simtrace_reader *r;
+    out_t *o;
+    size_t esz;
+    int quiet;
+    st_error out_e;    /* the output's failure, which stopped the call */
+    uint64_t out_first; /* the first entry it failed on */
+    st_error stop_e;   /* SIMTRACE_DAMAGE_STOP: the failure, and where */
+    st_diag stop;
+    /* a resume: */
+    const simtrace_stream_info *own; /* the stream read */
+    const st_stream_info *seq_s; /* the same as the sequential reader knows it (its kept
+                                    header: vpc), or NULL when it has not seen it */
+    const char *format;          /* an exporter to start, or NULL */
+    st_error seq_e;              /* what stopped the sequential read */
+    int declined;                /* the exporter could not start */
+    int delivered;
+} recover_t;
+
+static void damage_diag(const simtrace_damage *dm, st_diag *d)
+{
+    st_diag_clear(d);
+    d->offset = dm->at_offset;
+    d->frame = dm->at_frame;
+    d->stream = dm->at_stream;
+    snprintf(d->detail, sizeof d->detail, "%s", dm->detail);
+}
+
+static const char *damage_stream(const recover_t *rv, const simtrace_damage *dm, simtrace_stream_info *info)
+{
+    return simtrace_reader_stream_info(rv->r, dm->stream, info) == SIMTRACE_OK ? info->name : "?";
+}
+
+static int recover_entries(void *arg, uint64_t first, const void *p, size_t n)
+{
+    recover_t *rv = arg;
+    rv->delivered = 1;
+    rv->out_e = out_entries(rv->o, first, p, n, rv->esz);
+    rv->out_first = first;
+    return rv->out_e != ST_OK;
+}
+
+/* The place of the frame that holds the entry delivered last (d: its
+ * offset, seq and stream id): a failure of the output names the frame
+ * being written, as every failure while a frame is at hand does.  errno is
+ * kept for the message. */
+static void frame_place(const recover_t *rv, st_diag *d)
+{
+    int saved = errno;
+    st_diag_clear(d);
+    simtrace_frame_info fi;
+    for (uint64_t k = 0; simtrace_reader_frame_info(rv->r, rv->own->index, k, &fi) == SIMTRACE_OK; k++) {
+        if (rv->out_first >= fi.first_entry && rv->out_first - fi.first_entry < fi.entries) {
+            d->offset = fi.offset;
+            d->frame = k;
+            d->stream = rv->own->id;
+            break;
+        }
+    }
+    errno = saved;
+}
+
+static int recover_damage(void *arg, const simtrace_damage *dm)
+{
+    recover_t *rv = arg;
+    simtrace_stream_info info;
+    st_diag d;
+    damage_diag(dm, &d);
+    switch (dm->kind) {
+    case SIMTRACE_DAMAGE_FRAME:
+        if (!rv->quiet) {
+            cli_report((st_error)dm->error, &d, rv->file);
+            say_skipped(rv->file, damage_stream(rv, dm, &info), dm->seq, dm->first_entry, dm->entries);
+        }
+        break;
+    case SIMTRACE_DAMAGE_CUT:
+        if (!rv->quiet)
+            cli_msg("%s: the frame at byte offset %" PRIu64 " is cut off: entries %" PRIu64 "..%" PRIu64
+                    " of stream '%s' are lost", rv->file, dm->offset, dm->first_entry,
+                    dm->first_entry + dm->entries - 1, damage_stream(rv, dm, &info));
+        break;
+    case SIMTRACE_DAMAGE_OTHER: {
+        /* an exporter not started yet (the damage came before the stream's
+         * entries) starts here, without values: a stream with wide values
+         * is read through the directory from the start, never here */
+        const st_stream_info *s = rv->seq_s;
+        const simtrace_stream_info *own = rv->own;
+        st_export_stream es = {own->name, s ? s->type : (st_entry_type)own->type, own->entry_size,
+                               s ? s->header : NULL, s ? s->header_len : 0};
+        if (rv->format && !rv->o->x && st_exporter_new(&rv->o->x, rv->format, &es, out_write, rv->o, NULL, NULL) != ST_OK)
+            return rv->declined = 1;
+        if (!rv->quiet)
+            cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), not "
+                    "the stream read: the rest of '%s' is read through the directory", rv->file, dm->seq,
+                    damage_stream(rv, dm, &info), dm->offset, st_error_name(rv->seq_e), own->name);
+        break;
+    }
+    default:
+        rv->stop_e = (st_error)dm->error;
+        rv->stop = d;
+        break;
+    }
+    return 0;
 }
 
 /*
- * Every frame of the stream is decoded on its own, so damage to one frame,
- * its header included, costs that frame only; a file without footer is
- * read through its frame headers (st_index_open), and when complete frames
- * follow a damaged header there, in order, passing over the damage (the
- * sequential salvage, st_read_opts.resync).  Says what was
- * lost and where: the damaged frames, the frame cut off at the end, and
- * the totals.  Returns 0 when the file has no usable index (a sequential
- * salvage then reads what it can), else 1 with *status set.
+ * --salvage through the library (simtrace_salvage): every frame of the
+ * stream decoded on its own, damage costing only that frame; this says
+ * what was lost and where: the damaged frames, the frame cut off at the
+ * end, and the totals.  Returns 0 when the file has no usable index, or
+ * complete frames follow a damaged header (a sequential salvage then reads
+ * what it can, past the damage), else 1 with *status set.
  */
 static int salvage_index(int fd, const char *file, const char *stream, const char *out_path, int force, int quiet,
                          int *status)
 {
-    st_index *ix;
-    st_diag d;
-    st_diag_clear(&d);
-    if (st_index_open(&ix, fd, &d) != ST_OK)
+    simtrace_reader *r;
+    if (simtrace_reader_open_fd(&r, fd, NULL) != SIMTRACE_OK)
         return 0;
-    if (st_index_frames_after(ix)) {
-        /* complete frames past a damaged header, which the scan could not
-         * list: read in order, past the damage */
-        if (!quiet)
-            cli_note_recovered(ix, file);
-        st_index_free(ix);
-        return 0;
-    }
-    int si = stream ? st_index_find_stream(ix, stream) : st_index_default_stream(ix);
-    if (si < 0) {
-        st_index_free(ix);
-        return 0; /* the sequential salvage says what is missing */
-    }
-    if (!quiet)
-        cli_note_recovered(ix, file);
+    simtrace_recovery_info ri;
+    simtrace_reader_recovery(r, &ri);
+    uint32_t si;
+    int go = !ri.frames_after && simtrace_reader_find_stream(r, stream, &si) == SIMTRACE_OK;
+    /* frames_after: read in order, past the damage; no stream: the
+     * sequential salvage says what is missing */
+    if (!quiet && !ri.complete && (go || ri.frames_after))
+        cli_say_recovered(file, ri.reason, ri.frames, ri.entries, ri.frames_end, ri.file_size, ri.frames_after);
     int out_fd, rc;
-    if ((rc = cli_out_open(out_path, force, 1, fd, &out_fd)) != EXIT_OK) {
-        st_index_free(ix);
+    if (go && (rc = cli_out_open(out_path, force, 1, fd, &out_fd)) != EXIT_OK) {
+        simtrace_reader_free(r);
         *status = rc;
         return 1;
     }
-    const st_stream_info *s = st_index_stream(ix, (unsigned)si);
+    if (!go) {
+        simtrace_reader_free(r);
+        return 0;
+    }
+    simtrace_stream_info s;
+    simtrace_reader_stream_info(r, si, &s);
     out_t o = {out_fd, NULL, 0};
-    st_buf buf;
-    st_buf_init(&buf, 0);
-    uint64_t nf = st_index_stream_frames(ix, (unsigned)si), lost_f = 0, lost_e = 0, wrote = 0;
-    st_error e = ST_OK;
-    for (uint64_t j = 0; j < nf && e == ST_OK; j++) {
-        const st_frame_ref *r = st_index_stream_frame(ix, (unsigned)si, j);
-        st_diag_clear(&d);
-        e = st_index_decode_frame(ix, r->ordinal, &buf, &d);
-        if (e != ST_OK && st_error_is_data(e) && e != ST_E_MEMLIMIT) {
-            lost_f++;
-            lost_e += r->count;
-            if (!quiet) {
-                cli_report(e, &d, file);
-                say_skipped(file, s, r);
-            }
-            e = ST_OK;
-            continue;
-        }
-        if (e == ST_OK)
-            e = out_entries(&o, r->first_entry, buf.data, (size_t)r->count, s->entry_size);
-        if (e == ST_OK)
-            wrote += r->count;
-    }
-    st_buf_free(&buf);
-    const st_frame_ref *cut = st_index_cut_frame(ix);
-    int recovered = st_index_recovered(ix, NULL, NULL);
-    if (e == ST_OK && cut && cut->stream == s->id) {
-        lost_f++;
-        lost_e += cut->count;
-        if (!quiet)
-            cli_msg("%s: the frame at byte offset %" PRIu64 " is cut off: entries %" PRIu64 "..%" PRIu64
-                    " of stream '%s' are lost", file, cut->offset, cut->first_entry, cut->first_entry + cut->count - 1,
-                    s->name);
-    }
-    if (e != ST_OK) {
-        st_index_free(ix);
+    recover_t rv = {.file = file, .r = r, .o = &o, .esz = s.entry_size, .quiet = quiet, .own = &s};
+    simtrace_salvage_report rep;
+    simtrace_error e = simtrace_salvage(r, stream, recover_entries, recover_damage, &rv, &rep);
+    if (e != SIMTRACE_OK) {
+        st_diag d;
+        frame_place(&rv, &d);
+        int saved = errno;
+        simtrace_reader_free(r);
+        errno = saved;
         cli_out_abort();
-        *status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : file);
+        if (e == SIMTRACE_E_WRITE && rv.out_e != ST_OK)
+            *status = cli_report(rv.out_e, &d, out_path ? out_path : "(stdout)");
+        else
+            *status = cli_report(rv.stop_e != ST_OK ? rv.stop_e : (st_error)e, &rv.stop, file);
         return 1;
     }
-    if (recovered)
+    uint64_t wrote = rep.entries_salvaged, lost_f = rep.frames_lost, lost_e = rep.entries_lost;
+    if (rep.no_directory)
         cli_msg("%s: salvaged %" PRIu64 " entries of stream '%s'; lost %" PRIu64 " frame%s (%" PRIu64 " entries) "
                 "that the file shows; it has no directory, so what was never written is not known", file, wrote,
-                s->name, lost_f, lost_f == 1 ? "" : "s", lost_e);
+                s.name, lost_f, lost_f == 1 ? "" : "s", lost_e);
     else
         cli_msg("%s: salvaged %" PRIu64 " of the %" PRIu64 " entries of stream '%s'; lost %" PRIu64 " frame%s (%" PRIu64
-                " entries)", file, wrote, wrote + lost_e, s->name, lost_f, lost_f == 1 ? "" : "s", lost_e);
-    st_index_free(ix);
+                " entries)", file, wrote, wrote + lost_e, s.name, lost_f, lost_f == 1 ? "" : "s", lost_e);
+    simtrace_reader_free(r);
     rc = cli_out_commit();
     /* an unfinished file lost its end, whatever the stream */
-    *status = rc != EXIT_OK ? rc : lost_f || recovered ? EXIT_DATA : EXIT_OK;
+    *status = rc != EXIT_OK ? rc : lost_f || rep.no_directory ? EXIT_DATA : EXIT_OK;
     return 1;
 }
 
 /*
- * A whole stream read sequentially from a regular file stopped at damage
- * that the sequential reader cannot step over (a frame header: the next
- * frame cannot be found without it).  When the damaged frame belongs to
- * another stream, the directory knows where the stream read goes on: its
- * frames after the entries written are decoded through it (issue 15: one
- * stream's damage stays in its stream).  Returns ST_OK when the rest was
- * written, else the original error e (d untouched) or the new one.
+ * A whole stream read sequentially from a regular file (r) stopped at
+ * damage that the sequential reader cannot step over (a frame header: the
+ * next frame cannot be found without it).  When the damaged frame belongs
+ * to another stream, the library reads on through the directory
+ * (simtrace_resume; issue 15: one stream's damage stays in its stream).
+ * Returns ST_OK when the rest was written, else the original error e (d
+ * untouched) or the new one.
  */
-static st_error resume_past_damage(int fd, const char *file, const char *name, uint64_t done, out_t *o,
-                                   const char *format, int quiet, st_error e, st_diag *d)
+static st_error resume_past_damage(int fd, const st_reader *sr, const char *file, const char *name, uint64_t done,
+                                   out_t *o, const char *format, int quiet, st_error e, st_diag *d)
 {
-    st_index *ix;
-    st_diag id_d;
-    st_diag_clear(&id_d);
-    if (d->offset == ST_DIAG_UNKNOWN || st_index_open(&ix, fd, &id_d) != ST_OK)
+    simtrace_reader *r;
+    uint32_t si;
+    if (d->offset == ST_DIAG_UNKNOWN || simtrace_reader_open_fd(&r, fd, NULL) != SIMTRACE_OK)
         return e;
-    const st_frame_ref *bad = NULL;
-    for (uint64_t k = 0; k < st_index_frame_count(ix) && !bad; k++) {
-        const st_frame_ref *r = st_index_frame(ix, k);
-        if (r->offset <= d->offset && d->offset - r->offset < r->size)
-            bad = r;
-    }
-    int si = st_index_find_stream(ix, name);
-    if (!bad || si < 0 || bad->stream == st_index_stream(ix, (unsigned)si)->id) {
-        st_index_free(ix);
+    if (simtrace_reader_find_stream(r, name, &si) != SIMTRACE_OK) {
+        simtrace_reader_free(r);
         return e;
     }
-    const st_stream_info *s = st_index_stream(ix, (unsigned)si);
-    st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
-    /* an exporter not started yet (the damage came before the stream's
-     * entries) starts here, without values: a stream with wide values is
-     * read through the directory from the start, never here */
-    if (format && !o->x && st_exporter_new(&o->x, format, &es, out_write, o, NULL, NULL) != ST_OK) {
-        st_index_free(ix);
+    simtrace_stream_info s;
+    simtrace_reader_stream_info(r, si, &s);
+    recover_t rv = {.file = file, .r = r, .o = o, .esz = s.entry_size, .quiet = quiet, .own = &s, .format = format,
+                  .seq_e = e};
+    for (unsigned i = 0; i < st_reader_stream_count(sr); i++)
+        if (strcmp(st_reader_stream(sr, i)->name, name) == 0)
+            rv.seq_s = st_reader_stream(sr, i);
+    simtrace_error re = simtrace_resume(r, si, done, d->offset, recover_entries, recover_damage, &rv);
+    st_diag at; /* the last frame delivered: where its decoding left d */
+    if (rv.delivered)
+        frame_place(&rv, &at);
+    int saved = errno;
+    simtrace_reader_free(r);
+    errno = saved;
+    if (re == SIMTRACE_E_NOT_FOUND || rv.declined)
         return e;
-    }
-    if (!quiet) {
-        const char *other = "?";
-        for (unsigned i = 0; i < st_index_stream_count(ix); i++)
-            if (st_index_stream(ix, i)->id == bad->stream)
-                other = st_index_stream(ix, i)->name;
-        cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), not the "
-                "stream read: the rest of '%s' is read through the directory", file, bad->seq, other, bad->offset,
-                st_error_name(e), s->name);
-    }
-    st_buf buf;
-    st_buf_init(&buf, 0);
-    st_error e2 = ST_OK;
-    for (uint64_t j = 0; j < st_index_stream_frames(ix, (unsigned)si) && e2 == ST_OK; j++) {
-        const st_frame_ref *r = st_index_stream_frame(ix, (unsigned)si, j);
-        if (r->first_entry + r->count <= done)
-            continue;
-        st_diag_clear(d);
-        e2 = st_index_decode_frame(ix, r->ordinal, &buf, d);
-        uint64_t skip = done > r->first_entry ? done - r->first_entry : 0;
-        if (e2 == ST_OK)
-            e2 = out_entries(o, r->first_entry + skip, buf.data + skip * s->entry_size, (size_t)(r->count - skip),
-                             s->entry_size);
-    }
-    st_buf_free(&buf);
-    st_index_free(ix);
-    return e2;
+    if (rv.delivered && (re == SIMTRACE_OK || rv.out_e != ST_OK))
+        *d = at;
+    if (re == SIMTRACE_OK)
+        return ST_OK;
+    if (re == SIMTRACE_E_WRITE && rv.out_e != ST_OK)
+        return rv.out_e;
+    *d = rv.stop;
+    return rv.stop_e != ST_OK ? rv.stop_e : (st_error)re;
 }
 
 /* ---- sequential reading (pipes, cut-off files, --salvage, --verify, --list) ---- */
 
 typedef struct {
     st_reader *r;
-    const char *want_name; /* NULL: choose the default stream */
-    uint32_t id;           /* chosen stream id */
-    int chosen;
+    st_seq_pick pk;        /* which stream is read (its rule: st_seq_pick_frame) */
     st_slicer sl;
     out_t *o;
     int list;
@@ -602,10 +661,7 @@ typedef struct {
     /* the chosen stream's frames, for range checks after a pipe is read */
     uint64_t frames_seen, last_key, last_time;
     int untimed;
-    /* on a pipe without --stream, the first stream is held back until a
-     * memory stream shows up (which replaces it) or the input ends */
-    int tentative;
-    uint32_t tid;
+    /* the entries of a stream held back (ST_PICK_HOLD) */
     st_buf hold;
     uint64_t hold_first;
     int hold_any;
@@ -623,7 +679,7 @@ static st_error value_none(void *arg, uint64_t index, const uint8_t **value, siz
     *value = NULL;
     *len = 0;
     for (unsigned i = 0; i < st_reader_stream_count(q->r); i++)
-        if (st_reader_stream(q->r, i)->type == ST_TYPE_VBLOCK && st_reader_stream(q->r, i)->owner == q->id) {
+        if (st_reader_stream(q->r, i)->type == ST_TYPE_VBLOCK && st_reader_stream(q->r, i)->owner == q->pk.id) {
             fprintf(stderr, "%s: %s: entry %" PRIu64 " has a wide value, which only a regular file (read through "
                             "its directory) can supply\n", cli_prog, q->file, index);
             q->said = 1;
@@ -631,14 +687,7 @@ static st_error value_none(void *arg, uint64_t index, const uint8_t **value, siz
         }
     return ST_OK;
 }
-/* The default stream: the only one, else the first memory stream, among
- * those declared so far (on a pipe later declarations cannot be known). */
 static const st_stream_info *reader_get(const void *r, unsigned i) { return st_reader_stream(r, i); }
-static const st_stream_info *default_stream(const st_reader *r)
-{
-    int i = st_default_stream(st_reader_stream_count(r), reader_get, r);
-    return i < 0 ? NULL : st_reader_stream(r, (unsigned)i);
-}
 
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
 {
@@ -653,38 +702,18 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
         q->lc[s->id] = f->last_cycle;
         return 0;
     }
-    if (!q->chosen) {
-        const st_stream_info *c = NULL;
-        if (q->want_name) {
-            for (unsigned i = 0; i < st_reader_stream_count(q->r); i++)
-                if (strcmp(st_reader_stream(q->r, i)->name, q->want_name) == 0)
-                    c = st_reader_stream(q->r, i);
-        } else {
-            /* on a pipe later streams are unknown: wait for a memory
-             * stream; frames of others before it are skipped */
-            c = default_stream(q->r);
-            if (c && !st_entry_is_memory(c->type))
-                c = NULL;
-        }
-        if (c) {
-            q->chosen = 1;
-            q->id = c->id;
-            if (q->tentative) {
-                q->tentative = 0;
-                q->hold.len = 0;
-                q->hold_any = 0;
-                q->frames_seen = 0;
-                q->untimed = 0;
-                /* losses so far were of the held stream, which is not written */
-                q->lost_frames = 0;
-                q->lost_entries = 0;
-            }
-        }
+    int dropped;
+    int pick = st_seq_pick_frame(&q->pk, q->r, s, &dropped);
+    if (dropped) {
+        q->hold.len = 0;
+        q->hold_any = 0;
+        q->frames_seen = 0;
+        q->untimed = 0;
+        /* losses so far were of the held stream, which is not written */
+        q->lost_frames = 0;
+        q->lost_entries = 0;
     }
-    if (!q->chosen && !q->want_name && st_reader_stream_count(q->r) && s->id == st_reader_stream(q->r, 0)->id) {
-        q->tentative = 1;
-        q->tid = s->id;
-    } else if (!q->chosen || s->id != q->id)
+    if (pick == ST_PICK_SKIP)
         return 0;
     q->frames_seen++;
     q->last_key = f->last_cycle;
@@ -694,8 +723,6 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
     /* skip frames that the range cannot touch */
     return st_range_wants_frame(&q->sl.rg, f);
 }
-
-#define SEQ_HOLD_MAX (64u << 20)
 
 /* Write entries of the chosen stream, starting the exporter first. */
 static st_error start_and_write(seq_t *q, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n)
@@ -722,7 +749,7 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
     st_diag d;
     st_diag_clear(&d);
     /* deliveries lag behind want(): a held stream may have been replaced */
-    if (q->chosen ? s->id != q->id : (!q->tentative || s->id != q->tid))
+    if (q->pk.chosen ? s->id != q->pk.id : (!q->pk.held || s->id != q->pk.hid))
         return ST_OK;
     st_error e = st_slice(&q->sl, s, first, p, n, &a, &b, &d);
     if (e != ST_OK) {
@@ -730,8 +757,8 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
         q->said = 1;
         return e;
     }
-    if (!q->chosen) {
-        /* held back (see seq_t.tentative), within a bound */
+    if (!q->pk.chosen) {
+        /* held back (ST_PICK_HOLD), within a bound */
         if (b > a && !q->hold_any) {
             q->hold_first = first + a;
             q->hold_any = 1;
@@ -744,7 +771,7 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
                     "stream, and read sequentially it is the default only if no memory stream is declared "
                     "after it, which is known only at the end of the input; more than %u MiB of it would "
                     "have to be held until then: name the stream with -s '%s'",
-                    q->file, s->name, s->type_name, SEQ_HOLD_MAX >> 20, s->name);
+                    q->file, s->name, s->type_name, (unsigned)(ST_SEQ_HOLD_MAX >> 20), s->name);
             q->said = 1;
             return ST_E_USAGE;
         }
@@ -760,11 +787,11 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
  * there stops a read that is not a salvage. */
 static int may_be_read(const seq_t *q, const st_stream_info *s)
 {
-    if (q->want_name)
-        return strcmp(s->name, q->want_name) == 0;
-    if (q->chosen)
-        return s->id == q->id;
-    return (q->tentative && s->id == q->tid) || st_entry_is_memory(s->type);
+    if (q->pk.name)
+        return strcmp(s->name, q->pk.name) == 0;
+    if (q->pk.chosen)
+        return s->id == q->pk.id;
+    return (q->pk.held && s->id == q->pk.hid) || st_entry_is_memory(s->type);
 }
 
 /* One stream's damage stays in its stream: a damaged frame of another
@@ -804,7 +831,7 @@ static st_error pipe_gap(seq_t *q, const st_stream_info *s, const st_frame_ref *
         return ST_OK;
     }
     const char *name = s ? s->name : "(undeclared)";
-    if (!s ? !q->chosen : may_be_read(q, s)) {
+    if (!s ? !q->pk.chosen : may_be_read(q, s)) {
         /* (the declaration of the stream asked for may have been lost) */
         if (s)
             cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the damaged bytes %" PRIu64
@@ -852,7 +879,7 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
     }
     if (f->ordinal == ST_DIAG_UNKNOWN) {
         /* frames that lay in bytes passed over */
-        if (q->chosen ? s->id == q->id : q->tentative && s->id == q->tid) {
+        if (q->pk.chosen ? s->id == q->pk.id : q->pk.held && s->id == q->pk.hid) {
             q->lost_frames += f->seq;
             q->lost_entries += f->count;
         }
@@ -862,15 +889,15 @@ static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_re
                     f->first_entry + f->count - 1, s->name);
         return ST_OK;
     }
-    /* a held stream (see seq_t.tentative) becomes the output when no
+    /* a held stream (ST_PICK_HOLD) becomes the output when no
      * memory stream follows, so its losses count until it is replaced */
-    if (q->chosen ? s->id == q->id : q->tentative && s->id == q->tid) {
+    if (q->pk.chosen ? s->id == q->pk.id : q->pk.held && s->id == q->pk.hid) {
         q->lost_frames++;
         q->lost_entries += f->count;
     }
     if (!q->quiet) {
         cli_report(e, d, q->file);
-        say_skipped(q->file, s, f);
+        say_skipped(q->file, s->name, f->seq, f->first_entry, f->count);
     }
     return ST_OK;
 }
@@ -1118,13 +1145,11 @@ int main(int argc, char **argv)
         st_index_set_ignore_check(ix, ignore_check);
     }
     if (stats) {
-        /* every frame decoded: through the directory of a regular
-         * file, else in one pass */
-        if (!ix)
-            return cat_stats_pipe(in_fd, in_name, stream, stats == 2, threads, ignore_check, memlimit, stdout);
-        rc = cat_stats(ix, in_name, stream, stats == 2, stdout);
+        /* every frame decoded: through the directory of a regular file
+         * (its note said above), else in one pass */
         st_index_free(ix);
-        return rc;
+        simtrace_read_params rp = {.threads = threads, .ignore_check = (uint32_t)ignore_check, .memlimit = memlimit};
+        return cat_stats(in_fd, in_name, stream, stats == 2, &rp, stdout);
     }
     if (list && ix) {
         rc = list_index(ix);
@@ -1227,7 +1252,7 @@ sequential:;
     /* sequential: a pipe, --verify, --salvage, --list of a pipe, a whole stream */
     seq_t q;
     memset(&q, 0, sizeof q);
-    q.want_name = stream;
+    q.pk.name = stream;
     st_slicer_init(&q.sl, &rg.r, rg.r.lo, rg.r.hi);
     q.o = &o;
     q.list = list;
@@ -1235,7 +1260,7 @@ sequential:;
     q.quiet = quiet;
     q.file = in_name;
     q.format = raw ? NULL : format;
-    st_buf_init(&q.hold, SEQ_HOLD_MAX);
+    st_buf_init(&q.hold, ST_SEQ_HOLD_MAX);
     q.stored = list ? calloc(3 * 65536, sizeof *q.stored) : NULL;
     q.fc = q.stored ? q.stored + 65536 : NULL;
     q.lc = q.stored ? q.stored + 2 * 65536 : NULL;
@@ -1264,16 +1289,16 @@ sequential:;
     /* from a regular file, a whole stream is read here with its name */
     if (e != ST_OK && st_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
         rg.r.kind == R_NONE) {
-        e = resume_past_damage(in_fd, in_name, stream, q.written_end, &o, q.format, quiet, e, &d);
+        e = resume_past_damage(in_fd, r, in_name, stream, q.written_end, &o, q.format, quiet, e, &d);
         if (e == ST_OK)
-            q.chosen = 1; /* the stream was read, through the directory */
+            q.pk.chosen = 1; /* the stream was read, through the directory */
     }
     int status = EXIT_OK;
     if (e != ST_OK && q.said)
         status = cli_status(e);
     else if (e != ST_OK)
         status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
-    if (e == ST_OK && !list && !verify && !q.chosen && stream) {
+    if (e == ST_OK && !list && !verify && !q.pk.chosen && stream) {
         /* a stream without data frames: nothing went by, but it exists */
         const st_stream_info *s = NULL;
         for (unsigned i = 0; i < st_reader_stream_count(r); i++)
@@ -1283,22 +1308,20 @@ sequential:;
             cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
             status = EXIT_DATA;
         } else {
-            q.chosen = 1;
-            q.id = s->id;
+            q.pk.chosen = 1;
+            q.pk.id = s->id;
             if (q.format)
                 e = start_and_write(&q, s, 0, NULL, 0);
             if (e != ST_OK)
                 status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
         }
     }
-    if (e == ST_OK && !list && !verify && !q.chosen && q.tentative) {
+    if (e == ST_OK && !list && !verify && st_seq_pick_end(&q.pk)) {
         /* no memory stream came: the first stream it is */
         const st_stream_info *s = NULL;
         for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (st_reader_stream(r, i)->id == q.tid)
+            if (st_reader_stream(r, i)->id == q.pk.id)
                 s = st_reader_stream(r, i);
-        q.chosen = 1;
-        q.id = q.tid;
         if (s && q.hold_any)
             e = start_and_write(&q, s, q.hold_first, q.hold.data, q.hold.len / s->entry_size);
         else if (s && q.format)
@@ -1306,16 +1329,16 @@ sequential:;
         if (e != ST_OK)
             status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
     }
-    if (e == ST_OK && q.chosen && rg.r.kind == R_TIME && q.untimed) {
-        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.id));
+    if (e == ST_OK && q.pk.chosen && rg.r.kind == R_TIME && q.untimed) {
+        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.pk.id));
         status = EXIT_USAGE;
-    } else if (e == ST_OK && q.chosen && (rg.r.kind == R_TIME || rg.r.kind == R_CYCLES)) {
-        note_window_past_end(in_name, &rg, chosen_name(r, q.id), q.frames_seen,
+    } else if (e == ST_OK && q.pk.chosen && (rg.r.kind == R_TIME || rg.r.kind == R_CYCLES)) {
+        note_window_past_end(in_name, &rg, chosen_name(r, q.pk.id), q.frames_seen,
                              rg.r.kind == R_TIME ? q.last_time : q.last_key);
     }
-    if (e == ST_OK && rg.r.kind == R_ENTRIES && q.chosen) {
+    if (e == ST_OK && rg.r.kind == R_ENTRIES && q.pk.chosen) {
         for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (st_reader_stream(r, i)->id == q.id)
+            if (st_reader_stream(r, i)->id == q.pk.id)
                 note_entries_past_end(in_name, &rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
     }
     if (list && (e == ST_OK || salvage)) {
@@ -1348,8 +1371,8 @@ sequential:;
         st_exporter_free(o.x);
         o.x = NULL;
     }
-    if (salvage && want_out && q.chosen)
-        cat_salvage_note(&mo, r, q.id);
+    if (salvage && want_out && q.pk.chosen)
+        cat_salvage_note(&mo, r, q.pk.id);
     if (salvage && status != EXIT_USAGE) {
         /* read sequentially, a stop leaves the rest unknown: say so, with
          * where, rather than let the count above pass for the whole loss */

@@ -11,11 +11,9 @@
 #include <unistd.h>
 
 #include "../api/api_internal.h"
-#include "../common/st_decomp.h"
 #include "../common/st_error.h"
 #include "../common/st_io.h"
 #include "../formats/entry.h"
-#include "../formats/trace_io.h"
 #include "../frames/container.h"
 #include "../svpc/svpc.h"
 #include "cli_util.h"
@@ -39,8 +37,8 @@ static void usage(FILE *f)
             "                        bytes (1..%u); NAME is not a built-in type's\n"
             "      --from=FORMAT     import FORMAT instead of raw entries:",
             ST_MAX_USER_ENTRY);
-    for (unsigned i = 0; st_import_formats[i]; i++)
-        fprintf(f, " %s", st_import_formats[i]);
+    for (unsigned i = 0; simtrace_import_format(i, NULL); i++)
+        fprintf(f, " %s", simtrace_import_format(i, NULL));
     fprintf(f, "%s",
             "; raw (default) switches back\n"
             "\n"
@@ -120,6 +118,7 @@ typedef struct {
 
 typedef struct {
     st_writer *w;
+    simtrace_writer *api; /* over w: imports and raw inputs go through the public API */
     svpc_params p;
     int enc_given; /* -e was given */
     int verbose, quiet, skip_bad;
@@ -127,15 +126,11 @@ typedef struct {
     double t0, last;
     uint64_t kept; /* entries this run stored, all streams (st_writer_stats) */
     int writer_failed; /* the writer refused an imported batch (its failure sticks) */
+    int warn_text;     /* the input being read is raw entries, not bytes: warn if it is text */
     const char *in_name; /* input being read, for messages */
     const char *out_name; /* the container, for messages */
     uint8_t enc_noted[65536]; /* note_kept_encoder() spoke of the stream */
-    /* --concat: w through the public API (api_writer_wrap) */
-    simtrace_writer *sw;
     uint64_t base[65536]; /* output entries of each handle before this input */
-    /* imports: what to add to the owner index of the blocks a vblock
-     * stream receives (its owner stream's entries before this input) */
-    uint64_t vshift[65536];
     st_buf tmp;
 } packer;
 
@@ -144,8 +139,6 @@ static void progress(packer *pk, int final)
     if (pk->verbose && (cli_progress_due(&pk->last) || final))
         cli_progress(pk->w, pk->t0, final);
 }
-
-static void progress_cb(void *pk) { progress(pk, 0); }
 
 /* A deterministic GUID for a user type, from its name: a user type is
  * identified by name and size wherever it is packed.  Two FNV-1a-64 hashes
@@ -177,35 +170,13 @@ static void user_guid(const char *name, uint32_t size, uint8_t g[16])
  * must have the same type and entry size. */
 static st_error get_stream(packer *pk, const st_stream_spec *sp, uint32_t *sid, st_diag *d)
 {
-    if (st_writer_find_stream(pk->w, sp->name, sid)) {
-        size_t esz;
-        st_entry_type t = st_writer_stream_type(pk->w, *sid, NULL, &esz);
-        size_t want = sp->type == ST_TYPE_USER ? sp->entry_size : st_entry_size(sp->type);
-        if (t != sp->type || esz != want)
-            return st_diag_set(d, ST_E_BAD_STREAM, "stream '%s' already holds %s entries of %zu bytes, not %s",
-                               sp->name, st_entry_name(t), esz, st_entry_name(sp->type));
-        return ST_OK;
-    }
-    st_error e = st_writer_add_stream_spec(pk->w, sp, sid);
-    if (e == ST_E_USAGE)
-        return st_diag_set(d, ST_E_USAGE, "cannot declare stream '%s' of type %s", sp->name,
-                           st_entry_name(sp->type));
-    return e;
+    return api_writer_take(pk->api, sp, sid, d);
 }
 
 /* The encoder of a new stream of type t: -e if it codes t; else vpc for
- * vpc pairs, cm for memory types when -e named vpc, generic otherwise. */
-static svpc_params params_for(const packer *pk, st_entry_type t)
-{
-    svpc_params p = pk->p;
-    if (t == ST_TYPE_VPC && !pk->enc_given)
-        p.encoder = SVPC_ENC_VPC;
-    else if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
-        p.encoder = t == ST_TYPE_VPC                                  ? SVPC_ENC_VPC
-                    : st_entry_is_memory(t) && p.encoder == SVPC_ENC_VPC ? SVPC_ENC_DEFAULT
-                                                                     : SVPC_ENC_GENERIC;
-    return p;
-}
+ * vpc pairs, cm for memory types when -e named vpc, generic otherwise
+ * (without -e, pk->p has the default encoder, which codes no vpc pairs). */
+static svpc_params params_for(const packer *pk, st_entry_type t) { return api_stream_params(pk->p, t); }
 
 /*
  * Entries added to a stream that was in the container before this run
@@ -231,9 +202,55 @@ static void note_kept_encoder(packer *pk, uint32_t sid, const char *name)
             svpc_encoder_name(pk->p.encoder));
 }
 
-/* ---- raw entries ---- */
+/* ---- raw entries and imports, through the public API ---- */
 
-static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial, st_diag *d)
+/* The descriptor an input's entries come from (the input, or the pipe of
+ * its decompressor): a signal ends it, and the decompressing thread then
+ * finds its pipe closed and ends too; -1 once read.  A raw input that is
+ * text is warned about. */
+static void reading_cb(void *arg, int fd)
+{
+    packer *pk = arg;
+    cli_stop_input(fd);
+    if (fd >= 0 && pk->warn_text && !pk->quiet)
+        cli_warn_if_text(fd, pk->in_name, "a text trace is imported with --from FORMAT (lackey, din, ...: see --help)");
+}
+
+static void progress_cb(void *pk) { progress(pk, 0); }
+
+/* Skipped lines (--skip-bad), and why an import could not take a stream. */
+static void imp_warn(void *arg, int error, const simtrace_input_place *where)
+{
+    packer *pk = arg;
+    if (error != SIMTRACE_E_SYNTAX)
+        cli_msg("%s: %s", pk->in_name, where->detail);
+    else if (!pk->quiet)
+        cli_report_place(error, where, pk->in_name);
+}
+
+static void imp_taken(void *arg, uint32_t id, const char *name) { note_kept_encoder(arg, id, name); }
+
+static simtrace_import_params import_params(packer *pk, int no_unpack)
+{
+    simtrace_import_params ip;
+    simtrace_import_params_init(&ip);
+    ip.no_unpack = (uint32_t)no_unpack;
+    ip.stop = cli_stop_flag();
+    ip.progress = progress_cb;
+    ip.reading = reading_cb;
+    ip.opaque = pk;
+    return ip;
+}
+
+/* The reading's own result (rep: the unpacking's), with its place in d. */
+static st_error read_result(const simtrace_import_report *rep, st_diag *d)
+{
+    cli_diag_from_place(d, &rep->where);
+    return (st_error)rep->read_error;
+}
+
+static st_error pack_raw(packer *pk, const input *in, int fd, int no_unpack, simtrace_import_report *rep,
+                         st_diag *d)
 {
     uint8_t guid[16];
     st_stream_spec sp = {.name = in->stream ? in->stream : "trace", .type = in->type, .owner = UINT32_MAX};
@@ -247,111 +264,39 @@ static st_error pack_raw(packer *pk, const input *in, int fd, uint64_t *partial,
     uint32_t sid;
     RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
     note_kept_encoder(pk, sid, sp.name);
-    if (!pk->quiet && in->type != ST_TYPE_BYTES)
-        cli_warn_if_text(fd, pk->in_name, "a text trace is imported with --from FORMAT (lackey, din, ...: see --help)");
-    uint64_t got;
-    st_error e = st_writer_append_fd(pk->w, sid, fd, progress_cb, pk, &got, d);
+    pk->warn_text = in->type != ST_TYPE_BYTES;
+    simtrace_import_params ip = import_params(pk, no_unpack);
+    simtrace_writer_append_fd(pk->api, sid, fd, &ip, rep);
+    pk->warn_text = 0;
+    st_error e = read_result(rep, d);
     if (e == ST_E_PARTIAL_ENTRY) {
         size_t esz = in->type == ST_TYPE_USER ? in->user_size : st_entry_size(in->type);
-        *partial = got - d->offset;
         e = st_diag_set(d, ST_E_PARTIAL_ENTRY, "%llu trailing byte%s (entry size %zu); the %llu whole entries were packed",
-                        (unsigned long long)*partial, *partial == 1 ? "" : "s", esz,
+                        (unsigned long long)rep->partial_bytes, rep->partial_bytes == 1 ? "" : "s", esz,
                         (unsigned long long)(d->offset / esz));
     }
     return e;
 }
 
-/* ---- importers ---- */
-
-typedef struct {
-    packer *pk;
-    const char *prefix;
-    size_t before_refusal; /* entries of the last append before the one refused for its cycle */
-} import_ctx;
-
-static st_error imp_add(void *arg, const st_stream_decl *decl, uint32_t *sid)
+static st_error pack_import(packer *pk, const input *in, int fd, int no_unpack, simtrace_import_report *rep,
+                            st_diag *d)
 {
-    import_ctx *ic = arg;
-    char name[512];
-    int n = snprintf(name, sizeof name, "%s%s%s", ic->prefix ? ic->prefix : "", ic->prefix ? "." : "", decl->name);
-    if (n < 1 || n > 255)
-        return ST_E_USAGE;
-    st_stream_spec sp = {.name = name, .type = decl->type, .owner = decl->owner, .header = decl->header,
-                         .header_len = decl->header_len};
-    sp.params = params_for(ic->pk, decl->type);
-    st_diag d;
-    st_diag_clear(&d);
-    packer *pk = ic->pk;
-    st_error e = get_stream(pk, &sp, sid, &d);
-    if (e != ST_OK) {
-        cli_msg("%s: %s", pk->in_name, d.detail[0] ? d.detail : st_error_name(e));
-        return e;
-    }
-    note_kept_encoder(pk, *sid, name);
-    /* An importer numbers the owner entries of its blocks from the first
-     * entry it gives its stream; the stream may already hold entries (an
-     * earlier input, --append).  A stream is declared before its first
-     * entry of this input, and an owner before its blocks, so its count
-     * now is what the blocks' owner indexes must be shifted by. */
-    pk->base[*sid] = st_writer_stream_entries(pk->w, *sid);
-    pk->vshift[*sid] = decl->type == ST_TYPE_VBLOCK && decl->owner != UINT32_MAX ? pk->base[decl->owner] : 0;
-    return ST_OK;
-}
-
-static st_error imp_append(void *arg, uint32_t sid, const void *entries, size_t n)
-{
-    import_ctx *ic = arg;
-    packer *pk = ic->pk;
-    uint64_t shift = pk->vshift[sid];
-    if (shift) {
-        /* the importer's buffer is its own: rewrite a copy */
-        RETURN_IF_ERROR(st_buf_reserve(&pk->tmp, n * ST_VBLOCK_SIZE));
-        memcpy(pk->tmp.data, entries, n * ST_VBLOCK_SIZE);
-        if (!st_vblock_shift_owners(pk->tmp.data, n, shift)) {
-            cli_msg("%s: the owner index of a wide value would pass the 48 bits of an entry index", pk->in_name);
-            return ST_E_TOO_LARGE;
-        }
-        entries = pk->tmp.data;
-    }
-    const uint64_t had = st_writer_stream_entries(pk->w, sid);
-    st_error e = st_writer_append(pk->w, sid, entries, n);
-    /* the writer stays usable after refusing entries whose cycles
-     * decrease (it appends those before the refused one); after any other
-     * refusal it can write nothing more */
-    if (e == ST_E_CYCLE_ORDER)
-        ic->before_refusal = (size_t)(st_writer_stream_entries(pk->w, sid) - had);
-    else if (e != ST_OK)
-        pk->writer_failed = 1;
-    progress(pk, 0);
-    return e;
-}
-
-static size_t imp_before_refusal(void *arg) { return ((import_ctx *)arg)->before_refusal; }
-
-static void imp_warn(void *arg, const st_diag *d)
-{
-    packer *pk = arg;
-    if (!pk->quiet)
-        cli_report(ST_E_SYNTAX, d, pk->in_name);
-}
-
-static st_error pack_import(packer *pk, const input *in, int fd, st_diag *d)
-{
-    import_ctx ic = {pk, in->stream, 0};
-    st_import_sink sink = {&ic, imp_add, imp_append, imp_before_refusal};
-    st_import_opts o = {.skip_bad = pk->skip_bad, .prefix = NULL, .warn = imp_warn, .warn_arg = pk,
-                        .split_cr3 = pk->split_cr3, .stopped = cli_stop_flag()};
-    st_import_stats stats;
-    memset(&stats, 0, sizeof stats);
-    st_error e = st_import(in->from, fd, &o, &sink, &stats, d);
-    if (pk->verbose || (stats.bad_lines && !pk->quiet))
+    simtrace_import_params ip = import_params(pk, no_unpack);
+    ip.prefix = in->stream;
+    ip.skip_bad = (uint32_t)pk->skip_bad;
+    ip.split_cr3 = (uint32_t)pk->split_cr3;
+    ip.warn = imp_warn;
+    ip.taken = imp_taken;
+    simtrace_writer_import(pk->api, fd, in->from, &ip, rep);
+    pk->writer_failed |= !rep->usable;
+    if (pk->verbose || (rep->bad_lines && !pk->quiet))
         cli_msg("%s: %llu lines, %llu entries%s%llu malformed line%s skipped", pk->in_name,
-                (unsigned long long)stats.lines, (unsigned long long)stats.entries, ", ",
-                (unsigned long long)stats.bad_lines, stats.bad_lines == 1 ? "" : "s");
-    if (stats.dropped && !pk->quiet) /* valid records without an entry: say so (IMPORT.md 10) */
+                (unsigned long long)rep->lines, (unsigned long long)rep->entries, ", ",
+                (unsigned long long)rep->bad_lines, rep->bad_lines == 1 ? "" : "s");
+    if (rep->dropped && !pk->quiet) /* valid records without an entry: say so (IMPORT.md 10) */
         cli_msg("%s: %llu record%s not kept (lackey SB, din labels 3 and 4, xdin m, c, v)", pk->in_name,
-                (unsigned long long)stats.dropped, stats.dropped == 1 ? "" : "s");
-    return e;
+                (unsigned long long)rep->dropped, rep->dropped == 1 ? "" : "s");
+    return read_result(rep, d);
 }
 
 /* ---- containers, copied frame by frame ---- */
@@ -376,7 +321,7 @@ static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
     cp.progress = progress_cb;
     cp.progress_opaque = pk;
     simtrace_concat_report rep;
-    simtrace_error e = simtrace_writer_concat_fd(pk->sw, fd, &cp, &rep);
+    simtrace_error e = simtrace_writer_concat_fd(pk->api, fd, &cp, &rep);
     if (e != SIMTRACE_OK)
         *d = report_diag(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
     return (st_error)e;
@@ -436,8 +381,8 @@ static int same_types_per_stream(const input *ins, size_t nin)
 
 static int known_import(const char *f)
 {
-    for (unsigned i = 0; st_import_formats[i]; i++)
-        if (strcmp(st_import_formats[i], f) == 0)
+    for (unsigned i = 0; simtrace_import_format(i, NULL); i++)
+        if (strcmp(simtrace_import_format(i, NULL), f) == 0)
             return 1;
     return 0;
 }
@@ -838,12 +783,13 @@ int main(int argc, char **argv)
         if ((rc = cli_out_open(out_path, force, 1, -1, &out_fd)) != EXIT_OK)
             return rc;
         e = st_writer_new(&pk.w, out_fd, &wo);
-        if (e == ST_OK && concat)
-            e = (st_error)api_writer_wrap(&pk.sw, pk.w, &pk.p);
     }
     const char *err_file = out_name;
     pk.out_name = out_name;
+    if (e == ST_OK && api_writer_adopt(&pk.api, pk.w, &pk.p) != SIMTRACE_OK)
+        e = ST_E_NOMEM;
     if (e != ST_OK) {
+        st_writer_free(pk.w);
         cli_out_abort();
         return cli_report(e, &d, err_file);
     }
@@ -853,7 +799,7 @@ int main(int argc, char **argv)
     /* bad data in an input ends the run but keeps what came before it in a
      * valid container (exit 1); I/O errors and bad containers lose the output */
     st_error data_err = ST_OK;
-    const char *data_zkind = NULL; /* the data error is in input that began like this */
+    char data_zkind[8] = ""; /* the data error is in input that began like this ("xz"...) */
     st_diag data_diag;
     const char *data_file = NULL;
     for (size_t i = 0; i < nin && e == ST_OK && data_err == ST_OK && !cli_stopped(); i++) {
@@ -879,37 +825,26 @@ int main(int argc, char **argv)
                 break;
             }
         }
-        uint64_t partial = 0;
-        /* xz, gzip, zstd inputs are read decompressed (common/st_decomp.h) */
-        st_decomp *dz = NULL;
-        const char *zkind = NULL;
-        int rfd = fd;
-        if (!concat && !no_unpack)
-            e = st_decomp_open(fd, ins[i].from && st_import_is_text(ins[i].from), &rfd, &dz, &zkind);
-        if (e == ST_OK) {
-            /* a signal ends what rfd gives (cli_stop_input): the decompressing
-             * thread then finds its pipe closed and ends too */
-            cli_stop_input(rfd);
-            e = concat       ? pack_container(&pk, fd, wo.threads, &d)
-                : ins[i].from ? pack_import(&pk, &ins[i], rfd, &d)
-                              : pack_raw(&pk, &ins[i], rfd, &partial, &d);
+        /* xz, gzip, zstd inputs are read decompressed (by the library's
+         * calls; not containers) */
+        if (concat) {
+            cli_stop_input(fd);
+            e = pack_container(&pk, fd, wo.threads, &d);
             cli_stop_input(-1);
-        }
-        if (dz) {
+        } else {
+            simtrace_import_report rep;
+            memset(&rep, 0, sizeof rep);
+            e = ins[i].from ? pack_import(&pk, &ins[i], fd, no_unpack, &rep, &d)
+                            : pack_raw(&pk, &ins[i], fd, no_unpack, &rep, &d);
             /* damaged compressed data is what went wrong, whatever the
-             * reader of its output made of the early end */
-            st_diag zd;
-            st_diag_clear(&zd);
-            /* a bad input is drained so that its error is the decompressor's
-             * where that found one; an input a signal ended is not: the
-             * upstream may never end */
-            st_error ze = st_decomp_close(dz, e != ST_OK && st_error_is_data(e) && !cli_stopped(), &zd);
-            if (ze != ST_OK && e != ST_E_WRITE) {
+             * reader of its output made of the early end (an input a
+             * signal ended was not searched for damage past the end) */
+            if (rep.unpack_error != SIMTRACE_OK && e != ST_E_WRITE) {
                 if (e != ST_OK && !pk.quiet)
                     cli_report(e, &d, pk.in_name); /* what the damage did, then the damage */
-                e = ze;
-                d = zd;
-                data_zkind = zkind;
+                e = (st_error)rep.unpack_error;
+                cli_diag_from_place(&d, &rep.unpack_where);
+                snprintf(data_zkind, sizeof data_zkind, "%s", rep.unpacked);
             }
         }
         if (fd != 0)
@@ -958,7 +893,7 @@ int main(int argc, char **argv)
         restored = !kept && st_writer_restore(pk.w) == ST_OK;
         st_writer_stats(pk.w, &ws); /* the frames kept */
     }
-    api_writer_unwrap(pk.sw);
+    simtrace_writer_free(pk.api);
     st_writer_free(pk.w);
     st_buf_free(&pk.tmp);
     if (e != ST_OK) {
@@ -994,7 +929,7 @@ int main(int argc, char **argv)
         if (data_err == ST_E_CYCLE_ORDER && !pk.quiet)
             cli_msg("%s: the entries before it were kept; --allow-cycle-reset keeps such entries, or give them "
                     "another --stream", out_name);
-        if (data_zkind && !pk.quiet)
+        if (data_zkind[0] && !pk.quiet)
             cli_msg("%s: it begins like %s data; if it is not, give --no-unpack", data_file, data_zkind);
         return rc;
     }

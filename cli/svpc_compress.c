@@ -6,15 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/st_decomp.h"
-#include "../common/st_error.h"
-#include "../formats/entry.h"
-#include "../frames/container.h"
-#include "../svpc/svpc.h"
+#include "../include/simtrace.h"
 #include "cli_util.h"
 
 static void usage(FILE *f)
 {
+    simtrace_write_params def;
+    simtrace_write_params_init(&def);
     fprintf(f,
             "Usage: svpc-compress [OPTION]... [FILE]\n"
             "       svpc-compress -d [OPTION]... [FILE]   (svpc-decompress; -d -h: its options)\n"
@@ -48,7 +46,7 @@ static void usage(FILE *f)
             "%s"
             "Input that ends with a partial entry: the whole entries are compressed into a\n"
             "valid container, then the program reports the partial entry and exits 1.\n",
-            (unsigned)ST_DEFAULT_FRAME_ENTRIES, cli_usage_tail);
+            (unsigned)def.frame_entries, cli_usage_tail);
 }
 
 enum { OPT_FRAME = 256, OPT_STREAM, OPT_TIMESTAMPS, OPT_NO_UNPACK };
@@ -86,17 +84,48 @@ static int wants_decompress(int argc, char **argv)
     return found;
 }
 
-/* -v: a progress line at most once a second */
+/* The memory type named name (d64, d32, m64, m32), or 0. */
+static int memory_type(const char *name)
+{
+    for (int t = SIMTRACE_TYPE_D64; t <= SIMTRACE_TYPE_M32; t++)
+        if (strcmp(simtrace_type_name(t), name) == 0)
+            return t;
+    return 0;
+}
+
+/* What the callbacks of the append need: -v's progress line at most once a
+ * second, the text warning, and the input a signal ends. */
 typedef struct {
-    st_writer *w;
+    simtrace_writer *w;
+    size_t esz;
+    int quiet;
+    const char *in_name;
     double t0, last;
-} prog_state;
+} run_state;
+
+static void progress_line(const run_state *rs, int final)
+{
+    uint64_t entries = 0, out = 0;
+    simtrace_writer_entries(rs->w, UINT32_MAX, &entries, &out);
+    cli_progress_counts(entries, entries * rs->esz, out, rs->t0, final);
+}
 
 static void prog_cb(void *arg)
 {
-    prog_state *ps = arg;
-    if (cli_progress_due(&ps->last))
-        cli_progress(ps->w, ps->t0, 0);
+    run_state *rs = arg;
+    if (cli_progress_due(&rs->last))
+        progress_line(rs, 0);
+}
+
+/* The descriptor the entries come from (the input, or the decompressor's
+ * pipe): a signal ends it; -1 once read.  A raw input that is text is
+ * warned about (a regular file: a pipe cannot be looked at). */
+static void reading_cb(void *arg, int fd)
+{
+    const run_state *rs = arg;
+    cli_stop_input(fd);
+    if (fd >= 0 && !rs->quiet)
+        cli_warn_if_text(fd, rs->in_name, "a text trace is imported with simtrace-pack --from FORMAT");
 }
 
 int main(int argc, char **argv)
@@ -105,13 +134,15 @@ int main(int argc, char **argv)
         return EXIT_DATA;
     int dec = wants_decompress(argc, argv);
     if (dec < 0)
-        return cli_report(ST_E_NOMEM, NULL, NULL);
+        return cli_report_place(SIMTRACE_E_NOMEM, NULL, NULL);
     if (dec)
         return cli_decompress_main(argc, argv, "svpc-compress", "svpc-compress -d");
     const char *out_path = NULL, *stream = "trace";
-    st_entry_type type = ST_TYPE_D64;
-    svpc_params p = {SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
-    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 0}; /* cycles as they come: a raw trace is kept whole */
+    int type = SIMTRACE_TYPE_D64;
+    /* cycles as they come (no check_cycles): a raw trace is kept whole */
+    simtrace_write_params wp;
+    simtrace_write_params_init(&wp);
+    wp.threads = cli_ncpu();
     int force = 0, verbose = 0, quiet = 0, no_unpack = 0, c;
     opterr = 0; /* our messages start with the program name, not argv[0] */
     if (!cli_check_levels(argc, argv, SHORTOPTS, longopts))
@@ -125,29 +156,32 @@ int main(int argc, char **argv)
             break;
         case 'c': out_path = NULL; break;
         case 't':
-            if (!st_entry_is_memory(type = st_entry_parse(optarg))) {
+            if (!(type = memory_type(optarg))) {
                 cli_msg("unknown entry type '%s' (use d64, d32, m64 or m32)", optarg);
                 return EXIT_USAGE;
             }
             break;
         case 's':
-            if (!cli_opt_stage(optarg, &p.stage))
+            if (!cli_opt_simtrace_stage(optarg, &wp.stage))
                 return EXIT_USAGE;
             break;
-        case 'e':
-            if (!cli_opt_encoder(optarg, &p.encoder))
+        case 'e': {
+            svpc_encoder enc;
+            if (!cli_opt_encoder(optarg, &enc))
                 return EXIT_USAGE;
-            if (p.encoder == SVPC_ENC_VPC) {
+            if (enc == SVPC_ENC_VPC) {
                 cli_msg("encoder vpc codes legacy VPC pairs only (simtrace-pack --type vpc)");
                 return EXIT_USAGE;
             }
+            wp.profile_name = optarg; /* the writer's profiles include the encoders by name */
             break;
+        }
         case 'T':
-            if (!cli_opt_threads(optarg, &wo.threads))
+            if (!cli_opt_threads(optarg, &wp.threads))
                 return EXIT_USAGE;
             break;
         case OPT_FRAME:
-            if (!cli_opt_frame_size(optarg, &wo.frame_entries))
+            if (!cli_opt_frame_size(optarg, &wp.frame_entries))
                 return EXIT_USAGE;
             break;
         case OPT_STREAM:
@@ -155,7 +189,7 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             stream = optarg;
             break;
-        case OPT_TIMESTAMPS: wo.timestamps = 1; break;
+        case OPT_TIMESTAMPS: wp.timestamps = 1; break;
         case OPT_NO_UNPACK: no_unpack = 1; break;
         case 'f': force = 1; break;
         case 'k': break;
@@ -165,7 +199,7 @@ int main(int argc, char **argv)
         case 'V': printf("svpc-compress (svpc) %s\n", SVPC_VERSION); return cli_stdout_done();
         default:
             if (c >= '1' && c <= '9') {
-                p.level = c - '0';
+                wp.level = (uint32_t)(c - '0');
                 break;
             }
             cli_bad_option(argv, optopt);
@@ -185,99 +219,92 @@ int main(int argc, char **argv)
     if ((rc = cli_out_open(out_path, force, 1, in_fd, &out_fd)) != EXIT_OK)
         return rc;
 
-    st_writer *w = NULL;
+    simtrace_writer *w = NULL;
     uint32_t sid = 0;
-    st_error e = st_writer_new(&w, out_fd, &wo);
-    if (e == ST_OK)
-        e = st_writer_add_stream(w, stream, type, &p, &sid);
-    size_t esz = st_entry_size(type);
-    uint64_t in_bytes = 0;
-    prog_state ps = {w, cli_now(), 0};
-    ps.last = ps.t0;
-    st_diag d;
-    st_diag_clear(&d);
+    simtrace_error e = simtrace_writer_create_fd(&w, out_fd, &wp);
+    if (e == SIMTRACE_OK)
+        e = simtrace_writer_add_stream(w, stream, type, &sid);
+    run_state rs = {w, simtrace_type_size(type), quiet, in_name, cli_now(), 0};
+    rs.last = rs.t0;
     const char *err_file = out_path ? out_path : "(stdout)";
-    /* xz, gzip, zstd input is read decompressed (common/st_decomp.h) */
-    st_decomp *dz = NULL;
-    const char *zkind = NULL;
-    int rfd = in_fd;
-    if (e == ST_OK) {
+    /* xz, gzip, zstd input is read decompressed, unless --no-unpack */
+    simtrace_import_params ip;
+    simtrace_import_params_init(&ip);
+    ip.no_unpack = (uint32_t)no_unpack;
+    ip.stop = cli_stop_flag();
+    ip.progress = verbose ? prog_cb : NULL;
+    ip.reading = reading_cb;
+    ip.opaque = &rs;
+    simtrace_import_report rep;
+    memset(&rep, 0, sizeof rep);
+    const simtrace_input_place *where = NULL;
+    uint64_t have = 0, have_at = 0;
+    if (e == SIMTRACE_OK) {
         /* from the file header on, a signal finishes the container: also
          * while the kind of the input is found out from its first bytes,
          * which may be slow to come from a pipe */
         cli_stop_arm();
         cli_stop_input(in_fd);
-    }
-    if (e == ST_OK && !no_unpack) {
-        e = st_decomp_open(in_fd, 0, &rfd, &dz, &zkind);
-        /* it reads the input's first bytes to recognise the kind: a read
-         * error there is the input's (a directory on stdin), not the output's */
-        if (e == ST_E_READ)
+        if (simtrace_writer_append_fd(w, sid, in_fd, &ip, &rep) != SIMTRACE_OK)
+            e = (simtrace_error)rep.read_error; /* damaged compressed data: below */
+        where = &rep.where;
+        /* the writer reads nothing: a read error is the input's (a
+         * directory on stdin, say) */
+        if (e == SIMTRACE_E_READ)
             err_file = in_name;
+        /* damaged or cut compressed data: the entries before it make a
+         * valid container, as a partial entry does, and the damage is
+         * reported after it is written; the cut, not a partial entry, is
+         * what went wrong */
+        if (e == SIMTRACE_E_PARTIAL_ENTRY && rep.unpack_error != SIMTRACE_OK)
+            e = SIMTRACE_OK;
+        if (e == SIMTRACE_E_PARTIAL_ENTRY) {
+            /* a partial entry at the end: the whole entries make a valid
+             * container, reported after it is written */
+            have = rep.partial_bytes;
+            have_at = rep.where.offset;
+            e = SIMTRACE_OK;
+        }
+        if (e == SIMTRACE_OK)
+            where = NULL; /* a later error is reported with its own place */
     }
-    if (e == ST_OK) {
-        cli_stop_input(rfd);
-        if (!quiet)
-            cli_warn_if_text(rfd, in_name, "a text trace is imported with simtrace-pack --from FORMAT");
-        e = st_writer_append_fd(w, sid, rfd, verbose ? prog_cb : NULL, &ps, &in_bytes, &d);
-        cli_stop_input(-1);
-        if (e == ST_E_READ)
-            err_file = in_name;
-    }
-    /* damaged or cut compressed data: the entries before it make a valid
-     * container, as a partial entry does, and the damage is reported */
-    st_diag zd;
-    st_diag_clear(&zd);
-    st_error ze = st_decomp_close(dz, 0, &zd);
-    if (ze != ST_OK && e == ST_E_PARTIAL_ENTRY)
-        e = ST_OK; /* the cut, not a partial entry, is what went wrong */
-    /* a partial entry at the end: the whole entries make a valid container,
-     * reported after it is written */
-    uint64_t have = 0, have_at = 0;
-    if (e == ST_E_PARTIAL_ENTRY) {
-        have_at = d.offset;
-        have = in_bytes - have_at;
-        e = ST_OK;
-        st_diag_clear(&d); /* a later error is reported with its own place */
-    }
-    if (e == ST_OK)
-        e = st_writer_finish(w);
-    if (e == ST_OK && verbose)
-        cli_progress(w, ps.t0, 1);
-    st_write_stats ws;
-    memset(&ws, 0, sizeof ws);
+    if (e == SIMTRACE_OK)
+        e = simtrace_writer_close(w);
+    if (e == SIMTRACE_OK && verbose)
+        progress_line(&rs, 1);
+    uint64_t entries = 0;
     if (w) /* NULL when the file header could not be written */
-        st_writer_stats(w, &ws);
-    st_writer_free(w);
-    if (e != ST_OK) {
+        simtrace_writer_entries(w, UINT32_MAX, &entries, NULL);
+    simtrace_writer_free(w);
+    if (e != SIMTRACE_OK) {
         cli_out_abort();
-        return cli_report(e, &d, err_file);
+        return cli_report_place(e, where, err_file);
     }
     if (cli_stopped()) {
         /* interrupted means finished: the container holds every whole
          * entry read before the signal; a file holding none is removed */
-        if (ws.entries == 0)
+        if (entries == 0)
             cli_out_abort();
         else if ((rc = cli_out_commit()) != EXIT_OK)
             return rc;
         cli_msg("%s: interrupted by %s: %s %llu entries%s", out_path ? out_path : "(stdout)", cli_stop_name(),
-                ws.entries || !out_path ? "the container is complete with" : "not written: it would hold",
-                (unsigned long long)ws.entries, have ? " (the part of an entry read last is dropped)" : "");
+                entries || !out_path ? "the container is complete with" : "not written: it would hold",
+                (unsigned long long)entries, have ? " (the part of an entry read last is dropped)" : "");
         return cli_stop_status();
     }
     if ((rc = cli_out_commit()) != EXIT_OK)
         return rc;
-    if (ze != ST_OK) {
-        rc = cli_report(ze, &zd, in_name);
+    if (rep.unpack_error != SIMTRACE_OK) {
+        rc = cli_report_place((int)rep.unpack_error, &rep.unpack_where, in_name);
         if (!quiet)
-            cli_msg("%s: it begins like %s data; if it is not, give --no-unpack", in_name, zkind);
+            cli_msg("%s: it begins like %s data; if it is not, give --no-unpack", in_name, rep.unpacked);
         return rc;
     }
     if (have) {
         cli_msg("%s: input ends with a partial entry: %llu trailing byte%s at byte offset %llu (entry size %zu); "
                 "the %llu whole entries were compressed",
-                in_name, (unsigned long long)have, have == 1 ? "" : "s", (unsigned long long)have_at, esz,
-                (unsigned long long)(have_at / esz));
+                in_name, (unsigned long long)have, have == 1 ? "" : "s", (unsigned long long)have_at, rs.esz,
+                (unsigned long long)(have_at / rs.esz));
         return EXIT_DATA;
     }
     return EXIT_OK;

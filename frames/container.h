@@ -371,9 +371,33 @@ typedef st_error (*st_in_fn)(void *arg, uint8_t *p, size_t n, size_t *got);
  * is called on the thread that calls the reader. */
 st_error st_reader_new_in(st_reader **r, st_in_fn fn, void *arg, const st_read_opts *o, st_diag *d);
 
+/* A data frame's decoded entries (st_reader_next): n entries of stream s,
+ * the first of them entry `first` of the stream.  s NULL: the end. */
+typedef struct {
+    const st_stream_info *s;
+    uint64_t first;
+    const uint8_t *entries;
+    size_t n;
+} st_frame_out;
+
+/*
+ * The next data frame's entries, in file order, in the style of
+ * lzma_code: each call reads input on the caller's thread (in_fn too)
+ * until a decoded frame can be handed out, keeping up to `threads` frames
+ * decoding on the pool's threads meanwhile.  The callbacks of the options
+ * (want, frame_sink, on_damage, on_stream) are called from inside it, on
+ * the caller's thread.  *out (its entries and s) is valid until the next
+ * call or st_reader_free.  Frames that are not wanted, are verify_only or
+ * go to a frame sink are not handed out.  out->s NULL: the input ended
+ * with a sound directory and footer.  Checks and errors as
+ * st_reader_read_all; after the end or an error every call returns the
+ * same (d is filled in again).
+ */
+st_error st_reader_next(st_reader *r, st_frame_out *out, st_diag *d);
+
 /*
  * Read every frame in file order, decode data frames in parallel and hand
- * the entries to sink in order.  Checks every checksum, the sequence numbers
+ * the entries to sink in order (a loop over st_reader_next).  Checks every checksum, the sequence numbers
  * and entry indices of every stream, the directory against the frames seen,
  * the footer, and that nothing follows it.
  * Returns ST_OK or the first error: ST_E_TRUNCATED (file ends inside a frame,
@@ -382,6 +406,38 @@ st_error st_reader_new_in(st_reader **r, st_in_fn fn, void *arg, const st_read_o
  * ST_E_READ, ST_E_NOMEM, or the sink's error.
  */
 st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d);
+
+/*
+ * Which stream a sequential read reads: simtrace-cat on a pipe and a
+ * cursor of the public API on a sequential reader, one rule.  The stream
+ * named name; without a name, the default stream of a file
+ * (st_default_stream): the first memory stream, else the first stream.
+ * Read in one pass, the first stream's frames can come before it is known
+ * whether a memory stream follows: when it is not a memory stream its
+ * entries are held back (ST_PICK_HOLD) until a memory stream is declared,
+ * which replaces it, or the input ends (st_seq_pick_end), where it becomes
+ * the stream read.  What is held is bounded by ST_SEQ_HOLD_MAX bytes:
+ * beyond, the reader must name the stream.
+ */
+typedef struct {
+    const char *name; /* NULL: the default stream */
+    int chosen;       /* the stream read is known: id */
+    uint32_t id;
+    int held;         /* the first stream's frames are held back: hid */
+    uint32_t hid;
+} st_seq_pick;
+
+enum { ST_PICK_SKIP, ST_PICK_READ, ST_PICK_HOLD };
+
+#define ST_SEQ_HOLD_MAX ((size_t)64 << 20)
+
+/* For a data frame of stream s (r's streams: those declared so far), the
+ * frame's entries are read, held back or skipped; *dropped is set to 1
+ * when a held stream was just replaced (what was held of it is not read). */
+int st_seq_pick_frame(st_seq_pick *p, const st_reader *r, const st_stream_info *s, int *dropped);
+
+/* At the end of the input: a held stream becomes the stream read (1). */
+int st_seq_pick_end(st_seq_pick *p);
 
 /*
  * Decode a data frame delivered undecoded (st_read_opts.frame_sink: its
@@ -398,6 +454,10 @@ const st_stream_info *st_reader_stream(const st_reader *r, unsigned i);
 
 /* Container bytes consumed so far. */
 uint64_t st_reader_offset(const st_reader *r);
+
+/* Hand the data frames read from now on to sink undecoded, as
+ * st_read_opts.frame_sink does (for a reader made before its user knew). */
+void st_reader_set_frame_sink(st_reader *r, st_frame_sink sink, void *arg);
 
 void st_reader_free(st_reader *r);
 

@@ -8,6 +8,7 @@
 #include "frame_format.h"
 #include "frame_job.h"
 #include "container.h"
+#include "range.h"
 
 struct st_reader {
     int fd;            /* -1 when reading through in_fn */
@@ -23,7 +24,26 @@ struct st_reader {
     st_buf back;       /* bytes read ahead by pass_over(), served before the input's */
     size_t back_pos;
     int lost;          /* pass_over() passed over bytes: frames are missing */
+    /* where st_reader_next stands (see the PH_ values) */
+    int phase;
+    int held;          /* the pool's head job was handed out: popped at the next call */
+    uint8_t hb[ST_FRAME_HEADER_SIZE]; /* PH_CHECK on: the header read, at offset `at` */
+    uint64_t at;
+    st_frame_header h; /* PH_PAYLOAD on: the header checked, */
+    st_stream_info *si; /* its stream (data frames), */
+    st_frame_ref ref;  /* its reference (data frames), */
+    int decode;        /* whether it is decoded, */
+    st_buf tmp;        /* PH_UNDECODED: its payload, when not decoded, */
+    int crc_bad;       /* and whether that failed its checksum */
+    st_error fin;      /* PH_DRAIN, PH_DONE: how the read ends (stop_after_jobs) */
+    st_diag fin_d;
+    int fin_jobs;
 };
+
+/* The steps of st_reader_next: read a frame header; check it; read its
+ * payload (decoded: into a job submitted to the pool); take in a payload
+ * not decoded; hand out the frames still decoding, then the end; the end. */
+enum { PH_HEADER, PH_CHECK, PH_PAYLOAD, PH_UNDECODED, PH_DRAIN, PH_DONE };
 
 static void diag_at(st_diag *d, uint64_t off, uint64_t frame, uint64_t stream)
 {
@@ -104,6 +124,7 @@ static st_error reader_new(st_reader **out, int fd, st_in_fn fn, void *arg, cons
     r->o = *o;
     st_buf_init(&r->dir, 0);
     st_buf_init(&r->back, 0);
+    st_buf_init(&r->tmp, 0);
     uint8_t h[ST_FILE_HEADER_SIZE];
     size_t got;
     st_error e = in_full(r, h, sizeof h, &got);
@@ -310,8 +331,12 @@ static st_error check_directory(st_reader *r, const st_frame_header *h, uint64_t
     return ST_OK;
 }
 
-/* Hand finished decode jobs to the sink, in order. */
-static st_error deliver(st_reader *r, int all, st_sink sink, void *arg, st_diag *d)
+/* Hand out finished decode jobs in order: all of them, or (all 0) until a
+ * slot is free.  A sound frame's entries go to *out (the job stays at the
+ * pool's head until the next call of st_reader_next); a damaged one goes
+ * to on_damage, or ends the read with its error (d, if not NULL, says
+ * what and where). */
+static st_error take(st_reader *r, int all, st_frame_out *out, st_diag *d)
 {
     st_job *j;
     while ((all || !st_pool_slot(&r->pool)) && (j = st_pool_head(&r->pool)) != NULL) {
@@ -327,9 +352,13 @@ static st_error deliver(st_reader *r, int all, st_sink sink, void *arg, st_diag 
                 *d = j->diag;
                 st_diag_frame(d, j->offset, j->ordinal, j->h.kind, j->h.stream, j->h.seq);
             }
-        } else if (!r->o.verify_only && sink) {
-            st_stream_info *si = find_stream(r, j->h.stream);
-            e = sink(arg, si, j->h.first_entry, j->out.data, j->n);
+        } else if (!r->o.verify_only) {
+            out->s = find_stream(r, j->h.stream);
+            out->first = j->h.first_entry;
+            out->entries = j->out.data;
+            out->n = j->n;
+            r->held = 1;
+            return ST_OK;
         }
         st_pool_pop(&r->pool);
         if (e != ST_OK)
@@ -338,16 +367,57 @@ static st_error deliver(st_reader *r, int all, st_sink sink, void *arg, st_diag 
     return ST_OK;
 }
 
-/* The frame at `at` (its header, hb, read) is damaged (e, d): find the
- * next offset after it at which a frame header is sound (its magic and
- * checksum), leave the bytes from there to be read again (r->back), and
- * report the bytes passed over to on_damage, after delivering the frames
- * before them.  With no header after it, the rest of the input is passed
- * over, and the read then stops at its end, cut off. */
-static st_error pass_over(st_reader *r, uint64_t at, const uint8_t *hb, st_error e, st_diag *d, st_sink sink,
-                          void *arg)
+/* The read ends with e (ST_OK: the directory and footer were sound) and
+ * fd, once the frames still being decoded are handed out.  jobs: an error
+ * of one of them ends the read instead, with its own diag; else the first
+ * such error stops the handing out, and e is the result all the same. */
+static st_error stop_after_jobs(st_reader *r, st_error e, const st_diag *fd, int jobs)
 {
-    RETURN_IF_ERROR(deliver(r, 1, sink, arg, d));
+    r->phase = PH_DRAIN;
+    r->fin = e;
+    r->fin_jobs = jobs;
+    if (fd)
+        r->fin_d = *fd;
+    else
+        st_diag_clear(&r->fin_d);
+    return ST_OK;
+}
+
+/* The read ends with e now: frames still being decoded are not handed out. */
+static st_error stop_now(st_reader *r, st_error e, const st_diag *d)
+{
+    stop_after_jobs(r, e, d, 0);
+    r->phase = PH_DONE;
+    return e;
+}
+
+/* PH_DRAIN and PH_DONE: the frames left, then the end (sticky). */
+static st_error drain(st_reader *r, st_frame_out *out, st_diag *d)
+{
+    if (r->phase == PH_DRAIN) {
+        st_error e = take(r, 1, out, r->fin_jobs ? d : NULL);
+        if (e == ST_OK && out->s)
+            return ST_OK;
+        r->phase = PH_DONE;
+        if (e != ST_OK && r->fin_jobs) {
+            r->fin = e;
+            if (d)
+                r->fin_d = *d;
+        }
+    }
+    if (d && r->fin != ST_OK)
+        *d = r->fin_d;
+    return r->fin;
+}
+
+/* The frame at `at` (its header, hb, read) is damaged (e, d), and the
+ * frames before it are handed out: find the next offset after it at which
+ * a frame header is sound (its magic and checksum), leave the bytes from
+ * there to be read again (r->back), and report the bytes passed over to
+ * on_damage.  With no header after it, the rest of the input is passed
+ * over, and the read then stops at its end, cut off. */
+static st_error pass_over(st_reader *r, uint64_t at, const uint8_t *hb, st_error e, st_diag *d)
+{
     st_diag dd = *d;
     /* win holds the bytes from offset base on: the last header's after its
      * first byte, then what the input has beyond */
@@ -403,191 +473,305 @@ static st_error pass_over(st_reader *r, uint64_t at, const uint8_t *hb, st_error
     return r->o.on_damage(r->o.damage_arg, NULL, &g, e, &dd);
 }
 
+/* The frame whose header r->hb holds is damaged (e, d): with resync, the
+ * frames before it are handed out first (out), then it is passed over;
+ * else the read ends with e after them. */
+static st_error damaged_header(st_reader *r, st_error e, st_frame_out *out, st_diag *d)
+{
+    if (!passes_over(r, e))
+        return stop_after_jobs(r, e, d, 0);
+    st_error te = take(r, 1, out, d);
+    if (te != ST_OK)
+        return stop_now(r, te, d);
+    if (out->s)
+        return ST_OK; /* this frame is checked again at the next call */
+    te = pass_over(r, r->at, r->hb, e, d);
+    if (te != ST_OK)
+        return stop_now(r, te, d);
+    r->phase = PH_HEADER;
+    return ST_OK;
+}
+
+/* PH_HEADER: read the next frame header. */
+static st_error read_header(st_reader *r, st_diag *d)
+{
+    size_t got;
+    uint64_t at = r->off;
+    st_error e = in_full(r, r->hb, sizeof r->hb, &got);
+    if (e != ST_OK) {
+        diag_at(d, at, r->nframes, ST_DIAG_UNKNOWN);
+        st_diag_set(d, e, "cannot read frame header");
+        return stop_after_jobs(r, e, d, 0);
+    }
+    if (got < sizeof r->hb) {
+        /* what is complete is handed out before the truncation is reported */
+        st_diag fd;
+        if (d)
+            fd = *d;
+        else
+            st_diag_clear(&fd);
+        diag_at(&fd, at + got, r->nframes, ST_DIAG_UNKNOWN);
+        if (got == 0)
+            e = st_diag_set(&fd, ST_E_TRUNCATED, "file ends after frame %llu without directory and footer (not "
+                            "finished?)", (unsigned long long)(r->nframes ? r->nframes - 1 : 0));
+        else
+            e = st_diag_set(&fd, ST_E_TRUNCATED, "frame header cut off after %zu of %u bytes", got,
+                            ST_FRAME_HEADER_SIZE);
+        return stop_after_jobs(r, e, &fd, 1);
+    }
+    r->at = at;
+    r->phase = PH_CHECK;
+    return ST_OK;
+}
+
+/* PH_CHECK: check the header read against the container; nothing it does
+ * before a damaged header is handed to damaged_header() has effects, so it
+ * runs again after the frames before that one are handed out. */
+static st_error check_header(st_reader *r, st_frame_out *out, st_diag *d)
+{
+    uint64_t at = r->at;
+    st_frame_header h;
+    diag_at(d, at, r->nframes, ST_DIAG_UNKNOWN);
+    st_error e = st_frame_header_parse(r->hb, &h, d);
+    if (e != ST_OK)
+        return damaged_header(r, e, out, d);
+    st_diag_frame(d, at, r->nframes, h.kind, h.stream, h.seq);
+    st_stream_info *si = NULL;
+    int gap = 0; /* of si's frames, some lay in bytes passed over */
+    size_t limit = ST_MAX_PAYLOAD;
+    if (h.kind == ST_KIND_DATA) {
+        si = find_stream(r, h.stream);
+        st_frame_ref hr;
+        st_frame_ref_set(&hr, &h, at, ST_FRAME_HEADER_SIZE + h.payload_size, r->nframes);
+        /* after bytes were passed over, a stream's frames may resume
+         * later: checked as if the gap were passed, which is reported
+         * once the frame has passed every check */
+        st_stream_info ahead;
+        gap = r->lost && si && h.seq > si->frames && h.first_entry > si->entries;
+        if (gap) {
+            ahead = *si;
+            ahead.frames = h.seq;
+            ahead.entries = h.first_entry;
+        }
+        e = st_data_frame_check(&hr, gap ? &ahead : si, ST_E_CORRUPT, "", d);
+        /* encoders never store more than the raw entries plus overhead */
+        limit = (size_t)st_data_payload_max(h.count, si ? si->entry_size : 1);
+        if (e == ST_OK && r->o.memlimit && si &&
+            st_frame_decode_memory(h.count, si->entry_size, h.payload_size) > r->o.memlimit / r->o.threads)
+            e = st_diag_set(d, ST_E_MEMLIMIT, "decoding this frame (%llu entries) needs %llu MiB; the limit "
+                            "allows %llu MiB per thread (--memlimit)", (unsigned long long)h.count,
+                            (unsigned long long)(st_frame_decode_memory(h.count, si->entry_size,
+                                                                        h.payload_size) >> 20),
+                            (unsigned long long)((r->o.memlimit / r->o.threads) >> 20));
+    } else if (h.kind == ST_KIND_STREAM) {
+        limit = ST_MAX_DESC_PAYLOAD;
+    } else {
+        /* after bytes were passed over, the frames read are not all:
+         * a frame takes a header at least */
+        limit = (size_t)st_dir_payload_max(r->lost ? r->off / ST_FRAME_HEADER_SIZE : r->nframes);
+    }
+    if (e == ST_OK && h.payload_size > limit)
+        e = st_diag_set(d, ST_E_TOO_LARGE, "payload of %llu bytes, at most %zu possible for this frame",
+                        (unsigned long long)h.payload_size, limit);
+    /* (a user type reaches the codec as bytes: at most
+     * SVPC_MAX_FRAME_ENTRIES of them per frame) */
+    if (e == ST_OK && h.kind == ST_KIND_DATA && si->type == ST_TYPE_USER &&
+        h.count > SVPC_MAX_FRAME_ENTRIES / si->entry_size)
+        e = st_diag_set(d, ST_E_CORRUPT, "%llu entries of %u bytes exceed the frame limit of %u bytes",
+                        (unsigned long long)h.count, si->entry_size, SVPC_MAX_FRAME_ENTRIES);
+    if (e != ST_OK)
+        return damaged_header(r, e, out, d);
+    if (gap) {
+        e = report_gap(r, si, h.seq, h.first_entry, at, d);
+        if (e != ST_OK)
+            return stop_now(r, e, d);
+    }
+    r->h = h;
+    r->si = si;
+    if (h.kind == ST_KIND_DATA)
+        st_frame_ref_set(&r->ref, &h, at, ST_FRAME_HEADER_SIZE + h.payload_size, r->nframes);
+    /* frames not wanted, and undecoded frames for a frame sink, are read
+     * into a buffer of the reader's: only their checksum is checked */
+    r->decode = h.kind == ST_KIND_DATA && !r->o.frame_sink && (!r->o.want || r->o.want(r->o.want_arg, si, &r->ref));
+    r->phase = PH_PAYLOAD;
+    return ST_OK;
+}
+
+/* The frame r->h at r->at has passed every check (and its payload's, if
+ * read): count it, and submit its decode job j if any. */
+static st_error count_frame(st_reader *r, st_job *j)
+{
+    const st_frame_header *h = &r->h;
+    st_dir_entry de = {r->at, ST_FRAME_HEADER_SIZE + h->payload_size, *h};
+    uint8_t deb[ST_DIR_ENTRY_SIZE];
+    st_dir_entry_write(&de, deb);
+    RETURN_IF_ERROR(st_buf_append(&r->dir, deb, sizeof deb));
+    r->off = r->at + ST_FRAME_HEADER_SIZE + h->payload_size;
+    r->nframes++;
+    if (h->kind == ST_KIND_DATA) {
+        r->si->frames++;
+        r->si->entries += h->count;
+    }
+    if (j) {
+        j->op = JOB_DECODE;
+        j->type = r->si->type;
+        j->esz = r->si->entry_size;
+        j->n = (size_t)h->count;
+        j->stop = 0;
+        j->h = *h;
+        j->offset = r->at;
+        j->ordinal = r->nframes - 1;
+        j->verify_only = r->o.verify_only;
+        j->ignore_check = r->o.ignore_check;
+        st_pool_submit(&r->pool);
+    }
+    r->phase = PH_HEADER;
+    return ST_OK;
+}
+
+/* PH_PAYLOAD: read the payload of the frame checked, into a free job slot
+ * (once the frames before it free one) if it is decoded, else into r->tmp;
+ * then PH_UNDECODED for the latter. */
+static st_error read_payload(st_reader *r, st_frame_out *out, st_diag *d)
+{
+    st_job *j = NULL;
+    if (r->decode) {
+        st_error e = take(r, 0, out, d);
+        if (e != ST_OK)
+            return stop_now(r, e, d);
+        if (out->s)
+            return ST_OK;
+        j = st_pool_slot(&r->pool);
+    }
+    const st_frame_header *h = &r->h;
+    st_buf *pb = j ? &j->in : &r->tmp;
+    size_t got = 0;
+    pb->len = 0;
+    st_error e = st_buf_reserve(pb, h->payload_size ? (size_t)h->payload_size : 1);
+    if (e == ST_OK)
+        e = in_full(r, pb->data, (size_t)h->payload_size, &got);
+    if (e == ST_OK && got < h->payload_size) {
+        st_diag_frame(d, r->at + ST_FRAME_HEADER_SIZE + got, r->nframes, h->kind, h->stream, h->seq);
+        e = st_diag_set(d, ST_E_TRUNCATED, "payload cut off after %zu of %llu bytes", got,
+                        (unsigned long long)h->payload_size);
+    }
+    pb->len = (size_t)h->payload_size;
+    if (e != ST_OK)
+        return stop_after_jobs(r, e, d, 0);
+    if (j)
+        return count_frame(r, j);
+    r->crc_bad = !st_crc_ok(h->payload_crc, pb->data, pb->len);
+    r->phase = PH_UNDECODED;
+    return ST_OK;
+}
+
+/* PH_UNDECODED: the payload of a frame that is not decoded is in r->tmp:
+ * a damaged data frame's goes to on_damage, a data frame's to the frame
+ * sink, a descriptor's and the directory's are taken in; each after the
+ * frames before it are handed out where the order matters. */
+static st_error take_undecoded(st_reader *r, st_frame_out *out, st_diag *d)
+{
+    const st_frame_header *h = &r->h;
+    st_buf *pb = &r->tmp;
+    st_error e = ST_OK;
+    if (r->crc_bad) {
+        e = st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
+        if (h->kind != ST_KIND_DATA || !r->o.on_damage)
+            return stop_after_jobs(r, e, d, 0);
+        e = take(r, 1, out, d);
+        if (e == ST_OK && out->s)
+            return ST_OK;
+        if (e == ST_OK)
+            e = r->o.on_damage(r->o.damage_arg, r->si, &r->ref, ST_E_PAYLOAD_CRC, d);
+        if (e != ST_OK)
+            return stop_after_jobs(r, e, d, 0);
+        r->crc_bad = 0;
+        pb->len = 0; /* nothing of it goes to a frame sink */
+        if (r->o.frame_sink) {
+            e = count_frame(r, NULL);
+            return e == ST_OK ? e : stop_now(r, e, d);
+        }
+    }
+    if (h->kind == ST_KIND_DATA && r->o.frame_sink) {
+        /* entries of earlier frames go first, then this frame, whose
+         * attribute list must be sound even though it is not decoded */
+        e = take(r, 1, out, d);
+        if (e == ST_OK && out->s)
+            return ST_OK;
+        st_data_view dv;
+        if (e == ST_OK)
+            e = st_data_attrs(pb->data, pb->len, h->nattrs, h->count, &dv, d);
+        st_raw_frame rf = {pb->data, pb->len};
+        if (e == ST_OK) {
+            e = r->o.frame_sink(r->o.frame_arg, r->si, &r->ref, &rf);
+            /* a sink that decodes the frame (--concat of a vblock
+             * stream) says what is wrong with it, not where */
+            if (e != ST_OK && st_error_is_data(e) && d && d->offset == ST_DIAG_UNKNOWN)
+                st_diag_frame(d, r->at, r->nframes, h->kind, h->stream, h->seq);
+        }
+    }
+    if (e == ST_OK && h->kind == ST_KIND_STREAM)
+        e = add_stream(r, h, pb->data, pb->len, d);
+    if (e == ST_OK && h->kind == ST_KIND_DIRECTORY) {
+        e = take(r, 1, out, d);
+        if (e == ST_OK && out->s)
+            return ST_OK;
+        if (e == ST_OK)
+            e = check_directory(r, h, r->at, pb->data, pb->len, d);
+        return stop_now(r, e, d);
+    }
+    if (e != ST_OK)
+        return stop_after_jobs(r, e, d, 0);
+    e = count_frame(r, NULL);
+    return e == ST_OK ? e : stop_now(r, e, d);
+}
+
+st_error st_reader_next(st_reader *r, st_frame_out *out, st_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    if (r->held) {
+        st_pool_pop(&r->pool);
+        r->held = 0;
+    }
+    for (;;) {
+        st_error e;
+        switch (r->phase) {
+        case PH_HEADER:
+            e = read_header(r, d);
+            break;
+        case PH_CHECK:
+            e = check_header(r, out, d);
+            break;
+        case PH_PAYLOAD:
+            e = read_payload(r, out, d);
+            break;
+        case PH_UNDECODED:
+            e = take_undecoded(r, out, d);
+            break;
+        default:
+            return drain(r, out, d);
+        }
+        if (e != ST_OK || out->s)
+            return e;
+    }
+}
+
 st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
 {
     for (;;) {
-        uint8_t hb[ST_FRAME_HEADER_SIZE];
-        size_t got;
-        uint64_t at = r->off;
-        st_error e = in_full(r, hb, sizeof hb, &got);
-        if (e != ST_OK) {
-            deliver(r, 1, sink, arg, NULL);
-            diag_at(d, at, r->nframes, ST_DIAG_UNKNOWN);
-            return st_diag_set(d, e, "cannot read frame header");
-        }
-        if (got < sizeof hb) {
-            /* deliver what is complete before reporting the truncation */
-            RETURN_IF_ERROR(deliver(r, 1, sink, arg, d));
-            diag_at(d, at + got, r->nframes, ST_DIAG_UNKNOWN);
-            if (got == 0)
-                return st_diag_set(d, ST_E_TRUNCATED,
-                                   "file ends after frame %llu without directory and footer (not finished?)",
-                                   (unsigned long long)(r->nframes ? r->nframes - 1 : 0));
-            return st_diag_set(d, ST_E_TRUNCATED, "frame header cut off after %zu of %u bytes", got,
-                               ST_FRAME_HEADER_SIZE);
-        }
-        st_frame_header h;
-        diag_at(d, at, r->nframes, ST_DIAG_UNKNOWN);
-        e = st_frame_header_parse(hb, &h, d);
-        if (e != ST_OK && passes_over(r, e)) {
-            RETURN_IF_ERROR(pass_over(r, at, hb, e, d, sink, arg));
-            continue;
-        }
-        if (e != ST_OK) {
-            deliver(r, 1, sink, arg, NULL);
+        st_frame_out f;
+        st_error e = st_reader_next(r, &f, d);
+        if (e != ST_OK || !f.s)
             return e;
-        }
-        st_diag_frame(d, at, r->nframes, h.kind, h.stream, h.seq);
-        st_stream_info *si = NULL;
-        int gap = 0; /* of si's frames, some lay in bytes passed over */
-        size_t limit = ST_MAX_PAYLOAD;
-        if (h.kind == ST_KIND_DATA) {
-            si = find_stream(r, h.stream);
-            st_frame_ref hr;
-            st_frame_ref_set(&hr, &h, at, ST_FRAME_HEADER_SIZE + h.payload_size, r->nframes);
-            /* after bytes were passed over, a stream's frames may resume
-             * later: checked as if the gap were passed, which is reported
-             * once the frame has passed every check */
-            st_stream_info ahead;
-            gap = r->lost && si && h.seq > si->frames && h.first_entry > si->entries;
-            if (gap) {
-                ahead = *si;
-                ahead.frames = h.seq;
-                ahead.entries = h.first_entry;
-            }
-            e = st_data_frame_check(&hr, gap ? &ahead : si, ST_E_CORRUPT, "", d);
-            /* encoders never store more than the raw entries plus overhead */
-            limit = (size_t)st_data_payload_max(h.count, si ? si->entry_size : 1);
-            if (e == ST_OK && r->o.memlimit && si &&
-                st_frame_decode_memory(h.count, si->entry_size, h.payload_size) > r->o.memlimit / r->o.threads)
-                e = st_diag_set(d, ST_E_MEMLIMIT, "decoding this frame (%llu entries) needs %llu MiB; the limit "
-                                "allows %llu MiB per thread (--memlimit)", (unsigned long long)h.count,
-                                (unsigned long long)(st_frame_decode_memory(h.count, si->entry_size,
-                                                                            h.payload_size) >> 20),
-                                (unsigned long long)((r->o.memlimit / r->o.threads) >> 20));
-        } else if (h.kind == ST_KIND_STREAM) {
-            limit = ST_MAX_DESC_PAYLOAD;
-        } else {
-            /* after bytes were passed over, the frames read are not all:
-             * a frame takes a header at least */
-            limit = (size_t)st_dir_payload_max(r->lost ? r->off / ST_FRAME_HEADER_SIZE : r->nframes);
-        }
-        if (e == ST_OK && h.payload_size > limit)
-            e = st_diag_set(d, ST_E_TOO_LARGE, "payload of %llu bytes, at most %zu possible for this frame",
-                            (unsigned long long)h.payload_size, limit);
-        /* (a user type reaches the codec as bytes: at most
-         * SVPC_MAX_FRAME_ENTRIES of them per frame) */
-        if (e == ST_OK && h.kind == ST_KIND_DATA && si->type == ST_TYPE_USER &&
-            h.count > SVPC_MAX_FRAME_ENTRIES / si->entry_size)
-            e = st_diag_set(d, ST_E_CORRUPT, "%llu entries of %u bytes exceed the frame limit of %u bytes",
-                            (unsigned long long)h.count, si->entry_size, SVPC_MAX_FRAME_ENTRIES);
-        if (e != ST_OK && passes_over(r, e)) {
-            RETURN_IF_ERROR(pass_over(r, at, hb, e, d, sink, arg));
-            continue;
-        }
-        if (e != ST_OK) {
-            deliver(r, 1, sink, arg, NULL);
-            return e;
-        }
-        if (gap)
-            RETURN_IF_ERROR(report_gap(r, si, h.seq, h.first_entry, at, d));
-        st_frame_ref ref;
-        if (h.kind == ST_KIND_DATA)
-            st_frame_ref_set(&ref, &h, at, ST_FRAME_HEADER_SIZE + h.payload_size, r->nframes);
-        /* frames not wanted, and undecoded frames for a frame sink, are
-         * read into a private buffer: only their checksum is checked */
-        int decode = h.kind == ST_KIND_DATA && !r->o.frame_sink && (!r->o.want || r->o.want(r->o.want_arg, si, &ref));
-        /* read the payload into a free job slot */
-        st_job *j = NULL;
-        if (decode) {
-            RETURN_IF_ERROR(deliver(r, 0, sink, arg, d));
-            j = st_pool_slot(&r->pool);
-        }
-        st_buf tmp;
-        st_buf *pb = j ? &j->in : &tmp;
-        if (!j)
-            st_buf_init(&tmp, 0);
-        pb->len = 0;
-        e = st_buf_reserve(pb, h.payload_size ? (size_t)h.payload_size : 1);
+        e = sink ? sink(arg, f.s, f.first, f.entries, f.n) : ST_OK;
         if (e == ST_OK)
-            e = in_full(r, pb->data, (size_t)h.payload_size, &got);
-        if (e == ST_OK && got < h.payload_size) {
-            st_diag_frame(d, at + ST_FRAME_HEADER_SIZE + got, r->nframes, h.kind, h.stream, h.seq);
-            e = st_diag_set(d, ST_E_TRUNCATED, "payload cut off after %zu of %llu bytes", got,
-                            (unsigned long long)h.payload_size);
+            continue;
+        /* a read that already ends with its own error keeps it */
+        if (r->phase == PH_DRAIN && !r->fin_jobs) {
+            r->phase = PH_DONE;
+            return drain(r, &f, d);
         }
-        pb->len = (size_t)h.payload_size;
-        if (e == ST_OK && !decode && !st_crc_ok(h.payload_crc, pb->data, pb->len)) {
-            e = st_diag_set(d, ST_E_PAYLOAD_CRC, "payload checksum mismatch");
-            if (h.kind == ST_KIND_DATA && r->o.on_damage) {
-                e = deliver(r, 1, sink, arg, d);
-                if (e == ST_OK)
-                    e = r->o.on_damage(r->o.damage_arg, si, &ref, ST_E_PAYLOAD_CRC, d);
-                pb->len = 0; /* nothing of it goes to a frame sink */
-                if (e == ST_OK && r->o.frame_sink) {
-                    st_buf_free(&tmp);
-                    goto next_frame;
-                }
-            }
-        }
-        if (e == ST_OK && h.kind == ST_KIND_DATA && r->o.frame_sink) {
-            /* entries of earlier frames go first, then this frame, whose
-             * attribute list must be sound even though it is not decoded */
-            e = deliver(r, 1, sink, arg, d);
-            st_data_view dv;
-            if (e == ST_OK)
-                e = st_data_attrs(pb->data, pb->len, h.nattrs, h.count, &dv, d);
-            st_raw_frame rf = {pb->data, pb->len};
-            if (e == ST_OK) {
-                e = r->o.frame_sink(r->o.frame_arg, si, &ref, &rf);
-                /* a sink that decodes the frame (--concat of a vblock
-                 * stream) says what is wrong with it, not where */
-                if (e != ST_OK && st_error_is_data(e) && d && d->offset == ST_DIAG_UNKNOWN)
-                    st_diag_frame(d, at, r->nframes, h.kind, h.stream, h.seq);
-            }
-        }
-        if (e == ST_OK && h.kind == ST_KIND_STREAM)
-            e = add_stream(r, &h, pb->data, pb->len, d);
-        if (e == ST_OK && h.kind == ST_KIND_DIRECTORY) {
-            e = deliver(r, 1, sink, arg, d);
-            if (e == ST_OK)
-                e = check_directory(r, &h, at, pb->data, pb->len, d);
-            if (!j)
-                st_buf_free(&tmp);
-            return e;
-        }
-        if (!j)
-            st_buf_free(&tmp);
-        if (e != ST_OK) {
-            deliver(r, 1, sink, arg, NULL);
-            return e;
-        }
-    next_frame:;
-        st_dir_entry de = {at, ST_FRAME_HEADER_SIZE + h.payload_size, h};
-        uint8_t deb[ST_DIR_ENTRY_SIZE];
-        st_dir_entry_write(&de, deb);
-        RETURN_IF_ERROR(st_buf_append(&r->dir, deb, sizeof deb));
-        r->off = at + ST_FRAME_HEADER_SIZE + h.payload_size;
-        r->nframes++;
-        if (h.kind == ST_KIND_DATA && !j) {
-            si->frames++;
-            si->entries += h.count;
-        }
-        if (j) {
-            j->op = JOB_DECODE;
-            j->type = si->type;
-            j->esz = si->entry_size;
-            j->n = (size_t)h.count;
-            j->stop = 0;
-            j->h = h;
-            j->offset = at;
-            j->ordinal = r->nframes - 1;
-            j->verify_only = r->o.verify_only;
-            j->ignore_check = r->o.ignore_check;
-            si->frames++;
-            si->entries += h.count;
-            st_pool_submit(&r->pool);
-        }
+        return e;
     }
 }
 
@@ -609,9 +793,60 @@ st_error st_raw_frame_decode(const st_stream_info *s, const st_frame_ref *f, con
     return e;
 }
 
+static const st_stream_info *reader_get(const void *r, unsigned i) { return st_reader_stream(r, i); }
+
+int st_seq_pick_frame(st_seq_pick *p, const st_reader *r, const st_stream_info *s, int *dropped)
+{
+    *dropped = 0;
+    if (!p->chosen) {
+        int i = -1;
+        if (p->name) {
+            for (unsigned k = 0; k < r->ns && i < 0; k++)
+                if (strcmp(r->s[k].name, p->name) == 0)
+                    i = (int)k;
+        } else {
+            /* later declarations are not known yet: only a memory stream
+             * is the default for sure */
+            i = st_default_stream(r->ns, reader_get, r);
+            if (i >= 0 && !st_entry_is_memory(r->s[i].type))
+                i = -1;
+        }
+        if (i >= 0) {
+            p->chosen = 1;
+            p->id = r->s[i].id;
+            *dropped = p->held;
+            p->held = 0;
+        }
+    }
+    if (p->chosen)
+        return s->id == p->id ? ST_PICK_READ : ST_PICK_SKIP;
+    if (!p->name && r->ns && s->id == r->s[0].id) {
+        p->held = 1;
+        p->hid = s->id;
+        return ST_PICK_HOLD;
+    }
+    return ST_PICK_SKIP;
+}
+
+int st_seq_pick_end(st_seq_pick *p)
+{
+    if (p->chosen || !p->held)
+        return 0;
+    p->chosen = 1;
+    p->id = p->hid;
+    p->held = 0;
+    return 1;
+}
+
 unsigned st_reader_stream_count(const st_reader *r) { return r->ns; }
 const st_stream_info *st_reader_stream(const st_reader *r, unsigned i) { return i < r->ns ? &r->s[i] : NULL; }
 uint64_t st_reader_offset(const st_reader *r) { return r->off; }
+
+void st_reader_set_frame_sink(st_reader *r, st_frame_sink sink, void *arg)
+{
+    r->o.frame_sink = sink;
+    r->o.frame_arg = arg;
+}
 
 void st_reader_free(st_reader *r)
 {
@@ -621,5 +856,6 @@ void st_reader_free(st_reader *r)
     free(r->s);
     st_buf_free(&r->dir);
     st_buf_free(&r->back);
+    st_buf_free(&r->tmp);
     free(r);
 }

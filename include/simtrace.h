@@ -3,16 +3,16 @@
  * containers (compressed memory traces) from C or C++.
  *
  * Installed as <simtrace.h>; link with `pkg-config --cflags --libs svpc`.
- * This header is self-contained: it includes only <stddef.h> and
- * <stdint.h>, and everything it declares starts with simtrace_ or
+ * This header is self-contained: it includes only <stddef.h>, <stdint.h>
+ * and <signal.h> (sig_atomic_t, of the imports' stop request), and everything it declares starts with simtrace_ or
  * SIMTRACE_.  The container format is formats/SIMTRACE.md of the source.
  *
  * Stability: this header is API version SIMTRACE_API_VERSION.  Within one
  * major version (the soname, libsvpc.so.0) calls are only added, the
  * values of simtrace_error and simtrace_type never change, and structs
  * passed in or out only grow into their `reserved` fields, which callers
- * leave zero (use the *_init functions, or zero the struct).  Codec
- * settings are chosen by profile name and are not part of any struct.
+ * leave zero (use the *_init functions, or zero the struct).  The encoder
+ * is chosen by profile name; its second stage and level by number.
  *
  * Conventions for every call:
  *   - Calls that can fail return simtrace_error: SIMTRACE_OK (0) or a
@@ -37,6 +37,7 @@
 #ifndef SIMTRACE_PUBLIC_H
 #define SIMTRACE_PUBLIC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -246,17 +247,32 @@ typedef struct simtrace_write_params {
     uint32_t check_cycles;  /* 1: refuse memory entries whose cycle is below
                                the one before them in their stream
                                (SIMTRACE_E_CYCLE_ORDER) */
-    uint32_t reserved0;
+    uint32_t stage;         /* simtrace_stage: the second stage of the
+                               encoders that have one (all but cm2, and the
+                               generic coding of other types); 0: lzma */
     const char *profile_name; /* NULL, or a profile by name: "default",
                                  "fast", "compat", or an encoder of the
                                  programs' -e: "cm", "cm2", "cm1", "paper",
                                  "generic"; read at creation */
     const simtrace_allocator *allocator; /* NULL: malloc */
-    uint64_t reserved[6];   /* zero */
+    uint32_t level;         /* the second stage's level 1..9; 0: 6 */
+    uint32_t reserved1;
+    uint64_t reserved[5];   /* zero */
 } simtrace_write_params;
 
+/* Second stages (simtrace_write_params.stage), as the programs' -s names
+ * them.  Values never change. */
+typedef enum simtrace_stage {
+    SIMTRACE_STAGE_DEFAULT = 0, /* lzma */
+    SIMTRACE_STAGE_LZMA = 1,
+    SIMTRACE_STAGE_BZIP2 = 2,
+    SIMTRACE_STAGE_ZLIB = 3,
+    SIMTRACE_STAGE_NONE = 4,    /* the first stage's output is stored as it is */
+} simtrace_stage;
+
 /* Fill p with the defaults (1 thread, 2^20 entries per frame, default
- * profile, no timestamps, no cycle check).  Thread-safe. */
+ * profile, second stage lzma at level 6, no timestamps, no cycle check).
+ * Thread-safe. */
 SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p);
 
 /*
@@ -403,8 +419,9 @@ SIMTRACE_API void simtrace_read_params_init(simtrace_read_params *p);
 /*
  * Caller-supplied input, read sequentially.  read puts up to size bytes at
  * buf and returns how many (0: end of input), or -1 on failure.  Called
- * from the reader's own thread while a cursor pulls entries, never from
- * two threads at once.  The struct is copied.
+ * inside simtrace_reader_open_io and the cursor calls, on the thread that
+ * makes them (the library starts no thread of its own to read).  The
+ * struct is copied.
  */
 typedef struct simtrace_read_io {
     int64_t (*read)(void *opaque, void *buf, size_t size);
@@ -614,13 +631,22 @@ typedef struct simtrace_range {
  * stream, see simtrace_reader_find_stream), the entries that range selects
  * (NULL: all).  On a random-access reader it decodes only the frames the
  * range needs; several cursors may be open on one reader (used by one
- * thread at a time).  On a sequential reader it starts reading the input
- * and returns when the stream is declared (its frames are decoded by
- * params.threads threads, other streams' frames are skipped undecoded);
- * one cursor per sequential reader, and its entries can be read once.
- * Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND (no such stream; on a
- * sequential reader also: no memory stream for name NULL);
- * SIMTRACE_E_USAGE (bad range; a cycle range on a type without cycles);
+ * thread at a time).  On a sequential reader the cursor calls read the
+ * input, on the caller's thread (the library starts no reading thread;
+ * params.threads > 1 decode frames on worker threads that block every
+ * signal, so a host's signal handlers run on its own threads); other
+ * streams' frames are skipped undecoded; one cursor per sequential reader,
+ * and its entries can be read once.  It returns once the first frame of
+ * the stream is read, or the input's end.  The default stream read
+ * sequentially is the one a file has (simtrace-cat on a pipe reads the
+ * same): the first memory stream, even one declared after other frames;
+ * when the first stream is not a memory stream, its entries are held back
+ * until a memory stream is declared (which replaces it) or the input ends
+ * (then it is the stream read); more than 64 MiB of them to hold gives
+ * SIMTRACE_E_USAGE: name the stream.
+ * Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND (no such stream, or none);
+ * SIMTRACE_E_USAGE (bad range; a cycle range on a type without cycles;
+ * the held stream above);
  * SIMTRACE_E_CYCLE_ORDER, SIMTRACE_E_UNSUPPORTED (random access: the
  * stream's cycles decrease, or it has no ordered times); SIMTRACE_E_STATE
  * (a second cursor on a sequential reader); data and I/O errors;
@@ -655,9 +681,10 @@ SIMTRACE_API simtrace_error simtrace_cursor_next(simtrace_cursor *c, void *buf, 
 SIMTRACE_API simtrace_error simtrace_cursor_peek(simtrace_cursor *c, const void **entries, uint64_t *count,
                                                  uint64_t *first);
 
-/* Release the cursor.  On a sequential reader this stops its reading
- * thread, which first finishes the read call it is in (on a pipe: waits
- * for the next bytes or the end); the reader then takes no other cursor.
+/* Release the cursor.  It returns at once: a sequential reader's input is
+ * read only inside the cursor calls, on the caller's thread, so nothing is
+ * left waiting on it (its decoder threads, if params.threads > 1, stay
+ * until simtrace_reader_free); the reader then takes no other cursor.
  * NULL is allowed. */
 SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
 
@@ -670,11 +697,507 @@ SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
 
 /* ---- advanced: frames, pulled one at a time ------------------------------- */
 
+/* A decoded data frame of any stream (simtrace_reader_next_frame). */
+typedef struct simtrace_frame {
+    uint32_t index;       /* its stream (simtrace_reader_stream_info) */
+    uint32_t reserved0;
+    uint64_t first_entry; /* the index in the stream of its first entry */
+    uint64_t count;       /* its entries; 0 and entries NULL: the end */
+    const void *entries;  /* count x the stream's entry_size bytes, in the
+                             reader's buffer: valid until the next call on
+                             the reader or its free */
+    uint64_t reserved[4];
+} simtrace_frame;
+
+/*
+ * The next data frame of a sequential reader, of every stream, in file
+ * order, decoded and checked (as a cursor's): the whole input as
+ * svpc-decompress reads it.  Like a cursor, it reads the input on the
+ * caller's thread and keeps up to params.threads frames decoding on worker
+ * threads that block every signal; it is the reader's one way through its
+ * input: a reader that opened a cursor gives SIMTRACE_E_STATE here, and
+ * the reader takes no cursor after this call.  Streams are declared as
+ * their descriptors are read (simtrace_reader_stream_count grows).  At the
+ * end of a sound input *f says so (count 0, entries NULL); further calls
+ * give the end again.  Returns SIMTRACE_OK; SIMTRACE_E_STATE (a
+ * random-access reader, or a cursor was opened); SIMTRACE_E_USAGE (NULL
+ * argument); SIMTRACE_E_TRUNCATED (the input ends inside a frame or
+ * without directory and footer: every complete frame came before); data
+ * and I/O errors (simtrace_reader_message says what and where); each error
+ * stays: every later call returns it.  Not thread-safe on one reader.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtrace_frame *f);
+
 /* ---- advanced: recovery: salvage, and reading past damage ------------------ */
+
+/*
+ * A damaged or cut-off container read for what it still holds, as
+ * simtrace-cat --salvage does: random access only (a reader opened on a
+ * regular file, whole or read through its frame headers, see
+ * simtrace_reader_complete).
+ */
+
+/* What a damage report is about. */
+typedef enum simtrace_damage_kind {
+    SIMTRACE_DAMAGE_FRAME = 0, /* a frame of the stream is damaged: its entries
+                                  are lost, the salvage goes on */
+    SIMTRACE_DAMAGE_CUT = 1,   /* the stream's frame cut off at the end of a file
+                                  without directory: its entries are lost */
+    SIMTRACE_DAMAGE_OTHER = 2, /* (simtrace_resume) another stream's frame, passed
+                                  over; error is SIMTRACE_OK: the caller's read
+                                  found what is wrong with it */
+    SIMTRACE_DAMAGE_STOP = 3,  /* a failure that ends the call (simtrace_salvage:
+                                  not the frame's own damage: I/O, memory,
+                                  params.memlimit; simtrace_resume: any); the
+                                  call returns error after this report */
+} simtrace_damage_kind;
+
+/* One damaged frame, copied out for the damage callback. */
+typedef struct simtrace_damage {
+    uint32_t kind;         /* simtrace_damage_kind */
+    uint32_t stream;       /* index of the frame's stream in the reader's list */
+    uint32_t error;        /* simtrace_error: what is wrong (CUT: SIMTRACE_E_TRUNCATED) */
+    uint32_t reserved0;
+    uint64_t seq;          /* the frame's number in its stream, as
+                              simtrace_reader_frame_info's k (simtrace-cat
+                              --list --frames numbers it so) */
+    uint64_t offset;       /* byte offset of the frame's header in the file */
+    uint64_t first_entry;  /* index in the stream of its first entry */
+    uint64_t entries;      /* entries it holds */
+    /* Where the check failed, each UINT64_MAX when not known: a byte
+     * offset; a frame (with at_stream: its seq in stream id at_stream;
+     * without: its position in the file, from 0); a stream id. */
+    uint64_t at_offset, at_frame, at_stream;
+    const char *detail;    /* what the check found, in words, or "" when not
+                              known; valid during the callback only */
+    uint64_t reserved[4];
+} simtrace_damage;
+
+/* Receives count entries of the stream (raw, as simtrace_cursor_next
+ * gives them), the first of them entry `first` of the stream; valid during
+ * the call only.  Returns 0, or nonzero to stop the call, which then
+ * returns SIMTRACE_E_WRITE (errno as the callback left it). */
+typedef int (*simtrace_salvage_fn)(void *opaque, uint64_t first, const void *entries, size_t count);
+
+/* Hears of a damaged frame (d valid during the call only).  Returns 0, or
+ * nonzero to stop the call, which then returns SIMTRACE_E_WRITE (the
+ * return of a SIMTRACE_DAMAGE_STOP report is not looked at). */
+typedef int (*simtrace_damage_fn)(void *opaque, const simtrace_damage *d);
+
+/* What a salvage did. */
+typedef struct simtrace_salvage_report {
+    uint32_t stream;           /* index of the stream salvaged */
+    uint32_t no_directory;     /* 1: the file has no valid directory and footer
+                                  and was read through its frame headers: the
+                                  losses counted are those the file shows,
+                                  what was never written is not known */
+    uint64_t entries_salvaged; /* entries delivered */
+    uint64_t frames_lost;      /* damaged frames, and the frame cut off */
+    uint64_t entries_lost;     /* their entries */
+    uint32_t cut_off;          /* 1: the stream's last frame is cut off (counted
+                                  in frames_lost): cut_* say which */
+    uint32_t reserved0;
+    uint64_t cut_offset;       /* byte offset of its header */
+    uint64_t cut_first_entry, cut_entries; /* the entries lost in it */
+    uint64_t frames_after;     /* with SIMTRACE_E_STATE: the byte offset of the
+                                  complete frames after a damaged frame header */
+    uint64_t reserved[8];
+} simtrace_salvage_report;
+
+/*
+ * Salvage the stream named stream (NULL: the default stream, see
+ * simtrace_reader_find_stream) of the random-access reader r: every frame
+ * is decoded on its own, so damage to one frame, its header included,
+ * costs that frame only.  The entries of the intact frames go to
+ * entries_fn in stream order; each damaged frame to damage_fn
+ * (SIMTRACE_DAMAGE_FRAME) as it is met, in the same order, and the
+ * stream's frame cut off at the end of a file without directory last
+ * (SIMTRACE_DAMAGE_CUT).  damage_fn may be NULL.  Both are called on the
+ * calling thread, one at a time, from inside this call only, and may call
+ * the calls that take r const (simtrace_reader_stream_info, _stream_count,
+ * _find_stream), nothing else on r.  Every entry
+ * delivered is checked against its stored checksum (unless
+ * params.ignore_check); params.memlimit applies, and a frame above it
+ * stops the salvage (SIMTRACE_DAMAGE_STOP), as it is not damaged.
+ * *report (if not NULL) is filled in on SIMTRACE_OK and on every failure
+ * after the stream is found, with what was done so far.
+ * Returns SIMTRACE_OK, also when frames were lost (report->frames_lost,
+ * report->no_directory say what the file lacks); SIMTRACE_E_STATE (a
+ * sequential reader; or a file without directory whose scan stopped at a
+ * damaged frame header that complete frames follow, from byte offset
+ * report->frames_after: the index does not list them, so nothing is
+ * delivered; simtrace-cat --salvage reads such a file in file order);
+ * SIMTRACE_E_NOT_FOUND (no such stream); SIMTRACE_E_WRITE (a callback
+ * returned nonzero); SIMTRACE_E_READ, SIMTRACE_E_NOMEM,
+ * SIMTRACE_E_MEMLIMIT (after a SIMTRACE_DAMAGE_STOP report);
+ * SIMTRACE_E_USAGE (r or entries_fn NULL).  simtrace_reader_message says
+ * what failed.  Thread safety: as every call on r.
+ */
+SIMTRACE_API simtrace_error simtrace_salvage(simtrace_reader *r, const char *stream, simtrace_salvage_fn entries_fn,
+                                             simtrace_damage_fn damage_fn, void *opaque,
+                                             simtrace_salvage_report *report);
+
+/*
+ * A read of stream index in file order (a sequential reader on the same
+ * file, or the caller's own) stopped at byte offset damage_offset with the
+ * entries before entry `from` read: the damage there, a frame header the
+ * read cannot step over, may be another stream's, and then the stream goes
+ * on whole.  When the frame of r's index that holds damage_offset belongs
+ * to another stream, damage_fn hears of it first (SIMTRACE_DAMAGE_OTHER:
+ * that frame), then entries_fn receives the entries of stream index from
+ * `from` to its end, frame by frame through the directory.  A frame of
+ * the stream that fails to decode is reported (SIMTRACE_DAMAGE_STOP) and
+ * its error returned.  damage_fn may be NULL; callbacks as for
+ * simtrace_salvage.
+ * Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND (no frame holds damage_offset,
+ * or stream index's own does: its later entries cannot be vouched for;
+ * nothing reported or delivered); SIMTRACE_E_STATE (a sequential reader);
+ * SIMTRACE_E_RANGE (no stream index); SIMTRACE_E_WRITE (a callback
+ * returned nonzero); data and I/O errors; SIMTRACE_E_USAGE.
+ * Thread safety: as every call on r.
+ */
+SIMTRACE_API simtrace_error simtrace_resume(simtrace_reader *r, uint32_t index, uint64_t from,
+                                            uint64_t damage_offset, simtrace_salvage_fn entries_fn,
+                                            simtrace_damage_fn damage_fn, void *opaque);
+
+/* Whether a random-access reader found its directory, and else what the
+ * scan of its frame headers found, as numbers. */
+typedef struct simtrace_recovery_info {
+    uint32_t complete;     /* 1: directory and footer read (as
+                              simtrace_reader_complete); 0: read through its
+                              frame headers */
+    uint32_t reserved0;
+    uint64_t frames, entries; /* complete data frames listed, and their entries,
+                                 all streams */
+    uint64_t frames_end;   /* byte offset where the listed frames end */
+    uint64_t file_size;    /* bytes */
+    uint64_t frames_after; /* 0; or the byte offset of complete frames after a
+                              damaged frame header, not listed (simtrace_salvage
+                              refuses such a file) */
+    char reason[160];      /* what is wrong with the directory or footer,
+                              NUL-terminated ("" if complete) */
+    uint64_t reserved[6];
+} simtrace_recovery_info;
+
+/* Copy r's state of repair to *info.  Decodes and reads nothing.
+ * Returns SIMTRACE_OK; SIMTRACE_E_STATE (a sequential reader);
+ * SIMTRACE_E_USAGE.  Thread safety: as every call on r. */
+SIMTRACE_API simtrace_error simtrace_reader_recovery(simtrace_reader *r, simtrace_recovery_info *info);
 
 /* ---- advanced: statistics --------------------------------------------------- */
 
+/*
+ * Statistics: what is inside a trace's streams, as simtrace-cat --stats
+ * prints it (the program's figures are these).  Per data frame: its
+ * sizes and, for the memory types (d64, d32, m64, m32), what the frame's
+ * encoder's predictors make of its entries, per field: how often some
+ * predictor proposed the true value (a hit: only an id is coded), how
+ * often the id the context expected was right, and which ids were used.
+ * Per stream: the sums of its frames, distinct cache lines and pages,
+ * access sizes, whether it holds reads or writes (by its name), and where
+ * its stored bits go (cm2 frames split by cm2's own coding costs; frames
+ * of other encoders counted whole).  Frames of other encoders than cm2
+ * are shown what cm's predictors make of them.  The figures come from
+ * decoding each memory frame and coding its entries again in a counting
+ * mode, so they are the codec's by construction; other frames are not
+ * decoded.
+ *
+ * A statistics handle reads its reader's frames itself; it is used by one
+ * thread at a time, together with its reader (no other call on the reader
+ * meanwhile), and the reader must outlive it.  On a random-access reader,
+ * frames come stream by stream (the reader's order), each stream's in
+ * entry order, decoded one at a time; several handles and cursors may be
+ * open on one reader.  On a sequential reader the first
+ * simtrace_stats_next reads the whole input, in file order, and keeps
+ * each frame's figures (about 900 bytes a frame) until they are taken:
+ * the reader then takes no cursor (SIMTRACE_E_STATE), and a handle
+ * cannot be opened on a sequential reader that has a cursor, or that
+ * another handle read.  A handle's memory (its tables, the counted lines
+ * and pages: at most 2^23 slots of 8 bytes, the frames kept) comes from
+ * malloc, not from the reader's allocator.
+ */
+typedef struct simtrace_stats simtrace_stats;
+
+#define SIMTRACE_STATS_FIELDS 5u  /* ip, cycle, meta, address, data (simtrace_stats_field_name) */
+#define SIMTRACE_STATS_IDS 16u    /* room for a field's predictor ids and its miss id */
+#define SIMTRACE_STATS_SIZES 66u  /* access sizes 0..64 bytes; [65]: larger ones */
+#define SIMTRACE_STATS_COST_UNIT 65536u /* the bits_* figures count 1/65536 bit */
+
+/* What a stream holds, by its name's last part (after the last '.'):
+ * containing "read" or "load": reads; "write" or "store": writes (the
+ * importers and bochs-trace name streams CPU.read, CPU.write). */
+typedef enum simtrace_stats_kind {
+    SIMTRACE_STATS_KIND_NONE = 0,
+    SIMTRACE_STATS_KIND_READ = 1,
+    SIMTRACE_STATS_KIND_WRITE = 2,
+} simtrace_stats_kind;
+
+/* The predictors' figures of some entries, per field f (0..SIMTRACE_STATS_FIELDS-1). */
+typedef struct simtrace_stats_pred {
+    uint64_t coded[SIMTRACE_STATS_FIELDS];    /* entries that carry the field */
+    uint64_t hits[SIMTRACE_STATS_FIELDS];     /* a predictor was right: only its id coded */
+    uint64_t expected[SIMTRACE_STATS_FIELDS]; /* the id expected in its context was right */
+    /* uses of ids 0..simtrace_stats_field_slots(f); the last is the miss
+     * (coded - hits); the ids above are 0 */
+    uint64_t ids[SIMTRACE_STATS_FIELDS][SIMTRACE_STATS_IDS];
+} simtrace_stats_pred;
+
+/* One data frame's figures, copied out. */
+typedef struct simtrace_frame_stats {
+    uint32_t stream;       /* the stream's index in the reader's list */
+    uint32_t encoder;      /* the frame's codec id (formats/SIMTRACE.md section 6) */
+    uint64_t frame;        /* its position in the stream, 0.. */
+    uint64_t first_entry;  /* index in the stream of its first entry */
+    uint64_t entries;
+    uint64_t stored_bytes; /* header + payload bytes */
+    uint32_t fields;       /* bit f: pred holds field f (memory types); 0: no pred figures */
+    uint32_t reserved0;
+    simtrace_stats_pred pred;
+    uint64_t reserved[8];
+} simtrace_frame_stats;
+
+/* One stream's figures: the sums of its frames counted so far. */
+typedef struct simtrace_stream_stats {
+    uint32_t stream;       /* the stream's index in the reader's list */
+    uint32_t complete;     /* 1: every frame of the stream is counted: the figures are final */
+    uint32_t encoder;      /* the stream's codec id, from its descriptor */
+    char encoder_name[16]; /* "cm2", "cm", "paper"...; "?" for an id this library does not know */
+    uint32_t kind;         /* simtrace_stats_kind */
+    uint32_t fields;       /* bit f: the type carries field f (memory types); 0: none */
+    uint64_t entries, frames;
+    uint64_t raw_bytes;    /* entries x entry size */
+    uint64_t stored_bytes; /* of its data frames, headers included */
+    /* memory types: distinct 64-byte cache lines and 4 KiB pages of the
+     * addresses.  Counted exactly up to 2^21 each; past that, or when the
+     * handle's sets reach their memory budget (2^23 slots: one stream's
+     * on a random-access reader, every stream's together on a sequential
+     * one), the count is a lower bound and *_exact is 0. */
+    uint64_t distinct_lines, distinct_pages;
+    uint32_t lines_exact, pages_exact;
+    /* d64, d32: accesses of each size (the target's width with fullSize,
+     * else the size field), [SIMTRACE_STATS_SIZES - 1] those above 64 */
+    uint64_t sizes[SIMTRACE_STATS_SIZES];
+    simtrace_stats_pred pred;
+    /* Where the stored bits go, in SIMTRACE_STATS_COST_UNIT per bit: they
+     * add up to stored_bytes x 8 x the unit exactly.  bits_ids and
+     * bits_misses per field, bits_all_flag (one flag: every field after
+     * the ip as expected) and bits_rounding (the range coder's flush and
+     * rounding) are of the cm2 frames' payloads; bits_headers is their
+     * container bytes around the payloads; bits_other the frames of other
+     * encoders, whole (other_frames of them).  payload_bytes: of the cm2
+     * frames.  All 0 for types other than the memory types. */
+    uint64_t bits_ids[SIMTRACE_STATS_FIELDS], bits_misses[SIMTRACE_STATS_FIELDS];
+    uint64_t bits_all_flag;
+    int64_t bits_headers, bits_rounding, bits_other;
+    uint64_t other_frames, payload_bytes;
+    uint64_t reserved[8];
+} simtrace_stream_stats;
+
+/*
+ * Open statistics of r's stream named stream, or of every stream (stream
+ * NULL).  Reads nothing yet.  Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND
+ * (random access: no stream of that name; a sequential reader says so
+ * at its end, from simtrace_stats_next); SIMTRACE_E_STATE (a sequential
+ * reader with a cursor, or read by another handle); SIMTRACE_E_USAGE;
+ * SIMTRACE_E_NOMEM.  On failure *s is NULL.
+ */
+SIMTRACE_API simtrace_error simtrace_stats_open(simtrace_stats **s, simtrace_reader *r, const char *stream);
+
+/*
+ * The next data frame's figures, to *f: *got receives 1, or 0 at the end
+ * (then every chosen stream's figures are final; further calls give 0
+ * again).  Random access: decodes that one frame (memory types).
+ * Returns SIMTRACE_OK; SIMTRACE_E_NOT_FOUND (sequential: no stream of
+ * the name given to simtrace_stats_open in the whole input); data and I/O
+ * errors, SIMTRACE_E_NOMEM, SIMTRACE_E_MEMLIMIT (simtrace_stats_message
+ * says what and where; the handle then stays failed: each call returns
+ * the error); SIMTRACE_E_USAGE.
+ */
+SIMTRACE_API simtrace_error simtrace_stats_next(simtrace_stats *s, simtrace_frame_stats *f, uint32_t *got);
+
+/*
+ * The figures of stream index (in the reader's list) counted so far, to
+ * *out; complete says whether they are final.  Valid after a failure too
+ * (for the streams finished before it).  Returns SIMTRACE_OK;
+ * SIMTRACE_E_RANGE (no such stream, or on a sequential reader not seen
+ * so far); SIMTRACE_E_NOT_FOUND (a stream not chosen at
+ * simtrace_stats_open); SIMTRACE_E_USAGE.
+ */
+SIMTRACE_API simtrace_error simtrace_stats_stream(const simtrace_stats *s, uint32_t index, simtrace_stream_stats *out);
+
+/* What the last failed call on s found wrong and where ("byte offset
+ * 1234, frame 7, stream 0, payload checksum mismatch"); "" after success.
+ * Owned by s, valid until its next call or its free. */
+SIMTRACE_API const char *simtrace_stats_message(const simtrace_stats *s);
+
+/* Release s (its reader stays open).  NULL is allowed. */
+SIMTRACE_API void simtrace_stats_free(simtrace_stats *s);
+
+/* Field f's name: "ip", "cycle", "meta", "address", "data"; "?" past the
+ * last.  Static string.  Thread-safe. */
+SIMTRACE_API const char *simtrace_stats_field_name(uint32_t f);
+
+/* Field f's predictor slots: its ids are 0..slots-1 and slots, the miss
+ * (the last id simtrace_stats_pred.ids counts); 0 past the last field.
+ * Thread-safe. */
+SIMTRACE_API uint32_t simtrace_stats_field_slots(uint32_t f);
+
 /* ---- advanced: packing: imports, concatenation, repair ---------------------- */
+/* imports */
+
+/*
+ * The importers: how other trace formats become streams of a writer
+ * (formats/IMPORT.md of the source says how each maps).  The names are
+ * "bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3";
+ * index 0, 1, ... gives them in that order, NULL past the last, so a
+ * program lists them by counting up until NULL.  *is_text (if not NULL)
+ * receives 1 for the formats of text lines (all but vpc and vpc3).
+ * Static strings.  Thread-safe.
+ */
+SIMTRACE_API const char *simtrace_import_format(unsigned index, int *is_text);
+
+/* Where in an input something is: each field UINT64_MAX when not known. */
+typedef struct simtrace_input_place {
+    uint64_t offset;  /* byte offset in the input (its decompressed bytes
+                         when unpacked, except in unpack_where) */
+    uint64_t line;    /* 1-based line of a text input */
+    char detail[160]; /* what is wrong there, in words; "" if nothing more */
+    uint64_t reserved[2];
+} simtrace_input_place;
+
+typedef struct simtrace_import_params {
+    const char *prefix;     /* simtrace_writer_import: NULL, or "NAME": the
+                               streams are named "NAME.cpu0.read"... instead
+                               of "cpu0.read"... */
+    uint32_t skip_bad;      /* 1: count malformed lines, tell warn, go on;
+                               0: stop at the first (SIMTRACE_E_SYNTAX) */
+    uint32_t split_cr3;     /* bochs: linear accesses in streams per address
+                               space (IMPORT.md 13) */
+    uint32_t no_unpack;     /* 1: take the input as it is even if it begins
+                               like xz, gzip or zstd data; 0: read such an
+                               input decompressed (by a thread, memory
+                               bounded at 1 GiB of decoder) */
+    uint32_t reserved0;
+    /* The caller's stop request (NULL: none): nonzero once a signal asked
+     * to finish.  The caller's handler also makes the descriptor that
+     * reading() named read as at its end (dup2 of /dev/null onto it), so
+     * a read that waits for a pipe returns; a text line cut off there is
+     * then dropped, and damage is not looked for in the rest of a
+     * compressed input (whose upstream may never end). */
+    const volatile sig_atomic_t *stop;
+    /* Optional callbacks, on the calling thread, with opaque:
+     *   warn:     a malformed line skipped (skip_bad), error
+     *             SIMTRACE_E_SYNTAX, where says which; also, as it
+     *             happens, why simtrace_writer_import could not take a
+     *             stream or a wide value (SIMTRACE_E_BAD_STREAM,
+     *             _TOO_LARGE..., where->detail; without warn,
+     *             rep->where.detail says it);
+     *   progress: after each read of input;
+     *   reading:  fd is the descriptor the call reads from now (the input
+     *             itself, or the read end of the decompressor's pipe),
+     *             told before the first read; -1 once the reading ended;
+     *   taken:    simtrace_writer_import took stream id, named name (valid
+     *             during the callback), for the entries that follow:
+     *             created, or held already. */
+    void (*warn)(void *opaque, int error, const simtrace_input_place *where);
+    void (*progress)(void *opaque);
+    void (*reading)(void *opaque, int fd);
+    void (*taken)(void *opaque, uint32_t id, const char *name);
+    void *opaque;
+    uint64_t reserved[3];   /* zero */
+} simtrace_import_params;
+
+/* Fill p with the defaults (no prefix, stop at the first bad line,
+ * unpack, no callbacks).  Thread-safe. */
+SIMTRACE_API void simtrace_import_params_init(simtrace_import_params *p);
+
+/* What an import or a raw append did; filled in on success and failure. */
+typedef struct simtrace_import_report {
+    uint64_t bytes;         /* input bytes read (decompressed) */
+    uint64_t lines;         /* lines read (text formats) */
+    uint64_t entries;       /* entries appended, all streams */
+    uint64_t bad_lines;     /* malformed lines skipped (skip_bad) */
+    uint64_t dropped;       /* valid records without an entry (lackey "SB",
+                               din labels 3 and 4, xdin m, c, v) */
+    uint64_t partial_bytes; /* SIMTRACE_E_PARTIAL_ENTRY: trailing bytes
+                               dropped, from where.offset on */
+    char unpacked[8];       /* "xz", "gzip", "zstd": the input was read
+                               decompressed; "" otherwise */
+    uint32_t unpack_error;  /* the decompressor's result: SIMTRACE_OK, or
+                               SIMTRACE_E_CORRUPT, _TRUNCATED (damaged or
+                               cut compressed data), _MEMLIMIT, _READ */
+    uint32_t usable;        /* 1: the writer takes more after this call (it
+                               succeeded, or the input was bad: a partial
+                               entry, a line, a cycle, damaged compressed
+                               data); 0: only simtrace_writer_free */
+    uint32_t read_error;    /* the reading's own result, before the
+                               unpacking's: what the entries' reader made
+                               of the input (with damaged compressed data,
+                               often an early end) */
+    uint32_t reserved0;
+    simtrace_input_place where;        /* of the call's failure */
+    simtrace_input_place unpack_where; /* of unpack_error (offset: in the
+                                          compressed input) */
+    uint64_t reserved[4];
+} simtrace_import_report;
+
+/*
+ * Append the raw entries read from descriptor fd, up to its end, to stream
+ * id (the entries' layout as simtrace_writer_write takes them), reading
+ * straight into the frame being filled.  fd is not closed and is read from
+ * where it is.  params NULL: the defaults; prefix, skip_bad and split_cr3
+ * are not used.  rep may be NULL.
+ * Every whole entry read is appended, also when the call fails.
+ * Returns SIMTRACE_OK; SIMTRACE_E_PARTIAL_ENTRY (the input ends inside an
+ * entry: rep->partial_bytes are dropped, from byte rep->where.offset);
+ * the unpacking's rep->unpack_error when the compressed input is damaged
+ * or cut, unless writing failed (SIMTRACE_E_WRITE): the damage explains
+ * what the reading found (rep->read_error, at rep->where);
+ * SIMTRACE_E_READ (reading fd failed: errno and rep->where say why and
+ * where; also from the first look at the input); SIMTRACE_E_CYCLE_ORDER
+ * (check_cycles); SIMTRACE_E_STATE; SIMTRACE_E_USAGE (no stream id, fd
+ * below 0); SIMTRACE_E_WRITE; SIMTRACE_E_NOMEM; SIMTRACE_E_THREAD;
+ * SIMTRACE_E_TOO_LARGE.  rep->usable says whether the writer takes more
+ * (after a failure of the writer, or of reading, it takes only
+ * simtrace_writer_free).
+ * Thread safety and lifetimes as for simtrace_writer_write: one thread at
+ * a time per writer; the library's decompressing thread reads fd while
+ * the call runs and has ended when it returns; params and its callbacks
+ * are used only during the call.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_append_fd(simtrace_writer *w, uint32_t id, int fd,
+                                                      const simtrace_import_params *params,
+                                                      simtrace_import_report *rep);
+
+/*
+ * Import fd, a trace of format `format` (simtrace_import_format), into w:
+ * the importer declares its streams ("read", "write", "fetch",
+ * "cpu0.read"..., with params->prefix before them) in the order their
+ * first entry appears; a stream of that name that w holds already (an
+ * earlier import) receives the entries if its type is the same
+ * (SIMTRACE_E_BAD_STREAM otherwise), and wide values' blocks are renumbered
+ * to the entries it held.  New streams take the writer's encoder where it
+ * codes their type (vpc pairs: the vpc encoder), else generic.  fd is read
+ * once, in constant memory (a pipe is fine), decompressed as for
+ * simtrace_writer_append_fd, and not closed.  params NULL: the defaults;
+ * rep may be NULL.  Everything complete before a failure is appended.
+ * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (unknown format); SIMTRACE_E_SYNTAX
+ * (a malformed line: rep->where has its line, offset and what is wrong);
+ * SIMTRACE_E_NOT_FORMAT; SIMTRACE_E_TOO_LARGE (a value or cycle beyond the
+ * format's limits); SIMTRACE_E_PARTIAL_ENTRY (vpc, vpc3 ending
+ * mid-record); SIMTRACE_E_CYCLE_ORDER (check_cycles: rep->where.line is
+ * the refused entry's line where the format knows it);
+ * SIMTRACE_E_BAD_STREAM; the unpacking's error as for
+ * simtrace_writer_append_fd; SIMTRACE_E_READ; SIMTRACE_E_WRITE;
+ * SIMTRACE_E_STATE; SIMTRACE_E_NOMEM; SIMTRACE_E_THREAD.  The writer's
+ * message says the same in words; rep->usable whether the writer takes
+ * more (a bad input leaves it usable: the trace can be closed with
+ * everything before the bad part).  Threads and lifetimes as for
+ * simtrace_writer_append_fd; format is read during the call only.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_import(simtrace_writer *w, int fd, const char *format,
+                                                   const simtrace_import_params *params,
+                                                   simtrace_import_report *rep);
 /* concatenation and repair */
 
 /*

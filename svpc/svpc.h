@@ -90,7 +90,7 @@ typedef enum {
 
 /* The writers' encoder for memory types when none is asked for: smaller
  * than cm on every trace of the corpus and 2-4x faster to write values,
- * about 15% slower to read (README, The method). */
+ * about 15% slower to read (doc/DESIGN.md, The method). */
 #define SVPC_ENC_DEFAULT SVPC_ENC_CM2
 
 typedef struct {

@@ -1,7 +1,7 @@
 /*
  * vpc.h - value predictors for trace compression (public header of vpc/).
  *
- * The predictors follow Burtscher's VPC family (see README, "Method"):
+ * The predictors follow Burtscher's VPC family (see doc/DESIGN.md, "The method"):
  *
  *   LV[n]^t      last n distinct values, LRU order, 2^t lines keyed by IP
  *   FCMr[n]^s_t  finite context method of order r: a history table of 2^s

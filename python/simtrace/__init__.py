@@ -8,6 +8,7 @@
         b = s.cycles(5000, 6000)       # the entries of cycles 5000..5999
         for frame, entries in s.frames():   # one frame at a time: constant memory
             ...
+        summary, frames = s.stats()    # simtrace-cat --stats's figures, per frame in arrays
 
 Memory streams (d64, d32, m64, m32) give arrays of DTYPE: cycle, meta
 (bit 0 fullSize, bits 1..15 the producer's tag), ip, address, size (bytes
@@ -306,11 +307,76 @@ class Stream:
                        self.name)
         return buf.raw[:n.value]
 
+    def stats(self):
+        """The stream's statistics, the figures of `simtrace-cat --stats`
+        (through the library's simtrace_stats_*; every frame is decoded
+        once, one at a time).  Returns (summary, frames):
+
+        summary, a dict: entries, frames, raw_bytes, stored_bytes, encoder
+        (its name), and for memory streams kind ("read", "write" or None,
+        by the stream's name), distinct_lines, distinct_pages,
+        distinct_exact, sizes ({access size: count}, d64 and d32; the key
+        65 counts those above 64 bytes), fields ({"ip": {"coded", "hits",
+        "expected", "ids"}, ...}: ids lists the uses of each predictor id,
+        the last the misses) and bits (where the stored bits go, in units
+        of 1/bits["unit"] bit: ids and misses per field, all_expected_flag,
+        frame_headers, coder_rounding, other_encoders, other_encoder_frames,
+        payload_bytes; they add up to stored_bytes x 8 x unit).
+
+        frames, a dict of numpy arrays, one element per frame: first_entry,
+        entries, stored_bytes, encoder (codec ids); for memory streams
+        also hit_rate, coded and hits, each a dict by field name."""
+        return self._t._stats(self)
+
     def is_wide(self, entries):
         """Mask of the entries (an array of DTYPE) whose value is wider
         than the data field: Stream.value(i) has the whole of it."""
         half = 4 if self.type == _lib.TYPE_D64 else 2
         return ((entries["meta"] & 1) == 0) & (entries["size"] > half)
+
+
+def _field_names(mask):
+    """{index: name} of the fields whose bit is set in mask."""
+    return {f: _L.simtrace_stats_field_name(f).decode() for f in range(_lib.STATS_FIELDS) if mask >> f & 1}
+
+
+def _stats_summary(ss):
+    out = {"entries": ss.entries, "frames": ss.frames, "raw_bytes": ss.raw_bytes, "stored_bytes": ss.stored_bytes,
+           "encoder": ss.encoder_name.decode()}
+    if not ss.fields:
+        return out
+    names = _field_names(ss.fields)
+    p = ss.pred
+    out.update({
+        "kind": _lib.STATS_KINDS.get(ss.kind),
+        "distinct_lines": ss.distinct_lines, "distinct_pages": ss.distinct_pages,
+        "distinct_exact": bool(ss.lines_exact and ss.pages_exact),
+        "sizes": {z: n for z, n in enumerate(ss.sizes) if n},
+        "fields": {name: {"coded": p.coded[f], "hits": p.hits[f], "expected": p.expected[f],
+                          "ids": list(p.ids[f])[:_L.simtrace_stats_field_slots(f) + 1]}
+                   for f, name in names.items()},
+        "bits": {"unit": _lib.STATS_COST_UNIT, "ids": {name: ss.bits_ids[f] for f, name in names.items()},
+                 "misses": {name: ss.bits_misses[f] for f, name in names.items()},
+                 "all_expected_flag": ss.bits_all_flag, "frame_headers": ss.bits_headers,
+                 "coder_rounding": ss.bits_rounding, "other_encoders": ss.bits_other,
+                 "other_encoder_frames": ss.other_frames, "payload_bytes": ss.payload_bytes},
+    })
+    return out
+
+
+def _stats_frames(mask, cols, coded, hits):
+    out = {k: np.array(v, dtype=np.uint64 if k != "encoder" else np.uint32) for k, v in cols.items()}
+    if not mask:
+        return out
+    coded = np.array(coded, dtype=np.uint64).reshape(-1, _lib.STATS_FIELDS)
+    hits = np.array(hits, dtype=np.uint64).reshape(-1, _lib.STATS_FIELDS)
+    names = _field_names(mask)
+    out["coded"] = {name: coded[:, f] for f, name in names.items()}
+    out["hits"] = {name: hits[:, f] for f, name in names.items()}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["hit_rate"] = {name: np.where(coded[:, f] > 0, hits[:, f] / np.maximum(coded[:, f], 1), 0.0)
+                           for f, name in names.items()}
+    return out
 
 
 class Trace:
@@ -394,6 +460,31 @@ class Trace:
                 msg = _L.simtrace_strerror(e).decode()
             where = self.path if stream is None else "%s: stream '%s'" % (self.path, stream)
             raise SimtraceError(e, msg, where)
+
+    def _stats(self, stream):
+        st = ctypes.c_void_p()
+        self._check(_L.simtrace_stats_open(ctypes.byref(st), self._h(), stream.name.encode()), stream.name)
+        try:
+            f = _lib.FrameStats()
+            got = ctypes.c_uint32()
+            cols = {k: [] for k in ("first_entry", "entries", "stored_bytes", "encoder")}
+            coded, hits = [], []
+            while True:
+                e = _L.simtrace_stats_next(st, ctypes.byref(f), ctypes.byref(got))
+                if e:
+                    raise SimtraceError(e, _L.simtrace_stats_message(st).decode("utf-8", "replace"),
+                                        "%s: stream '%s'" % (self.path, stream.name))
+                if not got.value:
+                    break
+                for k in cols:
+                    cols[k].append(getattr(f, k))
+                coded.append(list(f.pred.coded))
+                hits.append(list(f.pred.hits))
+            ss = _lib.StreamStats()
+            self._check(_L.simtrace_stats_stream(st, stream.index, ctypes.byref(ss)), stream.name)
+        finally:
+            _L.simtrace_stats_free(st)
+        return _stats_summary(ss), _stats_frames(ss.fields, cols, coded, hits)
 
     def stream(self, name=None):
         """The stream named name; None: the default stream (the first memory

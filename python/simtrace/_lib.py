@@ -69,6 +69,67 @@ class FrameInfo(ctypes.Structure):
     ]
 
 
+STATS_FIELDS = 5
+STATS_IDS = 16
+STATS_SIZES = 66
+STATS_COST_UNIT = 65536
+STATS_KINDS = {1: "read", 2: "write"}
+
+
+class StatsPred(ctypes.Structure):
+    _fields_ = [
+        ("coded", ctypes.c_uint64 * STATS_FIELDS),
+        ("hits", ctypes.c_uint64 * STATS_FIELDS),
+        ("expected", ctypes.c_uint64 * STATS_FIELDS),
+        ("ids", (ctypes.c_uint64 * STATS_IDS) * STATS_FIELDS),
+    ]
+
+
+class FrameStats(ctypes.Structure):
+    _fields_ = [
+        ("stream", ctypes.c_uint32),
+        ("encoder", ctypes.c_uint32),
+        ("frame", ctypes.c_uint64),
+        ("first_entry", ctypes.c_uint64),
+        ("entries", ctypes.c_uint64),
+        ("stored_bytes", ctypes.c_uint64),
+        ("fields", ctypes.c_uint32),
+        ("reserved0", ctypes.c_uint32),
+        ("pred", StatsPred),
+        ("reserved", ctypes.c_uint64 * 8),
+    ]
+
+
+class StreamStats(ctypes.Structure):
+    _fields_ = [
+        ("stream", ctypes.c_uint32),
+        ("complete", ctypes.c_uint32),
+        ("encoder", ctypes.c_uint32),
+        ("encoder_name", ctypes.c_char * 16),
+        ("kind", ctypes.c_uint32),
+        ("fields", ctypes.c_uint32),
+        ("entries", ctypes.c_uint64),
+        ("frames", ctypes.c_uint64),
+        ("raw_bytes", ctypes.c_uint64),
+        ("stored_bytes", ctypes.c_uint64),
+        ("distinct_lines", ctypes.c_uint64),
+        ("distinct_pages", ctypes.c_uint64),
+        ("lines_exact", ctypes.c_uint32),
+        ("pages_exact", ctypes.c_uint32),
+        ("sizes", ctypes.c_uint64 * STATS_SIZES),
+        ("pred", StatsPred),
+        ("bits_ids", ctypes.c_uint64 * STATS_FIELDS),
+        ("bits_misses", ctypes.c_uint64 * STATS_FIELDS),
+        ("bits_all_flag", ctypes.c_uint64),
+        ("bits_headers", ctypes.c_int64),
+        ("bits_rounding", ctypes.c_int64),
+        ("bits_other", ctypes.c_int64),
+        ("other_frames", ctypes.c_uint64),
+        ("payload_bytes", ctypes.c_uint64),
+        ("reserved", ctypes.c_uint64 * 8),
+    ]
+
+
 class Range(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_uint32), ("reserved0", ctypes.c_uint32), ("lo", ctypes.c_uint64),
                 ("hi", ctypes.c_uint64)]
@@ -154,6 +215,13 @@ def _declare(lib):
         "simtrace_cursor_peek": (c.c_int, [vp, P(vp), P(c.c_uint64), P(c.c_uint64)]),
         "simtrace_cursor_free": (None, [vp]),
         "simtrace_access_unpack": (c.c_int, [c.c_int, vp, c.c_size_t, vp]),
+        "simtrace_stats_open": (c.c_int, [P(vp), vp, c.c_char_p]),
+        "simtrace_stats_next": (c.c_int, [vp, P(FrameStats), P(c.c_uint32)]),
+        "simtrace_stats_stream": (c.c_int, [vp, c.c_uint32, P(StreamStats)]),
+        "simtrace_stats_message": (c.c_char_p, [vp]),
+        "simtrace_stats_free": (None, [vp]),
+        "simtrace_stats_field_name": (c.c_char_p, [c.c_uint32]),
+        "simtrace_stats_field_slots": (c.c_uint32, [c.c_uint32]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)

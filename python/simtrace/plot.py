@@ -3,8 +3,8 @@
 Plots (--plot, default all, stacked on one cycle axis):
   heatmap     accesses per page (rows) and cycle bin (columns), log colour
   workingset  distinct pages and cache lines per window of entries
-  predictors  per frame: the predictors' hit rate of each field (from
-              `simtrace-cat --stats=json`) and the stored bits per entry
+  predictors  per frame: the predictors' hit rate of each field (the
+              library's statistics, Stream.stats) and the stored bits per entry
 
 FILE may be - (standard input) or a pipe: the plots read the stream more
 than once, so it is first copied to a temporary file (the container as
@@ -16,11 +16,9 @@ over the range; past --max-pages distinct pages its rows are equal slices
 of the address range instead).
 """
 import argparse
-import json
 import os
 import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 import warnings
@@ -74,8 +72,6 @@ def arguments(argv):
                    help="entries per working-set window (default: the range in 200 windows)")
     p.add_argument("--title", help="the figure's title (default: file and stream)")
     p.add_argument("--dpi", type=int, default=110, help="resolution of a PNG, dots per inch (default 110)")
-    p.add_argument("--simtrace-cat", dest="cat", help="simtrace-cat to run for --stats (default: $SVPC_BIN, "
-                   "beside this program, or PATH)")
     a = p.parse_args(argv)
     plots = PLOTS if a.plot == "all" else tuple(x for x in a.plot.split(","))
     bad = [x for x in plots if x not in PLOTS]
@@ -183,32 +179,6 @@ def working_set(s, lo, hi, window, page_bits):
     return np.array(xs, dtype=np.float64), np.array(npages), np.array(nlines)
 
 
-def find_cat(a):
-    if a.cat:
-        return a.cat
-    cands = []
-    if os.environ.get("SVPC_BIN"):
-        cands.append(os.path.join(os.environ["SVPC_BIN"], "simtrace-cat"))
-    cands.append(os.path.join(os.path.dirname(os.path.realpath(sys.argv[0])), "simtrace-cat"))
-    for c in cands:
-        if os.access(c, os.X_OK):
-            return c
-    c = shutil.which("simtrace-cat")
-    if not c:
-        raise UsageError("simtrace-cat not found (set SVPC_BIN or --simtrace-cat): the predictors plot needs it")
-    return c
-
-
-def predictor_stats(a, s):
-    """The stream's per-frame figures from simtrace-cat --stats=json."""
-    p = subprocess.run([find_cat(a), "--stats=json", "-s", s.name, a.path], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    if p.returncode != 0:
-        raise simtrace.SimtraceError(simtrace.ERRORS["E_CORRUPT"], p.stderr.decode().strip() or "simtrace-cat --stats failed", a.file)
-    j = json.loads(p.stdout)
-    return j["streams"][0]
-
-
 def step_to(ax, x, y, end, **kw):
     """ax.step(x, y, where="post") with the last value drawn on to end:
     matplotlib ends a post step at the last point, so the last frame (or
@@ -257,22 +227,20 @@ def draw(a, s, lo, hi):
                 ax.legend(fontsize=7, loc="upper right")
             ax.set_ylabel("distinct")
         else:
-            st = predictor_stats(a, s)
+            _, fr = s.stats()
             infos = {fi.first_entry: fi for fi in s.frame_infos()}
-            frames = [f for f in st.get("frame_stats", [])
-                      if f["first_entry"] < hi and f["first_entry"] + f["entries"] > lo]
+            pick = (fr["first_entry"] < hi) & (fr["first_entry"] + fr["entries"] > lo)
             ax.set_title("per frame: predictors' hit rate by field (left), stored bits per entry (right)",
                          fontsize=10, loc="left")
-            x = [infos[f["first_entry"]].first_cycle for f in frames]
-            if frames and "hit_rate" in frames[0]:
-                for field in frames[0]["hit_rate"]:
-                    step_to(ax, x, [f["hit_rate"][field] for f in frames], x_end, label=field,
-                            color=FIELD_COLOURS.get(field))
+            x = [infos[int(e)].first_cycle for e in fr["first_entry"][pick]]
+            if pick.any() and "hit_rate" in fr:
+                for field, rate in fr["hit_rate"].items():
+                    step_to(ax, x, rate[pick], x_end, label=field, color=FIELD_COLOURS.get(field))
                 ax.legend(fontsize=7, loc="lower left", ncol=5)
             ax.set_ylim(0, 1.02)
             ax.set_ylabel("hit rate")
             ax2 = ax.twinx()
-            step_to(ax2, x, [8.0 * f["stored_bytes"] / max(1, f["entries"]) for f in frames], x_end,
+            step_to(ax2, x, 8.0 * fr["stored_bytes"][pick] / np.maximum(1, fr["entries"][pick]), x_end,
                     color="black", linestyle="--", label="bits/entry")
             ax2.set_ylabel("bits/entry")
             ax2.set_ylim(bottom=0)

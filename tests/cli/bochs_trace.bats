@@ -2,8 +2,9 @@
 # scripts/bochs-trace: a short real Bochs run (300,000 instructions of the
 # BIOS POST, about 40 MB of debugger log) packed into a container, checked
 # with simtrace-cat; and its usage errors.  Skips when simtrace-pack is not
-# built or Bochs is not installed.  Runs Bochs once (the first test); the
-# container is shared through $BATS_FILE_TMPDIR.
+# built or Bochs is not installed.  The POST's container and the GRUB
+# range that the --jobs and --piece tests compare with are each traced once
+# and shared through $BATS_FILE_TMPDIR.
 
 load helpers
 
@@ -132,6 +133,15 @@ post_container() {
     [[ $after -le $before ]] || fail "temporary directories left: $after (before: $before)"
 }
 
+# interrupt PID: SIGINT to a run in the background (its messages in err),
+# which ends with exit status 130
+interrupt() {
+    kill -INT "$1"
+    local rc=0
+    wait "$1" || rc=$?
+    [[ $rc -eq 130 ]] || fail "exit status $rc, expected 130; said: $(cat err)"
+}
+
 @test "bochs-trace: SIGINT mid-run finishes a valid container of what was traced, exit 130, and says so" {
     need_tools
     # a background job of a script, which starts with SIGINT ignored: it
@@ -145,10 +155,7 @@ post_container() {
         sleep 0.2
     done
     sleep 4
-    kill -INT "$pid"
-    local rc=0
-    wait "$pid" || rc=$?
-    [[ $rc -eq 130 ]] || fail "exit status $rc, expected 130; said: $(cat err)"
+    interrupt "$pid"
     grep -q "bochs-trace: interrupted by SIGINT: int.sim is a complete container of [0-9]* entries" err ||
         fail "no message of the container kept; said: $(cat err)"
     # -v's summary, after the signal too
@@ -424,5 +431,178 @@ panic_sector() {
     expect_status 1
     expect_output_has "the guest executed no marker (xchg bx, bx)"
     run "$CAT" -t none.sim
+    expect_status 0
+}
+
+# ---- --jobs and --piece --------------------------------------------------------
+
+# The range the tests cut: 200,000 instructions of GRUB, from where the
+# BIOS jumps to it; --jobs 2 and 3 cut it into 4 pieces of 50,000.
+GRUB_AT=16617287
+REF="$BATS_FILE_TMPDIR/grub-ref.sim"
+# grub_ref: the range traced by one run (--jobs 1), made once
+grub_ref() {
+    command -v grub-mkimage >/dev/null 2>&1 && command -v xorriso >/dev/null 2>&1 ||
+        skip "GRUB's tools not installed (apt-get install grub-pc-bin grub-common xorriso)"
+    export XDG_CACHE_HOME="$BATS_FILE_TMPDIR/cache"
+    if [[ ! -s $REF ]]; then
+        run "$TRACE" --workload grub --skip $GRUB_AT --instructions 200000 --jobs 1 -o "$REF"
+        expect_status 0 || return 1
+    fi
+}
+
+# same_streams A B: every stream of A and of B, events and vdata included,
+# the same entry for entry (raw bytes of each stream)
+same_streams() {
+    local names s n=0
+    names=$({ "$CAT" -q -l "$1"; "$CAT" -q -l "$2"; } | awk 'NR > 1 && $1 != "stream" { print $1 }' | sort -u)
+    for s in $names; do
+        "$CAT" -q -s "$s" "$1" >a.part 2>/dev/null || : >a.part
+        "$CAT" -q -s "$s" "$2" >b.part 2>/dev/null || : >b.part
+        cmp a.part b.part || fail "stream $s of $1 and $2 differ"
+        n=$((n + 1))
+    done
+    ((n >= 3)) || fail "only $n streams compared: $names"
+}
+
+@test "bochs-trace --jobs 2 and --jobs 3: every stream entry for entry that of --jobs 1" {
+    need_tools
+    grub_ref
+    grep -q 'cpu0.events' <("$CAT" -q -l "$REF") || fail "the range has no events to compare"
+    run "$TRACE" --workload grub --skip $GRUB_AT --instructions 200000 --jobs 2 -o j2.sim
+    expect_status 0
+    same_streams "$REF" j2.sim
+    # -v: the cut, each piece, progress over all pieces, what was joined
+    run "$TRACE" --workload grub --skip $GRUB_AT --instructions 200000 --jobs 3 -v -o j3.sim
+    expect_status 0
+    expect_output_has "bochs-trace: instructions $GRUB_AT to $((GRUB_AT + 199999)) in 4 pieces, 3 at a time"
+    expect_output_has "bochs-trace: piece 4/4 (instructions $((GRUB_AT + 150000)) to $((GRUB_AT + 199999))) traced in "
+    expect_output_has "bochs-trace: traced 200000 instructions in 4 pieces, 3 at a time, in "
+    expect_output_has "bochs-trace: j3.sim: "
+    same_streams "$REF" j3.sim
+}
+
+@test "bochs-trace --piece K/N: pieces traced by GNU parallel and joined by simtrace-pack --concat equal one run" {
+    need_tools
+    command -v parallel >/dev/null 2>&1 || skip "GNU parallel not installed (apt-get install parallel)"
+    grub_ref
+    run parallel --will-cite "$TRACE" --workload grub --skip $GRUB_AT --instructions 200000 --piece {}/3 -o p{}.sim ::: 1 2 3
+    expect_status 0
+    run "$PACK" --concat -o p.sim p1.sim p2.sim p3.sim
+    expect_status 0
+    same_streams "$REF" p.sim
+}
+
+@test "bochs-trace --jobs: SIGINT keeps the finished pieces, in order, and names the missing range, exit 130" {
+    need_tools
+    grub_ref
+    # 4 pieces of 200,000: the first is the reference's range
+    "$TRACE" --workload grub --skip $GRUB_AT --instructions 800000 --jobs 2 -v -o int.sim 2>err &
+    local pid=$! i
+    for i in $(seq 1200); do
+        grep -q "piece 1/4 .* traced in" err && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.25
+    done
+    interrupt "$pid"
+    grep -q "^bochs-trace: interrupted by SIGINT: int.sim is a complete container of pieces\? 1.* of 4, instructions $GRUB_AT to " err ||
+        fail "no message of what was kept; said: $(cat err)"
+    local miss
+    miss=$(grep -o "^bochs-trace: missing: .*" err) || fail "no missing range named; said: $(cat err)"
+    [[ $miss == *"to $((GRUB_AT + 799999)) (--skip "*" --instructions "* ]] || fail "missing: $miss"
+    run "$CAT" --verify int.sim
+    expect_status 0
+    # piece 1 is there, entry for entry; nothing of the missing range
+    "$CAT" -q -s cpu0.read --cycles $GRUB_AT:$((GRUB_AT + 200000)) int.sim >int.part
+    "$CAT" -q -s cpu0.read "$REF" | cmp - int.part || fail "piece 1's reads differ"
+    local from=${miss#*instructions }
+    from=${from%% *}
+    run bash -c "'$CAT' -s cpu0.read -F text int.sim | tail -n 1 | awk '{ print \$2 }'"
+    ((output < from)) || fail "an entry of cycle $output, in the missing range from $from"
+}
+
+@test "bochs-trace --jobs: a failing piece is named, the other pieces are kept, exit 1" {
+    need_tools
+    grub_ref
+    # a packer that fails for piece 2 only (after reading all of its log)
+    cat >fakepack <<FAKE
+#!/usr/bin/env bash
+case " \$* " in
+*"/piece-2.sim "*) cat >/dev/null; echo "fakepack: piece 2 refused" >&2; exit 1 ;;
+esac
+exec "$PACK" "\$@"
+FAKE
+    chmod +x fakepack
+    local before after
+    before=$(ls -d "${TMPDIR:-/tmp}"/bochs-trace.* 2>/dev/null | wc -l)
+    BOCHS_TRACE_PACK="$PWD/fakepack" run "$TRACE" --workload grub --skip $GRUB_AT --instructions 200000 --jobs 2 -o f.sim
+    expect_status 1
+    local a=$((GRUB_AT + 50000)) b=$((GRUB_AT + 100000))
+    expect_output_has "bochs-trace: piece 2/4 (instructions $a to $((b - 1))) failed (exit status 1):"
+    expect_output_has "  | fakepack: piece 2 refused"
+    expect_output_has "bochs-trace: 1 of 4 pieces failed: f.sim is a complete container of piece 1 of 4, instructions $GRUB_AT to $((a - 1)); pieces 3-4 of 4, instructions $b to $((GRUB_AT + 199999))"
+    expect_output_has "bochs-trace: missing: piece 2 of 4, instructions $a to $((b - 1)) (--skip $a --instructions 50000)"
+    after=$(ls -d "${TMPDIR:-/tmp}"/bochs-trace.* 2>/dev/null | wc -l)
+    [[ $after -le $before ]] || fail "temporary directories left: $after (before: $before)"
+    # the reference without piece 2's range, stream by stream
+    local s
+    for s in $("$CAT" -q -l "$REF" | awk 'NR > 1 { print $1 }'); do
+        { "$CAT" -q -s "$s" --cycles $GRUB_AT:$a "$REF"; "$CAT" -q -s "$s" --cycles $b: "$REF"; } >want.part
+        "$CAT" -q -s "$s" f.sim >f.part 2>/dev/null || : >f.part
+        cmp want.part f.part || fail "stream $s differs from the reference without piece 2"
+    done
+}
+
+@test "bochs-trace: usage errors of --jobs and --piece" {
+    run "$TRACE" --jobs 2 --cpus 2 --instructions 1000 -o x.sim
+    expect_status 2
+    expect_output_has "--jobs needs one CPU (each piece starts at a time breakpoint; Bochs's time breakpoints do not work with --cpus > 1)"
+    run "$TRACE" --piece 1/2 --cpus 2 --instructions 1000 -o x.sim
+    expect_status 2
+    expect_output_has "--piece needs one CPU"
+    run "$TRACE" --jobs 2 -o x.sim
+    expect_status 2
+    expect_output_has "--jobs needs --instructions"
+    run "$TRACE" --jobs 2 --markers --instructions 1000 -o x.sim
+    expect_status 2
+    expect_output_has "--jobs does not go with --markers"
+    local bad
+    for bad in 0 x 65 -1; do
+        run "$TRACE" --jobs "$bad" --instructions 1000 -o x.sim
+        expect_status 2
+        expect_output_has "--jobs needs a number from 1 to 64, not '$bad'"
+    done
+    for bad in 0/3 4/3 3 1/1001 x/y; do
+        run "$TRACE" --piece "$bad" --instructions 100000 -o x.sim
+        expect_status 2
+        expect_output_has "--piece needs K/N"
+    done
+    run "$TRACE" --piece 1/3 --jobs 2 --instructions 1000 -o x.sim
+    expect_status 2
+    run "$TRACE" --piece 3/3 --instructions 2 -o x.sim
+    expect_status 2
+    expect_output_has "would leave some empty"
+    [[ ! -e x.sim ]]
+}
+
+@test "bochs-trace --jobs, --piece: a range past the end of the run ends where one run ends (later pieces are empty)" {
+    need_tools
+    # the BIOS workload ends at instruction 20915229 (no boot device): the
+    # first of 4 pieces of 100,000 traces to the end, the others are empty
+    local at=20815229
+    run "$TRACE" --skip $at --instructions 400000 -o one.sim
+    expect_status 0
+    run "$TRACE" --skip $at --instructions 400000 --jobs 2 -o four.sim
+    expect_status 0
+    same_streams one.sim four.sim
+    # the joined container to standard output is the same bytes
+    run bash -c "'$TRACE' --skip $at --instructions 400000 --jobs 2 | cat >four.out"
+    expect_status 0
+    same four.sim four.out
+    run "$TRACE" --skip $at --instructions 400000 --piece 3/4 -o p3.sim
+    expect_status 0
+    expect_output_has "bochs-trace: piece 3/4: the run ended at instruction "
+    expect_output_has ", before the piece's first instruction $((at + 200000)): the piece is empty"
+    run "$CAT" -t p3.sim
     expect_status 0
 }

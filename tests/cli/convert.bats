@@ -543,7 +543,7 @@ cut_in_last_frame() {
 
 @test "merged export from a pipe: held in a temporary file in TMPDIR, the same bytes as from the file; no room is an error at once (exit 1, nothing written)" {
     "$PACK" -q --from lackey "$G/sample.lackey" >l.sim
-    # the README's pipeline, every format and selection that merges
+    # doc/TRACE-SOURCES.md's pipeline, every format and selection that merges
     for args in "-F lackey" "-F din" "-F xdin" "-s read,write -F text" "--all -F csv" "-s read -s write -F csv"; do
         run bash -c "'$PACK' -q --from lackey '$G/sample.lackey' | '$CAT' -q $args -o p.out"
         [[ $status -eq 0 && -z $output ]] || fail "$args: $status $output"

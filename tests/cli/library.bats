@@ -106,3 +106,23 @@ install_to() {
     expect_status 1
     expect_output_has "exported only: st_leak"
 }
+
+@test "the programs use no internal symbol or header beyond tests/api/programs-internal.txt, which only shrinks" {
+    list=$ROOT/tests/api/programs-internal.txt
+    run "$ROOT/tests/api/check-programs.sh" "$SVPC_BIN" "$ROOT" "$list"
+    expect_status 0
+    expect_output_has "all listed in programs-internal.txt"
+    # a use that the list does not hold fails, naming it
+    first=$(grep -v '^#' "$list" | grep -m 1 .)
+    grep -vxF "$first" "$list" > less.txt
+    run "$ROOT/tests/api/check-programs.sh" "$SVPC_BIN" "$ROOT" less.txt
+    expect_status 1
+    expect_output_has "beyond less.txt (use the public API):"
+    expect_output_has "  $first"
+    # and so does a line that no program needs any more
+    { cat "$list"; echo "simtrace-cat st_no_such_call"; } > more.txt
+    run "$ROOT/tests/api/check-programs.sh" "$SVPC_BIN" "$ROOT" more.txt
+    expect_status 1
+    expect_output_has "no longer used, remove from more.txt:"
+    expect_output_has "  simtrace-cat st_no_such_call"
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# scripts/svpc-parallel, the scale-out recipe on GNU parallel (README,
+# scripts/svpc-parallel, the scale-out recipe on GNU parallel (doc/PROGRAMS.md,
 # "Beyond one machine"), run on this machine on a real trace: the joined
 # container holds exactly the entries of the whole trace, numbered on
 # across pieces, and is the container the serial path writes, byte for

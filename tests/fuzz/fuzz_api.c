@@ -6,8 +6,10 @@
  * cursors over an entry and a cycle range; sequentially, a cursor of the
  * default stream.  The answers must be consistent with each other: a read
  * of [a, b) gives exactly min(b, n) - a entries, a cursor's entries come
- * in order and equal what the read gives; every call returns an error
- * value, never crashes, hangs or allocates without bound. */
+ * in order and equal what the read gives; a salvage and a resume of each
+ * stream (the recovery calls) deliver in order and account for every
+ * entry; every call returns an error value, never crashes, hangs or
+ * allocates without bound. */
 #include <string.h>
 
 #include "../../include/simtrace.h"
@@ -69,6 +71,53 @@ static void pull(simtrace_reader *r, simtrace_cursor *c, const simtrace_stream_i
     }
 }
 
+/* A salvage's deliveries: in stream order, without overlap, counted. */
+typedef struct {
+    uint64_t next, entries, damaged;
+} salvage_seen;
+
+static int salvage_entries(void *opaque, uint64_t first, const void *entries, size_t count)
+{
+    salvage_seen *v = opaque;
+    if (!entries || !count || first < v->next)
+        abort();
+    v->next = first + count;
+    v->entries += count;
+    return 0;
+}
+
+static int salvage_damage(void *opaque, const simtrace_damage *d)
+{
+    salvage_seen *v = opaque;
+    if (!d->detail || d->kind > SIMTRACE_DAMAGE_STOP || (d->kind == SIMTRACE_DAMAGE_FRAME && !d->entries))
+        abort();
+    v->damaged += d->kind == SIMTRACE_DAMAGE_FRAME ? d->entries : 0;
+    return 0;
+}
+
+/* The recovery calls on stream i: a salvage accounts for every entry the
+ * index lists (delivered or lost), a resume from entry a delivers in
+ * order; both only after their frames are bounded (work per input). */
+static void recover(simtrace_reader *r, const simtrace_stream_info *s, uint64_t a)
+{
+    if (s->frames > 64)
+        return;
+    salvage_seen v = {0, 0, 0};
+    simtrace_salvage_report rep;
+    simtrace_error e = simtrace_salvage(r, s->name, salvage_entries, salvage_damage, &v, &rep);
+    if (e == SIMTRACE_OK && (rep.entries_salvaged != v.entries || rep.stream != s->index ||
+                             v.entries + v.damaged != s->entries ||
+                             rep.entries_lost != v.damaged + (rep.cut_off ? rep.cut_entries : 0)))
+        abort();
+    simtrace_recovery_info ri;
+    if (simtrace_reader_recovery(r, &ri) != SIMTRACE_OK || (e == SIMTRACE_E_STATE) != (ri.frames_after != 0))
+        abort();
+    v = (salvage_seen){s->entries ? a % s->entries : 0, 0, 0};
+    e = simtrace_resume(r, s->index, v.next, a >> 40, salvage_entries, salvage_damage, &v);
+    if (e == SIMTRACE_OK && v.entries != s->entries - (s->entries ? a % s->entries : 0))
+        abort();
+}
+
 static int64_t mem_read(void *opaque, void *dst, size_t n)
 {
     const uint8_t **pp = opaque;
@@ -77,6 +126,35 @@ static int64_t mem_read(void *opaque, void *dst, size_t n)
     memcpy(dst, p, k);
     pp[0] = p + k;
     return (int64_t)k;
+}
+
+/* Every frame's statistics of r: their sums are the streams' (hits never
+ * above the entries that carry a field), which are then complete. */
+static void stats_all(simtrace_reader *r)
+{
+    simtrace_stats *st;
+    if (simtrace_stats_open(&st, r, NULL) != SIMTRACE_OK)
+        return;
+    uint64_t entries[8] = {0};
+    simtrace_frame_stats f;
+    uint32_t got;
+    simtrace_error e;
+    while ((e = simtrace_stats_next(st, &f, &got)) == SIMTRACE_OK && got) {
+        for (unsigned k = 0; k < SIMTRACE_STATS_FIELDS; k++)
+            if (f.pred.hits[k] > f.pred.coded[k] || f.pred.coded[k] > f.entries)
+                abort();
+        if (f.stream < 8)
+            entries[f.stream] += f.entries;
+    }
+    uint32_t ns = 0;
+    simtrace_reader_stream_count(r, &ns);
+    simtrace_stream_stats ss;
+    for (uint32_t i = 0; e == SIMTRACE_OK && i < ns && i < 8; i++)
+        if (simtrace_stats_stream(st, i, &ss) != SIMTRACE_OK || !ss.complete || ss.entries != entries[i])
+            abort();
+    if (e != SIMTRACE_OK && !simtrace_stats_message(st)[0])
+        abort();
+    simtrace_stats_free(st);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -114,6 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t len;
             if (simtrace_reader_value(r, i, lo, buf, sizeof buf, &len) == SIMTRACE_OK && len > SIMTRACE_VALUE_MAX)
                 abort();
+            recover(r, &s, a);
             simtrace_cursor *c;
             simtrace_range rg = {SIMTRACE_RANGE_ENTRIES, 0, lo, hi + MAX_ENTRIES};
             if (simtrace_cursor_open(&c, r, s.name, &rg) == SIMTRACE_OK) {
@@ -127,6 +206,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
     }
+    if (r)
+        stats_all(r);
     simtrace_reader_free(r);
     close(fd);
     /* the same bytes read in order, as from a pipe */
@@ -142,6 +223,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pull(NULL, c, &s, 1, a & 0xfff);
             simtrace_cursor_free(c);
         }
+        simtrace_reader_free(r);
+    }
+    /* and its statistics in one pass */
+    pos[0] = data + 16;
+    if ((a >> 40 & 1) && simtrace_reader_open_io(&r, &io, &p) == SIMTRACE_OK) {
+        stats_all(r);
         simtrace_reader_free(r);
     }
     return 0;

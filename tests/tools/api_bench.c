@@ -11,8 +11,11 @@
  *                             simtrace_reader_read into one buffer, then to
  *                             standard output, as `simtrace-cat --entries
  *                             A:B SIM` writes them
- *   api-bench cursor SIM A B  the same through a cursor, 4 MiB at a time
- *   api-bench peek SIM A B    the same through a cursor without a copy
+ *   api-bench cursor SIM A B [T]  the same through a cursor, 4 MiB at a time
+ *   api-bench peek SIM A B [T]    the same through a cursor without a copy
+ *                             (SIM - : standard input, a pipe read
+ *                             sequentially, with T decoder threads, 1 if
+ *                             not given)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -115,11 +118,15 @@ static int bench_read(const char *sim, uint64_t a, uint64_t b)
     return rc;
 }
 
-static int bench_cursor(const char *sim, uint64_t a, uint64_t b, int peek)
+static int bench_cursor(const char *sim, uint64_t a, uint64_t b, int peek, unsigned threads)
 {
     simtrace_reader *r;
     simtrace_cursor *c = NULL;
-    simtrace_error e = simtrace_reader_open_path(&r, sim, NULL);
+    simtrace_read_params rp;
+    simtrace_read_params_init(&rp);
+    rp.threads = threads;
+    simtrace_error e = strcmp(sim, "-") == 0 ? simtrace_reader_open_fd(&r, 0, &rp)
+                                             : simtrace_reader_open_path(&r, sim, &rp);
     if (e != SIMTRACE_OK)
         return fail(sim, e, NULL);
     simtrace_range rg = {SIMTRACE_RANGE_ENTRIES, 0, a, b};
@@ -146,12 +153,13 @@ static int bench_cursor(const char *sim, uint64_t a, uint64_t b, int peek)
 
 int main(int argc, char **argv)
 {
-    if (argc == 5 && (strcmp(argv[1], "cursor") == 0 || strcmp(argv[1], "peek") == 0))
-        return bench_cursor(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0), argv[1][0] == 'p');
+    if ((argc == 5 || argc == 6) && (strcmp(argv[1], "cursor") == 0 || strcmp(argv[1], "peek") == 0))
+        return bench_cursor(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0), argv[1][0] == 'p',
+                            argc == 6 ? (unsigned)strtoul(argv[5], NULL, 0) : 1);
     if (argc == 4 && strcmp(argv[1], "write") == 0)
         return bench_write(argv[2], argv[3]);
     if (argc == 5 && strcmp(argv[1], "read") == 0)
         return bench_read(argv[2], strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0));
-    fprintf(stderr, "usage: api-bench write RAW OUT | api-bench read|cursor|peek SIM A B\n");
+    fprintf(stderr, "usage: api-bench write RAW OUT | api-bench read SIM A B | api-bench cursor|peek SIM A B [THREADS]\n");
     return 2;
 }

@@ -3,7 +3,9 @@
  * exit status. */
 #ifndef CHECK_H
 #define CHECK_H
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int check_pass, check_fail;
 #define CHECK(cond)                                                              \
@@ -29,5 +31,19 @@ static inline unsigned long long check_rand(unsigned long long *s)
     *s ^= *s << 25;
     *s ^= *s >> 27;
     return *s * 2685821657736338717ull;
+}
+/* The whole of the file at path (malloc'ed, *n bytes), or NULL. */
+static inline uint8_t *check_slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc((size_t)len + 1);
+    *n = fread(p, 1, (size_t)len, f);
+    fclose(f);
+    return p;
 }
 #endif

@@ -8,10 +8,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/simtrace.h"
@@ -382,20 +385,6 @@ static int64_t mem_read(void *opaque, void *buf, size_t n)
     return (int64_t)k;
 }
 
-static uint8_t *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc((size_t)len + 1);
-    *n = fread(p, 1, (size_t)len, f);
-    fclose(f);
-    return p;
-}
-
 /* The whole of a cursor (or its first DRAIN_MAX entries, if fewer), in
  * pieces of `room` entries, checked against want[first..]; returns the
  * entries read. */
@@ -592,34 +581,52 @@ static void test_random_access(const char *path)
     simtrace_reader_free(r);
 }
 
-/* Sequential: a pipe (fd) and a read callback. */
-static void test_sequential(const char *path)
+/* The bytes of the file at path (a check fails without them). */
+static uint8_t *slurp_checked(const char *path, size_t *len)
 {
-    size_t len;
-    uint8_t *file = slurp(path, &len);
-    CHECK(file != NULL);
-    if (!file)
-        return;
+    uint8_t *p = check_slurp(path, len);
+    CHECK(p != NULL);
+    return p;
+}
+
+/* A child process writes len bytes at p into a pipe, `piece` bytes at a
+ * time with a pause of pause_ns between them; *rfd: the pipe's end to read. */
+static pid_t feed_pipe(const uint8_t *p, size_t len, size_t piece, long pause_ns, int *rfd)
+{
     int pfd[2];
     CHECK(pipe(pfd) == 0);
     pid_t pid = fork();
     if (pid == 0) {
         close(pfd[0]);
-        size_t at = 0;
-        while (at < len) {
-            ssize_t k = write(pfd[1], file + at, len - at);
+        for (size_t at = 0; at < len;) {
+            ssize_t k = write(pfd[1], p + at, len - at < piece ? len - at : piece);
             if (k <= 0)
                 _exit(1);
             at += (size_t)k;
+            if (pause_ns)
+                nanosleep(&(struct timespec){0, pause_ns}, NULL);
         }
         _exit(0);
     }
     close(pfd[1]);
+    *rfd = pfd[0];
+    return pid;
+}
+
+/* Sequential: a pipe (fd) and a read callback. */
+static void test_sequential(const char *path)
+{
+    size_t len;
+    uint8_t *file = slurp_checked(path, &len);
+    if (!file)
+        return;
+    int rfd;
+    pid_t pid = feed_pipe(file, len, len, 0, &rfd);
     simtrace_read_params rp;
     simtrace_read_params_init(&rp);
     rp.threads = 3;
     simtrace_reader *r;
-    CHECK(simtrace_reader_open_fd(&r, pfd[0], &rp) == SIMTRACE_OK);
+    CHECK(simtrace_reader_open_fd(&r, rfd, &rp) == SIMTRACE_OK);
     CHECK(simtrace_reader_random_access(r) == 0 && simtrace_reader_complete(r) == -1);
     uint8_t buf[64];
     uint64_t cnt, e;
@@ -655,7 +662,7 @@ static void test_sequential(const char *path)
     CHECK(simtrace_reader_stream_info(r, 3, &si) == SIMTRACE_OK && si.owner == 1 && si.entries > 0);
     simtrace_cursor_free(c);
     simtrace_reader_free(r);
-    close(pfd[0]);
+    close(rfd);
     waitpid(pid, NULL, 0);
 
     /* callbacks, the default stream, a cycle range; and a cursor freed
@@ -696,6 +703,179 @@ static void test_sequential(const char *path)
     /* not a container */
     m = (memin){(const uint8_t *)"this is text, not a trace, long enough for a file header ..........", 66, 0};
     CHECK(simtrace_reader_open_io(&r, &io, NULL) == SIMTRACE_E_BAD_MAGIC && r == NULL);
+    free(file);
+}
+
+/* The default stream read sequentially is the default of a file: the
+ * first memory stream, even one declared after the first stream's
+ * frames, else the first stream (held back until the end shows that no
+ * memory stream follows). */
+static void test_sequential_default(void)
+{
+    uint8_t bytes[3000];
+    for (unsigned i = 0; i < sizeof bytes; i++)
+        bytes[i] = (uint8_t)(i * 13);
+    for (int late_memory = 0; late_memory < 2; late_memory++) {
+        membuf mb = {NULL, 0, 0};
+        simtrace_write_io wio = {mem_write, &mb};
+        simtrace_write_params p;
+        fill_params(&p, 1);
+        simtrace_writer *w;
+        uint32_t bs, ms;
+        CHECK(simtrace_writer_create_io(&w, &wio, &p) == SIMTRACE_OK);
+        CHECK(simtrace_writer_add_stream(w, "raw", SIMTRACE_TYPE_BYTES, &bs) == SIMTRACE_OK);
+        CHECK(simtrace_writer_write(w, bs, bytes, sizeof bytes) == SIMTRACE_OK);
+        CHECK(simtrace_writer_flush(w) == SIMTRACE_OK);
+        if (late_memory) {
+            CHECK(simtrace_writer_add_stream(w, "mem", SIMTRACE_TYPE_D64, &ms) == SIMTRACE_OK);
+            CHECK(simtrace_writer_write(w, ms, rd_raw, 500) == SIMTRACE_OK);
+        }
+        CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
+        simtrace_writer_free(w);
+        memin m = {mb.p, mb.n, 0};
+        simtrace_read_io io = {mem_read, &m};
+        simtrace_reader *r;
+        simtrace_cursor *c;
+        CHECK(simtrace_reader_open_io(&r, &io, NULL) == SIMTRACE_OK);
+        CHECK(simtrace_cursor_open(&c, r, NULL, NULL) == SIMTRACE_OK);
+        simtrace_stream_info si;
+        CHECK(simtrace_cursor_stream_info(c, &si) == SIMTRACE_OK &&
+              strcmp(si.name, late_memory ? "mem" : "raw") == 0);
+        static uint8_t got[32 * 600];
+        uint64_t n = 0, k;
+        while (simtrace_cursor_next(c, got + n * si.entry_size, sizeof got - n * si.entry_size, &k, NULL) ==
+                   SIMTRACE_OK && k)
+            n += k;
+        CHECK(late_memory ? n == 500 && memcmp(got, rd_raw, 500 * 32) == 0
+                          : n == sizeof bytes && memcmp(got, bytes, sizeof bytes) == 0);
+        simtrace_cursor_free(c);
+        simtrace_reader_free(r);
+        free(mb.p);
+    }
+}
+
+/* simtrace_reader_next_frame: every frame of every stream of a pipe, in
+ * order; only on a sequential reader without a cursor. */
+static void test_next_frame(const char *path)
+{
+    size_t len;
+    uint8_t *file = slurp_checked(path, &len);
+    if (!file)
+        return;
+    simtrace_reader *r;
+    simtrace_frame f;
+    simtrace_cursor *c;
+    CHECK(simtrace_reader_open_path(&r, path, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_E_STATE && strstr(simtrace_reader_message(r), "random"));
+    CHECK(simtrace_reader_next_frame(r, NULL) == SIMTRACE_E_USAGE && simtrace_reader_next_frame(NULL, &f) ==
+          SIMTRACE_E_USAGE);
+    simtrace_reader_free(r);
+    simtrace_read_params rp;
+    simtrace_read_params_init(&rp);
+    rp.threads = 2;
+    int rfd;
+    pid_t pid = feed_pipe(file, len, len, 0, &rfd);
+    CHECK(simtrace_reader_open_fd(&r, rfd, &rp) == SIMTRACE_OK);
+    uint64_t next[4] = {0, 0, 0, 0};
+    int ok = 1;
+    simtrace_error e;
+    while ((e = simtrace_reader_next_frame(r, &f)) == SIMTRACE_OK && f.count) {
+        ok &= f.index < 4 && f.first_entry == next[f.index] && f.entries != NULL;
+        if (f.index == 0 && ok)
+            ok &= f.first_entry + f.count <= N_READ &&
+                  memcmp(f.entries, rd_raw + 32 * f.first_entry, (size_t)f.count * 32) == 0;
+        if (f.index == 1 && ok)
+            ok &= f.first_entry + f.count <= N_WRITE &&
+                  memcmp(f.entries, wr_raw + 32 * f.first_entry, (size_t)f.count * 32) == 0;
+        if (f.index < 4)
+            next[f.index] += f.count;
+    }
+    CHECK(e == SIMTRACE_OK && ok && f.entries == NULL && next[0] == N_READ && next[1] == N_WRITE &&
+          next[2] == 10 && next[3] > 0);
+    CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_OK && f.count == 0); /* the end stays */
+    CHECK(simtrace_cursor_open(&c, r, NULL, NULL) == SIMTRACE_E_STATE);
+    simtrace_reader_free(r);
+    close(rfd);
+    waitpid(pid, NULL, 0);
+    /* a cursor first: the frames are its */
+    memin m = {file, len, 0};
+    simtrace_read_io io = {mem_read, &m};
+    CHECK(simtrace_reader_open_io(&r, &io, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_cursor_open(&c, r, NULL, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_E_STATE);
+    simtrace_cursor_free(c);
+    simtrace_reader_free(r);
+    /* cut off: the complete frames, then SIMTRACE_E_TRUNCATED, which stays */
+    m = (memin){file, len / 2, 0};
+    CHECK(simtrace_reader_open_io(&r, &io, NULL) == SIMTRACE_OK);
+    uint64_t n = 0;
+    while ((e = simtrace_reader_next_frame(r, &f)) == SIMTRACE_OK && f.count)
+        n += f.count;
+    CHECK(e == SIMTRACE_E_TRUNCATED && n > 0 && simtrace_reader_message(r)[0] != 0);
+    CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_E_TRUNCATED);
+    simtrace_reader_free(r);
+    free(file);
+}
+
+/* A host's own SIGINT handler: where it ran. */
+static pthread_t host_thread;
+static volatile sig_atomic_t sig_hits, sig_foreign;
+static void on_sigint(int sig)
+{
+    (void)sig;
+    sig_hits++;
+    if (!pthread_equal(pthread_self(), host_thread))
+        sig_foreign++;
+}
+
+/* Signals raised while a sequential cursor reads a pipe with decoder
+ * threads reach the host's thread, never one of the library's (they
+ * block every signal): the cursor reads on the caller's thread, so a
+ * handler's EINTR lands where the host can act on it; and the read still
+ * gives every entry. */
+static void test_signals_while_reading(const char *path)
+{
+    size_t len;
+    uint8_t *file = slurp_checked(path, &len);
+    if (!file)
+        return;
+    host_thread = pthread_self();
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: reads see EINTR */
+    CHECK(sigaction(SIGINT, &sa, &old) == 0);
+    int rfd;
+    /* written slowly, so that the reads wait for it */
+    pid_t pid = feed_pipe(file, len, 4096, 200000, &rfd);
+    simtrace_read_params rp;
+    simtrace_read_params_init(&rp);
+    rp.threads = 2;
+    simtrace_reader *r;
+    simtrace_cursor *c = NULL;
+    CHECK(simtrace_reader_open_fd(&r, rfd, &rp) == SIMTRACE_OK);
+    CHECK(kill(getpid(), SIGINT) == 0);
+    CHECK(simtrace_cursor_open(&c, r, "cpu0.read", NULL) == SIMTRACE_OK);
+    uint8_t buf[32 * 40];
+    uint64_t cnt, first, at = 0;
+    simtrace_error e;
+    int ok = 1, raised = 1;
+    while ((e = simtrace_cursor_next(c, buf, sizeof buf, &cnt, &first)) == SIMTRACE_OK && cnt) {
+        ok &= first == at && at + cnt <= N_READ && memcmp(buf, rd_raw + 32 * at, (size_t)cnt * 32) == 0;
+        at += cnt;
+        if (kill(getpid(), SIGINT) == 0) /* the next read meets it */
+            raised++;
+        CHECK(pthread_kill(host_thread, SIGINT) == 0);
+        raised++;
+    }
+    CHECK(e == SIMTRACE_OK && ok && at == N_READ);
+    simtrace_cursor_free(c);
+    simtrace_reader_free(r);
+    close(rfd);
+    waitpid(pid, NULL, 0);
+    CHECK(sig_hits == raised && sig_foreign == 0);
+    sigaction(SIGINT, &old, NULL);
     free(file);
 }
 
@@ -744,7 +924,7 @@ int main(void)
     CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
     simtrace_writer_free(w);
     size_t n1, n3;
-    uint8_t *b1 = slurp(path, &n1), *b3 = slurp(path3, &n3);
+    uint8_t *b1 = check_slurp(path, &n1), *b3 = check_slurp(path3, &n3);
     CHECK(b1 && b3 && n1 == n3 && n1 == mb.n && memcmp(b1, b3, n1) == 0 && memcmp(b1, mb.p, n1) == 0);
     free(b1);
     free(b3);
@@ -755,6 +935,9 @@ int main(void)
     test_random_access(path);
     test_frame_info(path);
     test_sequential(path);
+    test_signals_while_reading(path);
+    test_sequential_default();
+    test_next_frame(path);
 
     /* the reader's allocator: used, and everything given back */
     simtrace_read_params rp;
@@ -772,7 +955,7 @@ int main(void)
 
     /* a file cut off (no directory): read through its frame headers */
     size_t len;
-    uint8_t *whole = slurp(path, &len);
+    uint8_t *whole = check_slurp(path, &len);
     FILE *cut = fopen(path3, "wb");
     fwrite(whole, 1, len / 2, cut);
     fclose(cut);

@@ -2,10 +2,18 @@
  * known by construction; every frame starts from fresh state.  cm2's
  * accounting: the payload is cm2's own, its bits add up, and they go to
  * the ids of a field that always hits and the misses of one that never
- * does. */
+ * does.  The public statistics (simtrace_stats_*): on a trace written
+ * through the public API, each frame's figures are svpc_stats_frame's on
+ * its entries, the stream's are their sums plus lines, pages and sizes
+ * counted here, and a sequential reader gives the same as a random-access
+ * one. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../../include/simtrace.h"
 #include "../../svpc/svpc_stats.h"
 #include "check.h"
 
@@ -91,6 +99,157 @@ static void check_cost(svpc_stats_ctx *c, svpc_ctx *x, st_entry_type t, const ui
     CHECK(memcmp(&k, &k2, sizeof k) == 0);
 }
 
+/* ---- the public statistics ---- */
+
+static int64_t file_read(void *opaque, void *buf, size_t size) { return (int64_t)fread(buf, 1, size, opaque); }
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* distinct values of addr >> bits over the n entries of d64 raw */
+static uint64_t distinct(const uint8_t *raw, size_t n, unsigned bits)
+{
+    uint64_t *k = malloc(n * sizeof *k), d = 0;
+    for (size_t i = 0; i < n; i++) {
+        st_entry e;
+        st_entry_load(ST_TYPE_D64, raw + i * 32, &e);
+        k[i] = e.addr >> bits;
+    }
+    qsort(k, n, sizeof *k, cmp_u64);
+    for (size_t i = 0; i < n; i++)
+        d += !i || k[i] != k[i - 1];
+    free(k);
+    return d;
+}
+
+/* Every frame of stats s, to f[] (at most max); returns how many. */
+static size_t pull(simtrace_stats *s, simtrace_frame_stats *f, size_t max)
+{
+    size_t n = 0;
+    uint32_t got = 1;
+    while (got && n <= max) {
+        CHECK(simtrace_stats_next(s, &f[n < max ? n : max - 1], &got) == SIMTRACE_OK);
+        n += got;
+    }
+    return n;
+}
+
+static void check_public(const char *profile, const uint8_t *raw)
+{
+    enum { PER = N / 4 };
+    char path[] = "/tmp/test_stats.XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    /* a d64 stream of 4 frames, an empty m64 one, a bytes one */
+    simtrace_write_params wp;
+    simtrace_write_params_init(&wp);
+    wp.frame_entries = PER;
+    wp.profile_name = profile;
+    simtrace_writer *w;
+    uint32_t id0, id1, id2;
+    CHECK(simtrace_writer_create_path(&w, path, &wp) == SIMTRACE_OK);
+    CHECK(simtrace_writer_add_stream(w, "cpu0.read", SIMTRACE_TYPE_D64, &id0) == SIMTRACE_OK);
+    CHECK(simtrace_writer_add_stream(w, "other", SIMTRACE_TYPE_M64, &id1) == SIMTRACE_OK);
+    CHECK(simtrace_writer_add_stream(w, "log", SIMTRACE_TYPE_BYTES, &id2) == SIMTRACE_OK);
+    CHECK(simtrace_writer_write(w, id0, raw, N) == SIMTRACE_OK);
+    CHECK(simtrace_writer_write(w, id2, "some bytes", 10) == SIMTRACE_OK);
+    CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
+    simtrace_writer_free(w);
+
+    simtrace_reader *r;
+    simtrace_stats *s;
+    CHECK(simtrace_reader_open_path(&r, path, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_stats_open(&s, r, "nope") == SIMTRACE_E_NOT_FOUND && s == NULL);
+    CHECK(simtrace_stats_open(&s, r, NULL) == SIMTRACE_OK);
+    simtrace_frame_stats f[8], g[8];
+    size_t nf = pull(s, f, 8);
+    CHECK(nf == 5); /* 4 of cpu0.read, 1 of log */
+    /* each frame: svpc_stats_frame's figures on its entries */
+    svpc_stats_ctx *c;
+    CHECK(svpc_stats_new(&c) == ST_OK);
+    simtrace_stats_pred sum;
+    memset(&sum, 0, sizeof sum);
+    for (size_t k = 0; k < 4 && k < nf; k++) {
+        svpc_pred_stats p;
+        memset(&p, 0, sizeof p);
+        CHECK(f[k].stream == 0 && f[k].frame == k && f[k].first_entry == k * PER && f[k].entries == PER);
+        CHECK(f[k].fields == 0x1f && f[k].stored_bytes > 0);
+        CHECK(svpc_stats_frame(c, (svpc_encoder)f[k].encoder, ST_TYPE_D64, raw + k * PER * 32, PER, &p, NULL) ==
+              ST_OK);
+        for (unsigned q = 0; q < SVPC_STATS_FIELDS; q++) {
+            CHECK(f[k].pred.coded[q] == p.coded[q] && f[k].pred.hits[q] == p.hits[q] &&
+                  f[k].pred.expected[q] == p.expected[q]);
+            CHECK(memcmp(f[k].pred.ids[q], p.ids[q], sizeof p.ids[q]) == 0);
+            sum.coded[q] += p.coded[q];
+            sum.hits[q] += p.hits[q];
+        }
+    }
+    CHECK(nf == 5 && f[4].stream == 2 && f[4].entries == 10 && f[4].fields == 0);
+    simtrace_stream_stats a, b;
+    CHECK(simtrace_stats_stream(s, 0, &a) == SIMTRACE_OK);
+    CHECK(a.complete && a.entries == N && a.frames == 4 && a.raw_bytes == N * 32 && a.fields == 0x1f);
+    CHECK(a.kind == SIMTRACE_STATS_KIND_READ && strcmp(a.encoder_name, strcmp(profile, "cm") ? "cm2" : "cm") == 0);
+    CHECK(memcmp(a.pred.coded, sum.coded, sizeof sum.coded) == 0 && memcmp(a.pred.hits, sum.hits, sizeof sum.hits) == 0);
+    CHECK(a.distinct_lines == distinct(raw, N, 6) && a.distinct_pages == distinct(raw, N, 12));
+    CHECK(a.lines_exact && a.pages_exact);
+    /* make(): the data field's upper half, the size, is random: all
+     * sizes count, every one above 64 in the last bin */
+    uint64_t sizes = 0;
+    for (unsigned z = 0; z < SIMTRACE_STATS_SIZES; z++)
+        sizes += a.sizes[z];
+    CHECK(sizes == N);
+    /* the split adds up to the stored bits exactly */
+    int64_t bits = (int64_t)a.bits_all_flag + a.bits_headers + a.bits_rounding + a.bits_other;
+    for (unsigned q = 0; q < SIMTRACE_STATS_FIELDS; q++)
+        bits += (int64_t)(a.bits_ids[q] + a.bits_misses[q]);
+    CHECK(bits == (int64_t)(a.stored_bytes * 8 * SIMTRACE_STATS_COST_UNIT));
+    CHECK(strcmp(profile, "cm") ? a.other_frames == 0 && a.payload_bytes > 0
+                                : a.other_frames == 4 && a.bits_other == (int64_t)(a.stored_bytes * 8 * 65536));
+    CHECK(simtrace_stats_stream(s, 1, &b) == SIMTRACE_OK && b.complete && b.entries == 0 && b.fields == 0xf);
+    CHECK(simtrace_stats_stream(s, 2, &b) == SIMTRACE_OK && b.entries == 10 && b.fields == 0 && b.raw_bytes == 10);
+    CHECK(simtrace_stats_stream(s, 3, &b) == SIMTRACE_E_RANGE);
+    uint32_t got;
+    CHECK(simtrace_stats_next(s, &g[0], &got) == SIMTRACE_OK && got == 0);
+    simtrace_stats_free(s);
+    /* one stream by name: only its frames, the others not chosen */
+    CHECK(simtrace_stats_open(&s, r, "log") == SIMTRACE_OK);
+    CHECK(pull(s, g, 8) == 1 && g[0].stream == 2);
+    CHECK(simtrace_stats_stream(s, 0, &b) == SIMTRACE_E_NOT_FOUND);
+    simtrace_stats_free(s);
+    simtrace_reader_free(r);
+
+    /* a sequential reader: the same figures, in file order */
+    FILE *in = fopen(path, "rb");
+    simtrace_read_io io = {file_read, in};
+    CHECK(simtrace_reader_open_io(&r, &io, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_stats_open(&s, r, NULL) == SIMTRACE_OK);
+    simtrace_stats *s2;
+    CHECK(simtrace_stats_open(&s2, r, NULL) == SIMTRACE_E_STATE);
+    CHECK(pull(s, g, 8) == nf);
+    for (size_t k = 0; k < nf && k < 8; k++)
+        CHECK(memcmp(&g[k], &f[k], sizeof f[k]) == 0);
+    CHECK(simtrace_stats_stream(s, 0, &b) == SIMTRACE_OK && memcmp(&a, &b, sizeof a) == 0);
+    simtrace_cursor *cur;
+    CHECK(simtrace_cursor_open(&cur, r, NULL, NULL) == SIMTRACE_E_STATE);
+    simtrace_stats_free(s);
+    simtrace_reader_free(r);
+    /* a name no stream has: said at the end of the input */
+    rewind(in);
+    CHECK(simtrace_reader_open_io(&r, &io, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_stats_open(&s, r, "nope") == SIMTRACE_OK);
+    CHECK(simtrace_stats_next(s, &g[0], &got) == SIMTRACE_E_NOT_FOUND && strstr(simtrace_stats_message(s), "nope"));
+    CHECK(simtrace_stats_next(s, &g[0], &got) == SIMTRACE_E_NOT_FOUND);
+    simtrace_stats_free(s);
+    simtrace_reader_free(r);
+    fclose(in);
+    svpc_stats_free(c);
+    unlink(path);
+}
+
 int main(void)
 {
     svpc_stats_ctx *c;
@@ -133,5 +292,11 @@ int main(void)
     CHECK(svpc_stats_frame(c, SVPC_ENC_CM2, ST_TYPE_VPC, raw, 1, &p, &k) == ST_E_USAGE);
     svpc_stats_free(c);
     svpc_ctx_free(x);
+    make(ST_TYPE_D64, raw);
+    check_public("cm2", raw);
+    check_public("cm", raw);
+    CHECK(strcmp(simtrace_stats_field_name(4), "data") == 0 && strcmp(simtrace_stats_field_name(5), "?") == 0);
+    CHECK(simtrace_stats_field_slots(0) == svpc_stats_nslots(0) && simtrace_stats_field_slots(9) == 0);
+    CHECK(simtrace_stats_open(NULL, NULL, NULL) == SIMTRACE_E_USAGE);
     return check_done("test_stats");
 }
