@@ -80,13 +80,7 @@ static st_error stream_for(concat_ctx *cc, const st_stream_spec *sp, uint32_t *s
     if (e == ST_E_USAGE)
         return st_diag_set(cc->d, ST_E_USAGE, "cannot declare stream '%s' of type %s", sp->name,
                            st_entry_name(sp->type));
-    if (e != ST_OK)
-        return by_writer(cc, e);
-    /* a block stream added with its owner serves the owner's wide values
-     * written later (simtrace_writer_write_wide) */
-    if (sp->type == ST_TYPE_VBLOCK && sp->owner != UINT32_MAX && cc->w->s[sp->owner].vdata == UINT32_MAX)
-        cc->w->s[sp->owner].vdata = *sid;
-    return ST_OK;
+    return by_writer(cc, e);
 }
 
 /* w's stream for the input's stream id, its owner first (depth: an owner

@@ -111,9 +111,9 @@ svpc_params api_stream_params(svpc_params p, st_entry_type t);
  * A writer of this API over container writer core, which the caller made
  * (simtrace-pack's: new, or resumed by --append), keeps using, and frees
  * after this handle (simtrace_writer_free leaves it).  p is the codec of
- * the streams it adds.  Until simtrace-pack's other paths (--append,
- * --concat) have calls of the public API, this is how its imports and
- * raw inputs go through simtrace_writer_import and _append_fd.
+ * the streams it adds.  Until simtrace-pack's --append has a call of the
+ * public API, this is how its imports, raw inputs and --concat go through
+ * simtrace_writer_import, _append_fd and _concat_fd.
  */
 simtrace_error api_writer_adopt(simtrace_writer **w, st_writer *core, const svpc_params *p);
 

@@ -193,6 +193,11 @@ simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint
     w->s[sid].vdata = UINT32_MAX;
     snprintf(w->s[sid].name, sizeof w->s[sid].name, "%s", sp->name);
     w->ns = sid + 1;
+    /* a block stream added with its owner (by an importer, a concatenation
+     * or simtrace_writer_write_wide) serves the owner's wide values written
+     * later: write_wide must not declare a second companion */
+    if (sp->type == ST_TYPE_VBLOCK && sp->owner < w->ns && w->s[sp->owner].vdata == UINT32_MAX)
+        w->s[sp->owner].vdata = sid;
     *id = sid;
     return SIMTRACE_OK;
 }
@@ -293,7 +298,6 @@ SIMTRACE_API simtrace_error simtrace_writer_write_wide(simtrace_writer *w, uint3
         simtrace_error ae = api_writer_add(w, &sp, &vs);
         if (ae != SIMTRACE_OK)
             return ae;
-        w->s[id].vdata = vs;
     }
     /* the owner entry first: its index names the blocks */
     uint64_t owner = st_writer_stream_entries(w->w, id);

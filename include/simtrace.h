@@ -419,9 +419,10 @@ SIMTRACE_API void simtrace_read_params_init(simtrace_read_params *p);
 /*
  * Caller-supplied input, read sequentially.  read puts up to size bytes at
  * buf and returns how many (0: end of input), or -1 on failure.  Called
- * inside simtrace_reader_open_io and the cursor calls, on the thread that
- * makes them (the library starts no thread of its own to read).  The
- * struct is copied.
+ * inside simtrace_reader_open_io and the calls that read a sequential
+ * reader (the cursor calls, simtrace_reader_next_frame,
+ * simtrace_stats_next), on the thread that makes them (the library starts
+ * no thread of its own to read).  The struct is copied.
  */
 typedef struct simtrace_read_io {
     int64_t (*read)(void *opaque, void *buf, size_t size);

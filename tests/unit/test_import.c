@@ -260,6 +260,65 @@ static void stages(void)
           sizes[SIMTRACE_STAGE_BZIP2] != sizes[SIMTRACE_STAGE_ZLIB]);
 }
 
+/* The names of the streams an import took, by id (simtrace_import_params.taken). */
+typedef struct {
+    char names[16][300];
+} taken_names;
+
+static void note_taken(void *opaque, uint32_t id, const char *name)
+{
+    taken_names *t = opaque;
+    if (id < 16)
+        snprintf(t->names[id], sizeof t->names[id], "%s", name);
+}
+
+/* A wide value written after an import goes to the companion the import
+ * declared (NAME.vdata), not to a second one: the writer knows the
+ * importer's block streams as its own. */
+static void wide_after_import(void)
+{
+    membuf m = {0};
+    simtrace_writer *w = new_writer(&m, 0);
+    int fd = open("testdata/good/wide.bochs", O_RDONLY);
+    CHECK(fd >= 0);
+    taken_names t;
+    memset(&t, 0, sizeof t);
+    simtrace_import_params ip;
+    simtrace_import_params_init(&ip);
+    ip.taken = note_taken;
+    ip.opaque = &t;
+    simtrace_import_report rep;
+    CHECK(simtrace_writer_import(w, fd, "bochs", &ip, &rep) == SIMTRACE_OK);
+    close(fd);
+    /* an owner whose companion the import declared */
+    uint32_t owner = UINT32_MAX;
+    for (uint32_t i = 0; i < 16 && owner == UINT32_MAX; i++)
+        for (uint32_t j = 0; j < 16; j++) {
+            char want[310];
+            snprintf(want, sizeof want, "%s.vdata", t.names[i]);
+            if (t.names[i][0] && strcmp(t.names[j], want) == 0)
+                owner = i;
+        }
+    CHECK(owner != UINT32_MAX);
+    if (owner == UINT32_MAX) {
+        simtrace_writer_free(w);
+        free(m.p);
+        return;
+    }
+    simtrace_entry e = {.cycle = SIMTRACE_CYCLE_MAX - 1, .ip = 0x1000, .address = 0x2000};
+    uint8_t raw[32], value[16];
+    CHECK(simtrace_entry_pack(SIMTRACE_TYPE_D64, &e, raw) == SIMTRACE_OK);
+    for (int k = 0; k < 16; k++)
+        value[k] = (uint8_t)(0xa0 + k);
+    simtrace_error we = simtrace_writer_write_wide(w, owner, raw, value, sizeof value);
+    if (we != SIMTRACE_OK)
+        fprintf(stderr, "wide_after_import: %s: %s\n", simtrace_error_name(we), simtrace_writer_message(w));
+    CHECK(we == SIMTRACE_OK);
+    CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
+    simtrace_writer_free(w);
+    free(m.p);
+}
+
 int main(void)
 {
     const char *bin = getenv("SVPC_BIN");
@@ -276,5 +335,6 @@ int main(void)
     raw_compressed();
     bad_inputs();
     stages();
+    wide_after_import();
     return check_done("test_import");
 }
