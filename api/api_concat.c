@@ -63,24 +63,14 @@ static st_error by_writer(concat_ctx *cc, st_error e)
 }
 
 /* w's stream named as sp, added if new; one of that name must have sp's
- * type and entry size. */
+ * type and entry size (api_writer_take).  Refusing the stream (its type,
+ * its name) leaves the writer as it was; a failure to add it is the
+ * writer's. */
 static st_error stream_for(concat_ctx *cc, const st_stream_spec *sp, uint32_t *sid)
 {
-    st_writer *cw = cc->w->w;
-    if (st_writer_find_stream(cw, sp->name, sid)) {
-        size_t esz;
-        st_entry_type t = st_writer_stream_type(cw, *sid, NULL, &esz);
-        size_t want = sp->type == ST_TYPE_USER ? sp->entry_size : st_entry_size(sp->type);
-        if (t != sp->type || esz != want)
-            return st_diag_set(cc->d, ST_E_BAD_STREAM, "stream '%s' already holds %s entries of %zu bytes, not %s",
-                               sp->name, st_entry_name(t), esz, st_entry_name(sp->type));
-        return ST_OK;
-    }
-    st_error e = (st_error)api_writer_add(cc->w, sp, sid);
-    if (e == ST_E_USAGE)
-        return st_diag_set(cc->d, ST_E_USAGE, "cannot declare stream '%s' of type %s", sp->name,
-                           st_entry_name(sp->type));
-    return by_writer(cc, e);
+    int had = st_writer_find_stream(cc->w->w, sp->name, sid);
+    st_error e = api_writer_take(cc->w, sp, sid, cc->d);
+    return had || e == ST_E_USAGE ? e : by_writer(cc, e);
 }
 
 /* w's stream for the input's stream id, its owner first (depth: an owner
