@@ -536,15 +536,17 @@ slow_feed() {
              select($o); $| = 1; while (read($i, my $b, 32000)) { print $o $b or exit 0; sleep(0.1) }' "$1" "$2"
 }
 
-# wait_tmp_over BYTES: poll until a temporary output out.sim.tmp* holds
-# more than BYTES bytes.
+# wait_tmp_over BYTES PID: poll until a temporary output out.sim.tmp* holds
+# more than BYTES bytes, for at most 60 s (a loaded CI machine can start the
+# program late); fails at once, with what there is, when PID has ended.
 wait_tmp_over() {
     local n
-    for ((n = 0; n < 300; n++)); do
+    for ((n = 0; n < 600; n++)); do
         [[ -n $(find . -maxdepth 1 -name 'out.sim.tmp*' -size +"$1"c) ]] && return 0
+        kill -0 "$2" 2>/dev/null || fail "the program ended before writing $1 bytes: $(ls -l out.sim* 2>&1); $(cat err 2>&1)"
         sleep 0.1
     done
-    fail "no temporary output over $1 bytes"
+    fail "no temporary output over $1 bytes after 60 s: $(ls -l out.sim* 2>&1); $(cat err 2>&1)"
 }
 
 # int_then_term PID: SIGINT, then SIGTERM while the first is handled (both
@@ -582,7 +584,7 @@ kept_prefix() {
         feeder=$!
         perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$prog" -T1 --frame-size 1000 -s none -o out.sim fifo 2>err &
         pid=$!
-        wait_tmp_over 2000
+        wait_tmp_over 2000 $pid
         int_then_term $pid
         st=0
         wait $pid || st=$?
@@ -621,7 +623,7 @@ kept_prefix() {
     local feeder=$! st=0 pid tmp
     perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 --frame-size 1000 -s none -o out.sim fifo 2>err &
     pid=$!
-    wait_tmp_over 2000
+    wait_tmp_over 2000 $pid
     echo other >out.sim
     int_then_term $pid
     wait $pid || st=$?
@@ -688,7 +690,7 @@ kept_prefix() {
     st=0
     perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 -o out.sim fifo 2>err &
     pid=$!
-    wait_tmp_over 63
+    wait_tmp_over 63 $pid
     sleep 0.2
     kill -INT $pid
     wait $pid || st=$?
@@ -760,7 +762,7 @@ kept_prefix() {
     holder=$!
     perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$PACK" -T1 --type d64 -o out.sim fifo 2>err &
     pid=$!
-    wait_tmp_over 63
+    wait_tmp_over 63 $pid
     sleep 1
     kill -INT $pid
     for ((n = 0; n < 100; n++)); do
