@@ -969,7 +969,10 @@ targets() {
 # less than 80% of simtrace-cat's raw throughput on the same range), by CPU
 # time, -T1, on 128 MiB of corpus lackey entries (4 frames): entries
 # [a, b) through simtrace's Stream.raw (one buffer, simtrace_reader_read)
-# and stream[a:b] (the structured array, through a cursor), measured inside
+# stream[a:b] (the structured array, through a cursor) and stream.read(a, b,
+# out=) into one array reused from run to run (issue 24: the target is
+# judged on it, as the first touch of a fresh 128 MiB array is the
+# caller's memory, not the reader's work), measured inside
 # the interpreter (scripts/py-bench.py: its start and numpy's import are
 # not counted; median of max(5, BENCH_RUNS)), against simtrace-cat -T1
 # --entries a:b writing to /dev/null and to a file (median of as many
@@ -988,7 +991,7 @@ python_part() {
     for k in "$((n / 3)) $((n / 3 + 500000))" "$((n / 2 - 1000000)) $((n / 2 + 1000000))" "1000 $((n - 1000))"; do
         read -r a b <<<"$k"
         note "python: reading [$a, $b)"
-        local cn=() cf=() pr pn mcn mcf
+        local cn=() cf=() pr pn pi mcn mcf
         for ((i = 0; i < runs; i++)); do
             if "$TIME_BIN" -f '%U %S' -o "$TMP/cpu" "$CAT" -T1 --entries "$a:$b" "$TMP/py.sim" >/dev/null; then
                 cn+=("$(awk '{ printf "%.3f", $1 + $2 }' "$TMP/cpu")")
@@ -997,19 +1000,20 @@ python_part() {
                 cf+=("$(awk '{ printf "%.3f", $1 + $2 }' "$TMP/cpu")")
             else cf+=(FAIL); fi
         done
-        read -r pr pn < <("$PY" "$ROOT/scripts/py-bench.py" "$TMP/py.sim" "$a" "$b" "$runs" "$TMP/py.out" || echo FAIL FAIL)
-        any_fail "${cn[@]}" "${cf[@]}" "$pr" "$pn" && { fail "python: reading [$a, $b) failed"; return; }
+        read -r pr pn pi < <("$PY" "$ROOT/scripts/py-bench.py" "$TMP/py.sim" "$a" "$b" "$runs" "$TMP/py.out" || echo FAIL FAIL FAIL)
+        any_fail "${cn[@]}" "${cf[@]}" "$pr" "$pn" "$pi" && { fail "python: reading [$a, $b) failed"; return; }
         local same=no
         cmp -s "$TMP/py.out" "$TMP/py.cat" && same=yes
         [[ $same == yes ]] || fail "python: [$a, $b) through the package differs from simtrace-cat's"
         mcn=$(median "${cn[@]}") mcf=$(median "${cf[@]}")
-        printf '  [%s, %s) (%s entries): simtrace-cat %6.3f s (to /dev/null), %6.3f s (to a file); Stream.raw %6.3f s, stream[a:b] %6.3f s: numpy at %s%% / %s%% of its throughput (target: at least 80%%: %s); same bytes: %s\n' \
+        printf '  [%s, %s) (%s entries): simtrace-cat %6.3f s (to /dev/null), %6.3f s (to a file); Stream.raw %6.3f s, stream[a:b] %6.3f s (%s%% / %s%% of its throughput), read(out=) %6.3f s: %s%% / %s%% (target: at least 80%%: %s); same bytes: %s\n' \
             "$a" "$b" "$(group $((b - a)))" "$mcn" "$mcf" "$pr" "$pn" "$(pct "$mcn" "$pn")" "$(pct "$mcf" "$pn")" \
-            "$(verdict "$pn" "$(cmpf "$(div "$mcn" "$pn" %.4f)" 0.8 ">=")")" "$same"
+            "$pi" "$(pct "$mcn" "$pi")" "$(pct "$mcf" "$pi")" "$(verdict "$pi" "$(cmpf "$(div "$mcn" "$pi" %.4f)" 0.8 ">=")")" "$same"
         tsv python "read_$((b - a))" cat_devnull_cpu_s "$mcn"
         tsv python "read_$((b - a))" cat_file_cpu_s "$mcf"
         tsv python "read_$((b - a))" py_raw_cpu_s "$pr"
         tsv python "read_$((b - a))" py_numpy_cpu_s "$pn"
+        tsv python "read_$((b - a))" py_into_cpu_s "$pi"
     done
     rm -f "$TMP"/py.sim "$TMP"/py.out "$TMP"/py.cat
     echo

@@ -114,6 +114,20 @@ def unpack(kind, raw):
     return out
 
 
+def _out_view(out, dtype, n):
+    """out checked as a destination of n elements of dtype: a numpy array
+    of that dtype, C-contiguous, writable and big enough.  Returns out."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError("out must be a numpy array, not %s" % type(out).__name__)
+    if out.dtype != dtype:
+        raise TypeError("out has dtype %s; this stream reads into %s" % (out.dtype, np.dtype(dtype)))
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out must be C-contiguous and writable")
+    if out.size < n:
+        raise ValueError("out holds %d elements; the range needs %d" % (out.size, n))
+    return out
+
+
 class Stream:
     """One stream of an open trace.  len(s) is its entry count; s[a:b],
     s[a:b:step] and s[i] read entries (only those of the range); see the
@@ -152,14 +166,18 @@ class Stream:
         return "<simtrace.Stream %r %s: %d entries, %d frames, %d bytes stored>" % (
             self.name, self.type_name, self.entries, self.frame_count, self.stored_bytes)
 
-    def raw(self, a=0, b=None):
+    def raw(self, a=0, b=None, out=None):
         """Entries [a, b) (b None: to the end; b is clipped to the end) in
-        their raw layout, as a uint8 array."""
+        their raw layout, as a uint8 array.  out: a C-contiguous, writable
+        uint8 array of at least that many bytes, filled from its start
+        instead of a new array (the result is then a view of it), so
+        that repeated reads reuse one buffer."""
         b = UINT64_MAX if b is None else b
         if a < 0 or b < 0:
             raise SimtraceError(ERRORS["E_RANGE"], "negative entry index", self.name)
         n = max(0, min(b, self.entries) - a)
-        buf = np.empty(n * self.entry_size, dtype=np.uint8)
+        buf = np.empty(n * self.entry_size, dtype=np.uint8) if out is None else \
+            _out_view(out, np.uint8, n * self.entry_size).reshape(-1)[:n * self.entry_size]
         cnt = ctypes.c_uint64()
         self._t._check(_L.simtrace_reader_read(self._t._h(), self.index, a, b, buf.ctypes.data, buf.nbytes,
                                                ctypes.byref(cnt)), self.name)
@@ -173,16 +191,23 @@ class Stream:
             return unpack(self.type, raw)
         return raw.reshape(-1, self.entry_size)
 
-    def read(self, a=0, b=None):
+    def read(self, a=0, b=None, out=None):
         """Entries [a, b) as an array of DTYPE (memory streams) or an
-        (n, entry_size) uint8 array (other types)."""
+        (n, entry_size) uint8 array (other types).  out: an array to fill
+        instead of a new one, C-contiguous and writable, with room for at
+        least the range (DTYPE for memory streams, uint8 for the others,
+        of any shape); the result is a view of its start.  Reading into
+        one array again and again skips the first touch of fresh memory,
+        which costs as much as a fifth of a large read."""
         if not self.is_memory:
-            return self._entries(self.raw(a, b))
+            if out is not None:
+                out = _out_view(out, np.uint8, 0).reshape(-1)
+            return self._entries(self.raw(a, b, out))
         b = self.entries if b is None else min(b, self.entries)
         if a < 0 or a > self.entries:
             self.raw(a, a)  # the library says what is wrong
         n = max(0, b - a)
-        out = np.empty(n, dtype=DTYPE)
+        out = np.empty(n, dtype=DTYPE) if out is None else _out_view(out, DTYPE, n).reshape(-1)[:n]
         if n == 0:
             return out
         # a cursor decodes each frame once and lends its part of the range

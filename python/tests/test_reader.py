@@ -69,6 +69,42 @@ def test_slices_are_simtrace_cat_bytes(traces):
             s[n]
 
 
+def test_read_into_a_callers_array(traces):
+    """out= fills the caller's array from its start, the result a view of
+    it, with the entries a new array would hold; a wrong out is refused
+    before anything is read."""
+    with simtrace.open(traces["bios"]) as t:
+        s = t["bios.read"]
+        buf = np.full(50000, 0xAB, dtype=np.uint8).view(np.uint8)
+        dst = np.zeros(45000, dtype=simtrace.DTYPE)
+        for a, b in [(0, 40000), (39999, 40001), (len(s) - 7, len(s) + 50), (5, 5)]:
+            got = s.read(a, b, out=dst)
+            want = s.read(a, b)
+            assert (len(got) == 0 or np.shares_memory(got, dst)) and got.tobytes() == want.tobytes(), (a, b)
+            assert len(got) == len(want) and got.__array_interface__["data"][0] == dst.ctypes.data
+            r = s.raw(a, min(b, a + 1500), out=buf)
+            assert (len(r) == 0 or np.shares_memory(r, buf)) and r.tobytes() == s.raw(a, min(b, a + 1500)).tobytes()
+        with pytest.raises(ValueError, match="holds 10 elements; the range needs 11"):
+            s.read(0, 11, out=np.zeros(10, dtype=simtrace.DTYPE))
+        with pytest.raises(TypeError, match="dtype"):
+            s.read(0, 1, out=np.zeros(10, dtype=np.uint64))
+        with pytest.raises(ValueError, match="C-contiguous"):
+            s.read(0, 2, out=np.zeros(20, dtype=simtrace.DTYPE)[::2])
+        ro = np.zeros(10, dtype=simtrace.DTYPE)
+        ro.flags.writeable = False
+        with pytest.raises(ValueError, match="writable"):
+            s.read(0, 2, out=ro)
+        with pytest.raises(TypeError, match="numpy array"):
+            s.raw(0, 1, out=bytearray(64))
+        with pytest.raises(ValueError, match="the range needs 64"):
+            s.raw(0, 2, out=np.zeros(63, dtype=np.uint8))
+    with simtrace.open(traces["user"]) as t:
+        s = t.stream()
+        rows = np.zeros((200, 7), dtype=np.uint8)
+        got = s.read(out=rows)
+        assert got.shape == (150, 7) and np.shares_memory(got, rows) and got.tobytes() == s[:].tobytes()
+
+
 def test_m64_fields(traces):
     with simtrace.open(traces["bios"]) as t:
         s, d = t["bios.m64"], t["bios.read"]
