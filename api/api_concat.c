@@ -1,7 +1,9 @@
 /* api_concat.c - concatenation by copying frames, and repair, of the
  * public API (include/simtrace.h, advanced: packing). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,16 +370,53 @@ SIMTRACE_API simtrace_error simtrace_repair_fd(int fd, int out_fd, const simtrac
     return repair(fd, out_fd, NULL, NULL, params, rep ? rep : &own);
 }
 
+/* The new file of simtrace_repair: written under a temporary name beside
+ * out_path and renamed over it only once complete and on the disk, so
+ * that a failure, a crash or a full disk leaves a file of that name as it
+ * was.  Something not a regular file at out_path (a device, a FIFO) is
+ * written directly: renaming would replace the node. */
 typedef struct {
     const char *path;
+    char *tmp; /* the temporary name; NULL: writing path directly */
     int fd;
 } out_file;
 
 static int open_out_file(void *arg)
 {
+    static atomic_uint serial; /* distinct names for repairs run in parallel */
     out_file *of = arg;
-    of->fd = open(of->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    struct stat so;
+    if (stat(of->path, &so) == 0 && !S_ISREG(so.st_mode))
+        return of->fd = open(of->path, O_WRONLY | O_CLOEXEC);
+    size_t room = strlen(of->path) + 40;
+    if (!(of->tmp = malloc(room)))
+        return -1;
+    for (unsigned tries = 0; tries < 100; tries++) {
+        snprintf(of->tmp, room, "%s.tmp%ld.%u", of->path, (long)getpid(), atomic_fetch_add(&serial, 1u));
+        /* (O_EXCL: never another's file; 0666 as a plain create, less umask) */
+        if ((of->fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) >= 0 || errno != EEXIST)
+            break;
+    }
+    if (of->fd < 0) {
+        free(of->tmp);
+        of->tmp = NULL;
+    }
     return of->fd;
+}
+
+/* The end of out_file's writing: on success synced, closed and renamed
+ * into place; otherwise the temporary file removed.  Returns e, or
+ * SIMTRACE_E_WRITE when finishing failed. */
+static simtrace_error close_out_file(out_file *of, simtrace_error e, simtrace_repair_report *rep)
+{
+    if (e == SIMTRACE_OK && (fsync(of->fd) != 0 || close(of->fd) != 0 || (of->tmp && rename(of->tmp, of->path) != 0)))
+        e = SIMTRACE_E_WRITE, rep->output_failed = 1;
+    else if (e != SIMTRACE_OK)
+        API_KEEP_ERRNO(close(of->fd));
+    if (e != SIMTRACE_OK && of->tmp)
+        API_KEEP_ERRNO(unlink(of->tmp));
+    free(of->tmp);
+    return e;
 }
 
 SIMTRACE_API simtrace_error simtrace_repair(const char *path, const char *out_path,
@@ -399,21 +438,12 @@ SIMTRACE_API simtrace_error simtrace_repair(const char *path, const char *out_pa
         close(fd);
         return SIMTRACE_E_USAGE;
     }
-    out_file of = {out_path, -1};
+    out_file of = {out_path, NULL, -1};
     simtrace_error e = repair(fd, -1, out_path ? open_out_file : NULL, &of, params, rep);
-    /* the repaired file reaches the disk before the call says so */
-    if (e == SIMTRACE_OK && rep->written && fsync(out_path ? of.fd : fd) != 0) {
-        rep->output_failed = 1;
-        e = SIMTRACE_E_WRITE;
-    }
-    if (of.fd >= 0) {
-        if (close(of.fd) != 0 && e == SIMTRACE_OK) {
-            rep->output_failed = 1;
-            e = SIMTRACE_E_WRITE;
-        }
-        if (e != SIMTRACE_OK)
-            API_KEEP_ERRNO(unlink(out_path));
-    }
+    if (of.fd >= 0)
+        e = close_out_file(&of, e, rep);
+    else if (e == SIMTRACE_OK && rep->written && fsync(fd) != 0) /* in place: on the disk before we say so */
+        e = SIMTRACE_E_WRITE, rep->output_failed = 1;
     API_KEEP_ERRNO(close(fd));
     return e;
 }

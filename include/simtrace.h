@@ -1341,9 +1341,13 @@ typedef struct simtrace_repair_report {
 /*
  * Repair the container at path, in place (out_path NULL: the bytes after
  * the frames kept are cut off and the directory and footer written there,
- * then the file is fsynced) or into out_path (created or truncated, mode
- * 0666 before umask; path is not changed; removed again if the repair
- * fails).  A complete container is left alone in place, and copied as it
+ * then the file is fsynced) or into out_path (path is not changed): the
+ * new file is written beside out_path under a temporary name
+ * (out_path.tmpPID.N, mode 0666 less the umask), fsynced and renamed over
+ * out_path only when complete, so that a failure (a full disk included)
+ * leaves whatever was at out_path as it was and no temporary file; an
+ * out_path that exists and is not a regular file (a FIFO, a device) is
+ * written directly.  A complete container is left alone in place, and copied as it
  * is into out_path.  params NULL: the defaults.  *rep (NULL: not wanted)
  * is filled on return, failure included.
  * Returns SIMTRACE_OK (rep->frames_after > 0 into a new file: it is a

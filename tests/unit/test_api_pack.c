@@ -9,11 +9,14 @@
  * (SVPC_BIN names another directory), its --concat and --repair must give
  * the bytes the calls give. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -276,6 +279,50 @@ static uint64_t frame_offset(const char *path, uint32_t s, uint64_t k)
     return fi.offset;
 }
 
+/* A repair into out_path that cannot write (a file size limit standing in
+ * for a full disk, in a child, SIGXFSZ ignored) fails with
+ * SIMTRACE_E_WRITE and leaves the file already at out_path as it was, and
+ * no temporary file beside it.  in_size: bytes of the container at in. */
+static int repair_full_disk_keeps_output(const char *in, const char *out_path, size_t in_size)
+{
+    static const char old[] = "the user's file, kept";
+    if (spit(out_path, (const uint8_t *)old, sizeof old - 1) != 0)
+        return 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {in_size / 2, in_size / 2};
+        simtrace_repair_report rep;
+        _exit(setrlimit(RLIMIT_FSIZE, &rl) == 0 && simtrace_repair(in, out_path, NULL, &rep) == SIMTRACE_E_WRITE &&
+                      rep.output_failed
+                  ? 0
+                  : 1);
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return 0;
+    size_t n;
+    uint8_t *b = slurp(out_path, &n);
+    int kept = b && n == sizeof old - 1 && memcmp(b, old, n) == 0;
+    free(b);
+    /* nothing else beside it: the temporary names start with out_path */
+    char where[600];
+    snprintf(where, sizeof where, "%s", out_path);
+    char *slash = strrchr(where, '/');
+    const char *base = slash ? slash + 1 : out_path;
+    if (slash)
+        *slash = 0;
+    DIR *d = opendir(slash ? where : ".");
+    struct dirent *de;
+    size_t blen = strlen(base);
+    while (d && (de = readdir(d)))
+        if (strncmp(de->d_name, base, blen) == 0 && de->d_name[blen] != 0)
+            kept = 0;
+    if (d)
+        closedir(d);
+    return kept;
+}
+
 static void test_repair(const char *a)
 {
     char cut[600], fixed[600], cut_cli[600], fixed_cli[600];
@@ -298,6 +345,7 @@ static void test_repair(const char *a)
     CHECK(same_files(fixed, a));
     CHECK(simtrace_repair(cut, cut, NULL, &rep) == SIMTRACE_E_USAGE);
     CHECK(simtrace_repair(NULL, NULL, NULL, &rep) == SIMTRACE_E_USAGE);
+    CHECK(repair_full_disk_keeps_output(cut, fixed, n));
     errno = 0;
     CHECK(simtrace_repair("/nonexistent.sim", NULL, NULL, &rep) == SIMTRACE_E_READ && errno == ENOENT);
 
