@@ -75,7 +75,7 @@ SIMTRACE_API void simtrace_read_params_init(simtrace_read_params *p)
 /* ---- opening ---- */
 
 /* Called from st_reader_next (sequential reads). */
-static void on_stream(void *arg, const st_stream_info *s);
+static st_error on_stream(void *arg, const st_stream_info *s);
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f);
 
 static simtrace_error open_reader(simtrace_reader **out, const char *path, int fd, const simtrace_read_io *io,
@@ -502,25 +502,27 @@ SIMTRACE_API simtrace_error simtrace_reader_value(simtrace_reader *r, uint32_t i
 
 /* The reader's callbacks (sequential), called inside st_reader_next. */
 
-static void on_stream(void *arg, const st_stream_info *s)
+/* The reader's list grows with each descriptor read: a stream it could
+ * not record would shift every later stream's index, so that fails the
+ * read instead. */
+static st_error on_stream(void *arg, const st_stream_info *s)
 {
     simtrace_reader *rd = arg;
     if (rd->nseen == rd->capseen) {
         uint32_t nc = rd->capseen ? 2 * rd->capseen : 8;
         st_stream_info *ns = api_malloc(&rd->al, nc * sizeof *ns);
-        if (ns) {
-            if (rd->nseen)
-                memcpy(ns, rd->seen, rd->nseen * sizeof *ns);
-            api_free(&rd->al, rd->seen);
-            rd->seen = ns;
-            rd->capseen = nc;
-        }
+        if (!ns)
+            return ST_E_NOMEM;
+        if (rd->nseen)
+            memcpy(ns, rd->seen, rd->nseen * sizeof *ns);
+        api_free(&rd->al, rd->seen);
+        rd->seen = ns;
+        rd->capseen = nc;
     }
-    if (rd->nseen < rd->capseen) {
-        rd->seen[rd->nseen] = *s;
-        rd->seen[rd->nseen].entries = rd->seen[rd->nseen].frames = 0;
-        rd->nseen++;
-    }
+    rd->seen[rd->nseen] = *s;
+    rd->seen[rd->nseen].entries = rd->seen[rd->nseen].frames = 0;
+    rd->nseen++;
+    return ST_OK;
 }
 
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)

@@ -344,8 +344,9 @@ typedef struct {
      * then read to its end as a regular file is through its directory. */
     int resync;
     /* Optional: hears of each stream as its descriptor is read (s is
-     * valid during the call). */
-    void (*on_stream)(void *arg, const st_stream_info *s);
+     * valid during the call); an error it returns (ST_E_NOMEM: it could
+     * not record the stream) stops the read, as a bad descriptor would. */
+    st_error (*on_stream)(void *arg, const st_stream_info *s);
     void *stream_arg;
 } st_read_opts;
 

@@ -181,9 +181,7 @@ static st_error add_stream(st_reader *r, const st_frame_header *h, const uint8_t
         r->cap = nc;
     }
     r->s[r->ns++] = si;
-    if (r->o.on_stream)
-        r->o.on_stream(r->o.stream_arg, &r->s[r->ns - 1]);
-    return ST_OK;
+    return r->o.on_stream ? r->o.on_stream(r->o.stream_arg, &r->s[r->ns - 1]) : ST_OK;
 }
 
 /* ---- a salvage past damaged frame headers (st_read_opts.resync) ---- */

@@ -72,6 +72,10 @@ static void count_free(void *opaque, void *p)
     free(p);
 }
 
+/* count_alloc, or NULL while refuse_allocs is set. */
+static int refuse_allocs;
+static void *refusing_alloc(void *opaque, size_t n) { return refuse_allocs ? NULL : count_alloc(opaque, n); }
+
 /* An allocator whose free sets errno, as a logging one might: the opens
  * promise the system's reason in errno, past their own cleanup. */
 static void *plain_alloc(void *opaque, size_t n)
@@ -813,6 +817,20 @@ static void test_next_frame(const char *path)
         n += f.count;
     CHECK(e == SIMTRACE_E_TRUNCATED && n > 0 && simtrace_reader_message(r)[0] != 0);
     CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_E_TRUNCATED);
+    simtrace_reader_free(r);
+    /* the caller's allocator fails once the reader is open: the stream
+     * list cannot grow at the first descriptor, and the read says so
+     * rather than go on without the stream (whose frames would have been
+     * given under another stream's index) */
+    m = (memin){file, len, 0};
+    simtrace_allocator al = {refusing_alloc, count_free, NULL};
+    simtrace_read_params_init(&rp);
+    rp.allocator = &al;
+    refuse_allocs = 0;
+    CHECK(simtrace_reader_open_io(&r, &io, &rp) == SIMTRACE_OK);
+    refuse_allocs = 1;
+    CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_E_NOMEM && f.count == 0);
+    refuse_allocs = 0;
     simtrace_reader_free(r);
     free(file);
 }
