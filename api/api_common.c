@@ -67,6 +67,17 @@ simtrace_error api_fail(char *msg, st_error e, const st_diag *d)
     return api_error(e);
 }
 
+void api_place_set(simtrace_input_place *p, const st_diag *d)
+{
+    memset(p, 0, sizeof *p);
+    p->offset = d ? d->offset : UINT64_MAX;
+    p->line = d ? d->line : UINT64_MAX;
+    p->frame = d ? d->frame : UINT64_MAX;
+    p->stream = d ? d->stream : UINT64_MAX;
+    if (d)
+        snprintf(p->detail, sizeof p->detail, "%s", d->detail);
+}
+
 SIMTRACE_API size_t simtrace_type_size(int type)
 {
     return type > SIMTRACE_TYPE_NONE && type <= SIMTRACE_TYPE_USER ? st_entry_size((st_entry_type)type) : 0;

@@ -29,20 +29,11 @@ SIMTRACE_API void simtrace_import_params_init(simtrace_import_params *p)
         memset(p, 0, sizeof *p);
 }
 
-static void place_set(simtrace_input_place *p, const st_diag *d)
-{
-    memset(p, 0, sizeof *p);
-    p->offset = d ? d->offset : UINT64_MAX;
-    p->line = d ? d->line : UINT64_MAX;
-    if (d)
-        snprintf(p->detail, sizeof p->detail, "%s", d->detail);
-}
-
 static void report_init(simtrace_import_report *rep)
 {
     memset(rep, 0, sizeof *rep);
-    place_set(&rep->where, NULL);
-    place_set(&rep->unpack_where, NULL);
+    api_place_set(&rep->where, NULL);
+    api_place_set(&rep->unpack_where, NULL);
 }
 
 /* A call refused before reading anything. */
@@ -113,8 +104,8 @@ static simtrace_error finish(simtrace_writer *w, st_error e, st_diag *d, unpacke
     API_KEEP_ERRNO(ze = st_decomp_close(u->dz, drain, &zd)); /* errno: the reason of a read error */
     rep->unpack_error = (uint32_t)api_error(ze);
     rep->read_error = (uint32_t)api_error(e);
-    place_set(&rep->unpack_where, &zd);
-    place_set(&rep->where, d);
+    api_place_set(&rep->unpack_where, &zd);
+    api_place_set(&rep->where, d);
     rep->usable = e == ST_OK || ((st_error_is_data(e) || e == ST_E_USAGE) && !writer_failed);
     if (ze != ST_OK && e != ST_E_WRITE) {
         e = ze;
@@ -183,7 +174,7 @@ static st_error sink_refuses(import_ctx *ic, st_error e, const char *detail)
     snprintf(ic->sink_diag.detail, sizeof ic->sink_diag.detail, "%s", detail);
     if (ic->p->warn) {
         simtrace_input_place where;
-        place_set(&where, NULL);
+        api_place_set(&where, NULL);
         snprintf(where.detail, sizeof where.detail, "%s", detail);
         ic->p->warn(ic->p->opaque, api_error(e), &where);
         ic->sink_diag.detail[0] = 0; /* said */
@@ -259,7 +250,7 @@ static void imp_warn(void *arg, const st_diag *d)
 {
     const simtrace_import_params *p = ((import_ctx *)arg)->p;
     simtrace_input_place where;
-    place_set(&where, d);
+    api_place_set(&where, d);
     p->warn(p->opaque, SIMTRACE_E_SYNTAX, &where);
 }
 

@@ -36,6 +36,9 @@ simtrace_error api_error(st_error e);
  * api_error(e).  d may be NULL. */
 simtrace_error api_fail(char *msg, st_error e, const st_diag *d);
 
+/* *p: the place d gives (d NULL: nothing known). */
+void api_place_set(simtrace_input_place *p, const st_diag *d);
+
 /* The parts of a reader (api_read.c) that the recovery calls
  * (api_recover.c) use: its index (NULL for a sequential reader) and its
  * message buffer (API_MSG_MAX bytes). */

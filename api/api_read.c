@@ -30,7 +30,10 @@ struct simtrace_reader {
     simtrace_cursor *cur; /* the one cursor, NULL before it */
     int cursor_made;      /* a cursor, or simtrace_reader_next_frame, reads the input */
     int all_frames;       /* simtrace_reader_next_frame: every frame is decoded */
-    st_diag next_d;       /* the reader's own, through simtrace_reader_next_frame */
+    st_diag next_d;       /* the reader's own, through simtrace_reader_next_frame,
+                             or the open's (open_failed) */
+    st_error open_failed; /* kept by keep_failed: every read gives it */
+    int next_failed;      /* simtrace_reader_next_frame failed: next_d says where */
     /* the streams seen so far, with the frames and entries read of each */
     st_stream_info *seen;
     uint32_t nseen, capseen;
@@ -89,7 +92,7 @@ static simtrace_error open_reader(simtrace_reader **out, const char *path, int f
         simtrace_read_params_init(&def);
         pp = &def;
     }
-    if (pp->threads > ST_MAX_THREADS || pp->ignore_check > 1)
+    if (pp->threads > ST_MAX_THREADS || pp->ignore_check > 1 || pp->keep_failed > 1)
         return SIMTRACE_E_USAGE;
     api_alloc al;
     api_alloc_init(&al, pp->allocator);
@@ -130,6 +133,17 @@ static simtrace_error open_reader(simtrace_reader **out, const char *path, int f
         } else {
             e = st_reader_new(&rd->r, rd->fd, &ro, &d);
         }
+    }
+    if (e != ST_OK && rd->p.keep_failed && e != ST_E_NOMEM && e != ST_E_USAGE) {
+        /* the handle stays to say what and where; it reads nothing more */
+        st_index_free(rd->ix);
+        st_reader_free(rd->r);
+        rd->ix = NULL;
+        rd->r = NULL;
+        rd->next_d = d;
+        rd->open_failed = e;
+        *out = rd;
+        return api_fail(rd->msg, e, &d);
     }
     if (e != ST_OK) {
         API_KEEP_ERRNO(simtrace_reader_free(rd));
@@ -707,6 +721,8 @@ SIMTRACE_API simtrace_error simtrace_cursor_open(simtrace_cursor **out, simtrace
     st_range rg;
     if (range_in(range, &rg) != SIMTRACE_OK)
         return SIMTRACE_E_USAGE;
+    if (r->open_failed)
+        return api_fail(r->msg, r->open_failed, &r->next_d);
     simtrace_cursor *c = api_calloc(&r->al, sizeof *c);
     if (!c)
         return SIMTRACE_E_NOMEM;
@@ -908,6 +924,8 @@ SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtr
     if (!r || !f)
         return SIMTRACE_E_USAGE;
     memset(f, 0, sizeof *f);
+    if (r->open_failed)
+        return api_fail(r->msg, r->open_failed, &r->next_d);
     if (!r->r || (r->cursor_made && !r->all_frames)) {
         snprintf(r->msg, sizeof r->msg, r->r ? "a sequential reader reads its input once: its cursor does"
                                              : "this call reads sequentially (a pipe); a file has random access");
@@ -924,16 +942,28 @@ SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtr
     /* (a frame of no entries would read as the end) */
     while ((e = st_reader_next(r->r, &o, &r->next_d)) == ST_OK && o.s && !o.n)
         ;
-    if (e != ST_OK)
+    if (e != ST_OK) {
+        r->next_failed = 1;
         return api_fail(r->msg, e, &r->next_d);
+    }
     if (!o.s)
         return SIMTRACE_OK;
     for (uint32_t i = 0; i < r->nseen; i++)
         if (r->seen[i].id == o.s->id)
             f->index = i;
     f->first_entry = o.first;
+    f->seq = o.seq;
+    f->offset = o.offset;
     f->count = o.n;
     f->entries = o.n ? o.entries : NULL;
+    return SIMTRACE_OK;
+}
+
+SIMTRACE_API simtrace_error simtrace_reader_place(const simtrace_reader *r, simtrace_input_place *where)
+{
+    if (!r || !where)
+        return SIMTRACE_E_USAGE;
+    api_place_set(where, r->next_failed || r->open_failed ? &r->next_d : NULL);
     return SIMTRACE_OK;
 }
 
@@ -946,6 +976,8 @@ const st_stream_info *api_reader_stream(const simtrace_reader *r, uint32_t index
 
 st_error api_reader_claim(simtrace_reader *r)
 {
+    if (r->open_failed)
+        return r->open_failed;
     if (r->ix || r->cursor_made)
         return ST_E_STATE;
     r->cursor_made = 1;

@@ -9,9 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/st_error.h"
 #include "../common/st_io.h"
-#include "../frames/container.h"
+#include "../include/simtrace.h"
 #include "cli_util.h"
 
 static void usage(FILE *f, const char *cmd)
@@ -47,43 +46,114 @@ static const struct option longopts[] = {
     {"ignore-check", no_argument, NULL, 'I'},
     {NULL, 0, NULL, 0}};
 
-typedef struct {
-    int fd;
-    uint32_t stream;
-    int have_stream;
-    uint64_t entries, bytes;
-    double t0, last;
-    int verbose;
-    const st_reader *r;
-} sink_state;
-
-static st_error sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *entries, size_t n)
+/* *where: nothing known but detail. */
+static void place_only(simtrace_input_place *where, const char *detail)
 {
-    sink_state *st = arg;
-    (void)first;
-    if (!st->have_stream) {
-        st->stream = s->id;
-        st->have_stream = 1;
+    memset(where, 0, sizeof *where);
+    where->offset = where->line = where->frame = where->stream = UINT64_MAX;
+    snprintf(where->detail, sizeof where->detail, "%s", detail);
+}
+
+/* The input, read sequentially through the public reader's callback. */
+static int64_t read_input(void *opaque, void *buf, size_t size)
+{
+    for (;;) {
+        ssize_t n = read(*(const int *)opaque, buf, size);
+        if (n >= 0 || errno != EINTR)
+            return n;
     }
-    /* (testing, fd < 0, goes through every stream: a second one is
-     * reported after the read, as the check of a whole container) */
-    if (s->id != st->stream && st->fd >= 0)
-        return ST_E_BAD_STREAM;
-    size_t bytes = n * s->entry_size;
-    st->entries += n;
-    st->bytes += bytes;
-    if (st->verbose && cli_progress_due(&st->last)) {
-        fprintf(stderr, "\r%s: %llu entries, %.1f MB %s, %.1f MB/s", cli_prog, (unsigned long long)st->entries,
-                st->bytes / 1e6, st->fd >= 0 ? "out" : "checked", st->bytes / 1e6 / (st->last - st->t0));
+}
+
+/* -v's line: entries and megabytes so far, and the rate. */
+static void progress(uint64_t entries, uint64_t bytes, int test, double t0, double now, const char *end)
+{
+    fprintf(stderr, "\r%s: %llu entries, %.1f MB %s, %.1f MB/s%s", cli_prog, (unsigned long long)entries,
+            bytes / 1e6, test ? "checked" : "out", bytes / 1e6 / (now - t0 + 1e-9), end);
+}
+
+/* A regular file read from its start (named, or on standard input as
+ * < FILE): its directory, when whole, says how many streams it holds, so
+ * that a container this program cannot write out is refused before any
+ * output exists (a file without its directory is listed through its
+ * frame headers).  The reader uses pread and leaves the offset alone.
+ * Returns the streams, or 0 when not known; a file that cannot be listed
+ * is read sequentially all the same, which reports the damage after the
+ * intact frames. */
+static uint32_t streams_of_file(int fd)
+{
+    struct stat st;
+    simtrace_reader *ix;
+    uint32_t n = 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_CUR) != 0 ||
+        simtrace_reader_open_fd(&ix, fd, NULL) != SIMTRACE_OK)
+        return 0;
+    if (simtrace_reader_stream_count(ix, &n) != SIMTRACE_OK)
+        n = 0;
+    simtrace_reader_free(ix);
+    return n;
+}
+
+/* Every frame of the input to out_fd (-1: checked only, -t), which must
+ * all be of one stream when written; the place of a failure in *where. */
+static simtrace_error decompress(int in_fd, int out_fd, const simtrace_read_params *rp, int verbose, int test,
+                                 simtrace_input_place *where)
+{
+    simtrace_read_io io = {read_input, &in_fd};
+    simtrace_reader *r = NULL;
+    simtrace_frame f;
+    uint64_t entries = 0, bytes = 0;
+    uint32_t first = UINT32_MAX, streams = 0;
+    double t0 = cli_now(), last = t0;
+    simtrace_error e = simtrace_reader_open_io(&r, &io, rp);
+    while (e == SIMTRACE_OK && (e = simtrace_reader_next_frame(r, &f)) == SIMTRACE_OK && f.count) {
+        simtrace_stream_info si;
+        if ((e = simtrace_reader_stream_info(r, f.index, &si)) != SIMTRACE_OK)
+            break;
+        if (first == UINT32_MAX)
+            first = f.index;
+        /* (testing goes through every stream: a second one is reported
+         * after the read, as the check of a whole container) */
+        if (f.index != first && out_fd >= 0) {
+            place_only(where, "container holds more than one stream; use simtrace-cat --stream NAME");
+            where->offset = f.offset;
+            where->frame = f.seq;
+            where->stream = si.id;
+            simtrace_reader_free(r);
+            return SIMTRACE_E_BAD_STREAM;
+        }
+        entries += f.count;
+        bytes += f.count * si.entry_size;
+        if (verbose && cli_progress_due(&last))
+            progress(entries, bytes, test, t0, last, "");
+        if (out_fd >= 0 && st_write_all(out_fd, f.entries, f.count * si.entry_size) != ST_OK) {
+            int why = errno; /* EPIPE: a quiet end (cli_report) */
+            simtrace_reader_free(r);
+            errno = why;
+            return SIMTRACE_E_WRITE;
+        }
     }
-    return st->fd >= 0 ? st_write_all(st->fd, entries, bytes) : ST_OK;
+    if (r && e != SIMTRACE_OK)
+        simtrace_reader_place(r, where);
+    if (e == SIMTRACE_OK && simtrace_reader_stream_count(r, &streams) == SIMTRACE_OK && streams > 1) {
+        e = SIMTRACE_E_BAD_STREAM;
+        place_only(where, "");
+        snprintf(where->detail, sizeof where->detail, "container holds %u streams; use simtrace-cat --stream NAME",
+                 streams);
+    }
+    simtrace_reader_free(r);
+    if (verbose && e == SIMTRACE_OK)
+        progress(entries, bytes, test, t0, cli_now(), "\n");
+    return e;
 }
 
 int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd)
 {
     cli_prog = prog;
     const char *out_path = NULL;
-    st_read_opts ro = {.threads = cli_ncpu()};
+    simtrace_read_params rp;
+    simtrace_read_params_init(&rp);
+    rp.threads = cli_ncpu();
+    rp.keep_failed = 1; /* its message says what and where */
     int force = 0, verbose = 0, test = 0, c;
     opterr = 0; /* our messages start with the program name, not argv[0] */
     while ((c = getopt_long(argc, argv, "o:ctT:M:fkvqhVd", longopts, NULL)) != -1) {
@@ -95,13 +165,13 @@ int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd
             break;
         case 'c': out_path = NULL; break;
         case 't': test = 1; break;
-        case 'I': ro.ignore_check = 1; break;
+        case 'I': rp.ignore_check = 1; break;
         case 'M':
-            if (!cli_opt_memlimit(optarg, &ro.memlimit))
+            if (!cli_opt_memlimit(optarg, &rp.memlimit))
                 return EXIT_USAGE;
             break;
         case 'T':
-            if (!cli_opt_threads(optarg, &ro.threads))
+            if (!cli_opt_threads(optarg, &rp.threads))
                 return EXIT_USAGE;
             break;
         case 'f': force = 1; break;
@@ -123,60 +193,20 @@ int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd
     int in_fd, out_fd = -1, rc;
     if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
         return rc;
-    /* a regular file, named or on standard input (< FILE): look at the
-     * directory first, so that a container this program cannot write out is
-     * refused before any output exists.  st_index_open reads with pread and
-     * leaves the offset alone; it sees the whole file, so only when the read
-     * below starts at its beginning (standard input may have been read from
-     * already).  A file whose directory is damaged is read sequentially
-     * below, which reports the damage after the intact frames. */
-    st_index *ix = NULL;
-    st_diag d;
-    st_diag_clear(&d);
-    struct stat st;
-    int whole_file = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(in_fd, 0, SEEK_CUR) == 0;
-    if (whole_file && st_index_open(&ix, in_fd, &d) == ST_OK) {
-        unsigned ns = st_index_stream_count(ix);
-        st_index_free(ix);
-        if (ns > 1) {
-            cli_msg("%s: container holds %u streams; %s writes one (use simtrace-cat --stream NAME)", in_name, ns,
-                    cmd);
-            return EXIT_DATA;
-        }
+    uint32_t ns = streams_of_file(in_fd);
+    if (ns > 1) {
+        cli_msg("%s: container holds %u streams; %s writes one (use simtrace-cat --stream NAME)", in_name, ns, cmd);
+        return EXIT_DATA;
     }
-    st_diag_clear(&d);
     if (!test && (rc = cli_out_open(out_path, force, 1, in_fd, &out_fd)) != EXIT_OK)
         return rc;
-    /* -t decodes and checks everything as a read does, and the entries go
-     * to the sink, which counts them for -v and writes nothing (out_fd -1):
-     * with the reader's verify_only they were never delivered, and -t -v
-     * said "0 entries" */
-    sink_state ss = {out_fd, 0, 0, 0, 0, cli_now(), cli_now(), verbose, NULL};
-    st_reader *r = NULL;
-    st_error e = st_reader_new(&r, in_fd, &ro, &d);
-    if (e == ST_OK) {
-        ss.r = r;
-        e = st_reader_read_all(r, sink, &ss, &d);
-    }
-    if (e == ST_OK && st_reader_stream_count(r) > 1) {
-        e = ST_E_BAD_STREAM;
-        snprintf(d.detail, sizeof d.detail, "container holds %u streams; use simtrace-cat --stream NAME",
-                 st_reader_stream_count(r));
-    } else if (e == ST_E_BAD_STREAM && !d.detail[0]) {
-        snprintf(d.detail, sizeof d.detail, "container holds more than one stream; use simtrace-cat --stream NAME");
-    }
-    const char *err_file = in_name;
-    if (e == ST_E_WRITE) {
-        err_file = out_path ? out_path : "(stdout)";
-        st_diag_clear(&d);
-    }
-    st_reader_free(r);
-    if (verbose && e == ST_OK)
-        fprintf(stderr, "\r%s: %llu entries, %.1f MB %s, %.1f MB/s\n", cli_prog, (unsigned long long)ss.entries,
-                ss.bytes / 1e6, test ? "checked" : "out", ss.bytes / 1e6 / (cli_now() - ss.t0 + 1e-9));
-    if (e != ST_OK) {
-        cli_out_abort();
-        return cli_report(e, &d, err_file);
-    }
-    return cli_out_commit();
+    simtrace_input_place where;
+    place_only(&where, "");
+    simtrace_error e = decompress(in_fd, test ? -1 : out_fd, &rp, verbose, test, &where);
+    if (e == SIMTRACE_OK)
+        return cli_out_commit();
+    cli_out_abort();
+    if (e == SIMTRACE_E_WRITE)
+        return cli_report_place(e, NULL, out_path ? out_path : "(stdout)");
+    return cli_report_place(e, &where, in_name);
 }

@@ -128,6 +128,8 @@ void cli_diag_from_place(st_diag *d, const simtrace_input_place *where)
     if (where) {
         d->offset = where->offset;
         d->line = where->line;
+        d->frame = where->frame;
+        d->stream = where->stream;
         snprintf(d->detail, sizeof d->detail, "%s", where->detail);
     }
 }

@@ -373,12 +373,15 @@ typedef st_error (*st_in_fn)(void *arg, uint8_t *p, size_t n, size_t *got);
 st_error st_reader_new_in(st_reader **r, st_in_fn fn, void *arg, const st_read_opts *o, st_diag *d);
 
 /* A data frame's decoded entries (st_reader_next): n entries of stream s,
- * the first of them entry `first` of the stream.  s NULL: the end. */
+ * the first of them entry `first` of the stream; the frame is the seq-th
+ * of its stream and its header at byte `offset` of the input.  s NULL:
+ * the end. */
 typedef struct {
     const st_stream_info *s;
     uint64_t first;
     const uint8_t *entries;
     size_t n;
+    uint64_t seq, offset;
 } st_frame_out;
 
 /*

@@ -353,6 +353,8 @@ static st_error take(st_reader *r, int all, st_frame_out *out, st_diag *d)
         } else if (!r->o.verify_only) {
             out->s = find_stream(r, j->h.stream);
             out->first = j->h.first_entry;
+            out->seq = j->h.seq;
+            out->offset = j->offset;
             out->entries = j->out.data;
             out->n = j->n;
             r->held = 1;

@@ -410,7 +410,16 @@ typedef struct simtrace_read_params {
     uint64_t memlimit;     /* bytes a frame may need to decode; 0: no limit
                               beyond the format's (SIMTRACE_E_MEMLIMIT) */
     const simtrace_allocator *allocator; /* NULL: malloc */
-    uint64_t reserved[6];  /* zero */
+    uint32_t keep_failed;  /* 1: an open that fails on the input's content
+                              or reading (not on usage or memory) still
+                              gives its handle, so that
+                              simtrace_reader_message and
+                              simtrace_reader_place say what and where;
+                              simtrace_reader_next_frame and
+                              simtrace_cursor_open then return the open's
+                              error, and the handle lists no stream */
+    uint32_t reserved0;    /* zero */
+    uint64_t reserved[5];  /* zero */
 } simtrace_read_params;
 
 /* Fill p with the defaults.  Thread-safe. */
@@ -444,7 +453,8 @@ typedef struct simtrace_read_io {
  * Returns SIMTRACE_OK; SIMTRACE_E_READ (open or read failed);
  * SIMTRACE_E_BAD_MAGIC, _VERSION, _HEADER_CRC, _TRUNCATED and other data
  * errors; SIMTRACE_E_NOMEM; SIMTRACE_E_THREAD; SIMTRACE_E_USAGE.  On
- * failure *r is NULL, so there is no handle to ask for the message:
+ * failure *r is NULL (unless params.keep_failed asks for the handle, to
+ * ask it what and where), so there is no handle to ask for the message:
  * after SIMTRACE_E_READ from _path or _fd, errno holds the system's
  * reason (ENOENT, EACCES, EISDIR, EIO...: strerror(errno) is the message;
  * after _io's, errno is whatever the callback left); for a damaged input,
@@ -707,7 +717,10 @@ typedef struct simtrace_frame {
     const void *entries;  /* count x the stream's entry_size bytes, in the
                              reader's buffer: valid until the next call on
                              the reader or its free */
-    uint64_t reserved[4];
+    uint64_t seq;         /* its number among its stream's data frames, from
+                             0 (simtrace-cat --list --frames numbers them so) */
+    uint64_t offset;      /* the byte offset of its frame header in the input */
+    uint64_t reserved[2];
 } simtrace_frame;
 
 /*
@@ -728,6 +741,29 @@ typedef struct simtrace_frame {
  * stays: every later call returns it.  Not thread-safe on one reader.
  */
 SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtrace_frame *f);
+
+/* Where in an input something is: each number UINT64_MAX when not known. */
+typedef struct simtrace_input_place {
+    uint64_t offset;  /* byte offset in the input (its decompressed bytes
+                         when unpacked, except in unpack_where) */
+    uint64_t line;    /* 1-based line of a text input */
+    char detail[160]; /* what is wrong there, in words; "" if nothing more */
+    uint64_t frame;   /* a container's frame: with stream known, a data
+                         frame's sequence number in its stream (as
+                         simtrace-cat --list --frames numbers it);
+                         without, its place among the file's frames, from 0 */
+    uint64_t stream;  /* the stream id of that data frame */
+} simtrace_input_place;
+
+/*
+ * Where the failure of simtrace_reader_next_frame, or of an open kept by
+ * simtrace_read_params.keep_failed, is, as numbers (what
+ * simtrace_reader_message says in words): the byte offset of the frame,
+ * its number and its stream, and the detail; each number UINT64_MAX when
+ * not known, everything unknown when nothing failed.  Returns SIMTRACE_OK
+ * or SIMTRACE_E_USAGE.  Not thread-safe on one reader.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_place(const simtrace_reader *r, simtrace_input_place *where);
 
 /* ---- advanced: recovery: salvage, and reading past damage ------------------ */
 
@@ -1056,15 +1092,6 @@ SIMTRACE_API uint32_t simtrace_stats_field_slots(uint32_t f);
  * Static strings.  Thread-safe.
  */
 SIMTRACE_API const char *simtrace_import_format(unsigned index, int *is_text);
-
-/* Where in an input something is: each field UINT64_MAX when not known. */
-typedef struct simtrace_input_place {
-    uint64_t offset;  /* byte offset in the input (its decompressed bytes
-                         when unpacked, except in unpack_where) */
-    uint64_t line;    /* 1-based line of a text input */
-    char detail[160]; /* what is wrong there, in words; "" if nothing more */
-    uint64_t reserved[2];
-} simtrace_input_place;
 
 typedef struct simtrace_import_params {
     const char *prefix;     /* simtrace_writer_import: NULL, or "NAME": the

@@ -25,7 +25,9 @@ class ReadParams(ctypes.Structure):
         ("ignore_check", ctypes.c_uint32),
         ("memlimit", ctypes.c_uint64),
         ("allocator", ctypes.c_void_p),
-        ("reserved", ctypes.c_uint64 * 6),
+        ("keep_failed", ctypes.c_uint32),
+        ("reserved0", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint64 * 5),
     ]
 
 

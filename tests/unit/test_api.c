@@ -780,11 +780,21 @@ static void test_next_frame(const char *path)
     int rfd;
     pid_t pid = feed_pipe(file, len, len, 0, &rfd);
     CHECK(simtrace_reader_open_fd(&r, rfd, &rp) == SIMTRACE_OK);
-    uint64_t next[4] = {0, 0, 0, 0};
+    uint64_t next[4] = {0, 0, 0, 0}, seqs[4] = {0, 0, 0, 0}, last_offset = 0;
     int ok = 1;
     simtrace_error e;
     while ((e = simtrace_reader_next_frame(r, &f)) == SIMTRACE_OK && f.count) {
         ok &= f.index < 4 && f.first_entry == next[f.index] && f.entries != NULL;
+        /* numbered in its stream; its header where the directory has it */
+        ok &= f.index < 4 && f.seq == seqs[f.index]++ && f.offset > last_offset && f.offset < len;
+        last_offset = f.offset;
+        if (ok && f.index == 0) {
+            simtrace_reader *ra;
+            simtrace_frame_info fi;
+            ok &= simtrace_reader_open_path(&ra, path, NULL) == SIMTRACE_OK &&
+                  simtrace_reader_frame_info(ra, 0, f.seq, &fi) == SIMTRACE_OK && fi.offset == f.offset;
+            simtrace_reader_free(ra);
+        }
         if (f.index == 0 && ok)
             ok &= f.first_entry + f.count <= N_READ &&
                   memcmp(f.entries, rd_raw + 32 * f.first_entry, (size_t)f.count * 32) == 0;
@@ -798,9 +808,43 @@ static void test_next_frame(const char *path)
           next[2] == 10 && next[3] > 0);
     CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_OK && f.count == 0); /* the end stays */
     CHECK(simtrace_cursor_open(&c, r, NULL, NULL) == SIMTRACE_E_STATE);
-    simtrace_reader_free(r);
     close(rfd);
     waitpid(pid, NULL, 0);
+    simtrace_input_place where;
+    CHECK(simtrace_reader_place(r, &where) == SIMTRACE_OK && where.offset == UINT64_MAX && where.frame == UINT64_MAX &&
+          where.detail[0] == 0);
+    CHECK(simtrace_reader_place(NULL, &where) == SIMTRACE_E_USAGE && simtrace_reader_place(r, NULL) == SIMTRACE_E_USAGE);
+    simtrace_reader_free(r);
+
+    /* keep_failed: a failed open still gives the handle, to say what and
+     * where; without it, no handle */
+    static const char junk[] = "this is no container, only text of some length......................";
+    memin mj = {(const uint8_t *)junk, sizeof junk - 1, 0};
+    simtrace_read_io jio = {mem_read, &mj};
+    r = (simtrace_reader *)&mj; /* not NULL: the failed open must set it so */
+    CHECK(simtrace_reader_open_io(&r, &jio, NULL) == SIMTRACE_E_BAD_MAGIC && r == NULL);
+    simtrace_read_params kp;
+    simtrace_read_params_init(&kp);
+    kp.keep_failed = 1;
+    mj.at = 0;
+    CHECK(simtrace_reader_open_io(&r, &jio, &kp) == SIMTRACE_E_BAD_MAGIC && r != NULL);
+    uint32_t nst = 9;
+    CHECK(simtrace_reader_place(r, &where) == SIMTRACE_OK && where.offset == 0 && strstr(where.detail, "simtrace") &&
+          where.stream == UINT64_MAX && strstr(simtrace_reader_message(r), "simtrace"));
+    CHECK(simtrace_reader_next_frame(r, &f) == SIMTRACE_E_BAD_MAGIC && f.count == 0);
+    CHECK(simtrace_cursor_open(&c, r, NULL, NULL) == SIMTRACE_E_BAD_MAGIC && c == NULL);
+    CHECK(simtrace_reader_stream_count(r, &nst) == SIMTRACE_OK && nst == 0);
+    simtrace_reader_free(r);
+    kp.keep_failed = 2;
+    CHECK(simtrace_reader_open_io(&r, &jio, &kp) == SIMTRACE_E_USAGE && r == NULL);
+    /* a file cut inside its header: where the input ended */
+    kp.keep_failed = 1;
+    memin mc = {file, 30, 0};
+    simtrace_read_io cio = {mem_read, &mc};
+    CHECK(simtrace_reader_open_io(&r, &cio, &kp) == SIMTRACE_E_TRUNCATED && r != NULL &&
+          simtrace_reader_place(r, &where) == SIMTRACE_OK && where.offset == 30);
+    simtrace_reader_free(r);
+
     /* a cursor first: the frames are its */
     memin m = {file, len, 0};
     simtrace_read_io io = {mem_read, &m};
