@@ -82,13 +82,14 @@ struct simtrace_writer {
 /* For the statistics (api_stats.c), with api_reader_index above. */
 /* Stream index of r's list (sequential: declared so far), or NULL. */
 const st_stream_info *api_reader_stream(const simtrace_reader *r, uint32_t index);
-/* Claim sequential reader r for api_reader_frames, as a cursor does (it
- * then takes no cursor); ST_E_STATE when it is random access or was
+/* Claim sequential reader r for api_reader_pull_frame, as a cursor does
+ * (it then takes no cursor); ST_E_STATE when it is random access or was
  * claimed before. */
 st_error api_reader_claim(simtrace_reader *r);
-/* The whole input of a claimed reader, each data frame handed undecoded
- * to sink, in file order; returns as st_reader_read_all. */
-st_error api_reader_frames(simtrace_reader *r, st_frame_sink sink, void *arg, st_diag *d);
+/* A claimed reader's input up to its next data frame, which goes to sink
+ * undecoded (on the caller's thread): *more is 1 after a frame, 0 at the
+ * end of a sound input or on an error (returned as st_reader_next). */
+st_error api_reader_pull_frame(simtrace_reader *r, st_frame_sink sink, void *arg, int *more, st_diag *d);
 /* The writer's parts that api_import.c and api_concat.c work with. */
 /* SIMTRACE_OK when w may take more; else why not, in its message. */
 simtrace_error api_writer_usable(simtrace_writer *w);

@@ -984,8 +984,11 @@ st_error api_reader_claim(simtrace_reader *r)
     return ST_OK;
 }
 
-st_error api_reader_frames(simtrace_reader *r, st_frame_sink sink, void *arg, st_diag *d)
+st_error api_reader_pull_frame(simtrace_reader *r, st_frame_sink sink, void *arg, int *more, st_diag *d)
 {
     st_reader_set_frame_sink(r->r, sink, arg);
-    return st_reader_read_all(r->r, NULL, NULL, d);
+    st_frame_out o;
+    st_error e = st_reader_next(r->r, &o, d);
+    *more = e == ST_OK && o.sunk;
+    return e;
 }

@@ -116,11 +116,12 @@ struct simtrace_stats {
     /* random access: the next frame is frame j of stream i, of [i, hi) */
     uint32_t i, hi;
     uint64_t j;
-    /* sequential: every frame's figures, read at the first next() */
-    int read;
+    /* sequential: frames pulled one at a time; a chosen stream's figures
+     * wait in `pending` for next() to hand them out */
+    int read;           /* the input's end was reached */
     st_diag *d;         /* of the read, for its frame sink */
-    simtrace_frame_stats *q;
-    size_t nq, capq, taken;
+    simtrace_frame_stats pending;
+    int have_pending;
 };
 
 SIMTRACE_API const char *simtrace_stats_field_name(uint32_t f)
@@ -256,7 +257,6 @@ SIMTRACE_API void simtrace_stats_free(simtrace_stats *s)
     for (uint32_t i = 0; i < s->nacc; i++)
         acc_free(&s->acc[i]);
     free(s->acc);
-    free(s->q);
     free(s->name);
     st_buf_free(&s->buf);
     svpc_stats_free(s->sc);
@@ -335,6 +335,17 @@ static st_error next_indexed(simtrace_stats *s, simtrace_frame_stats *f, uint32_
     return ST_OK;
 }
 
+/* Every stream the reader knows has its figures (streams without frames
+ * too: each is known by its descriptor), so that simtrace_stats_stream
+ * answers for it as soon as the reader lists it. */
+static st_error acc_known(simtrace_stats *s)
+{
+    const st_stream_info *si;
+    for (uint32_t k = 0; (si = api_reader_stream(s->r, k)) != NULL; k++)
+        RETURN_IF_ERROR(acc_at(s, k, si)); /* (at once for those that have it) */
+    return ST_OK;
+}
+
 /* Sequential: each data frame, as the reader hands it over. */
 static st_error seq_frame(void *arg, const st_stream_info *si, const st_frame_ref *r, const st_raw_frame *raw)
 {
@@ -344,36 +355,41 @@ static st_error seq_frame(void *arg, const st_stream_info *si, const st_frame_re
         index++;
     if (!api_reader_stream(s->r, index))
         return ST_E_INTERNAL; /* the reader lists each stream before its frames */
-    RETURN_IF_ERROR(acc_at(s, index, si));
+    RETURN_IF_ERROR(acc_known(s));
     if (!s->acc[index].chosen)
         return ST_OK;
-    if (s->nq == s->capq) {
-        size_t nc = s->capq ? 2 * s->capq : 64;
-        simtrace_frame_stats *nq = realloc(s->q, nc * sizeof *nq);
-        if (!nq)
-            return ST_E_NOMEM;
-        s->q = nq;
-        s->capq = nc;
-    }
     if (st_entry_is_memory(si->type))
         RETURN_IF_ERROR(st_raw_frame_decode(si, r, raw, &s->buf, s->d));
-    RETURN_IF_ERROR(frame_pass(s, index, si, r, s->buf.data, &s->q[s->nq]));
-    s->nq++;
+    RETURN_IF_ERROR(frame_pass(s, index, si, r, s->buf.data, &s->pending));
+    s->have_pending = 1;
     return ST_OK;
 }
 
-/* Sequential: read the whole input; then every stream is final. */
-static st_error read_sequential(simtrace_stats *s, st_diag *d)
+/* Sequential: frames pulled until one of a chosen stream gives its
+ * figures (*got 1), or the end, where every stream is final (*got 0):
+ * one frame in memory at a time, however long the input. */
+static st_error next_sequential(simtrace_stats *s, simtrace_frame_stats *f, uint32_t *got, st_diag *d)
 {
-    s->read = 1;
+    *got = 0;
+    if (s->read)
+        return ST_OK;
+    int more = 1;
+    st_error e = ST_OK;
+    s->have_pending = 0;
     s->d = d;
-    st_error e = api_reader_frames(s->r, seq_frame, s, d);
+    while (e == ST_OK && more && !s->have_pending) {
+        e = api_reader_pull_frame(s->r, seq_frame, s, &more, d);
+        if (e == ST_OK)
+            e = acc_known(s);
+    }
     s->d = NULL;
     RETURN_IF_ERROR(e);
-    /* streams without frames too: each is known by its descriptor */
-    const st_stream_info *si;
-    for (uint32_t k = 0; (si = api_reader_stream(s->r, k)) != NULL; k++)
-        RETURN_IF_ERROR(acc_at(s, k, si));
+    if (s->have_pending) {
+        *f = s->pending;
+        *got = 1;
+        return ST_OK;
+    }
+    s->read = 1;
     int found = !s->name;
     for (uint32_t k = 0; k < s->nacc; k++)
         found |= s->acc[k].chosen;
@@ -395,17 +411,7 @@ SIMTRACE_API simtrace_error simtrace_stats_next(simtrace_stats *s, simtrace_fram
     st_diag d;
     st_diag_clear(&d);
     st_error e = ST_OK;
-    if (s->ix) {
-        e = next_indexed(s, f, got, &d);
-    } else {
-        if (!s->read)
-            e = read_sequential(s, &d);
-        if (e == ST_OK) {
-            *got = s->taken < s->nq;
-            if (*got)
-                *f = s->q[s->taken++];
-        }
-    }
+    e = s->ix ? next_indexed(s, f, got, &d) : next_sequential(s, f, got, &d);
     if (e != ST_OK)
         s->failed = api_fail(s->msg, e, &d);
     return s->failed;

@@ -190,7 +190,8 @@ typedef struct {
     int json;
     simtrace_reader *r;
     simtrace_stats *st;
-    stream_out *s;
+    stream_out **s;     /* each apart: its memory stream holds &fbuf and
+                           &flen, which must not move when streams come */
     uint32_t n;
     unsigned printed; /* streams printed so far */
 } stats_run;
@@ -207,7 +208,7 @@ static void json_begin(FILE *out, const char *file)
 static void print_complete(stats_run *q)
 {
     for (uint32_t i = 0; i < q->n; i++) {
-        stream_out *o = &q->s[i];
+        stream_out *o = q->s[i];
         simtrace_stream_stats ss;
         simtrace_stream_info info;
         if (!o->chosen || o->printed)
@@ -241,16 +242,16 @@ static int grow(stats_run *q)
     simtrace_reader_stream_count(q->r, &n);
     if (n <= q->n)
         return 0;
-    stream_out *ns = realloc(q->s, n * sizeof *ns);
+    stream_out **ns = realloc(q->s, n * sizeof *ns);
     if (!ns)
         return -1;
-    memset(ns + q->n, 0, (n - q->n) * sizeof *ns);
-    for (uint32_t i = q->n; i < n; i++) {
-        simtrace_stream_stats ss;
-        ns[i].chosen = simtrace_stats_stream(q->st, i, &ss) == SIMTRACE_OK;
-    }
     q->s = ns;
-    q->n = n;
+    for (; q->n < n; q->n++) {
+        simtrace_stream_stats ss;
+        if (!(ns[q->n] = calloc(1, sizeof **ns)))
+            return -1;
+        ns[q->n]->chosen = simtrace_stats_stream(q->st, q->n, &ss) == SIMTRACE_OK;
+    }
     return 0;
 }
 
@@ -275,7 +276,7 @@ static simtrace_error run(stats_run *q)
         }
         if (random)
             print_complete(q);
-        stream_out *o = &q->s[f.stream];
+        stream_out *o = q->s[f.stream];
         if (q->json) {
             if (!o->frames && !(o->frames = open_memstream(&o->fbuf, &o->flen)))
                 return SIMTRACE_E_NOMEM;
@@ -309,9 +310,10 @@ int cat_stats(int fd, const char *file, const char *name, int json, const simtra
     if (e != SIMTRACE_OK)
         rc = failure(e, q.st ? simtrace_stats_message(q.st) : "", file, name);
     for (uint32_t i = 0; i < q.n; i++) {
-        if (q.s[i].frames)
-            fclose(q.s[i].frames);
-        free(q.s[i].fbuf);
+        if (q.s[i]->frames)
+            fclose(q.s[i]->frames);
+        free(q.s[i]->fbuf);
+        free(q.s[i]);
     }
     free(q.s);
     simtrace_stats_free(q.st);

@@ -375,13 +375,16 @@ st_error st_reader_new_in(st_reader **r, st_in_fn fn, void *arg, const st_read_o
 /* A data frame's decoded entries (st_reader_next): n entries of stream s,
  * the first of them entry `first` of the stream; the frame is the seq-th
  * of its stream and its header at byte `offset` of the input.  s NULL:
- * the end. */
+ * the end, unless sunk: a data frame went to the frame sink
+ * (st_read_opts.frame_sink) and the read goes on, so that a sink's user
+ * pulls one frame at a time too. */
 typedef struct {
     const st_stream_info *s;
     uint64_t first;
     const uint8_t *entries;
     size_t n;
     uint64_t seq, offset;
+    int sunk;
 } st_frame_out;
 
 /*

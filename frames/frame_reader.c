@@ -15,6 +15,7 @@ struct st_reader {
     st_in_fn in_fn;
     void *in_arg;
     st_read_opts o;
+    int sunk;          /* a data frame just went to the frame sink */
     st_pool pool;
     st_stream_info *s;
     unsigned ns, cap;
@@ -704,6 +705,7 @@ static st_error take_undecoded(st_reader *r, st_frame_out *out, st_diag *d)
         st_raw_frame rf = {pb->data, pb->len};
         if (e == ST_OK) {
             e = r->o.frame_sink(r->o.frame_arg, r->si, &r->ref, &rf);
+            r->sunk = e == ST_OK;
             /* a sink that decodes the frame (--concat of a vblock
              * stream) says what is wrong with it, not where */
             if (e != ST_OK && st_error_is_data(e) && d && d->offset == ST_DIAG_UNKNOWN)
@@ -753,6 +755,11 @@ st_error st_reader_next(st_reader *r, st_frame_out *out, st_diag *d)
         }
         if (e != ST_OK || out->s)
             return e;
+        if (r->sunk) {
+            r->sunk = 0;
+            out->sunk = 1;
+            return ST_OK;
+        }
     }
 }
 
@@ -761,6 +768,8 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d)
     for (;;) {
         st_frame_out f;
         st_error e = st_reader_next(r, &f, d);
+        if (e == ST_OK && f.sunk)
+            continue;
         if (e != ST_OK || !f.s)
             return e;
         e = sink ? sink(arg, f.s, f.first, f.entries, f.n) : ST_OK;

@@ -237,6 +237,19 @@ static void check_public(const char *profile, const uint8_t *raw)
     CHECK(simtrace_cursor_open(&cur, r, NULL, NULL) == SIMTRACE_E_STATE);
     simtrace_stats_free(s);
     simtrace_reader_free(r);
+    /* each frame's figures as soon as it is read: the first before the
+     * input's last frame (one frame in memory, however long the input) */
+    fseek(in, 0, SEEK_END);
+    long size = ftell(in);
+    rewind(in);
+    CHECK(simtrace_reader_open_io(&r, &io, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_stats_open(&s, r, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_stats_next(s, &g[0], &got) == SIMTRACE_OK && got == 1 && g[0].frame == 0);
+    CHECK(memcmp(&g[0], &f[0], sizeof f[0]) == 0 && ftell(in) < size - (long)f[3].stored_bytes);
+    /* a stream's figures, final or not, once the reader lists it */
+    CHECK(simtrace_stats_stream(s, 0, &b) == SIMTRACE_OK && !b.complete && b.frames == 1);
+    simtrace_stats_free(s);
+    simtrace_reader_free(r);
     /* a name no stream has: said at the end of the input */
     rewind(in);
     CHECK(simtrace_reader_open_io(&r, &io, NULL) == SIMTRACE_OK);
