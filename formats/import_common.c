@@ -2,9 +2,11 @@
  * importer uses (contracts in import_internal.h). */
 #include "import_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Built at compile time so the hot parsing loops are one table load per
  * character, with no locale involved. */
@@ -305,4 +307,23 @@ st_error st_imp_run_lines(int fd, const char *format, st_line_fn parse, void *st
     }
     st_line_reader_free(&r);
     return e;
+}
+
+st_error st_imp_read_full(int fd, uint8_t *p, size_t n, size_t *got)
+{
+    size_t k = 0;
+    *got = 0;
+    while (k < n) {
+        ssize_t r = read(fd, p + k, n - k);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return ST_E_READ;
+        }
+        if (r == 0)
+            break;
+        k += (size_t)r;
+    }
+    *got = k;
+    return ST_OK;
 }

@@ -38,6 +38,18 @@ st_error st_import_vpc(int fd, const st_import_opts *o, const st_import_sink *si
                        st_diag *d);
 st_error st_import_vpc3(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
                         st_diag *d);
+st_error st_import_dramsim2(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                            st_diag *d);
+st_error st_import_gem5(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                        st_diag *d);
+st_error st_import_pixie32(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                           st_diag *d);
+st_error st_import_pixie64(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                           st_diag *d);
+
+/* Read up to n bytes of fd into p, short only at the end of the input;
+ * *got: bytes read.  ST_OK or ST_E_READ. */
+st_error st_imp_read_full(int fd, uint8_t *p, size_t n, size_t *got);
 
 /* ---- batched output to the sink ------------------------------------------- */
 

@@ -14,42 +14,20 @@
  * from the read buffer.  The 4 header bytes are kept as the stream header,
  * which lets the exporters restore the file byte for byte.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "import_internal.h"
 
 #define VPC_REC 12u
 #define VPC_BUF (VPC_REC << 16) /* 768 KiB: whole records per read */
 
-/* Read up to n bytes, short only at end of input. */
-static st_error read_full(int fd, uint8_t *p, size_t n, size_t *got)
-{
-    size_t k = 0;
-    *got = 0;
-    while (k < n) {
-        ssize_t r = read(fd, p + k, n - k);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return ST_E_READ;
-        }
-        if (r == 0)
-            break;
-        k += (size_t)r;
-    }
-    *got = k;
-    return ST_OK;
-}
-
 static st_error run(int fd, int v3, const st_import_opts *o, const st_import_sink *sink, st_import_stats *st,
                     st_diag *d)
 {
     uint8_t hdr[4];
     size_t got = 0;
-    st_error e = read_full(fd, hdr, 4, &got);
+    st_error e = st_imp_read_full(fd, hdr, 4, &got);
     st->bytes = got;
     if (e != ST_OK)
         return e;
@@ -86,7 +64,7 @@ static st_error run(int fd, int v3, const st_import_opts *o, const st_import_sin
     size_t have = 0; /* bytes of an incomplete record carried over */
     for (;;) {
         size_t want = VPC_BUF - have;
-        e = read_full(fd, buf + have, want, &got);
+        e = st_imp_read_full(fd, buf + have, want, &got);
         if (e != ST_OK)
             break;
         st->bytes += got;
