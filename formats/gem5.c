@@ -71,6 +71,20 @@ static size_t pb_put_field(uint8_t *p, unsigned field, uint64_t v)
     return n + pb_put_varint(p + n, v);
 }
 
+enum { PB_KEY, PB_VALUE, PB_LENGTH };
+
+/* What is wrong with a varint (PB_KEY, PB_VALUE, PB_LENGTH) pb_get_varint
+ * did not read (r: its result). */
+static const char *pb_varint_why(int r, int k)
+{
+    static const char *const cut[] = {"a field key runs past the message", "a varint value runs past the message",
+                                      "a length runs past the message"};
+    static const char *const over[] = {"a field key is a varint over 10 bytes",
+                                       "a varint value is over 10 bytes or 64 bits",
+                                       "a length is a varint over 10 bytes"};
+    return r == 0 ? cut[k] : over[k];
+}
+
 /*
  * The fields of one message in [p, end): the last value of each varint
  * field below F_N goes to v[field] with bit field of *seen set; other
@@ -81,14 +95,15 @@ static const char *pb_fields(const uint8_t *p, const uint8_t *end, uint64_t v[F_
     *seen = 0;
     while (p < end) {
         uint64_t key, x;
-        if (pb_get_varint(&p, end, &key) != 1)
-            return "a field key is cut off or over 10 bytes";
+        int r;
+        if ((r = pb_get_varint(&p, end, &key)) != 1)
+            return pb_varint_why(r, PB_KEY);
         unsigned wt = (unsigned)(key & 7);
         uint64_t field = key >> 3;
         switch (wt) {
         case 0:
-            if (pb_get_varint(&p, end, &x) != 1)
-                return "a varint value is cut off or over 10 bytes";
+            if ((r = pb_get_varint(&p, end, &x)) != 1)
+                return pb_varint_why(r, PB_VALUE);
             if (field > 0 && field < F_N && v) {
                 v[field] = x;
                 *seen |= 1u << field;
@@ -101,8 +116,8 @@ static const char *pb_fields(const uint8_t *p, const uint8_t *end, uint64_t v[F_
             p += wt == 1 ? 8 : 4;
             break;
         case 2:
-            if (pb_get_varint(&p, end, &x) != 1)
-                return "a length is cut off or over 10 bytes";
+            if ((r = pb_get_varint(&p, end, &x)) != 1)
+                return pb_varint_why(r, PB_LENGTH);
             if (x > (uint64_t)(end - p))
                 return "a length-delimited field runs past the message";
             p += x;
