@@ -335,13 +335,16 @@ st_error st_x_gem5(st_exporter *x, st_entry_type t, const st_entry *e, char kind
     RETURN_IF_ERROR(st_x_room(x, 2 * 80, &c));
     uint8_t *p = (uint8_t *)c;
     uint64_t size = st_x_size(t, e);
-    if (!size)
-        size = st_entry_is_wide(t) ? 8 : 4; /* TrafficGen needs one; as lackey's export does */
     uint64_t tag = e->meta16 >> 1;
     size_t m;
-    if (tag && own_header(x))
+    if (tag && own_header(x)) {
         m = put_packet(p, e->cycle, tag - 1, e->addr, size, e->ip);
-    else if (kind == 'M') {
+        x->len += m;
+        return ST_OK;
+    }
+    if (!size)
+        size = st_entry_is_wide(t) ? 8 : 4; /* TrafficGen needs one; as lackey's export does */
+    if (kind == 'M') {
         m = put_packet(p, e->cycle, GEM5_READ_REQ, e->addr, size, e->ip);
         m += put_packet(p + m, e->cycle, GEM5_WRITE_REQ, e->addr, size, e->ip);
     } else
