@@ -78,17 +78,6 @@ st_error st_x_dramsim2(st_exporter *x, const st_entry *e, char kind)
 
 /* ---- import ------------------------------------------------------------------ */
 
-#define BAD(msg)                \
-    do {                        \
-        *why = (msg);           \
-        return ST_LINE_BAD;     \
-    } while (0)
-#define TOO_LARGE(msg)          \
-    do {                        \
-        *why = (msg);           \
-        *code = ST_E_TOO_LARGE; \
-        return ST_LINE_BAD;     \
-    } while (0)
 
 static int blank(char c) { return c == ' ' || c == '\t'; }
 
@@ -105,9 +94,9 @@ static st_line_result dram_line(void *state, st_imp_out *out, const char *l, siz
         s += 2;
     int n = st_parse_hex(&s, &addr);
     if (n < 0)
-        TOO_LARGE("address wider than 64 bits");
+        IMP_TOO_LARGE("address wider than 64 bits");
     if (n == 0 || !blank(*s))
-        BAD("expected '0xADDRESS COMMAND CYCLE'");
+        IMP_BAD("expected '0xADDRESS COMMAND CYCLE'");
     s = st_skip_blank(s);
     const char *c = s;
     while (*s && !blank(*s))
@@ -117,16 +106,16 @@ static st_line_result dram_line(void *state, st_imp_out *out, const char *l, siz
     while (cmd < DRAM_NCMDS && !(strlen(dram_cmds[cmd].name) == cl && memcmp(dram_cmds[cmd].name, c, cl) == 0))
         cmd++;
     if (cmd == DRAM_NCMDS)
-        BAD("unknown command (READ, WRITE, IFETCH, P_MEM_RD, P_MEM_WR, P_FETCH, P_LOCK_RD, P_LOCK_WR, BOFF, "
+        IMP_BAD("unknown command (READ, WRITE, IFETCH, P_MEM_RD, P_MEM_WR, P_FETCH, P_LOCK_RD, P_LOCK_WR, BOFF, "
             "P_INT_ACK)");
     s = st_skip_blank(s);
     n = st_parse_dec(&s, &cycle);
     if (n == 0)
-        BAD("expected a decimal cycle after the command");
+        IMP_BAD("expected a decimal cycle after the command");
     if (n < 0 || cycle > ST_CYCLE_MASK)
-        TOO_LARGE("cycle beyond 48 bits");
+        IMP_TOO_LARGE("cycle beyond 48 bits");
     if (*st_skip_blank(s) != '\0')
-        BAD("trailing characters after the cycle");
+        IMP_BAD("trailing characters after the cycle");
     uint8_t *p;
     st_error e = st_imp_slot(out, 0, &p);
     if (e != ST_OK) {

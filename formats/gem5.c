@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/st_io.h"
 #include "export_internal.h"
 #include "import_internal.h"
 
@@ -152,7 +153,7 @@ static st_error pb_fill(pb_in *in, size_t want)
     in->len -= in->pos;
     in->pos = 0;
     size_t got;
-    RETURN_IF_ERROR(st_imp_read_full(in->fd, in->buf + in->len, GEM5_BUF - in->len, &got));
+    RETURN_IF_ERROR(st_read_full(in->fd, in->buf + in->len, GEM5_BUF - in->len, &got));
     if (got < GEM5_BUF - in->len)
         in->eof = 1;
     in->len += got;

@@ -9,7 +9,6 @@
  * Each parser is one function per line, called by st_imp_run_lines, which
  * applies the error policy.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "import_internal.h"
@@ -97,17 +96,8 @@ static inline st_line_result emit(st_imp_out *out, int stream, uint64_t cycle, u
     return ST_LINE_ENTRY;
 }
 
-#define BAD(msg)                 \
-    do {                         \
-        *why = (msg);            \
-        return ST_LINE_BAD;      \
-    } while (0)
-#define TOO_LARGE(msg)           \
-    do {                         \
-        *why = (msg);            \
-        *code = ST_E_TOO_LARGE;  \
-        return ST_LINE_BAD;      \
-    } while (0)
+#define BAD(msg) IMP_BAD(msg)
+#define TOO_LARGE(msg) IMP_TOO_LARGE(msg)
 
 #define CHECK_LINE(x)                        \
     do {                                     \
@@ -382,7 +372,6 @@ static st_line_result pin_line(void *state, st_imp_out *out, const char *l, size
 #define PIXIE_SYSCALL 14u
 #define PIXIE_WRITE_BIT 2u
 #define PIXIE_TAG_SHIFT 49
-#define PIXIE_BUF (64u * 1024u)
 
 static st_line_result pixie_run_of(access_state *st, st_imp_out *out, uint64_t *pc, uint64_t n, const char **why,
                                    st_error *code)
@@ -426,56 +415,48 @@ static st_line_result pixie_word(access_state *st, st_imp_out *out, uint64_t *pc
     }
 }
 
+typedef struct {
+    access_state *st;
+    st_imp_out *out;
+    unsigned bytes; /* of a word: 4 or 8 */
+    uint64_t pc, word;
+    st_diag *d;
+} pixie_in;
+
+static st_error pixie_block(void *arg, const uint8_t *words, size_t n)
+{
+    pixie_in *in = arg;
+    for (size_t i = 0; i < n; i++, in->word++) {
+        uint64_t w = 0;
+        for (unsigned b = 0; b < in->bytes; b++)
+            w = w << 8 | words[i * in->bytes + b];
+        const char *why = NULL;
+        st_error code = ST_E_SYNTAX;
+        in->out->line = in->word + 1;
+        st_line_result r = pixie_word(in->st, in->out, &in->pc, w, 8 * in->bytes, &why, &code);
+        if (r == ST_LINE_FATAL)
+            return code;
+        if (r == ST_LINE_BAD) {
+            if (in->d)
+                in->d->offset = in->word * in->bytes;
+            return st_diag_set(in->d, code, "word %llu: %s (0x%0*llx)", (unsigned long long)in->word, why,
+                               (int)(2 * in->bytes), (unsigned long long)w);
+        }
+    }
+    return ST_OK;
+}
+
 static st_error pixie_read(int fd, unsigned bytes, access_state *st, st_imp_out *out, st_import_stats *stats,
                            st_diag *d)
 {
-    uint8_t *buf = malloc(PIXIE_BUF);
-    if (!buf)
-        return ST_E_NOMEM;
-    uint64_t pc = 0, word = 0;
-    size_t have = 0, got = 0;
-    st_error e;
-    for (;;) {
-        size_t want = PIXIE_BUF - have;
-        e = st_imp_read_full(fd, buf + have, want, &got);
-        if (e != ST_OK)
-            break;
-        stats->bytes += got;
-        have += got;
-        size_t n = have / bytes, i;
-        for (i = 0; i < n; i++, word++) {
-            uint64_t w = 0;
-            for (unsigned b = 0; b < bytes; b++)
-                w = w << 8 | buf[i * bytes + b];
-            const char *why = NULL;
-            st_error code = ST_E_SYNTAX;
-            out->line = word + 1;
-            st_line_result r = pixie_word(st, out, &pc, w, 8 * bytes, &why, &code);
-            if (r == ST_LINE_FATAL) {
-                e = code;
-                break;
-            }
-            if (r == ST_LINE_BAD) {
-                if (d)
-                    d->offset = word * bytes;
-                e = st_diag_set(d, code, "word %llu: %s (0x%0*llx)", (unsigned long long)word, why,
-                                (int)(2 * bytes), (unsigned long long)w);
-                break;
-            }
-        }
-        if (e != ST_OK || i < n)
-            break;
-        memmove(buf, buf + n * bytes, have - n * bytes);
-        have -= n * bytes;
-        if (got < want)
-            break; /* end of input */
-    }
-    free(buf);
-    if (e == ST_OK && have) {
+    pixie_in in = {st, out, bytes, 0, 0, d};
+    size_t left = 0;
+    st_error e = st_imp_read_records(fd, bytes, pixie_block, &in, &stats->bytes, &left);
+    if (e == ST_OK && left) {
         if (d)
-            d->offset = stats->bytes - have;
+            d->offset = stats->bytes - left;
         e = st_diag_set(d, ST_E_PARTIAL_ENTRY, "word %llu: the input ends after %zu of its %u bytes",
-                        (unsigned long long)word, have, bytes);
+                        (unsigned long long)in.word, left, bytes);
     }
     return e;
 }

@@ -2,11 +2,11 @@
  * importer uses (contracts in import_internal.h). */
 #include "import_internal.h"
 
-#include <errno.h>
+#include "../common/st_io.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Built at compile time so the hot parsing loops are one table load per
  * character, with no locale involved. */
@@ -309,21 +309,32 @@ st_error st_imp_run_lines(int fd, const char *format, st_line_fn parse, void *st
     return e;
 }
 
-st_error st_imp_read_full(int fd, uint8_t *p, size_t n, size_t *got)
+st_error st_imp_read_records(int fd, size_t rec, st_imp_block_fn fn, void *arg, uint64_t *bytes, size_t *left)
 {
-    size_t k = 0;
-    *got = 0;
-    while (k < n) {
-        ssize_t r = read(fd, p + k, n - k);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return ST_E_READ;
-        }
-        if (r == 0)
+    size_t cap = rec << 16;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return ST_E_NOMEM;
+    size_t have = 0, got; /* have: bytes of an incomplete record carried over */
+    st_error e;
+    for (;;) {
+        size_t want = cap - have;
+        e = st_read_full(fd, buf + have, want, &got);
+        if (e != ST_OK)
             break;
-        k += (size_t)r;
+        *bytes += got;
+        have += got;
+        size_t n = have / rec;
+        if (n) {
+            if ((e = fn(arg, buf, n)) != ST_OK)
+                break;
+            memmove(buf, buf + n * rec, have - n * rec);
+            have -= n * rec;
+        }
+        if (got < want)
+            break; /* end of input */
     }
-    *got = k;
-    return ST_OK;
+    free(buf);
+    *left = have;
+    return e;
 }
