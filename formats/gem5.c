@@ -283,10 +283,11 @@ st_error st_import_gem5(int fd, const st_import_opts *o, const st_import_sink *s
 
 /* ---- export ------------------------------------------------------------------------ */
 
-/* x's header when it is a gem5 one (magic, then exactly one message). */
+/* x's header when it is a gem5 one (magic, then exactly one message, no
+ * longer than an import keeps). */
 static int own_header(const st_exporter *x)
 {
-    if (x->header_len < 5 || memcmp(x->header, GEM5_MAGIC, 4) != 0)
+    if (x->header_len < 5 || x->header_len > ST_IMP_HEADER_MAX || memcmp(x->header, GEM5_MAGIC, 4) != 0)
         return 0;
     const uint8_t *p = x->header + 4, *end = x->header + x->header_len;
     uint64_t l;

@@ -344,6 +344,16 @@ static void test_gem5(void)
                                    0x20, 4, 0x38, 0x80, 0x80, 0x80, 0x02};
     CHECK(o.n == sizeof want && memcmp(o.p, want, o.n) == 0);
     free(o.p);
+    /* a gem5-looking header longer than an import keeps is not copied: a header of its own */
+    static uint8_t big[2000] = {'g', 'e', 'm', '5', 0xca, 0x0f}; /* varint 1994 */
+    st_export_stream bs = {"write", ST_TYPE_D64, 32, big, sizeof big};
+    st_exporter *x;
+    memset(&o, 0, sizeof o);
+    CHECK(st_exporter_new(&x, "gem5", &bs, o_write, &o, NULL, NULL) == ST_OK &&
+          st_exporter_write(x, 0, m.data[m_find(&m, "write")], 1) == ST_OK && st_exporter_finish(x) == ST_OK);
+    st_exporter_free(x);
+    CHECK(o.n == sizeof want && memcmp(o.p, want, o.n) == 0);
+    free(o.p);
     m_free(&m);
 }
 
