@@ -47,7 +47,9 @@ static int is_merge_format(const char *f)
  * every memory stream (csv too, when asked with --all or a list). */
 static int holds_all(const char *f)
 {
-    return strcmp(f, "lackey") == 0 || strcmp(f, "din") == 0 || strcmp(f, "xdin") == 0;
+    return strcmp(f, "lackey") == 0 || strcmp(f, "din") == 0 || strcmp(f, "xdin") == 0
+           || strcmp(f, "dramsim2") == 0
+           || strcmp(f, "gem5") == 0;
 }
 
 /* Whether a stream of type t goes into a merged export as format f: the

@@ -12,7 +12,11 @@
 
 #define ST_XBUF (64u * 1024u)
 
-typedef enum { X_RAW, X_TEXT, X_LACKEY, X_DIN, X_XDIN, X_CSV, X_VPC, X_VPC3 } st_xkind;
+typedef enum {
+    X_RAW, X_TEXT, X_LACKEY, X_DIN, X_XDIN, X_CSV, X_VPC, X_VPC3,
+    X_DRAMSIM2,
+    X_GEM5,
+} st_xkind;
 
 struct st_exporter {
     st_xkind kind;
@@ -87,5 +91,12 @@ st_error st_x_csv_write(st_exporter *x, uint64_t first, const uint8_t *entries, 
 st_error st_x_access(st_exporter *x, st_entry_type t, const st_entry *e, char kind);
 /* The record kind a stream named name holds: 'I', 'S' or 'L'. */
 char st_x_role(const char *name);
+/* The size an entry records (fullSize: the full width), 0 if none. */
+uint64_t st_x_size(st_entry_type t, const st_entry *e);
+/* One DRAMSim2 line (two for 'M') for entry e (dramsim2.c). */
+st_error st_x_dramsim2(st_exporter *x, const st_entry *e, char kind);
+/* gem5 packet trace (gem5.c): the file header, and one packet (two for 'M'). */
+st_error st_x_gem5_start(st_exporter *x);
+st_error st_x_gem5(st_exporter *x, st_entry_type t, const st_entry *e, char kind);
 
 #endif /* ST_EXPORT_INTERNAL_H */

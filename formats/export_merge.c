@@ -17,7 +17,10 @@
 
 #include "export_internal.h"
 
-const char *const st_merge_formats[] = {"lackey", "din", "xdin", "csv", "text", NULL};
+const char *const st_merge_formats[] = {"lackey", "din", "xdin", "csv", "text",
+                                        "dramsim2",
+                                        "gem5",
+                                        NULL};
 
 typedef struct {
     const st_export_stream *s;

@@ -96,17 +96,8 @@ static inline st_line_result emit(st_imp_out *out, int stream, uint64_t cycle, u
     return ST_LINE_ENTRY;
 }
 
-#define BAD(msg)                 \
-    do {                         \
-        *why = (msg);            \
-        return ST_LINE_BAD;      \
-    } while (0)
-#define TOO_LARGE(msg)           \
-    do {                         \
-        *why = (msg);            \
-        *code = ST_E_TOO_LARGE;  \
-        return ST_LINE_BAD;      \
-    } while (0)
+#define BAD(msg) IMP_BAD(msg)
+#define TOO_LARGE(msg) IMP_TOO_LARGE(msg)
 
 #define CHECK_LINE(x)                        \
     do {                                     \
@@ -364,6 +355,134 @@ static st_line_result pin_line(void *state, st_imp_out *out, const char *l, size
     return emit(out, k == 'R' ? S_READ : S_WRITE, st->cycle, ip, addr, size, code);
 }
 
+/* ---- pixie32 and pixie64 (Dinero IV -informat p / P) ------------------------------ */
+
+/*
+ * Big-endian words (4 or 8 bytes), each a record: the top byte is
+ * COUNT << 4 | TYPE, the rest FIELD (IMPORT.md 16 gives the evidence):
+ *   TYPE 12   a run of COUNT instructions from word index FIELD
+ *   TYPE 13   one instruction at word index FIELD
+ *   TYPE 14   COUNT instructions, then one (a system call, FIELD its number)
+ *   TYPE < 12 COUNT instructions, then one that accesses address FIELD:
+ *             a write when TYPE & 2, else a read; TYPE goes to the tag
+ * Instructions without a word index of their own follow the last one.
+ */
+#define PIXIE_BLOCK 12u
+#define PIXIE_ONE 13u
+#define PIXIE_SYSCALL 14u
+#define PIXIE_WRITE_BIT 2u
+#define PIXIE_TAG_SHIFT 49
+
+static st_line_result pixie_run_of(access_state *st, st_imp_out *out, uint64_t *pc, uint64_t n, const char **why,
+                                   st_error *code)
+{
+    for (uint64_t i = 0; i < n; i++, *pc += 4)
+        CHECK_LINE(instruction(st, out, *pc, 0, why, code));
+    return ST_LINE_ENTRY;
+}
+
+static st_line_result pixie_word(access_state *st, st_imp_out *out, uint64_t *pc, uint64_t w, unsigned bits,
+                                 const char **why, st_error *code)
+{
+    unsigned type = (unsigned)(w >> (bits - 8)) & 15, count = (unsigned)(w >> (bits - 4));
+    uint64_t field = w & ((UINT64_C(1) << (bits - 8)) - 1);
+    switch (type) {
+    case PIXIE_BLOCK:
+        *pc = field << 2;
+        return pixie_run_of(st, out, pc, count, why, code);
+    case PIXIE_ONE:
+        *pc = field << 2;
+        return pixie_run_of(st, out, pc, (uint64_t)count + 1, why, code);
+    case PIXIE_SYSCALL:
+        return pixie_run_of(st, out, pc, (uint64_t)count + 1, why, code);
+    case 15:
+        BAD("unknown reference type 15");
+    default: {
+        CHECK_LINE(pixie_run_of(st, out, pc, (uint64_t)count + 1, why, code));
+        int wr = (type & PIXIE_WRITE_BIT) != 0;
+        uint8_t *p;
+        st_error e = st_imp_slot(out, wr ? S_WRITE : S_READ, &p);
+        if (e != ST_OK) {
+            *code = e;
+            return ST_LINE_FATAL;
+        }
+        st_store64(p, st->cycle | (uint64_t)type << PIXIE_TAG_SHIFT);
+        st_store64(p + 8, st->ip);
+        st_store64(p + 16, field);
+        st_store64(p + 24, 0);
+        return note_kind(st, out, wr ? ST_KIND_WRITE : ST_KIND_READ, code);
+    }
+    }
+}
+
+typedef struct {
+    access_state *st;
+    st_imp_out *out;
+    unsigned bytes; /* of a word: 4 or 8 */
+    uint64_t pc, word;
+    st_diag *d;
+} pixie_in;
+
+static st_error pixie_block(void *arg, const uint8_t *words, size_t n)
+{
+    pixie_in *in = arg;
+    for (size_t i = 0; i < n; i++, in->word++) {
+        uint64_t w = 0;
+        for (unsigned b = 0; b < in->bytes; b++)
+            w = w << 8 | words[i * in->bytes + b];
+        const char *why = NULL;
+        st_error code = ST_E_SYNTAX;
+        in->out->line = in->word + 1;
+        st_line_result r = pixie_word(in->st, in->out, &in->pc, w, 8 * in->bytes, &why, &code);
+        if (r == ST_LINE_FATAL)
+            return code;
+        if (r == ST_LINE_BAD) {
+            if (in->d)
+                in->d->offset = in->word * in->bytes;
+            return st_diag_set(in->d, code, "word %llu: %s (0x%0*llx)", (unsigned long long)in->word, why,
+                               (int)(2 * in->bytes), (unsigned long long)w);
+        }
+    }
+    return ST_OK;
+}
+
+static st_error pixie_read(int fd, unsigned bytes, access_state *st, st_imp_out *out, st_import_stats *stats,
+                           st_diag *d)
+{
+    pixie_in in = {st, out, bytes, 0, 0, d};
+    size_t left = 0;
+    st_error e = st_imp_read_records(fd, bytes, pixie_block, &in, &stats->bytes, &left);
+    if (e == ST_OK && left) {
+        if (d)
+            d->offset = stats->bytes - left;
+        e = st_diag_set(d, ST_E_PARTIAL_ENTRY, "word %llu: the input ends after %zu of its %u bytes",
+                        (unsigned long long)in.word, left, bytes);
+    }
+    return e;
+}
+
+static st_error pixie_import(int fd, unsigned bytes, const st_import_opts *o, const st_import_sink *sink,
+                             st_import_stats *stats, st_diag *d)
+{
+    st_import_stats tmp;
+    st_import_stats *st = stats ? stats : &tmp;
+    memset(st, 0, sizeof *st);
+    st_imp_out out;
+    access_state as;
+    memset(&as, 0, sizeof as);
+    as.fetch = 1;
+    st_imp_out_init(&out, sink, o);
+    st_error e = add_streams(&out, 1);
+    if (e == ST_OK)
+        e = pixie_read(fd, bytes, &as, &out, st, d);
+    st_error f = st_imp_out_flush(&out); /* the records before an error are kept */
+    if (e == ST_OK)
+        e = f;
+    st->entries = out.entries;
+    st_imp_out_free(&out);
+    return e;
+}
+
 /* ---- entry points --------------------------------------------------------------- */
 
 static st_error run(int fd, const char *format, st_line_fn fn, int fetch, const st_import_opts *o,
@@ -405,4 +524,16 @@ st_error st_import_pinatrace(int fd, const st_import_opts *o, const st_import_si
                              st_import_stats *stats, st_diag *d)
 {
     return run(fd, "pinatrace", pin_line, 0, o, sink, stats, d);
+}
+
+st_error st_import_pixie32(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                           st_diag *d)
+{
+    return pixie_import(fd, 4, o, sink, stats, d);
+}
+
+st_error st_import_pixie64(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                           st_diag *d)
+{
+    return pixie_import(fd, 8, o, sink, stats, d);
 }

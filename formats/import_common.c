@@ -2,6 +2,8 @@
  * importer uses (contracts in import_internal.h). */
 #include "import_internal.h"
 
+#include "../common/st_io.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,5 +306,35 @@ st_error st_imp_run_lines(int fd, const char *format, st_line_fn parse, void *st
         stats->bad_lines = bad;
     }
     st_line_reader_free(&r);
+    return e;
+}
+
+st_error st_imp_read_records(int fd, size_t rec, st_imp_block_fn fn, void *arg, uint64_t *bytes, size_t *left)
+{
+    size_t cap = rec << 16;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return ST_E_NOMEM;
+    size_t have = 0, got; /* have: bytes of an incomplete record carried over */
+    st_error e;
+    for (;;) {
+        size_t want = cap - have;
+        e = st_read_full(fd, buf + have, want, &got);
+        if (e != ST_OK)
+            break;
+        *bytes += got;
+        have += got;
+        size_t n = have / rec;
+        if (n) {
+            if ((e = fn(arg, buf, n)) != ST_OK)
+                break;
+            memmove(buf, buf + n * rec, have - n * rec);
+            have -= n * rec;
+        }
+        if (got < want)
+            break; /* end of input */
+    }
+    free(buf);
+    *left = have;
     return e;
 }

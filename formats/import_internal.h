@@ -38,6 +38,22 @@ st_error st_import_vpc(int fd, const st_import_opts *o, const st_import_sink *si
                        st_diag *d);
 st_error st_import_vpc3(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
                         st_diag *d);
+st_error st_import_dramsim2(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                            st_diag *d);
+st_error st_import_gem5(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                        st_diag *d);
+st_error st_import_pixie32(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                           st_diag *d);
+st_error st_import_pixie64(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                           st_diag *d);
+
+/* Read fd to its end in blocks of whole records of rec bytes (rec << 16
+ * bytes a block), each block handed to fn; stops at fn's first error.
+ * *bytes grows by the input read; *left: the bytes of a last, incomplete
+ * record (the caller names the error).  ST_OK, ST_E_READ, ST_E_NOMEM, or
+ * fn's error. */
+typedef st_error (*st_imp_block_fn)(void *arg, const uint8_t *recs, size_t n);
+st_error st_imp_read_records(int fd, size_t rec, st_imp_block_fn fn, void *arg, uint64_t *bytes, size_t *left);
 
 /* ---- batched output to the sink ------------------------------------------- */
 
@@ -186,6 +202,20 @@ typedef enum {
  */
 typedef st_line_result (*st_line_fn)(void *state, st_imp_out *out, const char *line, size_t len,
                                      const char **why, st_error *code);
+
+/* For line parsers: set *why (a static message) and, for IMP_TOO_LARGE,
+ * *code = ST_E_TOO_LARGE, and return ST_LINE_BAD. */
+#define IMP_BAD(msg)            \
+    do {                        \
+        *why = (msg);           \
+        return ST_LINE_BAD;     \
+    } while (0)
+#define IMP_TOO_LARGE(msg)      \
+    do {                        \
+        *why = (msg);           \
+        *code = ST_E_TOO_LARGE; \
+        return ST_LINE_BAD;     \
+    } while (0)
 
 /* Content lines inspected for at least one valid line before the input is
  * declared not to be in the format. */

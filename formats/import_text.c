@@ -38,17 +38,8 @@ typedef struct {
     uint8_t blocks[((ST_VALUE_MAX + ST_VBLOCK_BYTES - 1) / ST_VBLOCK_BYTES) * ST_VBLOCK_SIZE];
 } text_state;
 
-#define BAD(msg)                \
-    do {                        \
-        *why = (msg);           \
-        return ST_LINE_BAD;     \
-    } while (0)
-#define TOO_LARGE(msg)          \
-    do {                        \
-        *why = (msg);           \
-        *code = ST_E_TOO_LARGE; \
-        return ST_LINE_BAD;     \
-    } while (0)
+#define BAD(msg) IMP_BAD(msg)
+#define TOO_LARGE(msg) IMP_TOO_LARGE(msg)
 #define FATAL(e)                \
     do {                        \
         *code = (e);            \

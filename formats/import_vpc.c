@@ -14,33 +14,25 @@
  * from the read buffer.  The 4 header bytes are kept as the stream header,
  * which lets the exporters restore the file byte for byte.
  */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "../common/st_io.h"
 #include "import_internal.h"
 
 #define VPC_REC 12u
-#define VPC_BUF (VPC_REC << 16) /* 768 KiB: whole records per read */
 
-/* Read up to n bytes, short only at end of input. */
-static st_error read_full(int fd, uint8_t *p, size_t n, size_t *got)
+typedef struct {
+    const st_import_sink *sink;
+    uint32_t sid;
+    st_import_stats *st;
+} vpc_append;
+
+/* Pairs are entries as they are: to the sink from the read buffer. */
+static st_error vpc_block(void *arg, const uint8_t *recs, size_t n)
 {
-    size_t k = 0;
-    *got = 0;
-    while (k < n) {
-        ssize_t r = read(fd, p + k, n - k);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return ST_E_READ;
-        }
-        if (r == 0)
-            break;
-        k += (size_t)r;
-    }
-    *got = k;
+    vpc_append *va = arg;
+    RETURN_IF_ERROR(va->sink->append(va->sink->arg, va->sid, recs, n));
+    va->st->entries += n;
     return ST_OK;
 }
 
@@ -49,7 +41,7 @@ static st_error run(int fd, int v3, const st_import_opts *o, const st_import_sin
 {
     uint8_t hdr[4];
     size_t got = 0;
-    st_error e = read_full(fd, hdr, 4, &got);
+    st_error e = st_read_full(fd, hdr, 4, &got);
     st->bytes = got;
     if (e != ST_OK)
         return e;
@@ -80,30 +72,9 @@ static st_error run(int fd, int v3, const st_import_opts *o, const st_import_sin
     uint32_t sid;
     RETURN_IF_ERROR(sink->add_stream(sink->arg, &decl, &sid));
 
-    uint8_t *buf = malloc(VPC_BUF);
-    if (!buf)
-        return ST_E_NOMEM;
-    size_t have = 0; /* bytes of an incomplete record carried over */
-    for (;;) {
-        size_t want = VPC_BUF - have;
-        e = read_full(fd, buf + have, want, &got);
-        if (e != ST_OK)
-            break;
-        st->bytes += got;
-        have += got;
-        size_t n = have / VPC_REC;
-        if (n) {
-            e = sink->append(sink->arg, sid, buf, n);
-            if (e != ST_OK)
-                break;
-            st->entries += n;
-            memmove(buf, buf + n * VPC_REC, have - n * VPC_REC);
-            have -= n * VPC_REC;
-        }
-        if (got < want)
-            break; /* end of input */
-    }
-    free(buf);
+    vpc_append va = {sink, sid, st};
+    size_t have = 0; /* bytes of an incomplete record at the end */
+    e = st_imp_read_records(fd, VPC_REC, vpc_block, &va, &st->bytes, &have);
     if (e == ST_OK && have) {
         if (d)
             d->offset = st->bytes - have;

@@ -22,6 +22,10 @@ static const struct {
     {"bochs", st_import_bochs, 1, 0},   {"lackey", st_import_lackey, 1, 1}, {"din", st_import_din, 1, 1},
     {"xdin", st_import_xdin, 1, 1},     {"pinatrace", st_import_pinatrace, 1, 1}, {"text", st_import_text, 1, 1},
     {"vpc", st_import_vpc, 0, 0},       {"vpc3", st_import_vpc3, 0, 0},
+    {"dramsim2", st_import_dramsim2, 1, 1},
+    {"gem5", st_import_gem5, 0, 0},
+    {"pixie32", st_import_pixie32, 0, 0},
+    {"pixie64", st_import_pixie64, 0, 0},
 };
 
 int st_import_is_text(const char *format)
@@ -32,7 +36,12 @@ int st_import_is_text(const char *format)
     return 0;
 }
 
-const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3", NULL};
+const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3",
+                                         "dramsim2",
+                                         "gem5",
+                                         "pixie32",
+                                         "pixie64",
+                                         NULL};
 
 st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,
                    st_import_stats *stats, st_diag *d)
@@ -58,7 +67,10 @@ st_error st_import(const char *format, int fd, const st_import_opts *o, const st
 /* ---- exporter object ---------------------------------------------------------- */
 
 /* In the order of st_xkind. */
-const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3", NULL};
+const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3",
+                                         "dramsim2",
+                                         "gem5",
+                                         NULL};
 
 st_error st_x_flush(st_exporter *x)
 {
@@ -97,6 +109,8 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     case X_LACKEY:
     case X_DIN:
     case X_XDIN: ok = st_entry_is_memory(t); break;
+    case X_DRAMSIM2: ok = st_entry_is_memory(t); break;
+    case X_GEM5: ok = st_entry_is_memory(t); break;
     default: ok = t == ST_TYPE_VPC; break;
     }
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)
@@ -162,6 +176,8 @@ static st_error start(st_exporter *x)
         return st_x_text_start(x);
     case X_CSV:
         return st_x_csv_start(x);
+    case X_GEM5:
+        return st_x_gem5_start(x);
     default:
         return ST_OK;
     }
@@ -204,8 +220,14 @@ static uint64_t size_field(st_entry_type t, const st_entry *e)
     return 0;
 }
 
+uint64_t st_x_size(st_entry_type t, const st_entry *e) { return size_field(t, e); }
+
 st_error st_x_access(st_exporter *x, st_entry_type t, const st_entry *e, char kind)
 {
+    if (x->kind == X_DRAMSIM2)
+        return st_x_dramsim2(x, e, kind);
+    if (x->kind == X_GEM5)
+        return st_x_gem5(x, t, e, kind);
     char *p;
     RETURN_IF_ERROR(st_x_room(x, 128, &p));
     size_t m = 0;
@@ -276,6 +298,8 @@ st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entrie
     case X_LACKEY:
     case X_DIN:
     case X_XDIN:
+    case X_DRAMSIM2:
+    case X_GEM5:
         return access_lines(x, entries, n);
     default:
         return put_bytes(x, entries, n * x->esize);

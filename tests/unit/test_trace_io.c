@@ -236,6 +236,165 @@ static uint64_t fnv(const uint8_t *p, size_t n)
 }
 
 #define K32 (UINT64_C(1) << 32)
+/* Import the bytes of a string literal, its NUL left out. */
+#define IMP_LIT(fmt, lit, m, st, d) imp(fmt, lit, sizeof lit - 1, NULL, m, st, d)
+
+/* ---- dramsim2, gem5, pixie32/64 (IMPORT.md 14-16) ------------------------------ */
+
+/* gem5's corpus file tgen-simple-mem.trc: a PacketHeader and two packets */
+static const uint8_t gem5_tgen[71] = {
+    'g', 'e', 'm', '5', 0x29, 0x0a, 0x20, 'C', 'o', 'n', 'v', 'e', 'r', 't', 'e', 'd', ' ', 'A', 'S', 'C',
+    'I', 'I', ' ', 't', 'r', 'a', 'c', 'e', ' ', 'o', 'u', 't', 'p', 'u', 't', '.', 't', 'x', 't', 0x18,
+    0x80, 0xa0, 0x94, 0xa5, 0x8d, 0x1d, 0x0c, 0x08, 0xe8, 0x07, 0x10, 0x01, 0x18, 0xe7, 0x8a, 0x8d, 0x09,
+    0x20, 0x40, 0x0b, 0x08, 0xa0, 0x1f, 0x10, 0x04, 0x18, 0xef, 0xfd, 0x02, 0x20, 0x40};
+
+static void test_dramsim2(void)
+{
+    msink m;
+    st_diag d;
+    obuf o;
+    const char *canon = "0x2000D5C0 IFETCH  30\n0x1FF96FC0 WRITE   160\n0x40009E00 READ    160\n"
+                        "0x400000000 P_LOCK_WR 161\n";
+    CHECK(imp_s("dramsim2", canon, &m, &d) == ST_OK);
+    int s = m_find(&m, "dramsim2");
+    CHECK(s == 0 && m.ns == 1 && m.type[0] == ST_TYPE_M64 && m.n[0] == 4);
+    st_entry e;
+    entry(&m, 0, 0, &e);
+    CHECK(e.cycle == 30 && e.meta16 == 3 << 1 && e.addr == 0x2000D5C0 && e.ip == 0); /* IFETCH: tag 3 */
+    entry(&m, 0, 3, &e);
+    CHECK(e.cycle == 161 && e.meta16 == 8 << 1 && e.addr == UINT64_C(0x400000000));
+    CHECK(exp_stream("dramsim2", &m, 0, NULL, &o, 0) == ST_OK && o.n == strlen(canon) &&
+          memcmp(o.p, canon, o.n) == 0);
+    free(o.p);
+    m_free(&m);
+    /* other spellings are read and written in the canonical layout */
+    CHECK(imp_s("dramsim2", "  0x1ff96fc0\tP_MEM_RD 161  \n# note\n1F00 READ 162\n", &m, &d) == ST_OK && m.n[0] == 2);
+    CHECK(exp_stream("dramsim2", &m, 0, NULL, &o, 0) == ST_OK &&
+          strcmp((char *)o.p, "0x1FF96FC0 P_MEM_RD 161\n0x00001F00 READ    162\n") == 0);
+    free(o.p);
+    m_free(&m);
+    /* an unknown command, a cycle beyond 48 bits, a missing cycle: the line named, the lines before kept */
+    CHECK(imp_s("dramsim2", "0x10 READ 5\n0x20 FETCH 6\n", &m, &d) == ST_E_SYNTAX && d.line == 2 && d.offset == 12 &&
+          m.n[0] == 1);
+    m_free(&m);
+    CHECK(imp_s("dramsim2", "0x10 READ 1\n0x10 READ 281474976710656\n", &m, &d) == ST_E_TOO_LARGE && d.line == 2);
+    m_free(&m);
+    CHECK(imp_s("dramsim2", "0x10 READ 1\n0x10 READ\n", &m, &d) == ST_E_SYNTAX && d.line == 2);
+    m_free(&m);
+    CHECK(imp_s("dramsim2", "", &m, &d) == ST_OK && m.ns == 0);
+    m_free(&m);
+    /* another producer's streams: by role, k6 spellings; a modify is a read and a write */
+    CHECK(imp_s("lackey", "I  00400000,4\n M 00001000,4\n S 00002000,8\n", &m, &d) == ST_OK);
+    CHECK(exp_stream("dramsim2", &m, m_find(&m, "write"), NULL, &o, 0) == ST_OK &&
+          strcmp((char *)o.p, "0x00001000 P_MEM_WR 1\n0x00002000 P_MEM_WR 1\n") == 0);
+    free(o.p);
+    CHECK(exp_stream("dramsim2", &m, m_find(&m, "fetch"), NULL, &o, 0) == ST_OK &&
+          strcmp((char *)o.p, "0x00400000 P_FETCH 1\n") == 0);
+    free(o.p);
+    m_free(&m);
+}
+
+static void test_gem5(void)
+{
+    msink m;
+    st_diag d;
+    st_import_stats st;
+    obuf o;
+    CHECK(imp("gem5", gem5_tgen, sizeof gem5_tgen, NULL, &m, &st, &d) == ST_OK);
+    CHECK(m.ns == 1 && m.type[0] == ST_TYPE_D64 && m.n[0] == 2 && m.header_len[0] == 46 && st.bytes == 71);
+    CHECK(is_entry(&m, 0, 0, 1000, (1 + 1) << 1, 0, 0x1234567, 64 * K32)); /* ReadReq = 1, tag cmd + 1 */
+    CHECK(is_entry(&m, 0, 1, 4000, (4 + 1) << 1, 0, 0xbeef, 64 * K32));    /* WriteReq = 4 */
+    CHECK(exp_stream("gem5", &m, 0, NULL, &o, 0) == ST_OK && o.n == sizeof gem5_tgen &&
+          memcmp(o.p, gem5_tgen, o.n) == 0);
+    free(o.p);
+    m_free(&m);
+    /* cut off inside the last packet: the first kept, the second named with its offset */
+    CHECK(imp("gem5", gem5_tgen, sizeof gem5_tgen - 1, NULL, &m, &st, &d) == ST_E_PARTIAL_ENTRY && m.n[0] == 1 &&
+          d.offset == 59 && strstr(d.detail, "packet 1") != NULL);
+    m_free(&m);
+    /* header only; no magic; a length beyond the bound; a varint of 11 bytes; a missing field */
+    CHECK(imp("gem5", gem5_tgen, 46, NULL, &m, &st, &d) == ST_OK && m.ns == 1 && m.n[0] == 0);
+    m_free(&m);
+    CHECK(imp("gem5", "gem4", 4, NULL, &m, &st, &d) == ST_E_NOT_FORMAT);
+    m_free(&m);
+    CHECK(IMP_LIT("gem5", "gem5\x02\x18\x01\xff\xff\x03", &m, &st, &d) == ST_E_TOO_LARGE && d.offset == 7);
+    m_free(&m);
+    CHECK(IMP_LIT("gem5", "gem5\x02\x18\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", &m, &st, &d) ==
+              ST_E_SYNTAX && d.offset == 7 && strstr(d.detail, "over 10 bytes") != NULL);
+    m_free(&m);
+    CHECK(IMP_LIT("gem5", "gem5\x02\x18\x01\x0e\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x10\x01", &m, &st,
+                  &d) == ST_E_SYNTAX && strstr(d.detail, "value is over 10 bytes") != NULL);
+    m_free(&m);
+    CHECK(IMP_LIT("gem5", "gem5\x02\x18\x01\x04\x08\x01\x10\x01", &m, &st, &d) == ST_E_SYNTAX &&
+          strstr(d.detail, "required") != NULL);
+    m_free(&m);
+    /* pc is the entry's ip and comes back; flags (5) and pkt_id (6) are dropped */
+    static const uint8_t pcpkt[] = {'g', 'e', 'm', '5', 2, 0x18, 1, 15, 0x08, 5, 0x10, 1, 0x18, 0x10, 0x20, 8,
+                                    0x28, 3, 0x30, 9, 0x38, 0x80, 0x01};
+    CHECK(imp("gem5", pcpkt, sizeof pcpkt, NULL, &m, &st, &d) == ST_OK && is_entry(&m, 0, 0, 5, 1 | 2 << 1, 0x80, 0x10, 0));
+    CHECK(exp_stream("gem5", &m, 0, NULL, &o, 0) == ST_OK && o.n == sizeof pcpkt - 4 && memcmp(o.p, pcpkt, 7) == 0 &&
+          o.p[7] == 11 && memcmp(o.p + 8, pcpkt + 8, 8) == 0 && memcmp(o.p + 16, pcpkt + 20, 3) == 0);
+    free(o.p);
+    m_free(&m);
+    /* another producer's write stream: gem5's own header, WriteReq */
+    CHECK(imp_s("lackey", "I  00400000,4\n S 00002000,4\n", &m, &d) == ST_OK);
+    CHECK(exp_stream("gem5", &m, m_find(&m, "write"), NULL, &o, 0) == ST_OK);
+    static const uint8_t want[] = {'g', 'e', 'm', '5', 17, 0x0a, 8, 's', 'i', 'm', 't', 'r', 'a', 'c', 'e', 0x18,
+                                   0x80, 0xa0, 0x94, 0xa5, 0x8d, 0x1d, 14, 0x08, 1, 0x10, 4, 0x18, 0x80, 0x40,
+                                   0x20, 4, 0x38, 0x80, 0x80, 0x80, 0x02};
+    CHECK(o.n == sizeof want && memcmp(o.p, want, o.n) == 0);
+    free(o.p);
+    /* a gem5-looking header longer than an import keeps is not copied: a header of its own */
+    static uint8_t big[2000] = {'g', 'e', 'm', '5', 0xca, 0x0f}; /* varint 1994 */
+    st_export_stream bs = {"write", ST_TYPE_D64, 32, big, sizeof big};
+    st_exporter *x;
+    memset(&o, 0, sizeof o);
+    CHECK(st_exporter_new(&x, "gem5", &bs, o_write, &o, NULL, NULL) == ST_OK &&
+          st_exporter_write(x, 0, m.data[m_find(&m, "write")], 1) == ST_OK && st_exporter_finish(x) == ST_OK);
+    st_exporter_free(x);
+    CHECK(o.n == sizeof want && memcmp(o.p, want, o.n) == 0);
+    free(o.p);
+    m_free(&m);
+}
+
+static void test_pixie(void)
+{
+    msink m;
+    st_diag d;
+    st_import_stats st;
+    /* a run of 1 at word 0x4c; 3 instructions then a read; one at 0xd2;
+     * a system call after 1; 2 instructions then a write (type 11) */
+    static const uint8_t w32[] = {0x1c, 0, 0, 0x4c, 0x30, 0xff, 0x2f, 0x80, 0x0d, 0, 0, 0xd2,
+                                  0x1e, 0, 0x03, 0xe9, 0x2b, 0x02, 0xda, 0x58};
+    CHECK(imp("pixie32", w32, sizeof w32, NULL, &m, &st, &d) == ST_OK);
+    int r = m_find(&m, "read"), w = m_find(&m, "write"), f = m_find(&m, "fetch");
+    CHECK(r >= 0 && w >= 0 && f >= 0 && m.n[r] == 1 && m.n[w] == 1 && m.n[f] == 11);
+    CHECK(is_entry(&m, r, 0, 5, 0, 0x140, 0xff2f80, 0)); /* type 0: tag 0 */
+    CHECK(is_entry(&m, w, 0, 11, 11 << 1, 0x35c, 0x02da58, 0));
+    st_entry e;
+    entry(&m, f, 0, &e);
+    CHECK(e.cycle == 1 && e.ip == 0x130);
+    entry(&m, f, 5, &e);
+    CHECK(e.cycle == 6 && e.ip == 0x348);
+    entry(&m, f, 10, &e);
+    CHECK(e.cycle == 11 && e.ip == 0x35c && (uint32_t)e.data == ST_KIND_WRITE);
+    m_free(&m);
+    /* cut off in word 1; type 15; nothing */
+    CHECK(imp("pixie32", w32, 6, NULL, &m, &st, &d) == ST_E_PARTIAL_ENTRY && d.offset == 4 &&
+          m.n[m_find(&m, "fetch")] == 1);
+    m_free(&m);
+    CHECK(imp("pixie32", "\x1c\0\0\x4c\xff\0\0\0", 8, NULL, &m, &st, &d) == ST_E_SYNTAX && d.offset == 4 &&
+          strstr(d.detail, "word 1") != NULL);
+    m_free(&m);
+    CHECK(imp("pixie32", "", 0, NULL, &m, &st, &d) == ST_OK && m.ns == 0);
+    m_free(&m);
+    /* pixie64: 56-bit fields */
+    static const uint8_t w64[] = {0x1c, 0, 0, 0, 0, 0, 0, 0x4c, 0x01, 0, 0, 0x7f, 0xff, 0xff, 0x2f, 0x80};
+    CHECK(imp("pixie64", w64, sizeof w64, NULL, &m, &st, &d) == ST_OK);
+    r = m_find(&m, "read");
+    CHECK(r >= 0 && is_entry(&m, r, 0, 2, 1 << 1, 0x134, UINT64_C(0x7fffff2f80), 0));
+    m_free(&m);
+}
 
 /* ---- importers, field by field ------------------------------------------------ */
 
@@ -708,7 +867,8 @@ static void test_vpc(void)
     free(o.p);
     for (int i = 0; st_export_formats[i]; i++)
         CHECK(st_export_formats[i][0] != 0);
-    CHECK(st_import_formats[7] && strcmp(st_import_formats[7], "vpc3") == 0 && !st_import_formats[8]);
+    CHECK(st_import_formats[7] && strcmp(st_import_formats[7], "vpc3") == 0);
+    CHECK(st_import_formats[11] && strcmp(st_import_formats[11], "pixie64") == 0 && !st_import_formats[12]);
 }
 
 /* ---- lackey, din, xdin, csv exporters, alone and merged ----------------------------------- */
@@ -1262,6 +1422,9 @@ int main(int argc, char **argv)
     test_text_vwide();
     test_vpc();
     test_access_exporters();
+    test_dramsim2();
+    test_gem5();
+    test_pixie();
     test_decomp();
     test_decomp_zstd_place();
     test_decomp_stop_waits_not();
