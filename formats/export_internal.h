@@ -12,7 +12,10 @@
 
 #define ST_XBUF (64u * 1024u)
 
-typedef enum { X_RAW, X_TEXT, X_LACKEY, X_DIN, X_XDIN, X_CSV, X_VPC, X_VPC3 } st_xkind;
+typedef enum {
+    X_RAW, X_TEXT, X_LACKEY, X_DIN, X_XDIN, X_CSV, X_VPC, X_VPC3,
+    X_CVP, X_CBP2025,
+} st_xkind;
 
 struct st_exporter {
     st_xkind kind;
@@ -85,6 +88,9 @@ st_error st_x_csv_write(st_exporter *x, uint64_t first, const uint8_t *entries, 
  * instruction), 'L', 'S', or 'M' (lackey's modify; din and xdin write it
  * as a read and a write) for entry e of type t. */
 st_error st_x_access(st_exporter *x, st_entry_type t, const st_entry *e, char kind);
+/* The records of n cvp entries (import_cvp.c); ST_E_CORRUPT for an entry
+ * that gives no record of the format. */
+st_error st_x_cvp_write(st_exporter *x, const uint8_t *entries, size_t n);
 /* The record kind a stream named name holds: 'I', 'S' or 'L'. */
 char st_x_role(const char *name);
 

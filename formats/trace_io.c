@@ -22,6 +22,8 @@ static const struct {
     {"bochs", st_import_bochs, 1, 0},   {"lackey", st_import_lackey, 1, 1}, {"din", st_import_din, 1, 1},
     {"xdin", st_import_xdin, 1, 1},     {"pinatrace", st_import_pinatrace, 1, 1}, {"text", st_import_text, 1, 1},
     {"vpc", st_import_vpc, 0, 0},       {"vpc3", st_import_vpc3, 0, 0},
+    {"cvp", st_import_cvp, 0, 0},
+    {"cbp2025", st_import_cbp2025, 0, 0},
 };
 
 int st_import_is_text(const char *format)
@@ -32,7 +34,9 @@ int st_import_is_text(const char *format)
     return 0;
 }
 
-const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3", NULL};
+const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3",
+                                         "cvp", "cbp2025",
+                                         NULL};
 
 st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,
                    st_import_stats *stats, st_diag *d)
@@ -58,7 +62,9 @@ st_error st_import(const char *format, int fd, const st_import_opts *o, const st
 /* ---- exporter object ---------------------------------------------------------- */
 
 /* In the order of st_xkind. */
-const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3", NULL};
+const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3",
+                                         "cvp", "cbp2025",
+                                         NULL};
 
 st_error st_x_flush(st_exporter *x)
 {
@@ -97,6 +103,8 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     case X_LACKEY:
     case X_DIN:
     case X_XDIN: ok = st_entry_is_memory(t); break;
+    case X_CVP:
+    case X_CBP2025: ok = t == ST_TYPE_CVP; break;
     default: ok = t == ST_TYPE_VPC; break;
     }
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)
@@ -277,6 +285,9 @@ st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entrie
     case X_DIN:
     case X_XDIN:
         return access_lines(x, entries, n);
+    case X_CVP:
+    case X_CBP2025:
+        return st_x_cvp_write(x, entries, n);
     default:
         return put_bytes(x, entries, n * x->esize);
     }
