@@ -51,6 +51,7 @@ LIB_SRC += api/api_stats.c
 LIB_SRC += api/api_import.c
 LIB_SRC += api/api_concat.c
 LIB_SRC += formats/import_cvp.c
+LIB_SRC += svpc/cvp.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
 UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats test_signals test_recover
