@@ -254,3 +254,76 @@ st_error st_x_cvp_write(st_exporter *x, const uint8_t *entries, size_t n)
     }
     return ST_OK;
 }
+
+/*
+ * The value a load record gives its destination registers (IMPORT.md 16.3):
+ * the outputs but the first when the base-update byte is set (that one is
+ * the base register written back), each giving its low size/n bytes, in
+ * output order.  0 when the size does not split so (no value kept).
+ */
+static size_t load_value(const uint8_t *e, uint8_t *v)
+{
+    unsigned nout = e[CVP_NOUT], size = e[CVP_SIZE], skip = e[CVP_BASE_UPDATE] && nout ? 1u : 0u;
+    unsigned ndest = nout - skip, word = 0;
+    for (unsigned i = 0; i < skip; i++)
+        word += st_cvp_reg_words(e[CVP_OUT + i]);
+    if (!ndest || size % ndest)
+        return 0;
+    unsigned each = size / ndest;
+    for (unsigned i = skip; i < nout; i++) {
+        unsigned w = st_cvp_reg_words(e[CVP_OUT + i]);
+        if (each > 8u * w)
+            return 0;
+        memcpy(v + (i - skip) * each, e + CVP_WORDS + 8u * word, each);
+        word += w;
+    }
+    return size;
+}
+
+static st_error loads_value(void *arg, uint64_t index, const uint8_t **value, size_t *len)
+{
+    st_exporter *x = arg;
+    (void)index; /* always the entry being written */
+    *value = x->load_value;
+    *len = x->load_len;
+    return ST_OK;
+}
+
+/* The loads' exporter writes through this one's callback. */
+static st_error loads_out(void *arg, const void *buf, size_t n)
+{
+    st_exporter *x = arg;
+    return x->write(x->warg, buf, n);
+}
+
+st_error st_x_cvp_loads_start(st_exporter *x)
+{
+    st_export_stream s = {"loads", ST_TYPE_D64, 32, NULL, 0};
+    return st_exporter_new(&x->inner, "text", &s, loads_out, x, loads_value, x);
+}
+
+st_error st_x_cvp_loads_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *e = entries + i * ST_CVP_ENTRY;
+        if (e[CVP_TYPE] != CVP_LOAD)
+            continue;
+        /* cycle: the record's index; a value up to 4 bytes in the data
+         * field, 8 as a full-size entry, others through the value */
+        uint64_t size = e[CVP_SIZE];
+        x->load_len = load_value(e, x->load_value);
+        uint64_t v = 0;
+        memcpy(&v, x->load_value, x->load_len < 8 ? x->load_len : 8);
+        st_entry d = {(first + i) & ST_CYCLE_MASK, 0, st_load64(e + CVP_PC), st_load64(e + CVP_EA), 0};
+        if (size == 8 && x->load_len == 8) {
+            d.meta16 = 1;
+            d.data = v;
+        } else {
+            d.data = size << 32 | (v & (size >= 4 ? 0xFFFFFFFFu : ((UINT64_C(1) << (8 * size)) - 1)));
+        }
+        uint8_t raw[32];
+        st_entry_store(ST_TYPE_D64, raw, &d);
+        RETURN_IF_ERROR(st_exporter_write(x->inner, x->loads++, raw, 1));
+    }
+    return ST_OK;
+}

@@ -63,7 +63,7 @@ st_error st_import(const char *format, int fd, const st_import_opts *o, const st
 
 /* In the order of st_xkind. */
 const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3",
-                                         "cvp", "cbp2025",
+                                         "cvp", "cbp2025", "cvp-loads",
                                          NULL};
 
 st_error st_x_flush(st_exporter *x)
@@ -104,7 +104,8 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     case X_DIN:
     case X_XDIN: ok = st_entry_is_memory(t); break;
     case X_CVP:
-    case X_CBP2025: ok = t == ST_TYPE_CVP; break;
+    case X_CBP2025:
+    case X_CVP_LOADS: ok = t == ST_TYPE_CVP; break;
     default: ok = t == ST_TYPE_VPC; break;
     }
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)
@@ -170,6 +171,8 @@ static st_error start(st_exporter *x)
         return st_x_text_start(x);
     case X_CSV:
         return st_x_csv_start(x);
+    case X_CVP_LOADS:
+        return st_x_cvp_loads_start(x);
     default:
         return ST_OK;
     }
@@ -288,6 +291,8 @@ st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entrie
     case X_CVP:
     case X_CBP2025:
         return st_x_cvp_write(x, entries, n);
+    case X_CVP_LOADS:
+        return st_x_cvp_loads_write(x, first, entries, n);
     default:
         return put_bytes(x, entries, n * x->esize);
     }
@@ -296,6 +301,8 @@ st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entrie
 st_error st_exporter_finish(st_exporter *x)
 {
     RETURN_IF_ERROR(start(x));
+    if (x->inner)
+        RETURN_IF_ERROR(st_exporter_finish(x->inner));
     return st_x_flush(x);
 }
 
@@ -303,6 +310,7 @@ void st_exporter_free(st_exporter *x)
 {
     if (!x)
         return;
+    st_exporter_free(x->inner);
     free(x->name);
     free(x->header);
     free(x->buf);
