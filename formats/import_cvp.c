@@ -206,8 +206,8 @@ static st_error run(int fd, int cbp, const st_import_opts *o, const st_import_si
         if (len <= 0) {
             if (d)
                 d->offset = base + pos;
-            e = st_diag_set(d, len == 0 ? ST_E_PARTIAL_ENTRY : ST_E_SYNTAX, "%s record %" PRIu64 " at offset %" PRIu64 ": %s",
-                            fmt, records, base + pos, why);
+            e = st_diag_set(d, len == 0 ? ST_E_PARTIAL_ENTRY : ST_E_SYNTAX, "%s record %" PRIu64 ": %s", fmt,
+                            records, why);
             break;
         }
         e = st_imp_slot(&out, 0, &slot);
