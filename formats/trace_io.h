@@ -103,7 +103,7 @@ typedef struct {
 enum { ST_KIND_END = 0, ST_KIND_READ = 1, ST_KIND_WRITE = 2, ST_KIND_MODIFY = 3 };
 
 /* Names of the importers: "bochs", "lackey", "din", "xdin", "pinatrace",
- * "text", "vpc", "vpc3"; NULL-terminated. */
+ * "text", "vpc", "vpc3", "cvp", "cbp2025"; NULL-terminated. */
 extern const char *const st_import_formats[];
 
 /*
@@ -152,8 +152,8 @@ typedef struct {
     size_t header_len;
 } st_export_stream;
 
-/* Names of the exporters: "raw", "text", "lackey", "din", "vpc", "vpc3";
- * NULL-terminated. */
+/* Names of the exporters: "raw", "text", "lackey", "din", "vpc", "vpc3",
+ * "cvp", "cbp2025", "cvp-loads" (IMPORT.md 16); NULL-terminated. */
 extern const char *const st_export_formats[];
 
 /*

@@ -1050,10 +1050,12 @@ SIMTRACE_API uint32_t simtrace_stats_field_slots(uint32_t f);
 /*
  * The importers: how other trace formats become streams of a writer
  * (formats/IMPORT.md of the source says how each maps).  The names are
- * "bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3";
+ * "bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3",
+ * "cvp", "cbp2025";
  * index 0, 1, ... gives them in that order, NULL past the last, so a
  * program lists them by counting up until NULL.  *is_text (if not NULL)
- * receives 1 for the formats of text lines (all but vpc and vpc3).
+ * receives 1 for the formats of text lines (all but the binary vpc, vpc3,
+ * cvp and cbp2025).
  * Static strings.  Thread-safe.
  */
 SIMTRACE_API const char *simtrace_import_format(unsigned index, int *is_text);
