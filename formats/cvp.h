@@ -51,6 +51,18 @@ static inline int st_cvp_is_branch(unsigned type) { return (type >= 3 && type <=
 /* Value words of output register r: SIMD registers take two. */
 static inline unsigned st_cvp_reg_words(unsigned r) { return r >= 32 && r < 64 ? 2u : 1u; }
 
+/* 1 when the n bytes at p are all 0 (a word at a time: the exporters
+ * check up to 100 bytes of every entry). */
+static inline int st_cvp_zeros(const uint8_t *p, size_t n)
+{
+    uint64_t any = 0;
+    for (; n >= 8; p += 8, n -= 8)
+        any |= st_load64(p);
+    for (; n; p++, n--)
+        any |= *p;
+    return any == 0;
+}
+
 /* The value words an entry's outputs take (its out[] and n_out; n_out
  * clamped to ST_CVP_OUT_MAX, so any bytes give a bounded number). */
 static inline unsigned st_cvp_words(const uint8_t *e)

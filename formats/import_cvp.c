@@ -88,15 +88,6 @@ long st_cvp_parse(const uint8_t *p, size_t avail, int cbp, uint8_t *e, const cha
     return (long)(k + 8u * words);
 }
 
-/* 1 when the n bytes at p are all 0. */
-static int zeros(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i])
-            return 0;
-    return 1;
-}
-
 size_t st_cvp_unparse(const uint8_t *e, int cbp, uint8_t *out, const char **why)
 {
     unsigned type = e[CVP_TYPE], nin = e[CVP_NIN], nout = e[CVP_NOUT];
@@ -107,14 +98,14 @@ size_t st_cvp_unparse(const uint8_t *e, int cbp, uint8_t *out, const char **why)
         *why = "its type is not one of the format's";
     else if (nin > ST_CVP_IN_MAX || nout > ST_CVP_OUT_MAX || words > ST_CVP_WORDS_MAX)
         *why = "its register counts pass the limits";
-    else if (e[CVP_ZERO] || !zeros(e + CVP_IN + nin, ST_CVP_IN_MAX - nin) ||
-             !zeros(e + CVP_OUT + nout, ST_CVP_OUT_MAX - nout) ||
-             !zeros(e + CVP_WORDS + 8u * words, 8u * (ST_CVP_WORDS_MAX - words)))
+    else if (e[CVP_ZERO] || !st_cvp_zeros(e + CVP_IN + nin, ST_CVP_IN_MAX - nin) ||
+             !st_cvp_zeros(e + CVP_OUT + nout, ST_CVP_OUT_MAX - nout) ||
+             !st_cvp_zeros(e + CVP_WORDS + 8u * words, 8u * (ST_CVP_WORDS_MAX - words)))
         *why = "bytes past its registers or values are not 0";
-    else if ((!mem && (!zeros(e + CVP_EA, 8) || e[CVP_SIZE] || e[CVP_BASE_UPDATE])) ||
+    else if ((!mem && (!st_cvp_zeros(e + CVP_EA, 8) || e[CVP_SIZE] || e[CVP_BASE_UPDATE])) ||
              ((!mem || !cbp) && e[CVP_BASE_UPDATE]) || ((type != CVP_STORE || !cbp) && e[CVP_REG_OFFSET]))
         *why = "it has memory fields its type does not have";
-    else if ((!br && e[CVP_TAKEN]) || (!e[CVP_TAKEN] && !zeros(e + CVP_TARGET, 8)))
+    else if ((!br && e[CVP_TAKEN]) || (!e[CVP_TAKEN] && !st_cvp_zeros(e + CVP_TARGET, 8)))
         *why = "it has branch fields its type does not have";
     if (*why)
         return 0;

@@ -216,15 +216,6 @@ VPC_INLINE uint64_t cvp_predicted(cvp_model *m, cvp_io *io, const int ENC, unsig
     return v;
 }
 
-/* 1 when some of the n bytes at p are not 0. */
-static inline unsigned any_set(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i])
-            return 1;
-    return 0;
-}
-
 /* The key of value word j at pc: each slot its own predictor lines. */
 static inline uint64_t word_key(uint64_t pc, unsigned j) { return pc ^ ((uint64_t)(j + 1) << 56); }
 
@@ -328,7 +319,7 @@ VPC_INLINE void cvp_code(cvp_model *m, cvp_io *io, const int ENC, const uint8_t 
                 st_store64(e + CVP_WORDS + 8 * j, v);
         }
         if (k < ST_CVP_WORDS_MAX) {
-            unsigned rest = ENC ? any_set(e + CVP_WORDS + 8 * k, 8 * (ST_CVP_WORDS_MAX - k)) : 0;
+            unsigned rest = ENC ? !st_cvp_zeros(e + CVP_WORDS + 8 * k, 8 * (ST_CVP_WORDS_MAX - k)) : 0;
             if (CVP_BIT(ENC, io, &m->zero[CVP_F_VALUE], rest))
                 for (unsigned j = k; j < ST_CVP_WORDS_MAX; j++) {
                     uint64_t v = cvp_residual(m, io, ENC, CVP_F_OTHER, ENC ? st_load64(e + CVP_WORDS + 8 * j) : 0);
