@@ -14,10 +14,11 @@
  *     four outcomes at this pc and the last four branches overall;
  *   - the effective address (loads, stores), the target (taken branches)
  *     and each value word, by vpc/ predictors keyed by the pc (and the
- *     word's slot): the last two values, an order-2 FCM and a stride
+ *     word's slot): the last two values, an order-4 FCM and a stride
  *     (DFCM of order 1); the id of the predictor that was right, in the
  *     context of the id used last time for the same pc and slot, or a miss
- *     coded as its XOR with the last value: a byte count and the bytes.
+ *     coded as its XOR with the last value: a byte count and the bytes,
+ *     each in the context of the count and the byte above it.
  *
  * Fields a record's type does not have (the address of an ALU operation,
  * the value words past its outputs) are 0 in imported entries; they are
@@ -40,13 +41,14 @@ enum { CVP_SETS = 3, CVP_NSLOTS = 4, CVP_MISS = CVP_NSLOTS, CVP_IDS = 2 + ST_CVP
 /* The predictors of each of the three sets (address, target, values): the
  * constants of the inline templates below and the set's configuration. */
 #define CVP_LV_T 16
+#define CVP_FCM_ORDER 4
 #define CVP_FCM_S 16
 #define CVP_FCM_T 20
 #define CVP_DFCM_S 16
 #define CVP_DFCM_T 16
 static const vpc_pred_cfg cvp_preds[3] = {
     {VPC_LV, 0, 2, 0, CVP_LV_T, 0, 0},
-    {VPC_FCM, 2, 1, CVP_FCM_S, CVP_FCM_T, 0, 0},
+    {VPC_FCM, CVP_FCM_ORDER, 1, CVP_FCM_S, CVP_FCM_T, 0, 0},
     {VPC_DFCM, 1, 1, CVP_DFCM_S, CVP_DFCM_T, 0, 0},
 };
 
@@ -68,7 +70,7 @@ typedef struct {
     rc_prob zero[CVP_FIELDS];
     rc_prob ids[CVP_SETS][CVP_NSLOTS + 1][8];
     rc_prob nbytes[CVP_FIELDS][16];
-    rc_prob bytes[CVP_FIELDS][8][256];
+    rc_prob bytes[CVP_FIELDS][8][8][16][256]; /* by model, length, byte, high nibble of the byte above */
 } cvp_model;
 
 typedef struct {
@@ -120,7 +122,7 @@ static st_error cvp_ready(svpc_ctx *c, cvp_model **out)
     probs_init(m->zero, sizeof m->zero / sizeof(rc_prob));
     probs_init(&m->ids[0][0][0], sizeof m->ids / sizeof(rc_prob));
     probs_init(&m->nbytes[0][0], sizeof m->nbytes / sizeof(rc_prob));
-    probs_init(&m->bytes[0][0][0], sizeof m->bytes / sizeof(rc_prob));
+    probs_init(&m->bytes[0][0][0][0][0], sizeof m->bytes / sizeof(rc_prob));
     *out = m;
     return ST_OK;
 }
@@ -153,8 +155,11 @@ VPC_INLINE uint64_t cvp_residual(cvp_model *m, cvp_io *io, const int ENC, unsign
         nb = 8;
     }
     uint64_t r = 0;
-    for (unsigned i = nb; i-- > 0;)
-        r |= (uint64_t)CVP_TREE(ENC, io, m->bytes[f][i], 8, ENC ? (unsigned)(x >> (8 * i)) & 255u : 0) << (8 * i);
+    unsigned above = 0;
+    for (unsigned i = nb; i-- > 0;) {
+        above = CVP_TREE(ENC, io, m->bytes[f][nb - 1][i][above >> 4], 8, ENC ? (unsigned)(x >> (8 * i)) & 255u : 0);
+        r |= (uint64_t)above << (8 * i);
+    }
     return r;
 }
 
@@ -174,7 +179,7 @@ VPC_INLINE uint64_t cvp_predicted(cvp_model *m, cvp_io *io, const int ENC, unsig
 {
     vpc_pred *p = m->set[s].pred;
     vpc_pred_locate(&p[0], key, VPC_LV, 0, 2, 0, CVP_LV_T, 0);
-    vpc_pred_locate(&p[1], key, VPC_FCM, 2, 1, CVP_FCM_S, CVP_FCM_T, 0);
+    vpc_pred_locate(&p[1], key, VPC_FCM, CVP_FCM_ORDER, 1, CVP_FCM_S, CVP_FCM_T, 0);
     vpc_pred_locate(&p[2], key, VPC_DFCM, 1, 1, CVP_DFCM_S, CVP_DFCM_T, 0);
     uint64_t slot[CVP_NSLOTS];
     slot[0] = vpc_pred_slot(&p[0], 0, VPC_LV, 2, 0);
@@ -210,7 +215,7 @@ VPC_INLINE uint64_t cvp_predicted(cvp_model *m, cvp_io *io, const int ENC, unsig
         cvp_residual(m, io, ENC, f, v ^ slot[0]);
     }
     vpc_pred_update(&p[0], v, VPC_LV, 0, 2, 0, CVP_LV_T, 0);
-    vpc_pred_update(&p[1], v, VPC_FCM, 2, 1, CVP_FCM_S, CVP_FCM_T, 0);
+    vpc_pred_update(&p[1], v, VPC_FCM, CVP_FCM_ORDER, 1, CVP_FCM_S, CVP_FCM_T, 0);
     vpc_pred_update(&p[2], v, VPC_DFCM, 1, 1, CVP_DFCM_S, CVP_DFCM_T, 0);
     *last_id = (uint8_t)id;
     return v;
