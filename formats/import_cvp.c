@@ -7,12 +7,11 @@
  * is a CVP-1 record with one byte more for loads and two for stores, and a
  * file of one parses, for a while, as the other.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "../common/st_io.h"
 #include "cvp.h"
 #include "export_internal.h"
 #include "import_internal.h"
@@ -142,24 +141,6 @@ size_t st_cvp_unparse(const uint8_t *e, int cbp, uint8_t *out, const char **why)
 
 #define CVP_BUF (1u << 20) /* read buffer: many records, at least one whole */
 
-static st_error read_some(int fd, uint8_t *p, size_t n, size_t *got)
-{
-    size_t k = 0;
-    while (k < n) {
-        ssize_t r = read(fd, p + k, n - k);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return ST_E_READ;
-        }
-        if (r == 0)
-            break;
-        k += (size_t)r;
-    }
-    *got = k;
-    return ST_OK;
-}
-
 static st_error run(int fd, int cbp, const st_import_opts *o, const st_import_sink *sink, st_import_stats *st,
                     st_diag *d)
 {
@@ -182,7 +163,7 @@ static st_error run(int fd, int cbp, const st_import_opts *o, const st_import_si
             have -= pos;
             pos = 0;
             size_t got;
-            e = read_some(fd, buf + have, CVP_BUF - have, &got);
+            e = st_read_full(fd, buf + have, CVP_BUF - have, &got);
             if (e != ST_OK)
                 break;
             have += got;
