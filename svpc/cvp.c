@@ -97,9 +97,11 @@ static void probs_init(rc_prob *p, size_t n)
 static st_error cvp_ready(svpc_ctx *c, cvp_model **out)
 {
     cvp_model *m;
+    const int fresh = c->model[SVPC_ENC_CVP] == NULL;
     RETURN_IF_ERROR(svpc_model(c, SVPC_ENC_CVP, sizeof *m, (void **)&m));
+    if (fresh) /* svpc_model() does not clear what it allocates */
+        m->sets_ok = 0;
     if (!m->sets_ok) {
-        /* svpc_model() does not clear: the sets are set up once */
         memset(m->set, 0, sizeof m->set);
         for (unsigned s = 0; s < CVP_SETS; s++) {
             st_error e = vpc_set_init(&m->set[s], cvp_preds, 3);
@@ -140,7 +142,7 @@ static void cvp_model_free(void *p)
 static inline unsigned sig_bytes(uint64_t x)
 {
     unsigned n = 0;
-    while (x >> (8 * n) && n < 8)
+    while (n < 8 && x >> (8 * n))
         n++;
     return n;
 }
