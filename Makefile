@@ -52,10 +52,13 @@ LIB_SRC += api/api_import.c
 LIB_SRC += api/api_concat.c
 LIB_SRC += formats/dramsim2.c
 LIB_SRC += formats/gem5.c
+LIB_SRC += formats/import_cvp.c
+LIB_SRC += svpc/cvp.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
 UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats test_signals test_recover
 UNIT    += test_import test_api_pack
+UNIT    += test_cvp
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a

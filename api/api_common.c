@@ -16,6 +16,7 @@ _Static_assert(SIMTRACE_TYPE_D64 == (int)ST_TYPE_D64 && SIMTRACE_TYPE_D32 == (in
                    SIMTRACE_TYPE_VPC == (int)ST_TYPE_VPC && SIMTRACE_TYPE_EVENT == (int)ST_TYPE_EVENT &&
                    SIMTRACE_TYPE_USER == (int)ST_TYPE_USER,
                "public and internal entry types differ");
+_Static_assert(SIMTRACE_TYPE_CVP == (int)ST_TYPE_CVP, "public and internal entry types differ");
 _Static_assert(SIMTRACE_NAME_MAX == ST_MAX_NAME && SIMTRACE_TYPE_NAME_MAX == ST_MAX_TYPE_NAME &&
                    SIMTRACE_USER_ENTRY_MAX == ST_MAX_USER_ENTRY && SIMTRACE_VALUE_MAX == ST_VALUE_MAX &&
                    SIMTRACE_CYCLE_MAX == ST_CYCLE_MASK,

@@ -396,6 +396,8 @@ simtrace_error api_writer_adopt(simtrace_writer **out, st_writer *core, const sv
 
 svpc_params api_stream_params(svpc_params p, st_entry_type t)
 {
+    if (t == ST_TYPE_CVP && !svpc_encoder_supports(p.encoder, t))
+        p.encoder = SVPC_ENC_CVP; /* the encoder made for it, unless generic was asked for */
     if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
         p.encoder = t == ST_TYPE_VPC                                    ? SVPC_ENC_VPC
                     : st_entry_is_memory(t) && p.encoder == SVPC_ENC_VPC ? SVPC_ENC_DEFAULT

@@ -31,9 +31,10 @@ typedef enum {
     ST_TYPE_VPC = 7,    /* legacy VPC pair: u32 pc, u64 extended data (12 bytes) */
     ST_TYPE_EVENT = 8,  /* 24 bytes: u64 meta (cycle | kind << 48), u64 ip, u32 vector, u32 error code */
     ST_TYPE_USER = 9,   /* user-defined: GUID and entry size come from the stream descriptor */
+    ST_TYPE_CVP = 12,   /* 128 bytes: one CVP-1 / CBP-2025 record, its values included (formats/cvp.h) */
 } st_entry_type;
 
-#define ST_TYPE_LAST ST_TYPE_USER
+#define ST_TYPE_LAST ST_TYPE_CVP
 
 /*
  * Variable-sized values (SIMTRACE.md 9.2).  A value that does not fit an

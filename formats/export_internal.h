@@ -8,6 +8,7 @@
 #ifndef ST_EXPORT_INTERNAL_H
 #define ST_EXPORT_INTERNAL_H
 
+#include "cvp.h"
 #include "trace_io.h"
 
 #define ST_XBUF (64u * 1024u)
@@ -16,6 +17,7 @@ typedef enum {
     X_RAW, X_TEXT, X_LACKEY, X_DIN, X_XDIN, X_CSV, X_VPC, X_VPC3,
     X_DRAMSIM2,
     X_GEM5,
+    X_CVP, X_CBP2025, X_CVP_LOADS,
 } st_xkind;
 
 struct st_exporter {
@@ -36,6 +38,10 @@ struct st_exporter {
                              entries: 'I' fetch, 'S' write, 'L' other */
     uint8_t *buf;         /* ST_XBUF bytes */
     size_t len;
+    struct st_exporter *inner; /* cvp-loads: the text exporter of the loads' d64 entries */
+    uint8_t load_value[8 * ST_CVP_WORDS_MAX];
+    size_t load_len;      /* cvp-loads: the value of the load being written; 0: none */
+    uint64_t loads;       /* cvp-loads: loads written, the index of the next d64 entry */
 };
 
 /* Hand the buffer to the write callback. */
@@ -89,6 +95,13 @@ st_error st_x_csv_write(st_exporter *x, uint64_t first, const uint8_t *entries, 
  * instruction), 'L', 'S', or 'M' (lackey's modify; din and xdin write it
  * as a read and a write) for entry e of type t. */
 st_error st_x_access(st_exporter *x, st_entry_type t, const st_entry *e, char kind);
+/* The records of n cvp entries (import_cvp.c); ST_E_CORRUPT for an entry
+ * that gives no record of the format. */
+st_error st_x_cvp_write(st_exporter *x, const uint8_t *entries, size_t n);
+/* cvp-loads (import_cvp.c): the text exporter of the loads as d64 entries,
+ * made at the start; the loads among n cvp entries, the first `first`. */
+st_error st_x_cvp_loads_start(st_exporter *x);
+st_error st_x_cvp_loads_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n);
 /* The record kind a stream named name holds: 'I', 'S' or 'L'. */
 char st_x_role(const char *name);
 /* The size an entry records (fullSize: the full width), 0 if none. */

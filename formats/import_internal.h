@@ -54,6 +54,10 @@ st_error st_import_pixie64(int fd, const st_import_opts *o, const st_import_sink
  * fn's error. */
 typedef st_error (*st_imp_block_fn)(void *arg, const uint8_t *recs, size_t n);
 st_error st_imp_read_records(int fd, size_t rec, st_imp_block_fn fn, void *arg, uint64_t *bytes, size_t *left);
+st_error st_import_cvp(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                       st_diag *d);
+st_error st_import_cbp2025(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                           st_diag *d);
 
 /* ---- batched output to the sink ------------------------------------------- */
 

@@ -26,6 +26,8 @@ static const struct {
     {"gem5", st_import_gem5, 0, 0},
     {"pixie32", st_import_pixie32, 0, 0},
     {"pixie64", st_import_pixie64, 0, 0},
+    {"cvp", st_import_cvp, 0, 0},
+    {"cbp2025", st_import_cbp2025, 0, 0},
 };
 
 int st_import_is_text(const char *format)
@@ -41,6 +43,7 @@ const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pina
                                          "gem5",
                                          "pixie32",
                                          "pixie64",
+                                         "cvp", "cbp2025",
                                          NULL};
 
 st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,
@@ -70,6 +73,7 @@ st_error st_import(const char *format, int fd, const st_import_opts *o, const st
 const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3",
                                          "dramsim2",
                                          "gem5",
+                                         "cvp", "cbp2025", "cvp-loads",
                                          NULL};
 
 st_error st_x_flush(st_exporter *x)
@@ -111,6 +115,9 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     case X_XDIN: ok = st_entry_is_memory(t); break;
     case X_DRAMSIM2: ok = st_entry_is_memory(t); break;
     case X_GEM5: ok = st_entry_is_memory(t); break;
+    case X_CVP:
+    case X_CBP2025:
+    case X_CVP_LOADS: ok = t == ST_TYPE_CVP; break;
     default: ok = t == ST_TYPE_VPC; break;
     }
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)
@@ -178,6 +185,8 @@ static st_error start(st_exporter *x)
         return st_x_csv_start(x);
     case X_GEM5:
         return st_x_gem5_start(x);
+    case X_CVP_LOADS:
+        return st_x_cvp_loads_start(x);
     default:
         return ST_OK;
     }
@@ -301,6 +310,11 @@ st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entrie
     case X_DRAMSIM2:
     case X_GEM5:
         return access_lines(x, entries, n);
+    case X_CVP:
+    case X_CBP2025:
+        return st_x_cvp_write(x, entries, n);
+    case X_CVP_LOADS:
+        return st_x_cvp_loads_write(x, first, entries, n);
     default:
         return put_bytes(x, entries, n * x->esize);
     }
@@ -309,6 +323,8 @@ st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entrie
 st_error st_exporter_finish(st_exporter *x)
 {
     RETURN_IF_ERROR(start(x));
+    if (x->inner)
+        RETURN_IF_ERROR(st_exporter_finish(x->inner));
     return st_x_flush(x);
 }
 
@@ -316,6 +332,7 @@ void st_exporter_free(st_exporter *x)
 {
     if (!x)
         return;
+    st_exporter_free(x->inner);
     free(x->name);
     free(x->header);
     free(x->buf);

@@ -104,7 +104,7 @@ enum { ST_KIND_END = 0, ST_KIND_READ = 1, ST_KIND_WRITE = 2, ST_KIND_MODIFY = 3 
 
 /* Names of the importers: "bochs", "lackey", "din", "xdin", "pinatrace",
  * "text", "vpc", "vpc3",
- * "dramsim2", "gem5", "pixie32", "pixie64"; NULL-terminated. */
+ * "dramsim2", "gem5", "pixie32", "pixie64", "cvp", "cbp2025"; NULL-terminated. */
 extern const char *const st_import_formats[];
 
 /*
@@ -154,7 +154,8 @@ typedef struct {
 } st_export_stream;
 
 /* Names of the exporters: "raw", "text", "lackey", "din", "vpc", "vpc3",
- * "dramsim2", "gem5"; NULL-terminated. */
+ * "dramsim2", "gem5", "cvp", "cbp2025", "cvp-loads" (IMPORT.md 14, 15,
+ * 17); NULL-terminated. */
 extern const char *const st_export_formats[];
 
 /*

@@ -158,6 +158,7 @@ typedef enum simtrace_type {
     SIMTRACE_TYPE_VPC = 7,    /* 12 bytes: u32 pc, u64 extended data (legacy VPC traces) */
     SIMTRACE_TYPE_EVENT = 8,  /* 24 bytes: u64 meta (cycle | kind << 48), u64 ip, u32 vector, u32 error code */
     SIMTRACE_TYPE_USER = 9,   /* fixed-size entries of a caller's type, named by a 16-byte GUID */
+    SIMTRACE_TYPE_CVP = 12,   /* 128 bytes: one CVP-1 / CBP-2025 instruction record with its output values */
 } simtrace_type;
 
 #define SIMTRACE_NAME_MAX 255u       /* bytes of a stream name, without the NUL */
@@ -1086,11 +1087,11 @@ SIMTRACE_API uint32_t simtrace_stats_field_slots(uint32_t f);
  * The importers: how other trace formats become streams of a writer
  * (formats/IMPORT.md of the source says how each maps).  The names are
  * "bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3",
- * "dramsim2", "gem5", "pixie32", "pixie64";
+ * "dramsim2", "gem5", "pixie32", "pixie64", "cvp", "cbp2025";
  * index 0, 1, ... gives them in that order, NULL past the last, so a
  * program lists them by counting up until NULL.  *is_text (if not NULL)
- * receives 1 for the formats of text lines (all but vpc, vpc3,
- * gem5, pixie32 and pixie64).
+ * receives 1 for the formats of text lines (all but vpc, vpc3, gem5,
+ * pixie32, pixie64, cvp and cbp2025).
  * Static strings.  Thread-safe.
  */
 SIMTRACE_API const char *simtrace_import_format(unsigned index, int *is_text);

@@ -75,6 +75,7 @@ note() { echo "bench.sh: $*" >&2; }
 
 ALL_PARTS="size speed threads memory random overhead tradeoff testdata importers vpc api python"
 ALL_PARTS+=" foreign-misc" # issue 22 item 4: pixie32, DRAMSim2, gem5 against xz -9
+ALL_PARTS+=" cvp"
 EXTRA_PARTS="corpus-xz"
 PARTS=" "
 IFS=', ' read -ra _sel <<<"${BENCH_ONLY:-all}"
@@ -998,6 +999,40 @@ targets() {
     echo
 }
 
+# The CBP-2025 sample of the corpus (issue 22, item 2): simtrace-pack -T1
+# --from cbp2025 against xz -9 of the raw records (target: at most 0.6x),
+# and decoding, simtrace-cat -T1 -F cbp2025 against xz -dc -T1, by CPU time
+# (user + system, median of BENCH_RUNS; target: no slower); the records
+# must come back byte for byte.
+cvp_part() {
+    local gz="$CORPUS/foreign/cbp2025/sample_fp_trace.gz" d="$TMP/cvp" i s x
+    [[ -f $gz ]] || { echo "cvp: skipped (no $gz)"; echo; return; }
+    mkdir -p "$d"
+    note "cvp"
+    gzip -dc "$gz" >"$d/raw"
+    xz -9 -T1 -c "$d/raw" >"$d/raw.xz"
+    "$PACK" -T1 --from cbp2025 -o "$d/s.sim" "$gz" || { fail "cvp: packing failed"; return; }
+    "$CAT" -T1 -F cbp2025 "$d/s.sim" | cmp -s - "$d/raw" || fail "cvp: the records do not come back byte for byte"
+    s=$(fsize "$d/s.sim") x=$(fsize "$d/raw.xz")
+    local ds=() dx=()
+    for ((i = 0; i < RUNS; i++)); do
+        ds+=("$(timed /dev/null "$CAT" -T1 -F cbp2025 "$d/s.sim" | cut -d' ' -f2)")
+        dx+=("$(timed /dev/null xz -dc -T1 "$d/raw.xz" | cut -d' ' -f2)")
+    done
+    local ms mx
+    ms=$(median "${ds[@]}") mx=$(median "${dx[@]}")
+    echo "cvp: CBP-2025 sample, $(group "$(fsize "$d/raw")") bytes of records: container $(group "$s") bytes, xz -9 $(group "$x");"
+    echo "  decoding CPU s (median of $RUNS): simtrace-cat -T1 -F cbp2025 $ms, xz -dc -T1 $mx"
+    tsv cvp sample container_bytes "$s"
+    tsv cvp sample xz9_bytes "$x"
+    tsv cvp sample decode_cpu_s "$ms"
+    tsv cvp sample xz_decode_cpu_s "$mx"
+    target cvp_size "cvp: size <= 0.6x xz -9" "$(div "$s" "$x" "%.3f")x" "$(cmpf "$(div "$s" "$x" "%.4f")" 0.6 "<=")"
+    target cvp_decode "cvp: decoding no slower than xz -d (CPU)" "$ms s vs $mx s" "$(cmpf "$ms" "$mx" "<=")"
+    rm -rf "$d"
+    echo
+}
+
 # =====================================================================================
 
 # The Python package (issue 14's target: reading a range into numpy at no
@@ -1071,6 +1106,7 @@ main() {
     want api && api_part
     want python && python_part
     want foreign-misc && foreign_misc
+    want cvp && cvp_part
     targets
     ((!FAILED))
 }

@@ -85,7 +85,8 @@ typedef enum {
     SVPC_ENC_CM = 4,
     SVPC_ENC_VPC = 5,
     SVPC_ENC_CM2 = 6,
-    SVPC_ENC_LAST = SVPC_ENC_CM2,
+    SVPC_ENC_CVP = 9, /* CVP-1 / CBP-2025 records (entry type cvp) only */
+    SVPC_ENC_LAST = SVPC_ENC_CVP,
 } svpc_encoder;
 
 /* The writers' encoder for memory types when none is asked for: smaller

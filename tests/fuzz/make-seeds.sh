@@ -74,6 +74,13 @@ printf '\xe0\x1c\x00\x00\x00\x00\x00\x00\x4c\x01\x00\x00\x7f\xff\xff\x2f\x80' > 
 for z in "xz -c" "gzip -c" "zstd -q -c"; do
     { printf '\x10'; head -c 4000 "$root/testdata/good/sample.lackey" | $z; } > "$out/import/lackey-${z%% *}" || true
 done
+# CVP-1 / CBP-2025 (byte 0: top bits set, bit 3 cbp2025): the start of the
+# corpus's CBP-2025 sample, read both ways
+cbp="$root/../shared/corpus/foreign/cbp2025/sample_fp_trace.gz"
+if [ -f "$cbp" ]; then
+    { printf '\xe8'; { gzip -dc "$cbp" || true; } | head -c 4000; } > "$out/import/cbp2025-sample"
+    { printf '\xe0'; { gzip -dc "$cbp" || true; } | head -c 4000; } > "$out/import/cvp-sample"
+fi
 # ranges: 16 bytes choosing the range (two u64), then a container: the index
 # seeds, the good containers and the bad-file corpus, each with a few ranges
 i=0

@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# CVP-1 and CBP-2025 traces (formats/IMPORT.md 17): simtrace-pack --from
+# cvp|cbp2025, simtrace-cat -F cvp|cbp2025|cvp-loads; the CBP-2025 sample of
+# the corpus byte for byte, hand-built records at the edges.
+
+load helpers
+
+PACK="$SVPC_BIN/simtrace-pack"
+CAT="$SVPC_BIN/simtrace-cat"
+SAMPLE="$CORPUS_DIR/foreign/cbp2025/sample_fp_trace.gz"
+
+setup() {
+    common_setup
+    [[ -x $PACK && -x $CAT ]] || fail "simtrace-pack/simtrace-cat not built in $SVPC_BIN"
+}
+
+# count STREAM FILE: entries of a stream, from --list
+count() { "$CAT" --list "$2" | awk -v s="$1" '$1 == s { print $3 }'; }
+
+# Records in CBP-2025's layout, by perl: alu PC (one input, one output x1 =
+# PC), load PC EA (base update 0, output x2 = EA + 1), branch PC TARGET
+# (taken), simd PC (output v0, 16 bytes), over_in PC (9 inputs).
+rec() {
+    perl -e '
+        my ($k, $pc, $a) = @ARGV; $pc = hex $pc; $a = hex($a // 0);
+        if ($k eq "alu")    { print pack("Q<C C C C C Q<", $pc, 0, 1, 3, 1, 1, $pc) }
+        if ($k eq "load")   { print pack("Q<C Q<C C C C C C Q<", $pc, 1, $a, 8, 0, 1, 3, 1, 2, $a + 1) }
+        if ($k eq "branch") { print pack("Q<C C Q< C C", $pc, 3, 1, $a, 0, 0) }
+        if ($k eq "simd")   { print pack("Q<C C C C Q<Q<", $pc, 6, 0, 1, 32, $pc, ~$pc) }
+        if ($k eq "over_in"){ print pack("Q<C C C9 C", $pc, 0, 9, 0..8, 0) }
+    ' "$@"
+}
+
+@test "cbp2025: the corpus sample comes back byte for byte, in at most 0.6x its xz -9 size" {
+    [[ -f $SAMPLE ]] || skip "CBP-2025 sample not found at $SAMPLE"
+    run "$PACK" --from cbp2025 -o s.sim "$SAMPLE"
+    [ "$status" -eq 0 ]
+    [ "$(count trace s.sim)" -eq 997741 ]
+    "$CAT" -F cbp2025 s.sim > back.raw
+    gzip -dc "$SAMPLE" | cmp - back.raw
+    # xz -9 of the raw records: 231,992 bytes (corpus README); 0.6x of it
+    [ "$(stat -c %s s.sim)" -le 139195 ]
+    "$CAT" --stats s.sim | grep -q 'stream trace (cvp, encoder cvp)'
+}
+
+@test "cvp, cbp2025: hand-built records round-trip; an empty input is an empty stream" {
+    { rec alu 1000; rec load 1004 8000; rec branch 1008 1000; rec simd 1000; rec alu 1004; } > t.cbp
+    run "$PACK" --from cbp2025 -o t.sim t.cbp
+    [ "$status" -eq 0 ]
+    [ "$(count trace t.sim)" -eq 5 ]
+    "$CAT" -F cbp2025 t.sim | cmp - t.cbp
+    : > empty.cbp
+    run "$PACK" --from cbp2025 -o e.sim empty.cbp
+    [ "$status" -eq 0 ]
+    [ "$(count trace e.sim)" -eq 0 ]
+    "$CAT" -F cbp2025 e.sim | cmp - empty.cbp
+    # CVP-1's layout has no base-update byte: the same load is a byte shorter
+    perl -e 'print pack("Q<C Q<C C C C C Q<", 0x1004, 1, 0x8000, 8, 1, 3, 1, 2, 0x8001)' > t.cvp
+    run "$PACK" --from cvp -o c.sim t.cvp
+    [ "$status" -eq 0 ]
+    "$CAT" -F cvp c.sim | cmp - t.cvp
+}
+
+@test "cbp2025: a record cut off or over a limit: file, record and offset named, the records before kept" {
+    { rec alu 1000; rec load 1004 8000; } > good.cbp
+    size=$(stat -c %s good.cbp)
+    { cat good.cbp; rec load 1008 9000 | head -c 12; } > cut.cbp
+    run "$PACK" --from cbp2025 -o cut.sim cut.cbp
+    [ "$status" -eq 1 ]
+    [[ $output == *"simtrace-pack: cut.cbp"* ]]
+    [[ $output == *"at byte offset $size"*"cbp2025 record 2: ends inside its effective address"* ]]
+    [ "$(count trace cut.sim)" -eq 2 ]
+    "$CAT" -F cbp2025 cut.sim | cmp - good.cbp
+    { cat good.cbp; rec over_in 1008; } > over.cbp
+    run "$PACK" --from cbp2025 -o over.sim over.cbp
+    [ "$status" -eq 1 ]
+    [[ $output == *"at byte offset $size"*"cbp2025 record 2: more than 8 input registers"* ]]
+    [ "$(count trace over.sim)" -eq 2 ]
+}
+
+@test "cvp-loads: the loads as d64 entries with their values, through the text importer" {
+    { rec alu 1000; rec load 1004 8000; rec alu 1008; rec load 1004 8010; } > l.cbp
+    "$PACK" --from cbp2025 -o l.sim l.cbp
+    "$CAT" -F cvp-loads l.sim > loads.txt
+    "$PACK" --from text -o loads.sim loads.txt
+    [ "$(count loads loads.sim)" -eq 2 ]
+    # the second load: record 3, value EA + 1 in a full-size entry
+    line=$("$CAT" -F text loads.sim | grep -v '^#' | sed -n 2p)
+    read -r idx cyc ip addr size val <<<"$line"
+    [ "$cyc" -eq 3 ] && [ "$ip" = 0x1004 ] && [ "$addr" = 0x8010 ] && [ "$val" = 0x8011 ]
+    # cvp formats take cvp streams only
+    run "$CAT" -F cvp loads.sim
+    [ "$status" -ne 0 ]
+}
