@@ -258,8 +258,8 @@ typedef struct simtrace_write_params {
     const simtrace_allocator *allocator; /* NULL: malloc */
     uint32_t level;         /* 1..9, 0: 6.  With the default profile, the
                                whole method (the programs' -1..-9): 1..3 the
-                               fast encoder (more zstd effort each, read
-                               alike), 4..9 cm2; the second stage's level for
+                               fast encoder (more zstd effort each, one
+                               decoder), 4..9 cm2; the second stage's level for
                                what the method codes generically.  With
                                another profile or an encoder named, that
                                encoder's level: its second stage's, or fast's

@@ -151,7 +151,7 @@ unsigned svpc_encoder_ignores(svpc_encoder enc);
  * enc's own (its second stage's, or fast's effort; 0: 6, fast's 1).  A
  * stage given replaces lzma, the second stage of what the method's
  * encoder does not code.  The one table of levels is here: -1..-3 the
- * fast encoder, more zstd effort each (every one reads alike); -4..-9
+ * fast encoder, more zstd effort each (one decoder reads them all); -4..-9
  * cm2, -6 the default (the level is then the second stage's for the
  * streams other encoders code).
  */
