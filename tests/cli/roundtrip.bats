@@ -122,6 +122,20 @@ matrix() {
     cmp b c9 || fail "--best differs from -9"
 }
 
+@test "simtrace-pack takes the levels as svpc-compress does: -1 (--fast) the fast encoder, -6 the default" {
+    real_d64 600 in 20000
+    "$SIMTRACE_PACK" -T1 in >d
+    "$SIMTRACE_PACK" -T1 -6 in >c6
+    cmp d c6 || fail "-6 differs from the default"
+    "$SIMTRACE_PACK" -T1 -1 in >c1
+    "$SIMTRACE_PACK" -T1 --fast in >f
+    cmp c1 f || fail "--fast differs from -1"
+    "$SIMTRACE_CAT" --stats c1 | grep -q "encoder fast)" || fail "-1: $("$SIMTRACE_CAT" --stats c1 | head -1)"
+    "$SIMTRACE_CAT" -c c1 | cmp -s - in || fail "-1 round trip differs"
+    "$SIMTRACE_PACK" -T1 -e cm -1 in >m
+    "$SIMTRACE_CAT" --stats m | grep -q "encoder cm)" || fail "-e cm -1: $("$SIMTRACE_CAT" --stats m | head -1)"
+}
+
 @test "-e with a level and -s: the encoders' own levels and stages" {
     real_d64 600 in 20000
     local l s
