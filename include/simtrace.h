@@ -249,7 +249,7 @@ typedef struct simtrace_write_params {
                                the one before them in their stream
                                (SIMTRACE_E_CYCLE_ORDER) */
     uint32_t stage;         /* simtrace_stage: the second stage of the
-                               encoders that have one (all but cm2, and the
+                               encoders that have one (all but cm2 and fast, and the
                                generic coding of other types); 0: lzma */
     const char *profile_name; /* NULL, or a profile by name: "default",
                                  "fast", "compat", or an encoder of the
