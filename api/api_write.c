@@ -15,38 +15,54 @@ SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p)
         return;
     memset(p, 0, sizeof *p);
     p->threads = 1;
-    p->frame_entries = ST_DEFAULT_FRAME_ENTRIES;
     p->profile = SIMTRACE_PROFILE_DEFAULT;
 }
 
-/* The codec settings of a profile, with the second stage and level of p
- * (the programs' defaults: lzma at level 6; cm2 uses no second stage).  "default" is what
- * svpc-compress writes (SVPC_ENC_DEFAULT, one home for it); "fast" the
- * encoder fastest to write values, cm2, today the default too; "compat"
- * what svpc 0.1 reads. */
-static int profile_params(const simtrace_write_params *p, svpc_params *out)
+/* The codec settings of p (svpc_method(): the one table of levels): an
+ * encoder named by a profile other than "default" ("fast": the fast
+ * encoder; "compat": cm1, what svpc 0.1 reads) or by its own name takes
+ * p's level as its own; without one, the level chooses the method.
+ * *named_enc: 1 when an encoder was named. */
+static int profile_params(const simtrace_write_params *p, svpc_params *out, int *named_enc)
 {
     static const struct {
         const char *name;
-        svpc_encoder enc;
-    } named[] = {{"default", SVPC_ENC_DEFAULT}, {"fast", SVPC_ENC_CM2}, {"compat", SVPC_ENC_CM1}};
+        svpc_encoder enc; /* 0: the level's */
+    } named[] = {{"default", 0}, {"fast", SVPC_ENC_FAST}, {"compat", SVPC_ENC_CM1}};
     static const svpc_stage stages[] = {SVPC_STAGE_LZMA, SVPC_STAGE_LZMA, SVPC_STAGE_BZIP2, SVPC_STAGE_ZLIB,
                                         SVPC_STAGE_NONE}; /* by simtrace_stage */
     if (p->stage > SIMTRACE_STAGE_NONE || p->level > 9)
         return 0;
-    *out = (svpc_params){SVPC_ENC_DEFAULT, stages[p->stage], p->level ? (int)p->level : 6};
+    svpc_encoder enc = 0;
     if (p->profile_name) {
-        for (unsigned i = 0; i < sizeof named / sizeof named[0]; i++)
-            if (strcmp(p->profile_name, named[i].name) == 0) {
-                out->encoder = named[i].enc;
-                return 1;
-            }
-        return svpc_encoder_parse(p->profile_name, &out->encoder) && out->encoder != SVPC_ENC_VPC;
+        unsigned i = 0;
+        while (i < sizeof named / sizeof named[0] && strcmp(p->profile_name, named[i].name) != 0)
+            i++;
+        if (i < sizeof named / sizeof named[0])
+            enc = named[i].enc;
+        else if (!svpc_encoder_parse(p->profile_name, &enc) || enc == SVPC_ENC_VPC)
+            return 0;
+    } else {
+        if (p->profile > SIMTRACE_PROFILE_COMPAT)
+            return 0;
+        enc = named[p->profile].enc;
     }
-    if (p->profile > SIMTRACE_PROFILE_COMPAT)
-        return 0;
-    out->encoder = named[p->profile].enc;
+    *out = svpc_method(enc, p->stage != 0, stages[p->stage], (int)p->level);
+    *named_enc = enc != 0;
     return 1;
+}
+
+SIMTRACE_API const char *simtrace_write_params_unused(const simtrace_write_params *p, int type, const char **encoder)
+{
+    svpc_params sp;
+    int named_enc;
+    if (!p || !profile_params(p, &sp, &named_enc) || type <= ST_TYPE_NONE || type > ST_TYPE_LAST)
+        return NULL;
+    sp = api_stream_params(sp, (st_entry_type)type);
+    if (encoder)
+        *encoder = svpc_encoder_name(sp.encoder);
+    /* a level without an encoder named chooses the method: it always applies */
+    return svpc_options_unused(sp.encoder, p->stage != 0, sp.stage, named_enc && p->level != 0);
 }
 
 static st_error io_write(void *arg, const uint8_t *p, size_t n)
@@ -68,7 +84,8 @@ static simtrace_error create(simtrace_writer **out, const char *path, int fd, co
         pp = &def;
     }
     svpc_params sp;
-    if (!profile_params(pp, &sp) || pp->threads > ST_MAX_THREADS || pp->frame_entries > SVPC_MAX_FRAME_ENTRIES ||
+    int named_enc;
+    if (!profile_params(pp, &sp, &named_enc) || pp->threads > ST_MAX_THREADS || pp->frame_entries > SVPC_MAX_FRAME_ENTRIES ||
         pp->timestamps > 1 || pp->check_cycles > 1)
         return SIMTRACE_E_USAGE;
     api_alloc al;
@@ -87,7 +104,7 @@ static simtrace_error create(simtrace_writer **out, const char *path, int fd, co
         }
         w->own_fd = 1;
     }
-    st_write_opts o = {pp->threads ? pp->threads : 1, pp->frame_entries ? pp->frame_entries : ST_DEFAULT_FRAME_ENTRIES,
+    st_write_opts o = {pp->threads ? pp->threads : 1, pp->frame_entries ? pp->frame_entries : svpc_method_frame_entries(sp.encoder, ST_DEFAULT_FRAME_ENTRIES),
                        (int)pp->timestamps, (int)pp->check_cycles};
     st_error e;
     if (io) {

@@ -59,10 +59,15 @@ static void usage(FILE *f)
             "                        vpc (default), cm, cm1, generic: for vpc pairs;\n"
             "                        other types always use generic\n"
             "  -s, --stage=NAME      second stage of cm, cm1, paper, generic and vpc\n"
-            "                        (cm2 has none): lzma (default), bzip2, zlib, none\n"
-            "  -1 .. -9              second-stage level (default 6)\n"
+            "                        (cm2 and fast have none): lzma (default), bzip2,\n"
+            "                        zlib, none\n"
+            "  -1 .. -9              the method, as svpc-compress's: -1 .. -3 the fast\n"
+            "                        encoder, -4 .. -9 cm2 (-6 the default); with -e, that\n"
+            "                        encoder's level; also the second stage's level\n"
+            "      --fast, --best    -1, -9\n"
             "  -T, --threads=N       worker threads (default: online CPUs)\n"
-            "      --frame-size=N    entries per frame (default 1048576; suffixes k M)\n"
+            "      --frame-size=N    entries per frame (default 1048576, 262144 with\n"
+            "                        fast; suffixes k M)\n"
             "      --timestamps      record wall-clock time per frame (for --time ranges;\n"
             "                        output then differs between runs)\n"
             "      --skip-bad        importers: count, report and skip malformed lines\n"
@@ -101,6 +106,7 @@ static const struct option longopts[] = {
     {"force", no_argument, NULL, 'f'},         {"keep", no_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
+    {"fast", no_argument, NULL, '1'},          {"best", no_argument, NULL, '9'}, /* levels 1 and 9 */
     {NULL, 0, NULL, 0}};
 
 /* One input, with the options in force where it was named. */
@@ -575,7 +581,7 @@ int main(int argc, char **argv)
     /* a stream's cycles may not decrease unless --allow-cycle-reset */
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
     pk.p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
-    int force = 0, concat = 0, no_unpack = 0, stdout_given = 0, c;
+    int force = 0, concat = 0, no_unpack = 0, stdout_given = 0, stage_given = 0, level = 0, frame_given = 0, c;
     input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, NULL, -1, NULL};
     /* static: reachable until exit on every return path */
     static input *ins;
@@ -605,6 +611,7 @@ int main(int argc, char **argv)
         case 's':
             if (!cli_opt_stage(optarg, &pk.p.stage))
                 return EXIT_USAGE;
+            stage_given = 1;
             break;
         case 'e':
             if (!cli_opt_encoder(optarg, &pk.p.encoder))
@@ -618,6 +625,7 @@ int main(int argc, char **argv)
         case OPT_FRAME:
             if (!cli_opt_frame_size(optarg, &wo.frame_entries))
                 return EXIT_USAGE;
+            frame_given = 1;
             break;
         case OPT_STREAM:
             if (!cli_opt_stream_name(optarg))
@@ -669,7 +677,7 @@ int main(int argc, char **argv)
         case 'V': printf("simtrace-pack (svpc) %s\n", SVPC_VERSION); return cli_stdout_done();
         default:
             if (c >= '1' && c <= '9') {
-                pk.p.level = c - '0';
+                level = c - '0';
                 break;
             }
             cli_bad_option(argv, optopt);
@@ -677,6 +685,10 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    /* the level chooses the method unless -e named the encoder (svpc.h) */
+    pk.p = svpc_method(pk.enc_given ? pk.p.encoder : 0, stage_given, pk.p.stage, level);
+    if (!frame_given)
+        wo.frame_entries = svpc_method_frame_entries(pk.p.encoder, ST_DEFAULT_FRAME_ENTRIES);
     /* after "--" getopt stops: the rest are inputs, even if they start with '-' */
     for (; optind < argc; optind++) {
         cur.path = argv[optind];

@@ -11,8 +11,6 @@
 
 static void usage(FILE *f)
 {
-    simtrace_write_params def;
-    simtrace_write_params_init(&def);
     fprintf(f,
             "Usage: svpc-compress [OPTION]... [FILE]\n"
             "       svpc-compress -d [OPTION]... [FILE]   (svpc-decompress; -d -h: its options)\n"
@@ -24,18 +22,24 @@ static void usage(FILE *f)
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
             "  -c, --stdout          write to standard output (the default)\n"
             "  -t, --type=TYPE       entry layout: d64 (default), d32, m64, m32\n"
-            "  -e, --encoder=NAME    cm2 (default: every miss range-coded; container\n"
-            "                        1.4), cm (the default of svpc 0.1: misses through\n"
-            "                        a second stage; faster to read, slower to write\n"
-            "                        values), cm1 (readable by svpc 0.1 and other\n"
-            "                        container 1.1 readers), paper (SVPC as\n"
-            "                        published), generic\n"
-            "  -s, --stage=NAME      second stage of cm, cm1, paper and generic (cm2\n"
-            "                        has none): lzma (default), bzip2, zlib, none\n"
-            "  -1 .. -9              second-stage level (default 6)\n"
+            "  -1 .. -9              the method: -1 .. -3 the fast encoder (several times\n"
+            "                        faster to read and write, larger; more effort each),\n"
+            "                        -4 .. -9 cm2 (-6, the default: every miss range-\n"
+            "                        coded; container 1.4)\n"
+            "      --fast, --best    -1, -9\n"
+            "  -e, --encoder=NAME    an encoder instead, a level then its own: cm2, fast\n"
+            "                        (level 1 unless given), cm (the default of svpc 0.1:\n"
+            "                        misses through a second stage), cm1 (readable by\n"
+            "                        svpc 0.1 and other container 1.1 readers), paper\n"
+            "                        (SVPC as published), generic\n"
+            "  -s, --stage=NAME      second stage of cm, cm1, paper and generic: lzma\n"
+            "                        (default), bzip2, zlib, none.  Options that would\n"
+            "                        change nothing (-s or a level with cm2, -s with\n"
+            "                        fast, a level with -s none) are refused\n"
             "  -T, --threads=N       worker threads (default: online CPUs); output is\n"
             "                        identical for every N\n"
-            "      --frame-size=N    entries per frame (default %u; suffixes k M)\n"
+            "      --frame-size=N    entries per frame (default 1M, 256k with fast and\n"
+            "                        -1 .. -3; suffixes k M)\n"
             "      --stream=NAME     stream name (default \"trace\")\n"
             "      --timestamps      record wall-clock time per frame (output then\n"
             "                        differs between runs)\n"
@@ -46,10 +50,12 @@ static void usage(FILE *f)
             "%s"
             "Input that ends with a partial entry: the whole entries are compressed into a\n"
             "valid container, then the program reports the partial entry and exits 1.\n",
-            (unsigned)def.frame_entries, cli_usage_tail);
+            cli_usage_tail);
 }
 
 enum { OPT_FRAME = 256, OPT_STREAM, OPT_TIMESTAMPS, OPT_NO_UNPACK };
+
+/* --fast and --best are levels 1 and 9 (as gzip's), the option's value */
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},  {"stdout", no_argument, NULL, 'c'},
@@ -61,6 +67,7 @@ static const struct option longopts[] = {
     {"verbose", no_argument, NULL, 'v'},       {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
     {"decompress", no_argument, NULL, 'd'},    {"uncompress", no_argument, NULL, 'd'},
+    {"fast", no_argument, NULL, '1'},          {"best", no_argument, NULL, '9'},
     {NULL, 0, NULL, 0}};
 #define SHORTOPTS "o:ct:s:e:T:fkvqhVd123456789"
 
@@ -209,6 +216,13 @@ int main(int argc, char **argv)
     }
     if (argc - optind > 1) {
         cli_msg("only one input file may be given (got %d)", argc - optind);
+        return EXIT_USAGE;
+    }
+    const char *enc_name = NULL, *unused = simtrace_write_params_unused(&wp, type, &enc_name);
+    if (unused) {
+        cli_msg("encoder %s: %s (-1 .. -9 choose the whole method; -s and a level with -e are for the "
+                "encoders that use them)",
+                enc_name, unused);
         return EXIT_USAGE;
     }
 

@@ -230,15 +230,16 @@ typedef struct simtrace_writer simtrace_writer;
 /* Encoder profiles: how hard the library works to compress. */
 typedef enum simtrace_profile {
     SIMTRACE_PROFILE_DEFAULT = 0, /* what svpc-compress does by default */
-    SIMTRACE_PROFILE_FAST = 1,    /* faster to write, slower to read (today the
-                                     default is this encoder too) */
+    SIMTRACE_PROFILE_FAST = 1,    /* the fast encoder (level 1's): several
+                                     times faster to write and read, larger */
     SIMTRACE_PROFILE_COMPAT = 2,  /* readable by svpc 0.1 (container 1.1) */
 } simtrace_profile;
 
 typedef struct simtrace_write_params {
     uint32_t threads;       /* encoder threads 1..64; 0: 1.  The bytes written
                                are the same for every thread count. */
-    uint32_t frame_entries; /* entries per frame; 0: 1048576 (2^20).  At most
+    uint32_t frame_entries; /* entries per frame; 0: 1048576 (2^20), for
+                               the fast encoder 262144 (2^18).  At most
                                16777216.  A frame is the unit of random access
                                and of what a crash loses (simtrace_writer_flush) */
     uint32_t profile;       /* simtrace_profile, unless profile_name is set */
@@ -249,14 +250,21 @@ typedef struct simtrace_write_params {
                                the one before them in their stream
                                (SIMTRACE_E_CYCLE_ORDER) */
     uint32_t stage;         /* simtrace_stage: the second stage of the
-                               encoders that have one (all but cm2, and the
+                               encoders that have one (all but cm2 and fast, and the
                                generic coding of other types); 0: lzma */
     const char *profile_name; /* NULL, or a profile by name: "default",
                                  "fast", "compat", or an encoder of the
-                                 programs' -e: "cm", "cm2", "cm1", "paper",
-                                 "generic"; read at creation */
+                                 programs' -e: "cm", "cm2", "fast", "cm1",
+                                 "paper", "generic"; read at creation */
     const simtrace_allocator *allocator; /* NULL: malloc */
-    uint32_t level;         /* the second stage's level 1..9; 0: 6 */
+    uint32_t level;         /* 1..9, 0: 6.  With the default profile, the
+                               whole method (the programs' -1..-9): 1..3 the
+                               fast encoder (more zstd effort each, one
+                               decoder), 4..9 cm2; the second stage's level for
+                               what the method codes generically.  With
+                               another profile or an encoder named, that
+                               encoder's level: its second stage's, or fast's
+                               zstd effort ("fast" without one: 1) */
     uint32_t reserved1;
     uint64_t reserved[5];   /* zero */
 } simtrace_write_params;
@@ -271,8 +279,20 @@ typedef enum simtrace_stage {
     SIMTRACE_STAGE_NONE = 4,    /* the first stage's output is stored as it is */
 } simtrace_stage;
 
-/* Fill p with the defaults (1 thread, 2^20 entries per frame, default
- * profile, second stage lzma at level 6, no timestamps, no cycle check).
+/*
+ * Why p's second stage or level would change nothing in how entries of
+ * type t are coded (the method's encoder has no second stage, or takes no
+ * level, or its stage is none): a sentence naming which ("a second stage
+ * was asked for, and it has none"), or NULL when both apply or were not
+ * given (0), or p is invalid.  *encoder (if not NULL) is then the name of
+ * the encoder that codes t.  A level with the default profile chooses the
+ * method, so it always applies.  svpc-compress refuses such options.
+ */
+SIMTRACE_API const char *simtrace_write_params_unused(const simtrace_write_params *p, int type,
+                                                      const char **encoder);
+
+/* Fill p with the defaults (1 thread, the method's entries per frame,
+ * default profile, second stage lzma at level 6, no timestamps, no cycle check).
  * Thread-safe. */
 SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p);
 

@@ -29,6 +29,9 @@
 #                 against simtrace-cat --entries a:b, by CPU time
 #       python    the Python package (issue 14): reading [a, b) into numpy
 #                 against simtrace-cat --entries a:b, by CPU time
+#       levels    corpus: each level's size and -T1 speeds against the
+#                 reference (BENCH_LEVELS, default "1 2 3 6 9"), peak memory
+#                 of -1 against the default, and issue 24's targets for -1
 #     and, not in "all" (slow: half an hour or more; bios_post.write alone took 2 minutes):
 #       corpus-xz corpus: xz -9 and zstd -19 --long=27 sizes and speeds
 #     e.g. BENCH_ONLY=size,speed  or  BENCH_ONLY=all,corpus-xz
@@ -42,6 +45,7 @@
 #   SVPC_DOPTS="..."     extra options for svpc-decompress and simtrace-cat
 #   BENCH_CORPUS=DIR     the corpus (default: ../shared/corpus beside the repository)
 #   BENCH_TMP=DIR        where to unpack (default /tmp; needs about 3 GB)
+#   BENCH_RAW=DIR        unpacked corpus traces (NAME.d64) to use as they are
 #
 # Output: tables on standard output and in build/bench.txt, and one row per
 # trace and figure in build/bench.tsv (section, trace, figure, value) for
@@ -73,7 +77,7 @@ note() { echo "bench.sh: $*" >&2; }
 
 # ---- selectors ------------------------------------------------------------------
 
-ALL_PARTS="size speed threads memory random overhead tradeoff testdata importers vpc api python"
+ALL_PARTS="size speed threads memory random overhead tradeoff testdata importers vpc api python levels"
 ALL_PARTS+=" foreign-misc" # issue 22 item 4: pixie32, DRAMSim2, gem5 against xz -9
 ALL_PARTS+=" cvp"
 EXTRA_PARTS="corpus-xz"
@@ -227,6 +231,7 @@ shopt -u nullglob
 # corpus_raw NAME: the path of the unpacked corpus trace NAME (unpacked once)
 corpus_raw() {
     local raw="$TMP/corpus/$1.d64"
+    [[ -z ${BENCH_RAW:-} || ! -f $BENCH_RAW/$1.d64 ]] || { echo "$BENCH_RAW/$1.d64"; return; }
     if [[ ! -e $raw ]]; then
         mkdir -p "$TMP/corpus"
         note "unpacking $1"
@@ -1089,6 +1094,96 @@ python_part() {
     echo
 }
 
+# =====================================================================================
+# levels: what each level writes, and issue 24's targets for -1
+# =====================================================================================
+
+levels_part() {
+    ((HAVE_CORPUS)) || { echo "levels: no corpus at $CORPUS: skipped"; echo; return; }
+    local levels n l raw i t c gc gd names=()
+    read -ra levels <<<"${BENCH_LEVELS:-1 2 3 6 9}"
+    declare -A lcs lds
+    for n in "${CORPUS_SEL[@]}"; do
+        raw=$(corpus_raw "$n")
+        note "$n: levels ${levels[*]}, -T1, and gzip, $RUNS runs"
+        local gcs=() gds=()
+        for l in "${levels[@]}"; do lcs[$l]="" lds[$l]=""; done
+        # one loop, each run all levels then gzip: the ratios share the machine's load
+        for ((i = 0; i < RUNS; i++)); do
+            for l in "${levels[@]}"; do
+                read -r t c <<<"$(timed "$TMP/l$l.svpc" "$COMPRESS" -T1 "-$l" -c "$raw")"
+                lcs[$l]+=" $t"
+                read -r t c <<<"$(timed /dev/null "$DECOMPRESS" -T1 -c "$TMP/l$l.svpc")"
+                lds[$l]+=" $t"
+            done
+            read -r t c <<<"$(timed "$TMP/l.gz" gzip -6 -c "$raw")"
+            gcs+=("$t")
+            read -r t c <<<"$(timed /dev/null gzip -dc "$TMP/l.gz")"
+            gds+=("$t")
+        done
+        gc=$(median "${gcs[@]}") gd=$(median "${gds[@]}")
+        for l in "${levels[@]}"; do
+            # shellcheck disable=SC2086 # the runs, as words
+            if any_fail ${lcs[$l]} ${lds[$l]}; then
+                fail "$n: -$l failed"
+                continue
+            fi
+            verify "$raw" "$TMP/l$l.svpc" || fail "$n: -$l round trip not exact"
+            V[$n|L$l|bytes]=$(fsize "$TMP/l$l.svpc")
+            V[$n|L$l|size_ref]=$(div "${V[$n|L$l|bytes]}" "${REF_PAY[$n]:-}" %.3f)
+            # shellcheck disable=SC2086
+            V[$n|L$l|c]=$(mbps "$(fsize "$raw")" "$(median ${lcs[$l]})")
+            # shellcheck disable=SC2086
+            V[$n|L$l|d]=$(mbps "$(fsize "$raw")" "$(median ${lds[$l]})")
+            # shellcheck disable=SC2086
+            V[$n|L$l|c_ref]=$(div "$(div "$gc" "$(median ${lcs[$l]})" %.4f)" "${REF_C[$n]:-}" %.2f)
+            # shellcheck disable=SC2086
+            V[$n|L$l|d_ref]=$(div "$(div "$gd" "$(median ${lds[$l]})" %.4f)" "${REF_D[$n]:-}" %.2f)
+        done
+        # peak memory, -T1: -1 against the default
+        V[$n|mem1c]=$(peak_kib "$TMP/m1.svpc" "$COMPRESS" -T1 -1 -c "$raw")
+        V[$n|mem1d]=$(peak_kib /dev/null "$DECOMPRESS" -T1 -c "$TMP/m1.svpc")
+        V[$n|mem6c]=$(peak_kib "$TMP/m6.svpc" "$COMPRESS" -T1 -c "$raw")
+        V[$n|mem6d]=$(peak_kib /dev/null "$DECOMPRESS" -T1 -c "$TMP/m6.svpc")
+        V[$n|mem_ratio]=$(awk -v a="${V[$n|mem1c]}" -v b="${V[$n|mem1d]}" -v x="${V[$n|mem6c]}" -v y="${V[$n|mem6d]}" \
+            'BEGIN { if (x <= 0 || y <= 0) print "n/a"; else { r = a / x; if (b / y > r) r = b / y; printf "%.3f", r } }')
+        names+=("$n")
+        rm -f "$TMP"/l*.svpc "$TMP"/m*.svpc "$TMP/l.gz"
+    done
+    echo "levels: each level on the corpus, -T1; size against the reference's payload, MB/s of raw data and"
+    echo "  speed against the reference ((svpc's speed / gzip's) / the reference's, corpus README), medians of $RUNS runs"
+    printf '  %-20s %5s %11s %8s | %8s %8s | %8s %8s\n' trace level bytes size/ref "c MB/s" c/ref "d MB/s" d/ref
+    for n in "${names[@]}"; do
+        for l in "${levels[@]}"; do
+            [[ -n ${V[$n|L$l|bytes]:-} ]] || continue
+            printf '  %-20s %5s %11s %8s | %8s %8s | %8s %8s\n' "$n" "-$l" "$(group "${V[$n|L$l|bytes]}")" \
+                "${V[$n|L$l|size_ref]}" "${V[$n|L$l|c]}" "${V[$n|L$l|c_ref]}" "${V[$n|L$l|d]}" "${V[$n|L$l|d_ref]}"
+            tsv levels "$n" "L${l}_bytes" "${V[$n|L$l|bytes]}"
+            tsv levels "$n" "L${l}_compress_vs_reference" "${V[$n|L$l|c_ref]}"
+            tsv levels "$n" "L${l}_decompress_vs_reference" "${V[$n|L$l|d_ref]}"
+        done
+    done
+    echo "  peak memory, -T1, KiB: -1 against the default (compress, decompress)"
+    for n in "${names[@]}"; do
+        printf '  %-20s -1 %8s %8s   default %8s %8s   -1/default (larger of the two) %s\n' "$n" "${V[$n|mem1c]}" \
+            "${V[$n|mem1d]}" "${V[$n|mem6c]}" "${V[$n|mem6d]}" "${V[$n|mem_ratio]}"
+        tsv levels "$n" fast_memory_vs_default "${V[$n|mem_ratio]}"
+    done
+    if [[ " ${levels[*]} " == *" 1 "* ]]; then
+        local m
+        echo "  targets of issue 24 for -1, every trace:"
+        m=$(minof L1\|d_ref "${names[@]}")
+        target fast_decompress "-1 decompress -T1 >= 4x the reference" "min ${m% *} (${m#* })" "$(cmpf "${m% *}" 4 ">=")"
+        m=$(minof L1\|c_ref "${names[@]}")
+        target fast_compress "-1 compress -T1 >= 3x the reference" "min ${m% *} (${m#* })" "$(cmpf "${m% *}" 3 ">=")"
+        m=$(maxof L1\|size_ref "${names[@]}")
+        target fast_size "-1 file <= the reference's payload" "max ${m% *} (${m#* })" "$(cmpf "${m% *}" 1 "<=")"
+        m=$(maxof mem_ratio "${names[@]}")
+        target fast_memory "-1 peak memory <= 0.25x the default's" "max ${m% *} (${m#* })" "$(cmpf "${m% *}" 0.25 "<=")"
+    fi
+    echo
+}
+
 main() {
     echo "svpc benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -m), $NCPU CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
     echo "svpc: $("$COMPRESS" --version | head -n 1)$([[ ${#COPTS[@]} -eq 0 ]] || echo "; SVPC_OPTS: ${COPTS[*]}")"
@@ -1107,6 +1202,7 @@ main() {
     want python && python_part
     want foreign-misc && foreign_misc
     want cvp && cvp_part
+    want levels && levels_part
     targets
     ((!FAILED))
 }

@@ -18,7 +18,7 @@ PKGS=(
     liblzma-dev         # LZMA second stage
     libbz2-dev
     zlib1g-dev
-    libzstd-dev         # .zst inputs of simtrace-pack
+    libzstd-dev         # .zst inputs of simtrace-pack; the fast encoder (7)
     bats                # shell tests
     xz-utils            # xz baseline / testdata
     zstd                # reference corpus

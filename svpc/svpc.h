@@ -57,6 +57,12 @@
  *                         the payload is the range coder's output, and the
  *                         stage and level are not used.  One template in
  *                         svpc/cm2.c encodes and decodes.
+ *   SVPC_ENC_FAST    (7)  level -1 (container 1.5): the memory types with a
+ *                         few predictors per field in cache-sized tables,
+ *                         an id byte per entry, the misses in byte streams
+ *                         per field through zstd, whose effort the level
+ *                         sets; several times faster to read and write than
+ *                         cm2, and larger (SIMTRACE.md 6.10, svpc/fast.c).
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -85,6 +91,7 @@ typedef enum {
     SVPC_ENC_CM = 4,
     SVPC_ENC_VPC = 5,
     SVPC_ENC_CM2 = 6,
+    SVPC_ENC_FAST = 7,
     SVPC_ENC_CVP = 9, /* CVP-1 / CBP-2025 records (entry type cvp) only */
     SVPC_ENC_LAST = SVPC_ENC_CVP,
 } svpc_encoder;
@@ -128,6 +135,56 @@ size_t svpc_ctx_memory_max(void);
  * refuse the other pairs; containers should check this, not the type
  * alone. */
 int svpc_encoder_supports(svpc_encoder enc, st_entry_type t);
+
+/* What an encoder codes without (svpc_encoder_ignores(), svpc/levels.c):
+ * cm2 has neither a second stage nor a level, fast its own coder, whose
+ * effort is the level; the others pass both to their second stage. */
+#define SVPC_IGNORES_STAGE 1u
+#define SVPC_IGNORES_LEVEL 2u
+unsigned svpc_encoder_ignores(svpc_encoder enc);
+
+/* The level written without one: cm2, the default. */
+#define SVPC_LEVEL_DEFAULT 6
+
+/*
+ * The method of the writers' options (the programs' -e, -s, -1..-9): with
+ * no encoder named (enc 0) the level chooses it whole, else the level is
+ * enc's own (its second stage's, or fast's effort; 0: 6, fast's 1).  A
+ * stage given replaces lzma, the second stage of what the method's
+ * encoder does not code.  The one table of levels is here: -1..-3 the
+ * fast encoder, more zstd effort each (one decoder reads them all); -4..-9
+ * cm2, -6 the default (the level is then the second stage's for the
+ * streams other encoders code).
+ */
+static inline svpc_params svpc_method(svpc_encoder enc, int stage_given, svpc_stage stage, int level)
+{
+    static const svpc_encoder by_level[10] = {
+        SVPC_ENC_CM2,  SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_CM2,
+        SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_CM2,
+    };
+    const int l = level >= 1 && level <= 9 ? level : enc == SVPC_ENC_FAST ? 1 : SVPC_LEVEL_DEFAULT;
+    svpc_params p = {enc ? enc : by_level[l], stage_given ? stage : SVPC_STAGE_LZMA, l};
+    return p;
+}
+
+/* Entries per frame of a method when none is asked for (dflt: the
+ * container's, 2^20): the fast encoder's are 2^18, so that a reader or
+ * writer holds 8 MiB of d64 entries per frame, not 32 (its tables are a
+ * hundredth of cm2's, so its frames are most of its memory; on the
+ * corpus 2-5% larger than 2^20 frames, SIMTRACE.md 6.10). */
+static inline uint32_t svpc_method_frame_entries(svpc_encoder enc, uint32_t dflt)
+{
+    return enc == SVPC_ENC_FAST ? UINT32_C(1) << 18 : dflt;
+}
+
+/*
+ * Why a second stage (stage_given) or a level (level_given) asked of
+ * encoder enc would change nothing it writes: a sentence for a message
+ * ("encoder cm2: <reason>"), or NULL when each applies.  A level applies
+ * to an encoder that uses its level (fast), or passes it to a second
+ * stage other than none.
+ */
+const char *svpc_options_unused(svpc_encoder enc, int stage_given, svpc_stage stage, int level_given);
 
 /* Names for the CLI: "lzma"..., "generic"/"paper"/"cm1"/"cm"/"vpc"/"cm2".  NULL if unknown. */
 const char *svpc_stage_name(svpc_stage s);

@@ -253,7 +253,7 @@ PY
     perl -e 'use Time::HiRes qw(sleep); open(my $i, "<:raw", $ARGV[0]) or die; open(my $o, ">:raw", $ARGV[1]) or die;
              select($o); $| = 1; while (read($i, my $b, 32000)) { print $o $b or exit 0; sleep(0.05) }' r fifo &
     local feeder=$! pid st=0 n
-    perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 --frame-size 1000 -s none -o out.sim fifo 2>err &
+    perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 --frame-size 1000 -o out.sim fifo 2>err &
     pid=$!
     for ((n = 0; n < 300; n++)); do
         [[ -n $(find . -maxdepth 1 -name 'out.sim.tmp*' -size +2k) ]] && break
@@ -582,7 +582,7 @@ kept_prefix() {
         rm -f out.sim
         slow_feed r fifo &
         feeder=$!
-        perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$prog" -T1 --frame-size 1000 -s none -o out.sim fifo 2>err &
+        perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$prog" -T1 --frame-size 1000 -o out.sim fifo 2>err &
         pid=$!
         wait_tmp_over 2000 $pid
         int_then_term $pid
@@ -621,7 +621,7 @@ kept_prefix() {
     mkfifo fifo
     slow_feed r fifo &
     local feeder=$! st=0 pid tmp
-    perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 --frame-size 1000 -s none -o out.sim fifo 2>err &
+    perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 --frame-size 1000 -o out.sim fifo 2>err &
     pid=$!
     wait_tmp_over 2000 $pid
     echo other >out.sim

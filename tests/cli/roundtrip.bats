@@ -34,20 +34,31 @@ mixed() {
 # pairwise-covering subset: every (type, encoder), (encoder, stage) and
 # (type, stage) pair still occurs across the four types.
 STAGES=(lzma bzip2 zlib none)
-ENCODERS=(cm cm2 paper generic)
+ENCODERS=(cm cm2 paper generic fast)
+# the encoders without a second stage: -s with them is refused
+declare -gA STAGELESS=([cm2]=1 [fast]=1)
+# stage_of E S: "-s S", or nothing for an encoder without a second stage
+stage_of() {
+    [[ ${STAGELESS[$1]:-} ]] || echo "-s $2"
+}
 declare -gA TYPE_INDEX=([d64]=0 [d32]=1 [m64]=2 [m32]=3)
 matrix() {
     local t=$1 e s i=${TYPE_INDEX[$1]} j
     mixed "$t" in
     [[ $(size in) -eq $((300 * ESIZE[$t])) ]] || fail "input generator made $(size in) bytes"
     if [[ $SANITIZED == 1 ]]; then
-        for j in 0 1 2; do
-            rt in out -t "$t" -e "${ENCODERS[j]}" -s "${STAGES[(i + j) % 4]}" --frame-size 200
+        for j in 0 1 2 4; do
+            # shellcheck disable=SC2046
+            rt in out -t "$t" -e "${ENCODERS[j]}" $(stage_of "${ENCODERS[j]}" "${STAGES[(i + j) % 4]}") --frame-size 200
         done
         rt in out -t "$t" -e generic -s "${STAGES[(i + 3) % 4]}" --frame-size 200
         return
     fi
     for e in "${ENCODERS[@]}"; do
+        if [[ ${STAGELESS[$e]:-} ]]; then
+            rt in out -t "$t" -e "$e" --frame-size 200
+            continue
+        fi
         for s in "${STAGES[@]}"; do
             rt in out -t "$t" -e "$e" -s "$s" --frame-size 200
         done
@@ -84,28 +95,68 @@ matrix() {
     done
 }
 
-@test "levels -1 and -9 with every second stage and encoder" {
+@test "levels -1 .. -9 choose the method: each round-trips every type at two frame sizes, -T1 and -T2 give the same bytes, -6 is the default" {
+    real_d64 600 in 20000
+    local l t
+    "$COMPRESS" -T1 in >default
+    for l in 1 2 3 4 5 6 7 8 9; do
+        [[ $SANITIZED == 1 && $l != [169] ]] && continue
+        for t in d64 d32 m64 m32; do
+            rt in out -t "$t" "-$l"
+            rt in out -t "$t" "-$l" --frame-size 7
+        done
+        "$COMPRESS" -T1 "-$l" in >c1
+        "$COMPRESS" -T2 --frame-size 100 "-$l" in >c2
+        "$COMPRESS" -T1 --frame-size 100 "-$l" in >c3
+        cmp c2 c3 || fail "-$l: -T1 and -T2 differ"
+        "$SIMTRACE_CAT" --stats c1 | grep -q "encoder $( ((l <= 3)) && echo fast || echo cm2))" ||
+            fail "-$l: not the encoder of its level: $("$SIMTRACE_CAT" --stats c1 | head -1)"
+    done
+    "$COMPRESS" -T1 -6 in >c6
+    cmp default c6 || fail "-6 differs from the default"
+    "$COMPRESS" -T1 --fast in >f
+    "$COMPRESS" -T1 -1 in >c1
+    cmp f c1 || fail "--fast differs from -1"
+    "$COMPRESS" -T1 --best in >b
+    "$COMPRESS" -T1 -9 in >c9
+    cmp b c9 || fail "--best differs from -9"
+}
+
+@test "simtrace-pack takes the levels as svpc-compress does: -1 (--fast) the fast encoder, -6 the default" {
+    real_d64 600 in 20000
+    "$SIMTRACE_PACK" -T1 in >d
+    "$SIMTRACE_PACK" -T1 -6 in >c6
+    cmp d c6 || fail "-6 differs from the default"
+    "$SIMTRACE_PACK" -T1 -1 in >c1
+    "$SIMTRACE_PACK" -T1 --fast in >f
+    cmp c1 f || fail "--fast differs from -1"
+    "$SIMTRACE_CAT" --stats c1 | grep -q "encoder fast)" || fail "-1: $("$SIMTRACE_CAT" --stats c1 | head -1)"
+    "$SIMTRACE_CAT" -c c1 | cmp -s - in || fail "-1 round trip differs"
+    "$SIMTRACE_PACK" -T1 -e cm -1 in >m
+    "$SIMTRACE_CAT" --stats m | grep -q "encoder cm)" || fail "-e cm -1: $("$SIMTRACE_CAT" --stats m | head -1)"
+}
+
+@test "-e with a level and -s: the encoders' own levels and stages" {
     real_d64 600 in 20000
     local l s
-    if [[ $SANITIZED == 1 ]]; then
-        # one level per stage, both for lzma (the default)
-        rt in out -1
-        rt in out -9
-        rt in out -9 -s bzip2
-        rt in out -1 -s zlib
-        rt in out -9 -e paper
-        rt in out -1 -e generic -s none
-        return
-    fi
     for l in 1 9; do
         for s in "${STAGES[@]}"; do
-            rt in out "-$l" -s "$s"
+            [[ $s == none ]] && continue # none takes no level
+            rt in out "-$l" -e cm -s "$s"
         done
         rt in out "-$l" -e paper
         rt in out "-$l" -e generic -s zlib
+        rt in out "-$l" -e fast
+        [[ $SANITIZED == 1 ]] && break
     done
+    rt in out -e generic -s none
     # long option forms and a level given twice (the last one counts)
     rt in out --type=d64 --stage=bzip2 --encoder=paper -1 -9
+    "$COMPRESS" -e fast -9 in >a
+    "$COMPRESS" -e fast -1 in >b
+    cmp -s a b && fail "-e fast -9 and -1 gave the same bytes"
+    "$COMPRESS" -e fast in >c
+    cmp b c || fail "-e fast without a level is not -e fast -1"
 }
 
 @test "round trip through FILE argument, -o, and stdin agree byte for byte" {
@@ -173,7 +224,7 @@ matrix() {
     "$DECOMPRESS" c >out
     same in out
     rand_bytes $((99 * 20)) r
-    rt r out --frame-size 7 -t d32 -s zlib
+    rt r out --frame-size 7 -t d32 -e cm -s zlib
     rt in out --frame-size 7 -e cm2
     rt r out --frame-size 7 -t d32 -e cm2
 }
@@ -368,6 +419,17 @@ matrix() {
     expect_status 0
 }
 
+@test "a fast-encoder container (encoder 7, as svpc-compress -1 first wrote it) still decodes to the same entries" {
+    # the entries of compat-1.4-cm2.sim, frames of 7000
+    G="$ROOT/testdata/good/encoder7-fast.sim"
+    "$SIMTRACE_CAT" --stats "$G" | grep -q "encoder fast)" || fail "not encoder fast: $("$SIMTRACE_CAT" --stats "$G" | head -1)"
+    "$DECOMPRESS" -T2 "$G" >out
+    [[ $(sha256sum <out) == 3a166058de42b17d0b8d053156c7b19af20c4199e0d2cebf2970919cd3ced8e1* ]] ||
+        fail "decoded entries differ from those packed"
+    run "$SIMTRACE_CAT" --verify "$G"
+    expect_status 0
+}
+
 @test "cm2: a real trace round-trips through files and pipes at every thread count, byte-identical containers" {
     real_d64 20000 in 5000
     "$COMPRESS" -e cm2 -T1 --frame-size 3000 in >c1
@@ -376,9 +438,25 @@ matrix() {
     "$DECOMPRESS" -T2 c1 >out
     same in out
     "$SIMTRACE_CAT" --verify c1
-    # the second stage does not apply to cm2: the same bytes with any -s
-    "$COMPRESS" -e cm2 -T1 --frame-size 3000 -s none in >c3
-    cmp c1 c3 || fail "-s changed a cm2 container"
+}
+
+@test "options that would change nothing are refused (exit 2) and say why: -s or a level with cm2, -s with fast, a level with -s none" {
+    real_d64 100 in
+    local args
+    for args in "-s none" "-s bzip2 -9" "-e cm2 -s zlib" "-1 -s lzma" "-e fast -s zlib" "--fast -s none"; do
+        # shellcheck disable=SC2086
+        run "$COMPRESS" $args -o out in
+        expect_status 2
+        expect_output_has "a second stage was asked for, and it has none"
+        [[ ! -e out ]] || fail "$args: wrote an output"
+    done
+    run "$COMPRESS" -e cm2 -9 -o out in
+    expect_status 2
+    [[ $output == "svpc-compress: encoder cm2: a level was asked for, and it takes none"* ]] || fail "$output"
+    run "$COMPRESS" -e cm -s none -1 -o out in
+    expect_status 2
+    expect_output_has "svpc-compress: encoder cm: a level was asked for, and second stage none takes none"
+    [[ ! -e out ]] || fail "wrote an output"
 }
 
 @test "a write failure after a partial entry is reported as the write failure" {

@@ -46,6 +46,13 @@ same_for_threads() {
     same_for_threads in -t m64 -e paper -s zlib --frame-size 1000
 }
 
+@test "-T1, -T2, -T4: identical for the fast encoder (-1, -3) at frame sizes 1000 and 7" {
+    real_d64 20000 in 60000
+    same_for_threads in -1 --frame-size 1000
+    rm -f c.* d.*
+    same_for_threads in -3 -t d32 --frame-size 7
+}
+
 @test "-T1, -T4: identical for the generic encoder with bzip2 and tiny frames" {
     real_of d32 700 in 4000
     same_for_threads in -t d32 -e generic -s bzip2 --frame-size 7

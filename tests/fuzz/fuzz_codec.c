@@ -13,6 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 3)
         return 0;
     svpc_encoder enc = (svpc_encoder)(1 + data[0] % 6); /* generic, paper, cm1, cm, vpc, cm2 */
+    if (data[0] >= 0xE0 && enc == SVPC_ENC_GENERIC) /* fast (7): byte 0 0xE4, 0xEA... */
+        enc = SVPC_ENC_FAST;
     unsigned ti = (data[0] >> 2) % 5u;
     st_entry_type t = ti == 4 || enc == SVPC_ENC_VPC ? ST_TYPE_VPC : (st_entry_type)(1 + ti);
     size_t n = (size_t)(data[1] | (data[2] << 8)) % 4096;

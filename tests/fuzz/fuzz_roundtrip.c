@@ -14,6 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     svpc_params p = {(svpc_encoder)(1 + data[0] % 6), (svpc_stage)((data[0] >> 4) % 4), 1 + (data[0] >> 6)};
+    if ((data[0] & 0x80) && p.encoder == SVPC_ENC_GENERIC) /* fast (7): byte 0 0x84, 0x8A... */
+        p.encoder = SVPC_ENC_FAST;
     st_entry_type t = p.encoder == SVPC_ENC_VPC ? ST_TYPE_VPC : (st_entry_type)(1 + (data[0] >> 2) % 4);
     size_t esz = st_entry_size(t), n = (size - 1) / esz;
     st_buf out;

@@ -399,13 +399,94 @@ static void test_cm2(svpc_ctx *c)
     st_buf_free(&out);
 }
 
+/* fast (6.10): every level reads alike; the edges of a frame and of the
+ * fields; cuts, a byte more and a wrong count are errors. */
+static void test_fast(svpc_ctx *c)
+{
+    CHECK(svpc_encoder_supports(SVPC_ENC_FAST, ST_TYPE_D64) && svpc_encoder_supports(SVPC_ENC_FAST, ST_TYPE_M32));
+    CHECK(!svpc_encoder_supports(SVPC_ENC_FAST, ST_TYPE_VPC) && !svpc_encoder_supports(SVPC_ENC_FAST, ST_TYPE_BYTES));
+    svpc_encoder e;
+    CHECK(svpc_encoder_parse("fast", &e) && e == SVPC_ENC_FAST && strcmp(svpc_encoder_name(e), "fast") == 0);
+    CHECK(svpc_encoder_ignores(SVPC_ENC_FAST) == SVPC_IGNORES_STAGE);
+    const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
+    st_diag d;
+    for (int ti = 0; ti < 4; ti++) {
+        const st_entry_type t = types[ti];
+        const size_t esz = st_entry_size(t), n = 20000;
+        /* the largest value of every field, alone and after others; then
+         * all bits clear */
+        uint8_t edge[3 * 32], back[3 * 32];
+        memset(edge, 0xFF, sizeof edge);
+        memset(edge + 2 * esz, 0, esz);
+        for (size_t k = 1; k <= 3; k++) {
+            svpc_params p = {SVPC_ENC_FAST, SVPC_STAGE_LZMA, 1};
+            st_buf out;
+            st_buf_init(&out, 0);
+            CHECK(svpc_encode(c, &p, t, edge, k, &out) == ST_OK);
+            memset(back, 0xEE, sizeof back);
+            CHECK(svpc_decode(c, SVPC_ENC_FAST, t, out.data, out.len, k, back, &d) == ST_OK &&
+                  memcmp(back, edge, k * esz) == 0);
+            st_buf_free(&out);
+        }
+        uint8_t *raw = make_entries(t, n, 0, 11 + ti), *dec = malloc(n * esz + 1);
+        st_buf first, out;
+        st_buf_init(&first, 0);
+        st_buf_init(&out, 0);
+        for (int level = 1; level <= 9; level++) {
+            svpc_params p = {SVPC_ENC_FAST, SVPC_STAGE_LZMA, level};
+            out.len = 0;
+            CHECK(svpc_encode(c, &p, t, raw, n, &out) == ST_OK);
+            if (level == 1)
+                st_buf_append(&first, out.data, out.len);
+            st_error r = svpc_decode(c, SVPC_ENC_FAST, t, out.data, out.len, n, dec, &d);
+            CHECK(r == ST_OK && memcmp(dec, raw, n * esz) == 0);
+            if (r != ST_OK)
+                fprintf(stderr, "  fast type %d level %d: %s: %s\n", t, level, st_error_name(r), d.detail);
+            /* its coder is its own: a second stage changes nothing */
+            st_buf other;
+            st_buf_init(&other, 0);
+            p.stage = SVPC_STAGE_BZIP2;
+            CHECK(svpc_encode(c, &p, t, raw, n, &other) == ST_OK);
+            CHECK(other.len == out.len && memcmp(other.data, out.data, out.len) == 0);
+            st_buf_free(&other);
+        }
+        /* every cut, a byte more and a count one short are errors */
+        for (size_t cut = 0; cut < first.len; cut += 1 + first.len / 40)
+            CHECK(svpc_decode(c, SVPC_ENC_FAST, t, first.data, cut, n, dec, &d) == ST_E_CORRUPT);
+        st_buf_append(&first, (const uint8_t *)"", 1);
+        CHECK(svpc_decode(c, SVPC_ENC_FAST, t, first.data, first.len, n, dec, &d) == ST_E_CORRUPT);
+        CHECK(svpc_decode(c, SVPC_ENC_FAST, t, first.data, first.len - 1, n - 1, dec, &d) == ST_E_CORRUPT);
+        free(raw);
+        free(dec);
+        st_buf_free(&first);
+        st_buf_free(&out);
+    }
+    /* an empty frame is a header of 7 empty streams: a byte short, or
+     * another count of streams, is refused */
+    uint8_t none[1];
+    st_buf out;
+    st_buf_init(&out, 0);
+    svpc_params p = {SVPC_ENC_FAST, SVPC_STAGE_LZMA, 1};
+    CHECK(svpc_encode(c, &p, ST_TYPE_D64, none, 0, &out) == ST_OK && out.len == 57);
+    CHECK(svpc_decode(c, SVPC_ENC_FAST, ST_TYPE_D64, out.data, out.len, 0, none, &d) == ST_OK);
+    CHECK(svpc_decode(c, SVPC_ENC_FAST, ST_TYPE_D64, out.data, out.len - 1, 0, none, &d) == ST_E_CORRUPT);
+    out.data[0]++;
+    CHECK(svpc_decode(c, SVPC_ENC_FAST, ST_TYPE_D64, out.data, out.len, 0, none, &d) == ST_E_CORRUPT);
+    out.len = 0;
+    uint8_t pair[12] = {0};
+    CHECK(svpc_encode(c, &p, ST_TYPE_VPC, pair, 1, &out) == ST_E_USAGE);
+    CHECK(svpc_decode(c, SVPC_ENC_FAST, ST_TYPE_VPC, pair, 12, 1, pair, &d) == ST_E_UNSUPPORTED);
+    st_buf_free(&out);
+}
+
 int main(void)
 {
     svpc_ctx *c;
     CHECK(svpc_ctx_new(&c) == ST_OK);
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
-    const svpc_encoder encs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_PAPER, SVPC_ENC_GENERIC, SVPC_ENC_CM2};
-    for (int ei = 0; ei < 5; ei++)
+    const svpc_encoder encs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_PAPER, SVPC_ENC_GENERIC, SVPC_ENC_CM2,
+                                 SVPC_ENC_FAST};
+    for (int ei = 0; ei < 6; ei++)
         for (int ti = 0; ti < 4; ti++) {
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 0, 0);
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 1, 1);
@@ -428,6 +509,7 @@ int main(void)
     test_vpc_pairs(c);
     test_vpc_encoder(c);
     test_cm2(c);
+    test_fast(c);
     /* one context, alternating encoders: state must not leak between frames */
     roundtrip(c, SVPC_ENC_PAPER, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
@@ -439,6 +521,7 @@ int main(void)
     roundtrip(c, SVPC_ENC_VPC, ST_TYPE_VPC, SVPC_STAGE_LZMA, 3000, 1);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D32, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM2, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_FAST, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     /* bad parameters */
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 0};
