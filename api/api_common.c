@@ -16,6 +16,7 @@ _Static_assert(SIMTRACE_TYPE_D64 == (int)ST_TYPE_D64 && SIMTRACE_TYPE_D32 == (in
                    SIMTRACE_TYPE_VPC == (int)ST_TYPE_VPC && SIMTRACE_TYPE_EVENT == (int)ST_TYPE_EVENT &&
                    SIMTRACE_TYPE_USER == (int)ST_TYPE_USER,
                "public and internal entry types differ");
+_Static_assert(SIMTRACE_TYPE_DRMEMTRACE == (int)ST_TYPE_DRMEMTRACE, "public and internal entry types differ");
 _Static_assert(SIMTRACE_NAME_MAX == ST_MAX_NAME && SIMTRACE_TYPE_NAME_MAX == ST_MAX_TYPE_NAME &&
                    SIMTRACE_USER_ENTRY_MAX == ST_MAX_USER_ENTRY && SIMTRACE_VALUE_MAX == ST_VALUE_MAX &&
                    SIMTRACE_CYCLE_MAX == ST_CYCLE_MASK,
@@ -74,7 +75,7 @@ SIMTRACE_API size_t simtrace_type_size(int type)
 
 SIMTRACE_API const char *simtrace_type_name(int type)
 {
-    return type > SIMTRACE_TYPE_NONE && type <= SIMTRACE_TYPE_USER ? st_entry_name((st_entry_type)type) : "?";
+    return type > SIMTRACE_TYPE_NONE && type <= (int)ST_TYPE_LAST ? st_entry_name((st_entry_type)type) : "?";
 }
 
 static int is_memory(int type)

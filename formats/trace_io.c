@@ -22,6 +22,7 @@ static const struct {
     {"bochs", st_import_bochs, 1, 0},   {"lackey", st_import_lackey, 1, 1}, {"din", st_import_din, 1, 1},
     {"xdin", st_import_xdin, 1, 1},     {"pinatrace", st_import_pinatrace, 1, 1}, {"text", st_import_text, 1, 1},
     {"vpc", st_import_vpc, 0, 0},       {"vpc3", st_import_vpc3, 0, 0},
+    {"drmemtrace", st_import_drmemtrace, 0, 0},
 };
 
 int st_import_is_text(const char *format)
@@ -32,7 +33,9 @@ int st_import_is_text(const char *format)
     return 0;
 }
 
-const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3", NULL};
+const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3",
+                                         "drmemtrace",
+                                         NULL};
 
 st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,
                    st_import_stats *stats, st_diag *d)
@@ -58,7 +61,9 @@ st_error st_import(const char *format, int fd, const st_import_opts *o, const st
 /* ---- exporter object ---------------------------------------------------------- */
 
 /* In the order of st_xkind. */
-const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3", NULL};
+const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3",
+                                         "drmemtrace",
+                                         NULL};
 
 st_error st_x_flush(st_exporter *x)
 {
@@ -96,7 +101,8 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     case X_CSV: ok = st_entry_is_memory(t) || t == ST_TYPE_EVENT; break;
     case X_LACKEY:
     case X_DIN:
-    case X_XDIN: ok = st_entry_is_memory(t); break;
+    case X_XDIN: ok = st_entry_is_memory(t) || t == ST_TYPE_DRMEMTRACE; break;
+    case X_DRMEMTRACE: ok = t == ST_TYPE_DRMEMTRACE; break;
     default: ok = t == ST_TYPE_VPC; break;
     }
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)
@@ -251,10 +257,30 @@ st_error st_x_access(st_exporter *x, st_entry_type t, const st_entry *e, char ki
     return ST_OK;
 }
 
+/* A drmemtrace stream's view as accesses (IMPORT.md 14.3): instructions
+ * as fetches of their length at their pc, reads, prefetches and writes as
+ * loads and stores of their size; the other records have none. */
+static st_error drmemtrace_lines(st_exporter *x, const uint8_t *entries, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = entries + i * 12;
+        unsigned type = st_load16(p);
+        char kind = (type >= 10 && type <= 16) || type == 29 ? 'I' : type == 1 ? 'S' : type <= 9 ? 'L' : 0;
+        if (!kind)
+            continue;
+        st_entry e = {.addr = st_load64(p + 4), .data = (uint64_t)st_load16(p + 2) << 32};
+        e.ip = e.addr;
+        RETURN_IF_ERROR(st_x_access(x, ST_TYPE_D64, &e, kind));
+    }
+    return ST_OK;
+}
+
 /* One stream alone: its records, none invented (IMPORT.md 8.3); the
  * continuation entries of a fetch stream are no records. */
 static st_error access_lines(st_exporter *x, const uint8_t *entries, size_t n)
 {
+    if (x->type == ST_TYPE_DRMEMTRACE)
+        return drmemtrace_lines(x, entries, n);
     for (size_t i = 0; i < n; i++) {
         st_entry e;
         st_entry_load(x->type, entries + i * x->esize, &e);

@@ -85,7 +85,8 @@ typedef enum {
     SVPC_ENC_CM = 4,
     SVPC_ENC_VPC = 5,
     SVPC_ENC_CM2 = 6,
-    SVPC_ENC_LAST = SVPC_ENC_CM2,
+    SVPC_ENC_DRMEMTRACE = 10, /* DynamoRIO drmemtrace entries only (SIMTRACE.md 6.14) */
+    SVPC_ENC_LAST = SVPC_ENC_DRMEMTRACE,
 } svpc_encoder;
 
 /* The writers' encoder for memory types when none is asked for: smaller
