@@ -40,7 +40,7 @@
 #include "mix.h"
 #include "rc.h"
 
-#define DRM_LINE_BITS 16            /* lines of the per-pc table */
+#define DRM_LINE_BITS 14            /* lines of the per-pc table */
 #define DRM_SLOTS 4                 /* memory-reference slots per instruction */
 #define DRM_NEXT 4                  /* types remembered after an instruction */
 #define DRM_RAS 16                  /* return stack depth, a power of 2 */
@@ -56,10 +56,10 @@ static const unsigned drm_match_order[DRM_MATCH_ORDERS] = {2};
  * before; the three bytes before (hashed). */
 #define DRM_ENC_NM 4
 #define DRM_ENC_IN (DRM_ENC_NM + 1)  /* and a bias */
-#define DRM_O0_BITS 14
+#define DRM_O0_BITS 10
 #define DRM_END_BITS 16
-#define DRM_O2_BITS 12
-#define DRM_O3_BITS 13
+#define DRM_O2_BITS 10
+#define DRM_O3_BITS 11
 #define DRM_MIX_W0 16384             /* a model's initial weight, 0.25 */
 #define DRM_MIX_SHIFT 10
 
