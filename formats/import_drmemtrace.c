@@ -34,6 +34,8 @@
 #define DRM_TYPE_HEADER 25u
 #define DRM_TYPE_THREAD 22u
 #define DRM_MEMBER_NAME 256u
+#define ZIP_MAGIC "PK\3\4" /* a zip's local file header */
+#define ZIP_NEEDS_FILE "a zip archive is read from a regular file, not a pipe (its directory is at its end)"
 
 /* The record stream, however it arrives. */
 typedef struct {
@@ -78,6 +80,8 @@ static st_error flush(drm_in *in, int end)
         if (st_load16(in->buf) != DRM_TYPE_HEADER) {
             if (in->d)
                 in->d->offset = 0;
+            if (memcmp(in->buf, ZIP_MAGIC, 4) == 0) /* only a pipe gets here with one */
+                return st_diag_set(in->d, ST_E_NOT_FORMAT, ZIP_NEEDS_FILE);
             return st_diag_set(in->d, ST_E_NOT_FORMAT, "record 0 has type %u, not a drmemtrace header (25)",
                                (unsigned)st_load16(in->buf));
         }
@@ -216,22 +220,32 @@ static int ZCALLBACK z_error(voidpf opaque, voidpf stream)
     return ((zfd *)stream)->err != 0;
 }
 
-/* A member's read failed with minizip's code r: the error, naming it. */
-static st_error member_failed(drm_in *in, int r, uint64_t member_bytes)
+/* A member's read failed with minizip's code r after member_bytes of its
+ * data: the error, naming it.  Its bytes not yet appended are dropped (a
+ * CRC is checked at a member's end), so the stream keeps the records
+ * before it, and those of it that a full buffer had appended already. */
+static st_error member_failed(drm_in *in, int r, uint64_t member_bytes, size_t have_before, uint64_t appended_before)
 {
+    if (in->st->entries == appended_before)
+        in->have = have_before;
+    else
+        in->have -= in->have % DRM_REC;
     if (in->d)
-        in->d->offset = in->member_offset + member_bytes;
-    uint64_t rec = (in->member_offset + member_bytes) / DRM_REC;
+        in->d->offset = ST_DIAG_UNKNOWN; /* in the archive: minizip does not say; the detail gives the record stream's */
     return st_diag_set(in->d, ST_E_CORRUPT,
-                       "zip member %s: %s after %llu of its bytes (record %llu of the stream)", in->member,
-                       r == UNZ_CRCERROR ? "CRC mismatch" : "damaged or cut-off data",
-                       (unsigned long long)member_bytes, (unsigned long long)rec);
+                       "zip member %s: %s after %llu of its bytes (byte offset %llu of the record stream); records "
+                       "kept: %llu",
+                       in->member, r == UNZ_CRCERROR ? "CRC mismatch" : "damaged or cut-off data",
+                       (unsigned long long)member_bytes, (unsigned long long)(in->member_offset + member_bytes),
+                       (unsigned long long)(in->st->entries + in->have / DRM_REC));
 }
 
 static st_error read_member(drm_in *in, unzFile uz)
 {
+    const size_t have_before = in->have;
+    const uint64_t appended_before = in->st->entries;
     if (unzOpenCurrentFile(uz) != UNZ_OK)
-        return member_failed(in, UNZ_BADZIPFILE, 0);
+        return member_failed(in, UNZ_BADZIPFILE, 0, have_before, appended_before);
     uint64_t got = 0;
     st_error e = ST_OK;
     for (;;) {
@@ -239,7 +253,7 @@ static st_error read_member(drm_in *in, unzFile uz)
             break;
         int r = unzReadCurrentFile(uz, in->buf + in->have, (unsigned)(DRM_BUF - in->have));
         if (r < 0) {
-            e = member_failed(in, r, got);
+            e = member_failed(in, r, got, have_before, appended_before);
             break;
         }
         if (r == 0)
@@ -250,7 +264,7 @@ static st_error read_member(drm_in *in, unzFile uz)
     }
     int c = unzCloseCurrentFile(uz);
     if (e == ST_OK && c != UNZ_OK)
-        e = member_failed(in, c, got);
+        e = member_failed(in, c, got, have_before, appended_before);
     in->member_offset += got;
     return e;
 }
@@ -259,8 +273,7 @@ static st_error read_zip(drm_in *in, int fd)
 {
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return st_diag_set(in->d, ST_E_NOT_FORMAT,
-                           "a zip archive is read from a regular file, not a pipe (its directory is at its end)");
+        return st_diag_set(in->d, ST_E_NOT_FORMAT, ZIP_NEEDS_FILE);
     zfd z = {fd, 0, (uint64_t)sb.st_size, 0};
     zlib_filefunc64_def ff = {z_open, z_read, z_write, z_tell, z_seek, z_close, z_error, &z};
     unzFile uz = unzOpen2_64("", &ff);
@@ -299,11 +312,11 @@ st_error st_import_drmemtrace(int fd, const st_import_opts *o, const st_import_s
      * header record, type 25: they cannot be mistaken */
     uint8_t magic[4];
     ssize_t r = pread(fd, magic, 4, 0);
-    int zip = r == 4 && memcmp(magic, "PK\3\4", 4) == 0;
+    int zip = r == 4 && memcmp(magic, ZIP_MAGIC, 4) == 0;
     st_error e = zip ? read_zip(&in, fd) : read_plain(&in, fd);
     if (e == ST_OK)
         e = finish(&in);
-    else if (in.checked && e != ST_E_NOT_FORMAT) {
+    else if (e != ST_E_NOT_FORMAT && in.have >= DRM_REC) {
         /* the whole records before the damage are kept, the error stays */
         st_diag keep;
         if (d)
