@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <unzip.h>
+#include <minizip/unzip.h>
 
 #include "import_internal.h"
 
