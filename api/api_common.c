@@ -70,7 +70,7 @@ simtrace_error api_fail(char *msg, st_error e, const st_diag *d)
 
 SIMTRACE_API size_t simtrace_type_size(int type)
 {
-    return type > SIMTRACE_TYPE_NONE && type <= SIMTRACE_TYPE_USER ? st_entry_size((st_entry_type)type) : 0;
+    return type > SIMTRACE_TYPE_NONE && type <= (int)ST_TYPE_LAST ? st_entry_size((st_entry_type)type) : 0;
 }
 
 SIMTRACE_API const char *simtrace_type_name(int type)

@@ -1050,10 +1050,13 @@ SIMTRACE_API uint32_t simtrace_stats_field_slots(uint32_t f);
 /*
  * The importers: how other trace formats become streams of a writer
  * (formats/IMPORT.md of the source says how each maps).  The names are
- * "bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3";
+ * "bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3",
+ * "drmemtrace";
  * index 0, 1, ... gives them in that order, NULL past the last, so a
  * program lists them by counting up until NULL.  *is_text (if not NULL)
- * receives 1 for the formats of text lines (all but vpc and vpc3).
+ * receives 1 for the formats of text lines (all but vpc, vpc3 and
+ * drmemtrace).  A drmemtrace zip archive is read with pread: fd must be
+ * a regular file.
  * Static strings.  Thread-safe.
  */
 SIMTRACE_API const char *simtrace_import_format(unsigned index, int *is_text);
@@ -1186,8 +1189,8 @@ SIMTRACE_API simtrace_error simtrace_writer_append_fd(simtrace_writer *w, uint32
  * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (unknown format); SIMTRACE_E_SYNTAX
  * (a malformed line: rep->where has its line, offset and what is wrong);
  * SIMTRACE_E_NOT_FORMAT; SIMTRACE_E_TOO_LARGE (a value or cycle beyond the
- * format's limits); SIMTRACE_E_PARTIAL_ENTRY (vpc, vpc3 ending
- * mid-record); SIMTRACE_E_CYCLE_ORDER (check_cycles: rep->where.line is
+ * format's limits); SIMTRACE_E_PARTIAL_ENTRY (vpc, vpc3, drmemtrace
+ * ending mid-record); SIMTRACE_E_CORRUPT (a damaged drmemtrace zip); SIMTRACE_E_CYCLE_ORDER (check_cycles: rep->where.line is
  * the refused entry's line where the format knows it);
  * SIMTRACE_E_BAD_STREAM; the unpacking's error as for
  * simtrace_writer_append_fd; SIMTRACE_E_READ; SIMTRACE_E_WRITE;
