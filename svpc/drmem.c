@@ -155,6 +155,7 @@ typedef struct {
     unsigned sp, depth;  /* return stack top (index of the next push) and entries */
     uint32_t mptr, mlen; /* the match model's proposed entry, and the match's length (0: none) */
     unsigned mlast;      /* its last flag */
+    unsigned mrec;       /* the proposal follows a wrong one */
     unsigned mkind;      /* the last marker's kind */
     uint64_t bt;         /* the value of a branch target marker since the last instruction */
     int hasbt;           /* and whether there was one */
@@ -605,7 +606,7 @@ ST_INLINE st_error drm_step(drm_io *io, const int ENC, drm_model *m, drm_state *
     unsigned hit = 0;
     if (s->mlen) {
         const uint8_t *prop = raw + (size_t)s->mptr * DRM_ESZ;
-        const unsigned len = s->mlen < 15 ? s->mlen : 15, pt = st_load16(prop);
+        const unsigned len = s->mrec ? 0 : s->mlen < 15 ? s->mlen : 15, pt = st_load16(prop);
         const unsigned agree = (pt < DRM_SYM_ESC ? pt : DRM_SYM_ESC) == drm_expected(m, s),
                        pc = drm_class(pt), vagree = drm_agrees(m, s, pc, st_load64(prop + 4));
         hit = drm_bit(io, ENC, &m->pr.mflag[len][s->mlast][agree][pc][vagree], ENC ? memcmp(cur, prop, DRM_ESZ) == 0 : 0);
@@ -622,9 +623,11 @@ ST_INLINE st_error drm_step(drm_io *io, const int ENC, drm_model *m, drm_state *
         st_store64(out + i * DRM_ESZ + 4, a);
     }
     /* follow the match, or look for one after the last two entries */
+    const int proposed = s->mlen != 0;
+    s->mptr++;
     if (hit) {
-        s->mptr++;
         s->mlen++;
+        s->mrec = 0;
     } else {
         s->mlen = 0;
     }
@@ -637,6 +640,12 @@ ST_INLINE st_error drm_step(drm_io *io, const int ENC, drm_model *m, drm_state *
             s->mlen = 1;
         }
         *slot = (uint32_t)i + 2; /* entry i + 1, plus 1 */
+    }
+    /* none found after a wrong proposal: the entry after it, as a copy
+     * with one entry changed goes on (a different address, say) */
+    if (!s->mlen && proposed && !hit) {
+        s->mlen = 1;
+        s->mrec = 1;
     }
     return ST_OK;
 }
