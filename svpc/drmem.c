@@ -103,7 +103,7 @@ typedef struct {
 } drm_line;
 
 typedef struct {
-    rc_prob tflag[64][64][2];     /* type is the expected: [previous symbol][expected][k > 0] */
+    rc_prob tflag[64][64][2][4];  /* type is the expected: [previous symbol][expected][k > 0][the last two flags] */
     rc_prob ttree[64][64];        /* type symbol [previous symbol] */
     rc_prob wide[2][2][256];      /* 16-bit escapes [type or size][high, low byte] */
     rc_prob pcsel[64][2][8];      /* pc choice [previous instruction's symbol][a branch target marker since] tree */
@@ -156,6 +156,7 @@ typedef struct {
     uint32_t mptr, mlen; /* the match model's proposed entry, and the match's length (0: none) */
     unsigned mlast;      /* its last flag */
     unsigned mrec;       /* the proposal follows a wrong one */
+    unsigned thist;      /* the last type flags */
     unsigned mkind;      /* the last marker's kind */
     uint64_t bt;         /* the value of a branch target marker since the last instruction */
     int hasbt;           /* and whether there was one */
@@ -542,7 +543,9 @@ ST_INLINE st_error drm_entry(drm_io *io, const int ENC, drm_model *m, drm_state 
     const int lineok = (l->valid & 0x80) && l->pc == s->pc;
     const unsigned exp = drm_expected(m, s);
     unsigned sym = ENC ? (*t < DRM_SYM_ESC ? *t : DRM_SYM_ESC) : 0;
-    if (drm_bit(io, ENC, &pr->tflag[s->prev_sym][exp][kk != 0], sym == exp))
+    const unsigned tf = drm_bit(io, ENC, &pr->tflag[s->prev_sym][exp][kk != 0][s->thist & 3], sym == exp);
+    s->thist = (s->thist << 1) | tf;
+    if (tf)
         sym = exp;
     else {
         sym = drm_tree(io, ENC, pr->ttree[s->prev_sym], 6, sym);
