@@ -40,7 +40,7 @@
 #include "mix.h"
 #include "rc.h"
 
-#define DRM_LINE_BITS 14            /* lines of the per-pc table */
+#define DRM_LINE_BITS 15            /* lines of the per-pc table */
 #define DRM_SLOTS 4                 /* memory-reference slots per instruction */
 #define DRM_NEXT 4                  /* types remembered after an instruction */
 #define DRM_RAS 16                  /* return stack depth, a power of 2 */
@@ -113,7 +113,7 @@ typedef struct {
     rc_prob stree[4][256];        /* size [class] */
     rc_prob mflag[16][2][2][4][2];        /* the match model's entry is right [match length][its last flag][its type the expected][its class][its value the models' first guess] */
     rc_prob oflag[3][2];          /* other entry's value as proposed [not a marker, marker, branch target][last flag] */
-    rc_prob nbtree[R_KINDS][9][16];      /* residual byte length [kind][previous length] */
+    rc_prob nbtree[R_KINDS][9][DRM_REGIONS][16]; /* residual byte length [kind][previous length][region of a new slot] */
     rc_prob rbyte[R_KINDS][36][16][256]; /* residual byte [kind][length, position][high nibble above] */
     rc_prob encplain;             /* an encoding of 1..8 bytes, nothing above them */
     rc_prob encend[1u << DRM_END_BITS]; /* the encoding ends after this byte [hash of the instruction's bytes so far] */
@@ -230,11 +230,11 @@ ST_INLINE unsigned drm_small(drm_io *io, const int ENC, rc_prob *tree, rc_prob (
 
 /* A residual of kind k: its byte length, then its bytes, most significant
  * first.  Returns NULL or what is wrong. */
-ST_INLINE const char *drm_residual(drm_io *io, const int ENC, drm_probs *pr, drm_state *s, const unsigned k,
+ST_INLINE const char *drm_residual(drm_io *io, const int ENC, drm_probs *pr, drm_state *s, const unsigned k, unsigned sub,
                                    uint64_t *r)
 {
     uint64_t x = ENC ? *r : 0;
-    const unsigned nb = drm_tree(io, ENC, pr->nbtree[k][s->last_nb[k]], 4, nbytes_of(x));
+    const unsigned nb = drm_tree(io, ENC, pr->nbtree[k][s->last_nb[k]][sub], 4, nbytes_of(x));
     if (!ENC && nb > 8)
         return "miss length above 8 bytes";
     s->last_nb[k] = nb;
@@ -252,11 +252,11 @@ ST_INLINE const char *drm_residual(drm_io *io, const int ENC, drm_probs *pr, drm
 }
 
 /* A value v (the decoder's is set) coded as the difference from ref. */
-ST_INLINE const char *drm_diff(drm_io *io, const int ENC, drm_probs *pr, drm_state *s, const unsigned k, uint64_t ref,
+ST_INLINE const char *drm_diff(drm_io *io, const int ENC, drm_probs *pr, drm_state *s, const unsigned k, unsigned sub, uint64_t ref,
                                uint64_t *v)
 {
     uint64_t r = ENC ? zz_delta(*v, ref, UINT64_MAX, 64) : 0;
-    const char *bad = drm_residual(io, ENC, pr, s, k, &r);
+    const char *bad = drm_residual(io, ENC, pr, s, k, sub, &r);
     if (!ENC && !bad)
         *v = zz_apply(r, ref, UINT64_MAX);
     return bad;
@@ -295,7 +295,7 @@ ST_INLINE const char *drm_instr(drm_io *io, const int ENC, drm_model *m, drm_sta
     if (!ENC)
         *a = choice == 0 ? s->next_pc : choice == 1 ? target : choice == 2 ? ras : s->bt;
     if (choice == 4) {
-        const char *bad = drm_diff(io, ENC, pr, s, R_PC, s->next_pc, a);
+        const char *bad = drm_diff(io, ENC, pr, s, R_PC, 0, s->next_pc, a);
         if (bad)
             return bad;
     }
@@ -363,7 +363,7 @@ ST_INLINE const char *drm_mem(drm_io *io, const int ENC, drm_model *m, drm_state
             choice = *a == last + stride ? 0 : *a == last ? 1 : *a == last + s->shift ? 2 : 3;
         choice = drm_tree(io, ENC, pr->msel[1 + (stride != 0)], 2, choice);
         if (choice == 3)
-            bad = drm_diff(io, ENC, pr, s, R_MEM, last, a);
+            bad = drm_diff(io, ENC, pr, s, R_MEM, 0, last, a);
         else if (!ENC)
             *a = choice == 0 ? last + stride : choice == 1 ? last : last + s->shift;
         if (*a != last + stride && *a != last)
@@ -377,7 +377,7 @@ ST_INLINE const char *drm_mem(drm_io *io, const int ENC, drm_model *m, drm_state
                 if (zz_delta(*a, s->region[j], UINT64_MAX, 64) < zz_delta(*a, s->region[r], UINT64_MAX, 64))
                     r = j;
         r = drm_tree(io, ENC, pr->region[0], 3, r);
-        bad = drm_diff(io, ENC, pr, s, R_NEW, s->region[r], a);
+        bad = drm_diff(io, ENC, pr, s, R_NEW, r, s->region[r], a);
     }
     if (bad)
         return bad;
@@ -448,7 +448,7 @@ ST_INLINE const char *drm_encoding(drm_io *io, const int ENC, drm_model *m, drm_
                                    ENC && *size >= 1 && *size <= 8 && (*size == 8 || *a >> (8 * *size) == 0));
     if (!plain) {
         *size = drm_small(io, ENC, pr->stree[C_ENC], pr->wide[1], *size);
-        return drm_diff(io, ENC, pr, s, R_OTHER, 0, a);
+        return drm_diff(io, ENC, pr, s, R_OTHER, 0, 0, a);
     }
     uint64_t x = ENC ? *a : 0;
     unsigned j = 0, end = 0;
@@ -497,7 +497,7 @@ ST_INLINE const char *drm_other(drm_io *io, const int ENC, drm_model *m, drm_sta
     const unsigned hit = drm_bit(io, ENC, &pr->oflag[ctx][s->olast[ctx]], *a == prop);
     s->olast[ctx] = hit;
     if (!hit) {
-        const char *bad = drm_diff(io, ENC, pr, s, R_OTHER, prop, a);
+        const char *bad = drm_diff(io, ENC, pr, s, R_OTHER, 0, prop, a);
         if (bad)
             return bad;
     } else if (!ENC) {
