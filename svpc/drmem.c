@@ -24,7 +24,8 @@
  *     slot's last size.
  *   - encodings (raw instruction bytes, least significant first): their
  *     byte count, then the bytes, each in the context of the byte before
- *     it: x86 code as an order-1 model sees it.
+ *     it, and four other contexts, mixed (x86 code as LZMA's literals and
+ *     an opcode's operand layout see it).
  *   - markers and the rest (thread, pid, header, footer...): the value and
  *     size last seen with the same type (markers: the same marker kind).
  *
@@ -51,10 +52,11 @@
 /* The match model's contexts, longest first: the entries before */
 static const unsigned drm_match_order[DRM_MATCH_ORDERS] = {2};
 #define DRM_REGIONS 8               /* recent address regions (2^28-byte aligned) of memory references */
-/* Encoding bytes: four models mixed (SIMTRACE.md 6.14): the byte's
- * position and the encoding's size; the byte before; the two bytes
- * before; the three bytes before (hashed). */
-#define DRM_ENC_NM 4
+/* Encoding bytes: five models mixed (SIMTRACE.md 6.14): the hashed bytes
+ * of the instruction so far; the byte before; the two bytes before; the
+ * three bytes before (hashed); the position and the instruction's first
+ * byte (an opcode's operand bytes). */
+#define DRM_ENC_NM 5
 #define DRM_ENC_IN (DRM_ENC_NM + 1)  /* and a bias */
 #define DRM_O0_BITS 10
 #define DRM_END_BITS 16
@@ -119,6 +121,7 @@ typedef struct {
     rc_prob encend[1u << DRM_END_BITS]; /* the encoding ends after this byte [hash of the instruction's bytes so far] */
     rc_prob region[1][8];         /* which recent region a new slot's address is in, tree */
     rc_prob enc0[1u << DRM_O0_BITS][256]; /* encoding byte [hash of the instruction's bytes before it] */
+    rc_prob encop[8][256][256];   /* encoding byte [position, 7: later][the instruction's first byte] */
     rc_prob enc1[4][256][256];    /* encoding byte [position, 3: later][byte before] */
     rc_prob enc2[1u << DRM_O2_BITS][256]; /* [hash of the two bytes before, position] */
     rc_prob enc3[1u << DRM_O3_BITS][256]; /* [hash of the three bytes before, position] */
@@ -459,7 +462,8 @@ ST_INLINE const char *drm_encoding(drm_io *io, const int ENC, drm_model *m, drm_
         rc_prob *const t[DRM_ENC_NM] = {
             pr->enc0[ih >> (32 - DRM_O0_BITS)], pr->enc1[p3][h & 255u],
             pr->enc2[(((h & 0xFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O2_BITS)],
-            pr->enc3[(((h & 0xFFFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O3_BITS)]};
+            pr->enc3[(((h & 0xFFFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O3_BITS)],
+            pr->encop[pos < 7 ? pos : 7][s->encop >> (pos < 2 ? 0 : 8) & 255u]};
         const unsigned b = drm_mix_byte(io, ENC, m->stretch, t, m->mixw[p3], (unsigned)(x >> (8 * j)) & 255u);
         x |= (uint64_t)b << (8 * j);
         j++;
