@@ -93,6 +93,15 @@ static inline void svpc_stats_one(svpc_ctx *c, const char *name, uint64_t bytes)
     c->stats[0] = (svpc_stream_stat){name, bytes, bytes};
 }
 
+/* Whether entry i of a frame being encoded is there: *ready counts the
+ * entries known to be ready (all of them without src); when they run out,
+ * src (svpc_source) is asked for more.  0 at the frame's end, where a
+ * *ready above SVPC_MAX_FRAME_ENTRIES says the source passed the limit. */
+static inline int svpc_entry_ready(const svpc_source *src, size_t i, size_t *ready)
+{
+    return i < *ready || (src && (*ready = src->more(src->arg, i)) > i && *ready <= SVPC_MAX_FRAME_ENTRIES);
+}
+
 /* ---- miss bytes: least significant first ---------------------------------- */
 
 static inline void put_le(uint8_t **p, uint64_t v, unsigned nbytes)

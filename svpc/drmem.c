@@ -5,27 +5,30 @@
  * (ST_TYPE_DRMEMTRACE) with the range coder of rc.h alone, by what a
  * drmemtrace record stream makes predictable:
  *
+ *   - whole entries: a match model proposes the entry that followed the
+ *     last two entries last time (a loop, a repeated call, a signal
+ *     handler run again repeat runs of records); one flag says it is right.
  *   - type: after an instruction at pc P, the k-th entry's type (its
  *     memory references, then the next instruction, or the encodings that
  *     precede an instruction seen for the first time) is what it was after
  *     P last time: one flag says so, in the context of the previous type;
  *     otherwise a 6-bit tree (63: a type of 63 or more, its 16 bits follow).
  *   - an instruction's pc: the fall-through of the previous instruction
- *     (its pc plus its length), the target the previous instruction went to
- *     last time, or the top of a return stack; a 2-bit choice among these,
- *     in the context of the previous instruction's type; otherwise a miss,
- *     the zigzag difference from the fall-through.
+ *     (its pc plus its length), the target it went to last time, the top
+ *     of a return stack, or a branch-target marker's value; otherwise a
+ *     miss, the difference from the fall-through.
  *   - its length: the length last seen at this pc, or, at a pc seen for the
  *     first time, the sum of the encodings' sizes just before it.
  *   - a memory reference: the k-th reference after the instruction at P,
- *     slot (P, k), proposes its last address plus its last stride, or its
- *     last address; a miss is the difference from the proposal (or, at a
- *     new slot, from the previous reference's address); its size is the
- *     slot's last size.
- *   - encodings (raw instruction bytes, least significant first): their
- *     byte count, then the bytes, each in the context of the byte before
- *     it, and four other contexts, mixed (x86 code as LZMA's literals and
- *     an opcode's operand layout see it).
+ *     slot (P, k), proposes its last address plus its last stride, its
+ *     last address, or its last address moved as the last slot that moved
+ *     did (a stack frame elsewhere); a miss is the difference from the
+ *     last; a new slot's address the difference from the last address of
+ *     the nearest of 8 recent regions; its size is the slot's last size.
+ *   - encodings (raw instruction bytes, least significant first): each
+ *     byte through five context models mixed (x86 code as LZMA's literals
+ *     and an opcode's operand layout see it), and after it whether the
+ *     entry ends there, in the context of the opcode.
  *   - markers and the rest (thread, pid, header, footer...): the value and
  *     size last seen with the same type (markers: the same marker kind).
  *
@@ -412,14 +415,10 @@ ST_INLINE unsigned drm_mix_byte(drm_io *io, const int ENC, const int16_t *stretc
     for (unsigned i = 8; i-- > 0;) {
         int64_t *wi = w[7 - i];
         int x[DRM_ENC_IN];
-        int64_t dot = 0;
         for (unsigned j = 0; j < DRM_ENC_NM; j++)
             x[j] = stretch[mix_p12(rc_p0(t[j][node], RC_COUNTED))];
-        x[DRM_ENC_NM] = 256;
-        for (unsigned j = 0; j < DRM_ENC_IN; j++)
-            dot += wi[j] * x[j];
-        const int64_t xs = mix_asr64(dot, 16);
-        const int p = mix_squash(xs > 2047 ? 2047 : xs < -2047 ? -2047 : (int)xs); /* of a 1 */
+        x[DRM_ENC_NM] = 256; /* the bias */
+        const int p = mix_predict(x, wi, DRM_ENC_IN); /* of a 1 */
         const uint32_t p0 = (uint32_t)(4096 - p) << 4;
         unsigned b;
         if (ENC) {
@@ -428,9 +427,7 @@ ST_INLINE unsigned drm_mix_byte(drm_io *io, const int ENC, const int16_t *stretc
         } else {
             b = rc_decode_p0(&io->d, p0);
         }
-        const int err = ((int)b << 12) - p;
-        for (unsigned j = 0; j < DRM_ENC_IN; j++)
-            wi[j] += mix_asr64((int64_t)x[j] * err, DRM_MIX_SHIFT);
+        mix_learn(wi, x, DRM_ENC_IN, ((int)b << 12) - p, DRM_MIX_SHIFT);
         for (unsigned j = 0; j < DRM_ENC_NM; j++)
             t[j][node] = rc_adapt(t[j][node], b, RC_COUNTED);
         node = (node << 1) | b;
@@ -682,9 +679,7 @@ static st_error drm_encode(svpc_ctx *c, const svpc_params *p, st_entry_type type
     /* entries fed as they arrive (src) are asked for only when those
      * ready run out */
     size_t i = 0, ready = src ? 0 : *n;
-    for (;; i++) {
-        if (i == ready && (!src || (ready = src->more(src->arg, i)) <= i || ready > SVPC_MAX_FRAME_ENTRIES))
-            break;
+    for (; svpc_entry_ready(src, i, &ready); i++) {
         RETURN_IF_ERROR(drm_step(&io, DRM_ENCODE, m, &s, raw, NULL, i, &d));
     }
     if (ready > SVPC_MAX_FRAME_ENTRIES)
@@ -710,11 +705,7 @@ static st_error drm_decode(svpc_ctx *c, st_entry_type type, const uint8_t *paylo
         if (io.d.overrun)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: the range coder's stream is corrupt or ends too early", i);
     }
-    if (stop == n && io.d.overrun)
-        return st_diag_set(d, ST_E_CORRUPT, "the range coder's stream is corrupt or too short");
-    if (stop == n && io.d.pos != io.d.len)
-        return st_diag_set(d, ST_E_CORRUPT, "the range coder's stream has %zu bytes left over", io.d.len - io.d.pos);
-    return ST_OK;
+    return rc_dec_end(&io.d, stop == n, d);
 }
 
 static int drm_supports(st_entry_type t) { return t == ST_TYPE_DRMEMTRACE; }
