@@ -82,7 +82,7 @@ static void codec_round_trips(void)
     CHECK(st_entry_size((st_entry_type)12) == 0 && strcmp(st_entry_name((st_entry_type)12), "?") == 0);
 
     const size_t cap = 60000;
-    uint8_t *raw = malloc(cap * ESZ), *back = malloc(cap * ESZ);
+    uint8_t *raw = malloc(cap * ESZ), *back = malloc((cap + 1) * ESZ); /* n + 1 are asked for below */
     size_t sizes[] = {0, 1, 2, 3, 200, 5000, cap};
     for (unsigned z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
         size_t n = sizes[z] ? make_trace(raw, sizes[z], 77 + z) : 0;
