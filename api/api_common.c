@@ -17,6 +17,7 @@ _Static_assert(SIMTRACE_TYPE_D64 == (int)ST_TYPE_D64 && SIMTRACE_TYPE_D32 == (in
                    SIMTRACE_TYPE_USER == (int)ST_TYPE_USER,
                "public and internal entry types differ");
 _Static_assert(SIMTRACE_TYPE_CVP == (int)ST_TYPE_CVP, "public and internal entry types differ");
+_Static_assert(SIMTRACE_TYPE_DRMEMTRACE == (int)ST_TYPE_DRMEMTRACE, "public and internal entry types differ");
 _Static_assert(SIMTRACE_NAME_MAX == ST_MAX_NAME && SIMTRACE_TYPE_NAME_MAX == ST_MAX_TYPE_NAME &&
                    SIMTRACE_USER_ENTRY_MAX == ST_MAX_USER_ENTRY && SIMTRACE_VALUE_MAX == ST_VALUE_MAX &&
                    SIMTRACE_CYCLE_MAX == ST_CYCLE_MASK,
@@ -81,12 +82,12 @@ void api_place_set(simtrace_input_place *p, const st_diag *d)
 
 SIMTRACE_API size_t simtrace_type_size(int type)
 {
-    return type > SIMTRACE_TYPE_NONE && type <= SIMTRACE_TYPE_USER ? st_entry_size((st_entry_type)type) : 0;
+    return type > SIMTRACE_TYPE_NONE && type <= (int)ST_TYPE_LAST ? st_entry_size((st_entry_type)type) : 0;
 }
 
 SIMTRACE_API const char *simtrace_type_name(int type)
 {
-    return type > SIMTRACE_TYPE_NONE && type <= SIMTRACE_TYPE_USER ? st_entry_name((st_entry_type)type) : "?";
+    return type > SIMTRACE_TYPE_NONE && type <= (int)ST_TYPE_LAST ? st_entry_name((st_entry_type)type) : "?";
 }
 
 static int is_memory(int type)

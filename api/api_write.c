@@ -241,7 +241,8 @@ st_error api_writer_take(simtrace_writer *w, const st_stream_spec *sp, uint32_t 
  * library's (simtrace_writer_write_wide), user types have their own call. */
 static int declarable(int type)
 {
-    return type >= SIMTRACE_TYPE_D64 && type <= SIMTRACE_TYPE_EVENT && type != SIMTRACE_TYPE_VBLOCK;
+    return (type >= SIMTRACE_TYPE_D64 && type <= SIMTRACE_TYPE_EVENT && type != SIMTRACE_TYPE_VBLOCK) ||
+           type == SIMTRACE_TYPE_DRMEMTRACE;
 }
 
 SIMTRACE_API simtrace_error simtrace_writer_add_stream(simtrace_writer *w, const char *name, int type, uint32_t *id)
@@ -417,6 +418,7 @@ svpc_params api_stream_params(svpc_params p, st_entry_type t)
         p.encoder = SVPC_ENC_CVP; /* the encoder made for it, unless generic was asked for */
     if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
         p.encoder = t == ST_TYPE_VPC                                    ? SVPC_ENC_VPC
+                    : t == ST_TYPE_DRMEMTRACE                           ? SVPC_ENC_DRMEMTRACE
                     : st_entry_is_memory(t) && p.encoder == SVPC_ENC_VPC ? SVPC_ENC_DEFAULT
                                                                        : SVPC_ENC_GENERIC;
     return p;

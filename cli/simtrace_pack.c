@@ -1,6 +1,7 @@
 /* simtrace-pack - build a multi-stream simtrace container from raw entries,
  * imported trace formats, or other containers (copied without re-encoding). */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -438,6 +439,82 @@ static int open_inputs(input *ins, size_t nin, const struct stat *out, const cha
     return EXIT_OK;
 }
 
+/* ---- drmemtrace directories ---- */
+
+/* A drmemtrace trace file of a directory: one thread's records, as
+ * "NAME.trace", or compressed ".trace.zip", ".trace.gz", ".trace.xz",
+ * ".trace.zst"; not the schedule files beside them (cpu_schedule.bin.zip,
+ * serial_schedule.bin.gz). */
+static int is_drm_trace_name(const struct dirent *e)
+{
+    static const char *const ends[] = {".trace", ".trace.zip", ".trace.gz", ".trace.xz", ".trace.zst"};
+    size_t n = strlen(e->d_name);
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t k = strlen(ends[i]);
+        if (n > k && strcmp(e->d_name + n - k, ends[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A --from drmemtrace input that is a directory (DynamoRIO's -offline
+ * output: one file per thread) becomes its trace files in name order, one
+ * input each with the directory's options: the library's import reads one
+ * descriptor, so the directory is the program's to list.  *ins is
+ * replaced; the old array's inputs are copied.  Returns an exit status. */
+static int expand_drm_dirs(input **ins, size_t *nin)
+{
+    size_t n = 0, cap = *nin;
+    input *out = calloc(cap ? cap : 1, sizeof *out);
+    if (!out)
+        goto nomem;
+    for (size_t i = 0; i < *nin; i++) {
+        const input *in = &(*ins)[i];
+        struct stat sb;
+        struct dirent **names = NULL;
+        int k = 0;
+        if (in->from && strcmp(in->from, "drmemtrace") == 0 && strcmp(in->path, "-") != 0 &&
+            stat(in->path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            k = scandir(in->path, &names, is_drm_trace_name, alphasort);
+            if (k <= 0) {
+                cli_msg("%s: %s", in->path, k < 0 ? strerror(errno) : "no drmemtrace trace files (NAME.trace[.zip|.gz|.xz|.zst]) in the directory");
+                free(names);
+                free(out);
+                return EXIT_DATA;
+            }
+        }
+        size_t want = n + (k ? (size_t)k : 1);
+        if (want > cap) {
+            input *grown = realloc(out, want * sizeof *out);
+            if (!grown)
+                goto nomem;
+            out = grown;
+            cap = want;
+        }
+        if (!k)
+            out[n++] = *in;
+        for (int j = 0; j < k; j++) {
+            size_t len = strlen(in->path) + strlen(names[j]->d_name) + 2;
+            char *path = malloc(len);
+            if (path)
+                snprintf(path, len, "%s/%s", in->path, names[j]->d_name);
+            free(names[j]);
+            out[n] = *in;
+            out[n++].path = path;
+            if (!path)
+                goto nomem;
+        }
+        free(names);
+    }
+    free(*ins); /* its paths are argv's */
+    *ins = out; /* the new paths stay reachable from it until exit */
+    *nin = n;
+    return EXIT_OK;
+nomem:
+    cli_msg("out of memory");
+    return EXIT_DATA;
+}
+
 /* ---- interrupted and failed runs (issue 15) ---- */
 
 /* The place of an ST_E_CYCLE_ORDER: the input's byte offset where the
@@ -697,6 +774,11 @@ int main(int argc, char **argv)
     if (nin == 0) { /* no input named: standard input, with the options given */
         cur.path = "-";
         ins[nin++] = cur;
+    }
+    {
+        int drc = expand_drm_dirs(&ins, &nin);
+        if (drc != EXIT_OK)
+            return drc;
     }
     if (repair) {
         if (strcmp(repair, "-") == 0) {

@@ -16,6 +16,7 @@ static const uint8_t guid_table[ST_TYPE_LAST + 1][16] = {
     {0x73, 0x74, 0x9a, 0x41, 0x0c, 0x5e, 0x4b, 0x1f, 0x8d, 0x22, 0x64, 0x36, 0xe1, 0x07, 0xd6, 0x08},
     {0}, /* user types bring their own GUID */
     [ST_TYPE_CVP] = {0x73, 0x74, 0x9a, 0x41, 0x0c, 0x5e, 0x4b, 0x1f, 0x8d, 0x22, 0x64, 0x36, 0xe1, 0x07, 0xd6, 0x0c},
+    [ST_TYPE_DRMEMTRACE] = {0x73, 0x74, 0x9a, 0x41, 0x0c, 0x5e, 0x4b, 0x1f, 0x8d, 0x22, 0x64, 0x36, 0xe1, 0x07, 0xd6, 0x0e},
 };
 
 static const struct {
@@ -23,7 +24,8 @@ static const struct {
     size_t size;
 } type_info[ST_TYPE_LAST + 1] = {{"?", 0},    {"d64", 32},    {"d32", 20}, {"m64", 24},   {"m32", 16},
                                  {"bytes", 1}, {"vblock", 32}, {"vpc", 12}, {"event", 24}, {"user", 0},
-                                 [ST_TYPE_CVP] = {"cvp", 128}};
+                                 [ST_TYPE_CVP] = {"cvp", 128}, [ST_TYPE_DRMEMTRACE] = {"drmemtrace", 12},
+};
 
 /* The table may have holes: the ids of types this build does not know. */
 static int valid(st_entry_type t) { return t >= ST_TYPE_D64 && t <= ST_TYPE_LAST && type_info[t].name; }

@@ -32,9 +32,12 @@ typedef enum {
     ST_TYPE_EVENT = 8,  /* 24 bytes: u64 meta (cycle | kind << 48), u64 ip, u32 vector, u32 error code */
     ST_TYPE_USER = 9,   /* user-defined: GUID and entry size come from the stream descriptor */
     ST_TYPE_CVP = 12,   /* 128 bytes: one CVP-1 / CBP-2025 record, its values included (formats/cvp.h) */
+    ST_TYPE_DRMEMTRACE = 14, /* 12 bytes: DynamoRIO's trace_entry_t {u16 type, u16 size, u64 addr} (IMPORT.md) */
 } st_entry_type;
 
-#define ST_TYPE_LAST ST_TYPE_CVP
+/* The highest type value; values below it that no layout has are unknown
+ * (st_entry_size() 0). */
+#define ST_TYPE_LAST ST_TYPE_DRMEMTRACE
 
 /*
  * Variable-sized values (SIMTRACE.md 9.2).  A value that does not fit an

@@ -18,6 +18,7 @@ typedef enum {
     X_DRAMSIM2,
     X_GEM5,
     X_CVP, X_CBP2025, X_CVP_LOADS,
+    X_DRMEMTRACE,
 } st_xkind;
 
 struct st_exporter {

@@ -58,6 +58,8 @@ st_error st_import_cvp(int fd, const st_import_opts *o, const st_import_sink *si
                        st_diag *d);
 st_error st_import_cbp2025(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
                            st_diag *d);
+st_error st_import_drmemtrace(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                              st_diag *d);
 
 /* ---- batched output to the sink ------------------------------------------- */
 

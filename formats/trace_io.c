@@ -28,6 +28,7 @@ static const struct {
     {"pixie64", st_import_pixie64, 0, 0},
     {"cvp", st_import_cvp, 0, 0},
     {"cbp2025", st_import_cbp2025, 0, 0},
+    {"drmemtrace", st_import_drmemtrace, 0, 0},
 };
 
 int st_import_is_text(const char *format)
@@ -44,6 +45,7 @@ const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pina
                                          "pixie32",
                                          "pixie64",
                                          "cvp", "cbp2025",
+                                         "drmemtrace",
                                          NULL};
 
 st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,
@@ -74,6 +76,7 @@ const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin",
                                          "dramsim2",
                                          "gem5",
                                          "cvp", "cbp2025", "cvp-loads",
+                                         "drmemtrace",
                                          NULL};
 
 st_error st_x_flush(st_exporter *x)
@@ -112,12 +115,13 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     case X_CSV: ok = st_entry_is_memory(t) || t == ST_TYPE_EVENT; break;
     case X_LACKEY:
     case X_DIN:
-    case X_XDIN: ok = st_entry_is_memory(t); break;
+    case X_XDIN: ok = st_entry_is_memory(t) || t == ST_TYPE_DRMEMTRACE; break;
     case X_DRAMSIM2: ok = st_entry_is_memory(t); break;
     case X_GEM5: ok = st_entry_is_memory(t); break;
     case X_CVP:
     case X_CBP2025:
     case X_CVP_LOADS: ok = t == ST_TYPE_CVP; break;
+    case X_DRMEMTRACE: ok = t == ST_TYPE_DRMEMTRACE; break;
     default: ok = t == ST_TYPE_VPC; break;
     }
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)
@@ -282,10 +286,30 @@ st_error st_x_access(st_exporter *x, st_entry_type t, const st_entry *e, char ki
     return ST_OK;
 }
 
+/* A drmemtrace stream's view as accesses (IMPORT.md 18.3): instructions
+ * as fetches of their length at their pc, reads, prefetches and writes as
+ * loads and stores of their size; the other records have none. */
+static st_error drmemtrace_lines(st_exporter *x, const uint8_t *entries, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = entries + i * 12;
+        unsigned type = st_load16(p);
+        char kind = (type >= 10 && type <= 16) || type == 29 ? 'I' : type == 1 ? 'S' : type <= 9 ? 'L' : 0;
+        if (!kind)
+            continue;
+        st_entry e = {.addr = st_load64(p + 4), .data = (uint64_t)st_load16(p + 2) << 32};
+        e.ip = e.addr;
+        RETURN_IF_ERROR(st_x_access(x, ST_TYPE_D64, &e, kind));
+    }
+    return ST_OK;
+}
+
 /* One stream alone: its records, none invented (IMPORT.md 8.3); the
  * continuation entries of a fetch stream are no records. */
 static st_error access_lines(st_exporter *x, const uint8_t *entries, size_t n)
 {
+    if (x->type == ST_TYPE_DRMEMTRACE)
+        return drmemtrace_lines(x, entries, n);
     for (size_t i = 0; i < n; i++) {
         st_entry e;
         st_entry_load(x->type, entries + i * x->esize, &e);

@@ -159,6 +159,7 @@ typedef enum simtrace_type {
     SIMTRACE_TYPE_EVENT = 8,  /* 24 bytes: u64 meta (cycle | kind << 48), u64 ip, u32 vector, u32 error code */
     SIMTRACE_TYPE_USER = 9,   /* fixed-size entries of a caller's type, named by a 16-byte GUID */
     SIMTRACE_TYPE_CVP = 12,   /* 128 bytes: one CVP-1 / CBP-2025 instruction record with its output values */
+    SIMTRACE_TYPE_DRMEMTRACE = 14, /* 12 bytes: DynamoRIO drmemtrace trace_entry_t {u16 type, u16 size, u64 addr} */
 } simtrace_type;
 
 #define SIMTRACE_NAME_MAX 255u       /* bytes of a stream name, without the NUL */
@@ -1107,11 +1108,12 @@ SIMTRACE_API uint32_t simtrace_stats_field_slots(uint32_t f);
  * The importers: how other trace formats become streams of a writer
  * (formats/IMPORT.md of the source says how each maps).  The names are
  * "bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3",
- * "dramsim2", "gem5", "pixie32", "pixie64", "cvp", "cbp2025";
+ * "dramsim2", "gem5", "pixie32", "pixie64", "cvp", "cbp2025", "drmemtrace";
  * index 0, 1, ... gives them in that order, NULL past the last, so a
  * program lists them by counting up until NULL.  *is_text (if not NULL)
  * receives 1 for the formats of text lines (all but vpc, vpc3, gem5,
- * pixie32, pixie64, cvp and cbp2025).
+ * pixie32, pixie64, cvp, cbp2025 and drmemtrace).  A drmemtrace zip
+ * archive is read with pread: fd must be a regular file.
  * Static strings.  Thread-safe.
  */
 SIMTRACE_API const char *simtrace_import_format(unsigned index, int *is_text);
@@ -1235,8 +1237,9 @@ SIMTRACE_API simtrace_error simtrace_writer_append_fd(simtrace_writer *w, uint32
  * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (unknown format); SIMTRACE_E_SYNTAX
  * (a malformed line: rep->where has its line, offset and what is wrong);
  * SIMTRACE_E_NOT_FORMAT; SIMTRACE_E_TOO_LARGE (a value or cycle beyond the
- * format's limits); SIMTRACE_E_PARTIAL_ENTRY (vpc, vpc3,
- * gem5, pixie32, pixie64 ending mid-record); SIMTRACE_E_CYCLE_ORDER (check_cycles: rep->where.line is
+ * format's limits); SIMTRACE_E_PARTIAL_ENTRY (vpc, vpc3, gem5, pixie32,
+ * pixie64, cvp, cbp2025, drmemtrace ending mid-record); SIMTRACE_E_CORRUPT
+ * (a damaged drmemtrace zip); SIMTRACE_E_CYCLE_ORDER (check_cycles: rep->where.line is
  * the refused entry's line where the format knows it);
  * SIMTRACE_E_BAD_STREAM; the unpacking's error as for
  * simtrace_writer_append_fd; SIMTRACE_E_READ; SIMTRACE_E_WRITE;

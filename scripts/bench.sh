@@ -32,6 +32,10 @@
 #       levels    corpus: each level's size and -T1 speeds against the
 #                 reference (BENCH_LEVELS, default "1 2 3 6 9"), peak memory
 #                 of -1 against the default, and issue 24's targets for -1
+#       drmemtrace  the corpus's DynamoRIO traces (foreign/drmemtrace), per
+#                 thread file: container bytes against xz -9 of the same
+#                 records (target 0.5) and simtrace-cat -T1 -F drmemtrace
+#                 against xz -dc -T1 by CPU time (target: not slower)
 #     and, not in "all" (slow: half an hour or more; bios_post.write alone took 2 minutes):
 #       corpus-xz corpus: xz -9 and zstd -19 --long=27 sizes and speeds
 #     e.g. BENCH_ONLY=size,speed  or  BENCH_ONLY=all,corpus-xz
@@ -80,6 +84,7 @@ note() { echo "bench.sh: $*" >&2; }
 ALL_PARTS="size speed threads memory random overhead tradeoff testdata importers vpc api python levels"
 ALL_PARTS+=" foreign-misc" # issue 22 item 4: pixie32, DRAMSim2, gem5 against xz -9
 ALL_PARTS+=" cvp"
+ALL_PARTS+=" drmemtrace"
 EXTRA_PARTS="corpus-xz"
 PARTS=" "
 IFS=', ' read -ra _sel <<<"${BENCH_ONLY:-all}"
@@ -1094,8 +1099,7 @@ python_part() {
     echo
 }
 
-# =====================================================================================
-# levels: what each level writes, and issue 24's targets for -1
+# ==============================================================================# levels: what each level writes, and issue 24's targets for -1
 # =====================================================================================
 
 levels_part() {
@@ -1181,6 +1185,52 @@ levels_part() {
         m=$(maxof mem_ratio "${names[@]}")
         target fast_memory "-1 peak memory <= 0.25x the default's" "max ${m% *} (${m#* })" "$(cmpf "${m% *}" 0.25 "<=")"
     fi
+=======
+# drmemtrace_records FILE: one thread's records (the members of a zip in
+# order, a .gz decompressed, else the file)
+drmemtrace_records() {
+    case $1 in
+    *.zip) unzip -p "$1" ;;
+    *.gz) gzip -dc "$1" ;;
+    *) cat "$1" ;;
+    esac
+}
+
+drmemtrace_part() {
+    local dir="$CORPUS/foreign/drmemtrace" f name raw xzs sims i cc=() xc=() mc mx ok_size ok_speed
+    [[ -d $dir ]] || { echo "drmemtrace: skipped (no $dir)"; echo; return; }
+    echo "drmemtrace: container bytes (simtrace-pack --from drmemtrace) against xz -9 of the same records, target at most 0.5;"
+    echo "  decoding: simtrace-cat -T1 -F drmemtrace against xz -dc -T1, CPU time (user + system), median of $RUNS, target: not slower"
+    printf '  %-52s %10s %9s %9s %6s %-8s %8s %8s %s\n' trace records xz-9 svpc ratio size cat-s xz-d-s speed
+    for f in "$dir"/*.trace* "$dir"/*.tracedir/*.trace*; do
+        [[ -f $f ]] || continue
+        name=${f#"$dir"/}
+        picked "$name" || continue
+        note "drmemtrace: $name"
+        drmemtrace_records "$f" >"$TMP/drm.raw"
+        xz -9 -c "$TMP/drm.raw" >"$TMP/drm.xz"
+        "$PACK" -f "${COPTS[@]}" --from drmemtrace -o "$TMP/drm.sim" "$f" || { fail "drmemtrace: simtrace-pack failed on $name"; continue; }
+        "$CAT" -F drmemtrace "$TMP/drm.sim" | cmp -s - "$TMP/drm.raw" || { fail "drmemtrace: $name does not come back byte for byte"; continue; }
+        raw=$(fsize "$TMP/drm.raw") xzs=$(fsize "$TMP/drm.xz") sims=$(fsize "$TMP/drm.sim")
+        cc=() xc=()
+        for ((i = 0; i < RUNS; i++)); do
+            read -r _ c < <(timed /dev/null "$CAT" -T1 -F drmemtrace "$TMP/drm.sim")
+            cc+=("$c")
+            read -r _ c < <(timed /dev/null xz -dc -T1 "$TMP/drm.xz")
+            xc+=("$c")
+        done
+        mc=$(median "${cc[@]}") mx=$(median "${xc[@]}")
+        ok_size=$(verdict "$sims" "$(cmpf "$(div "$sims" "$xzs" %.4f)" 0.5 "<=")")
+        ok_speed=$(verdict "$mc" "$(cmpf "$mc" "$mx" "<=")")
+        printf '  %-52s %10s %9s %9s %6s %-8s %8s %8s %s\n' "${name##*/}" "$(group $((raw / 12)))" "$(group "$xzs")" \
+            "$(group "$sims")" "$(div "$sims" "$xzs" %.3f)" "$ok_size" "$mc" "$mx" "$ok_speed"
+        tsv drmemtrace "$name" records "$((raw / 12))"
+        tsv drmemtrace "$name" xz9_bytes "$xzs"
+        tsv drmemtrace "$name" svpc_bytes "$sims"
+        tsv drmemtrace "$name" cat_cpu_s "$mc"
+        tsv drmemtrace "$name" xz_d_cpu_s "$mx"
+    done
+    rm -f "$TMP"/drm.*
     echo
 }
 
@@ -1203,6 +1253,7 @@ main() {
     want foreign-misc && foreign_misc
     want cvp && cvp_part
     want levels && levels_part
+    want drmemtrace && drmemtrace_part
     targets
     ((!FAILED))
 }

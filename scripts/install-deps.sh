@@ -19,6 +19,7 @@ PKGS=(
     libbz2-dev
     zlib1g-dev
     libzstd-dev         # .zst inputs of simtrace-pack; the fast encoder (7)
+    libminizip-dev      # drmemtrace zip archives (formats/import_drmemtrace.c)
     bats                # shell tests
     xz-utils            # xz baseline / testdata
     zstd                # reference corpus

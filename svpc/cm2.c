@@ -271,18 +271,12 @@ ST_INLINE unsigned cm2_mix_tree(cm2_io *io, const int ENC, const int16_t *stretc
     for (unsigned i = 8; i-- > 0;) {
         int64_t *wi = w[7 - i];
         int x[CM2_MIX_IN];
-        int64_t dot = 0;
         for (unsigned j = 0; j < CM2_MIX_NM; j++)
             x[j] = stretch[mix_p12(rc_p0(t[j][node], RC_COUNTED))];
         x[CM2_MIX_NM] = CM2_MIX_BIAS;
-        for (unsigned j = 0; j < CM2_MIX_IN; j++)
-            dot += wi[j] * x[j];
-        const int64_t xs = mix_asr64(dot, 16);
-        const int p = mix_squash(xs > 2047 ? 2047 : xs < -2047 ? -2047 : (int)xs); /* of a 1 */
+        const int p = mix_predict(x, wi, CM2_MIX_IN); /* of a 1 */
         const unsigned b = cm2_code_p0(io, ENC, (uint32_t)(4096 - p) << 4, (sym >> i) & 1u, cost);
-        const int err = ((int)b << 12) - p;
-        for (unsigned j = 0; j < CM2_MIX_IN; j++)
-            wi[j] += mix_asr64((int64_t)x[j] * err, CM2_MIX_SHIFT);
+        mix_learn(wi, x, CM2_MIX_IN, ((int)b << 12) - p, CM2_MIX_SHIFT);
         for (unsigned j = 0; j < CM2_MIX_NM; j++)
             t[j][node] = rc_adapt(t[j][node], b, RC_COUNTED);
         node = (node << 1) | b;
@@ -786,9 +780,7 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, const int ENC, st_entry
     /* entries fed as they arrive (src) are asked for only when those
      * ready run out: one comparison per entry */
     size_t i = 0, ready = src ? 0 : *n;
-    for (;; i++) {
-        if (i == ready && (!src || (ready = src->more(src->arg, i)) <= i || ready > SVPC_MAX_FRAME_ENTRIES))
-            break;
+    for (; svpc_entry_ready(src, i, &ready); i++) {
         uint64_t v[F_COUNT];
         cm_load_entry(t, raw + i * esz, v);
         RETURN_IF_ERROR(cm2_entry(sets, m, &io, ENC, t, &s, v, i, &d));
@@ -816,11 +808,7 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const 
         cm_store_entry(t, raw + i * esz, v);
     }
     /* (a frame of no entries is checked here: its loop never ran) */
-    if (stop == n && io.d.overrun)
-        return st_diag_set(d, ST_E_CORRUPT, "the range coder's stream is corrupt or too short");
-    if (stop == n && io.d.pos != io.d.len)
-        return st_diag_set(d, ST_E_CORRUPT, "the range coder's stream has %zu bytes left over", io.d.len - io.d.pos);
-    return ST_OK;
+    return rc_dec_end(&io.d, stop == n, d);
 }
 
 /* The predictor sets and the model, fresh for a frame. */

@@ -56,6 +56,7 @@ extern const svpc_codec svpc_codec_generic, svpc_codec_paper, svpc_codec_cm1, sv
     svpc_codec_cm2;
 extern const svpc_codec svpc_codec_cvp;
 extern const svpc_codec svpc_codec_fast;
+extern const svpc_codec svpc_codec_drmemtrace;
 
 /* The predictor sets of family fam, fresh for a new frame. */
 static inline st_error svpc_sets_ready(svpc_ctx *c, int fam) { return field_sets_ready(c->set, &c->sets_fam, fam); }
@@ -92,6 +93,15 @@ static inline void svpc_stats_one(svpc_ctx *c, const char *name, uint64_t bytes)
 {
     c->nstats = 1;
     c->stats[0] = (svpc_stream_stat){name, bytes, bytes};
+}
+
+/* Whether entry i of a frame being encoded is there: *ready counts the
+ * entries known to be ready (all of them without src); when they run out,
+ * src (svpc_source) is asked for more.  0 at the frame's end, where a
+ * *ready above SVPC_MAX_FRAME_ENTRIES says the source passed the limit. */
+static inline int svpc_entry_ready(const svpc_source *src, size_t i, size_t *ready)
+{
+    return i < *ready || (src && (*ready = src->more(src->arg, i)) > i && *ready <= SVPC_MAX_FRAME_ENTRIES);
 }
 
 /* ---- miss bytes: least significant first ---------------------------------- */

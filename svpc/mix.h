@@ -51,4 +51,24 @@ static inline int mix_p12(uint32_t p0)
  * implementation) */
 static inline int64_t mix_asr64(int64_t x, unsigned s) { return x >= 0 ? x >> s : -((-x - 1) >> s) - 1; }
 
+/* The mixed probability of a 1 (12 bits) of n stretched inputs x with
+ * weights w (16 fractional bits), and the weights' step towards a bit that
+ * came with error err (the bit << 12 minus that probability) at rate
+ * 2^-shift: the logistic mixer of cm2's lanes and drmemtrace's encoding
+ * bytes (6.9, 6.14). */
+static inline int mix_predict(const int *x, const int64_t *w, unsigned n)
+{
+    int64_t dot = 0;
+    for (unsigned j = 0; j < n; j++)
+        dot += w[j] * x[j];
+    const int64_t xs = mix_asr64(dot, 16);
+    return mix_squash(xs > 2047 ? 2047 : xs < -2047 ? -2047 : (int)xs);
+}
+
+static inline void mix_learn(int64_t *w, const int *x, unsigned n, int err, unsigned shift)
+{
+    for (unsigned j = 0; j < n; j++)
+        w[j] += mix_asr64((int64_t)x[j] * err, shift);
+}
+
 #endif /* SVPC_MIX_H */

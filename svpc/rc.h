@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "../common/st_bytes.h"
+#include "../common/st_error.h"
 
 #if defined(__GNUC__)
 #define RC_INLINE static inline __attribute__((always_inline))
@@ -300,6 +301,18 @@ static inline unsigned rc_decode_tree(rc_dec *d, rc_prob *tree, unsigned nbits, 
     for (unsigned i = 0; i < nbits; i++)
         node = (node << 1) | rc_decode(d, &tree[node], kind);
     return node - (1u << nbits);
+}
+
+/* The end of a payload that is a range coder's output alone (cm2,
+ * drmemtrace), after a frame's entries (whole: all of them, not a
+ * prefix): it must not have been read past, nor have bytes left over. */
+static inline st_error rc_dec_end(const rc_dec *d, int whole, st_diag *diag)
+{
+    if (whole && d->overrun)
+        return st_diag_set(diag, ST_E_CORRUPT, "the range coder's stream is corrupt or too short");
+    if (whole && d->pos != d->len)
+        return st_diag_set(diag, ST_E_CORRUPT, "the range coder's stream has %zu bytes left over", d->len - d->pos);
+    return ST_OK;
 }
 
 #endif /* SVPC_RC_H */

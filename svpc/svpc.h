@@ -93,7 +93,8 @@ typedef enum {
     SVPC_ENC_CM2 = 6,
     SVPC_ENC_FAST = 7,
     SVPC_ENC_CVP = 9, /* CVP-1 / CBP-2025 records (entry type cvp) only */
-    SVPC_ENC_LAST = SVPC_ENC_CVP,
+    SVPC_ENC_DRMEMTRACE = 10, /* DynamoRIO drmemtrace entries only (SIMTRACE.md 6.14) */
+    SVPC_ENC_LAST = SVPC_ENC_DRMEMTRACE,
 } svpc_encoder;
 
 /* The writers' encoder for memory types when none is asked for: smaller

@@ -19,6 +19,7 @@ static const svpc_codec *const svpc_codecs[SVPC_ENC_LAST + 1] = {
     [SVPC_ENC_VPC] = &svpc_codec_vpc,         [SVPC_ENC_CM2] = &svpc_codec_cm2,
     [SVPC_ENC_CVP] = &svpc_codec_cvp,
     [SVPC_ENC_FAST] = &svpc_codec_fast,
+    [SVPC_ENC_DRMEMTRACE] = &svpc_codec_drmemtrace,
 };
 
 /* The descriptor of encoder e, or NULL. */

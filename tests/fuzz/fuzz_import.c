@@ -173,15 +173,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    if ((data[0] >> 5) == 7)
-        return fuzz_cvp(data, size);
+    /* byte 0, bit 7 clear: bits 0-2 pick one of fmts; bit 7 set: bits 5-6
+     * pick one of foreign, and the last of them by bits 0-1: 00 cvp (its
+     * own round trip), 01 pixie64, 1x drmemtrace */
     const char *fmts[] = {"lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3", "bochs"};
     const char *fmt = fmts[data[0] % 8];
-    /* bit 7: the foreign formats of issue 22 item 4 instead, bits 5-6 pick */
     const char *foreign[] = {"dramsim2", "gem5", "pixie32", "pixie64"};
     int is_foreign = (data[0] >> 7) & 1;
-    if (is_foreign)
-        fmt = foreign[(data[0] >> 5) & 3];
+    if (is_foreign) {
+        unsigned sel = (data[0] >> 5) & 3;
+        if (sel == 3 && (data[0] & 3) == 0)
+            return fuzz_cvp(data, size);
+        fmt = sel < 3 || (data[0] & 3) == 1 ? foreign[sel] : "drmemtrace";
+    }
     /* bit 4: the bochs importer's address-space split */
     st_import_opts o = {.skip_bad = (data[0] >> 3) & 1, .split_cr3 = (data[0] >> 4) & 1};
     int fd = fuzz_memfd(data + 1, size - 1);
@@ -220,6 +224,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sink_free(&s2);
         free(out.p);
     }
+    /* drmemtrace records not in a zip are kept as they are */
+    if (e == ST_OK && strcmp(fmt, "drmemtrace") == 0 && !(size >= 5 && memcmp(data + 1, "PK\3\4", 4) == 0) &&
+        !((data[0] >> 4) & 1) && (s.ns != 1 || s.n[0] * 12 != size - 1 || (s.n[0] && memcmp(s.data[0], data + 1, size - 1))))
+        abort();
     if (e == ST_OK && s.ns >= 1 && data[0] % 8 < 3 && !is_foreign) {
         /* lackey, din, xdin -> entries -> the same format, merged -> the
          * same entries in every stream (the fetch stream's kinds restore the

@@ -59,7 +59,8 @@ head -c 4000 "$root/testdata/good/sample.lackey" | "$SVPC_BIN/simtrace-pack" -T1
     > "$out/parts.sim" || true
 { printf '\x04'; "$SVPC_BIN/simtrace-cat" --all -F text "$out/parts.sim" 2>/dev/null; } > "$out/import/text-parts" || true
 rm -f "$out/parts.sim"
-# dramsim2, gem5, pixie32, pixie64: byte 0 = 0x80 | index << 5 (fuzz_import.c's foreign table);
+# dramsim2, gem5, pixie32, pixie64: byte 0 = 0x80 | index << 5 (fuzz_import.c's foreign table;
+# 0xe1 pixie64, 0xe0 cvp, 0xe2 drmemtrace);
 # DRAMSim2 and gem5 traces made from the lackey sample, pixie words written here
 head -c 4000 "$root/testdata/good/sample.lackey" | "$SVPC_BIN/simtrace-pack" -T1 --from lackey 2>/dev/null \
     > "$out/foreign.sim" || true
@@ -70,7 +71,7 @@ head -c 4000 "$root/testdata/good/sample.lackey" | "$SVPC_BIN/simtrace-pack" -T1
 rm -f "$out/foreign.sim"
 printf '\xc0\x1c\x00\x00\x4c\x30\xff\x2f\x80\x0d\x00\x00\xd2\x1e\x00\x03\xe9\x2b\x02\xda\x58' \
     > "$out/import/pixie32-words"
-printf '\xe0\x1c\x00\x00\x00\x00\x00\x00\x4c\x01\x00\x00\x7f\xff\xff\x2f\x80' > "$out/import/pixie64-words"
+printf '\xe1\x1c\x00\x00\x00\x00\x00\x00\x4c\x01\x00\x00\x7f\xff\xff\x2f\x80' > "$out/import/pixie64-words"
 for z in "xz -c" "gzip -c" "zstd -q -c"; do
     { printf '\x10'; head -c 4000 "$root/testdata/good/sample.lackey" | $z; } > "$out/import/lackey-${z%% *}" || true
 done
