@@ -15,13 +15,18 @@ static const uint8_t guid_table[ST_TYPE_LAST + 1][16] = {
     {0x73, 0x74, 0x9a, 0x41, 0x0c, 0x5e, 0x4b, 0x1f, 0x8d, 0x22, 0x64, 0x36, 0xe1, 0x07, 0xd6, 0x07},
     {0x73, 0x74, 0x9a, 0x41, 0x0c, 0x5e, 0x4b, 0x1f, 0x8d, 0x22, 0x64, 0x36, 0xe1, 0x07, 0xd6, 0x08},
     {0}, /* user types bring their own GUID */
+    [ST_TYPE_CHAMPSIM] = {0x73, 0x74, 0x9a, 0x41, 0x0c, 0x5e, 0x4b, 0x1f, 0x8d, 0x22, 0x64, 0x36, 0xe1, 0x07, 0xd6, 0x0a},
+    [ST_TYPE_CHAMPSIM_CS] = {0x73, 0x74, 0x9a, 0x41, 0x0c, 0x5e, 0x4b, 0x1f, 0x8d, 0x22, 0x64, 0x36, 0xe1, 0x07, 0xd6, 0x0b},
 };
 
 static const struct {
     const char *name;
     size_t size;
 } type_info[ST_TYPE_LAST + 1] = {{"?", 0},    {"d64", 32},    {"d32", 20}, {"m64", 24},   {"m32", 16},
-                                 {"bytes", 1}, {"vblock", 32}, {"vpc", 12}, {"event", 24}, {"user", 0}};
+                                 {"bytes", 1}, {"vblock", 32}, {"vpc", 12}, {"event", 24}, {"user", 0},
+                                 [ST_TYPE_CHAMPSIM] = {"champsim", 64},
+                                 [ST_TYPE_CHAMPSIM_CS] = {"champsim-cloudsuite", 96},
+};
 
 static int valid(st_entry_type t) { return t >= ST_TYPE_D64 && t <= ST_TYPE_LAST; }
 
@@ -44,8 +49,8 @@ const uint8_t *st_entry_guid(st_entry_type t) { return guid_table[valid(t) ? t :
 
 st_entry_type st_entry_from_guid(const uint8_t guid[16])
 {
-    for (int t = ST_TYPE_D64; t < ST_TYPE_USER; t++)
-        if (memcmp(guid, guid_table[t], 16) == 0)
+    for (int t = ST_TYPE_D64; t <= ST_TYPE_LAST; t++)
+        if (t != ST_TYPE_USER && memcmp(guid, guid_table[t], 16) == 0)
             return (st_entry_type)t;
     return ST_TYPE_NONE;
 }

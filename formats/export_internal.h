@@ -12,7 +12,9 @@
 
 #define ST_XBUF (64u * 1024u)
 
-typedef enum { X_RAW, X_TEXT, X_LACKEY, X_DIN, X_XDIN, X_CSV, X_VPC, X_VPC3 } st_xkind;
+typedef enum { X_RAW, X_TEXT, X_LACKEY, X_DIN, X_XDIN, X_CSV, X_VPC, X_VPC3,
+    X_CHAMPSIM, /* the records of a champsim or champsim-cloudsuite stream as they were */
+} st_xkind;
 
 struct st_exporter {
     st_xkind kind;

@@ -22,6 +22,8 @@ static const struct {
     {"bochs", st_import_bochs, 1, 0},   {"lackey", st_import_lackey, 1, 1}, {"din", st_import_din, 1, 1},
     {"xdin", st_import_xdin, 1, 1},     {"pinatrace", st_import_pinatrace, 1, 1}, {"text", st_import_text, 1, 1},
     {"vpc", st_import_vpc, 0, 0},       {"vpc3", st_import_vpc3, 0, 0},
+    {"champsim", st_import_champsim, 0, 0}, {"champsim-cloudsuite", st_import_champsim_cs, 0, 0},
+    {"champsim-mem", st_import_champsim_mem, 0, 0}, {"champsim-cloudsuite-mem", st_import_champsim_cs_mem, 0, 0},
 };
 
 int st_import_is_text(const char *format)
@@ -32,7 +34,9 @@ int st_import_is_text(const char *format)
     return 0;
 }
 
-const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3", NULL};
+const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3",
+                                         "champsim", "champsim-cloudsuite", "champsim-mem", "champsim-cloudsuite-mem",
+                                         NULL};
 
 st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,
                    st_import_stats *stats, st_diag *d)
@@ -58,7 +62,9 @@ st_error st_import(const char *format, int fd, const st_import_opts *o, const st
 /* ---- exporter object ---------------------------------------------------------- */
 
 /* In the order of st_xkind. */
-const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3", NULL};
+const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin", "csv", "vpc", "vpc3",
+                                         "champsim",
+                                         NULL};
 
 st_error st_x_flush(st_exporter *x)
 {
@@ -97,6 +103,7 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     case X_LACKEY:
     case X_DIN:
     case X_XDIN: ok = st_entry_is_memory(t); break;
+    case X_CHAMPSIM: ok = t == ST_TYPE_CHAMPSIM || t == ST_TYPE_CHAMPSIM_CS; break;
     default: ok = t == ST_TYPE_VPC; break;
     }
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)

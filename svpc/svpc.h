@@ -57,6 +57,16 @@
  *                         the payload is the range coder's output, and the
  *                         stage and level are not used.  One template in
  *                         svpc/cm2.c encodes and decodes.
+ *   SVPC_ENC_CHAMPSIM (8) ChampSim records only (champsim and
+ *                         champsim-cloudsuite; their default): each
+ *                         record's fields predicted from the last record
+ *                         at its ip (the next ip from the fall-through
+ *                         length or the branch target, the flags, the
+ *                         registers as a whole, the memory operands from
+ *                         the last address and stride of their slot),
+ *                         ids and misses range coded (SIMTRACE.md 6.12).
+ *                         One template in svpc/champsim.c encodes and
+ *                         decodes.
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -85,7 +95,8 @@ typedef enum {
     SVPC_ENC_CM = 4,
     SVPC_ENC_VPC = 5,
     SVPC_ENC_CM2 = 6,
-    SVPC_ENC_LAST = SVPC_ENC_CM2,
+    SVPC_ENC_CHAMPSIM = 8,
+    SVPC_ENC_LAST = SVPC_ENC_CHAMPSIM,
 } svpc_encoder;
 
 /* The writers' encoder for memory types when none is asked for: smaller
