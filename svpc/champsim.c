@@ -45,30 +45,50 @@
 #define CS_PATH_BITS 16
 #define CS_MAX_MEM 8
 #define CS_MAX_REGS 8
-#define CS_EXTRA 14 /* cloudsuite's padding after the registers (6) and asid with its padding (8) */
+#define CS_EXTRA 14
+/* Memory misses are coded from the nearest of the slot's last address
+ * and the last operands of the last CS_REGIONS regions (2^CS_REGION_SHIFT
+ * bytes: the stack, the heap, a library's data), which halves the bytes of
+ * their distances on hello_pin317 (a slot whose ip reaches the stack and
+ * the heap in turn, the first operand of an ip). */
+#define CS_REGIONS 4
+#define CS_REGION_SHIFT 24 /* cloudsuite's padding after the registers (6) and asid with its padding (8) */
 
 /* Kinds of miss, each with its own trees. */
 enum { MK_IP, MK_MEM, MK_COUNT };
 /* Proposals for a memory operand; CS_MISS: none was right. */
 enum { MP_STRIDE, MP_LAST, MP_REL, MP_SRC, CS_MISS, MP_COUNT = CS_MISS };
 
+/* The state of a memory slot at an ip.  Three per ip: the first
+ * destination, the first source, and the others (ChampSim's Pin tracer
+ * fills at most one of each on the corpus).  They are kept apart from
+ * the ip lines, which every record reads: the lines' cache misses were
+ * most of the decoder's time, and 48-byte lines without them take 40%
+ * less of it than 128-byte lines with them. */
+#define CS_SLOTS 3
 typedef struct {
-    uint64_t ip;    /* the ip this line holds (valid when epoch is the frame's) */
-    uint64_t fall;  /* next ip - ip after it, when it did not branch; 0: not seen */
+    uint64_t mem;    /* the last nonzero address */
+    uint64_t stride; /* its last change */
+    uint64_t rel;    /* its last distance from the trace's operand before it */
+} cs_slot;
+
+typedef struct {
+    uint64_t ip;     /* the ip this line holds (valid when epoch is the frame's) */
+    uint64_t fall;   /* next ip - ip after it, when it did not branch; 0: not seen */
     uint64_t target; /* next ip after it when it branched (taken); 0: not seen */
-    uint64_t mem[CS_MAX_MEM];    /* last nonzero address of each slot */
-    uint64_t stride[CS_MAX_MEM]; /* its last change */
-    uint64_t rel[CS_MAX_MEM];    /* its last distance from the trace's operand before it */
     uint32_t epoch;
     uint8_t flags[2];            /* is_branch, branch_taken */
     uint8_t regs[CS_MAX_REGS];
-    uint8_t mask;                /* nonzero slots */
-    uint8_t id[CS_MAX_MEM];      /* the last proposal id of each slot */
+    uint8_t mask;                /* nonzero operands */
+    uint8_t id[CS_SLOTS];        /* the last proposal id of each slot */
     uint8_t hist;                /* the last 3 branch_taken flags (!= 0) */
     uint8_t ipid;                /* how the ip after it was coded last time */
+    uint8_t nexthist;            /* the last 2 whole-record flags of the record after it */
 } cs_line;
 
 typedef struct {
+    rc_prob all[4][4][4];       /* the whole record as predicted: [class of the previous record][its line's
+                                   nexthist][the last 2 whole-record flags] */
     rc_prob ipcand[4][4][4][3]; /* ip is proposal k: [class of the previous record][its line's last ipid][path hit][k] */
     rc_prob flag_eq[2][4][8][4]; /* flag byte as last time: [byte][seen, is_branch][local history][global history] */
     rc_prob flag_tree[2][3][256]; /* flag byte otherwise: [byte][min(is_branch, 2) or 0] */
@@ -77,7 +97,8 @@ typedef struct {
     rc_prob mask_eq[2];          /* nonzero slots as last time: [is_branch] */
     rc_prob mask_tree[2][256];   /* nonzero slots: [seen] */
     rc_prob mid[2][2][MP_COUNT + 1][8]; /* operand id: [destination][seen][its last id] 3-bit tree */
-    rc_prob nb[MK_COUNT][2][16];  /* miss byte count 0..8: [kind][sign of... : context] 4-bit tree */
+    rc_prob nb[MK_COUNT][4][16];  /* miss byte count 0..8: [kind][context] 4-bit tree */
+    rc_prob msel[2][8];           /* a memory miss's reference: [the slot has a last address] 3-bit tree */
     rc_prob mbyte[MK_COUNT][9][8][256]; /* miss byte: [kind][count][position from the top] */
     rc_prob extra_eq[2];         /* cloudsuite extra bytes as in the record before: [last flag] */
     rc_prob extra_tree[CS_EXTRA][256];
@@ -87,6 +108,7 @@ typedef struct {
     cs_probs pr;
     uint32_t epoch;                  /* the frame's: lines of other epochs are empty */
     cs_line line[1u << CS_LINE_BITS];
+    cs_slot slot[1u << CS_LINE_BITS][CS_SLOTS]; /* of each line's ip */
     uint64_t path[1u << CS_PATH_BITS]; /* the ip that followed two ips: (path hash) -> ip */
 } cs_model;
 
@@ -137,15 +159,20 @@ ST_INLINE unsigned cs_tree(cs_io *io, const int ENC, rc_prob *t, unsigned nbits,
     return rc_decode_tree(&io->d, t, nbits, RC_COUNTED);
 }
 
+/* The bytes of v without its leading zero bytes. */
+static inline unsigned bytes_of(uint64_t v)
+{
+    unsigned nb = 0;
+    while (nb < 8 && (v >> (8 * nb)) != 0)
+        nb++;
+    return nb;
+}
+
 /* A miss of kind k: v's count of significant bytes (4-bit tree, context
  * ctx), then its bytes, most significant first. */
 ST_INLINE uint64_t cs_miss(cs_model *m, cs_io *io, const int ENC, unsigned k, unsigned ctx, uint64_t v)
 {
-    unsigned nb = 0;
-    if (ENC)
-        while (nb < 8 && (v >> (8 * nb)) != 0)
-            nb++;
-    nb = cs_tree(io, ENC, m->pr.nb[k][ctx], 4, nb);
+    unsigned nb = cs_tree(io, ENC, m->pr.nb[k][ctx], 4, ENC ? bytes_of(v) : 0);
     if (nb > 8) /* only a corrupt payload decodes this */
         nb = 8, io->d.overrun = 1;
     uint64_t r = 0;
@@ -159,7 +186,14 @@ ST_INLINE uint64_t cs_miss(cs_model *m, cs_io *io, const int ENC, unsigned k, un
 static inline uint64_t zigzag(uint64_t d) { return (d << 1) ^ (uint64_t)((int64_t)d >> 63); }
 static inline uint64_t unzigzag(uint64_t z) { return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1); }
 
-static inline uint32_t line_of(uint64_t ip) { return (uint32_t)((ip * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CS_LINE_BITS)); }
+/* The line of an ip: its low bits with the higher ones folded in, so that
+ * the instructions of a stretch of code have neighbouring lines (a
+ * multiplicative hash scattered them over the table: a cache and TLB miss
+ * per record, most of the decoder's time) */
+static inline uint32_t line_of(uint64_t ip)
+{
+    return (uint32_t)((ip ^ (ip >> CS_LINE_BITS) ^ (ip >> (2 * CS_LINE_BITS))) & ((1u << CS_LINE_BITS) - 1u));
+}
 static inline uint32_t path_of(uint64_t a, uint64_t b)
 {
     return (uint32_t)(((a ^ (b * UINT64_C(0xD6E8FEB86659FD93))) * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CS_PATH_BITS));
@@ -172,12 +206,84 @@ typedef struct {
     unsigned pclass;   /* 0 not a branch, 1 not taken, 2 taken, 3 no previous record */
     unsigned ghist;    /* the last 2 branch_taken flags of branches */
     uint64_t gbase;    /* the last nonzero operand of the trace */
+    unsigned allhist;  /* the last 2 whole-record flags */
     unsigned extra_last;
     uint8_t extra[CS_EXTRA];
+    uint64_t region[CS_REGIONS]; /* the last operand of each of the last regions, most recent first */
 } cs_state;
+
+/* a's region first among the last regions' operands */
+static inline void region_see(uint64_t *region, uint64_t a)
+{
+    unsigned j = 0;
+    while (j < CS_REGIONS - 1 && (region[j] >> CS_REGION_SHIFT) != (a >> CS_REGION_SHIFT))
+        j++;
+    memmove(region + 1, region, j * sizeof *region);
+    region[0] = a;
+}
 
 /* The byte offsets of cloudsuite's extra bytes. */
 static inline unsigned extra_off(unsigned j) { return j < 6 ? ST_CS_PAD1_OFF + j : ST_CS_TAIL_OFF + (j - 6); }
+
+/* The proposals for a memory operand of slot state S (6.12.4), gbase the
+ * trace's operand before it, src0 the record's first source (0: none). */
+static inline void cs_props(const cs_slot *S, uint64_t gbase, uint64_t src0, int dst, uint64_t prop[MP_COUNT])
+{
+    const uint64_t last = S->mem;
+    prop[MP_STRIDE] = last ? last + S->stride : 0;
+    prop[MP_LAST] = last;
+    prop[MP_REL] = last ? gbase + S->rel : 0;
+    prop[MP_SRC] = dst ? src0 : 0;
+}
+
+/* The proposal a slot is expected to take (its id last time, if that was
+ * one and proposes, else the stride's), or CS_MISS if none proposes. */
+static inline unsigned cs_expected(const uint64_t prop[MP_COUNT], unsigned lastid)
+{
+    if (lastid < CS_MISS && prop[lastid])
+        return lastid;
+    return prop[MP_STRIDE] ? MP_STRIDE : CS_MISS;
+}
+
+/* The slot state of memory operand k (destinations 0..nd-1 first). */
+static inline unsigned slot_of(unsigned k, unsigned nd) { return k < nd ? (k ? 2u : 0u) : (k == nd ? 1u : 2u); }
+
+/* 1 if record r (encoder) is what the ip line L (of its ip, seen) and the
+ * state predict for every field: the whole-record flag's test.  Only
+ * records whose operands have slot states of their own (the first
+ * destination and first source) qualify, so that no operand's proposal
+ * depends on another's update. */
+static int cs_all_predicted(const cs_line *L, const cs_slot *sl, const cs_state *s, st_entry_type T,
+                            const uint8_t *r)
+{
+    const unsigned nreg = ST_CS_REGS(T), nd = ST_CS_NDST(T), nm = ST_CS_NMEM(T), moff = ST_CS_MEM_OFF(T);
+    if (r[8] != L->flags[0] || r[9] != L->flags[1] || memcmp(r + 10, L->regs, nreg) != 0)
+        return 0;
+    unsigned mask = 0;
+    for (unsigned k = 0; k < nm; k++)
+        mask |= (unsigned)(st_load64(r + moff + 8 * k) != 0) << k;
+    if (mask != L->mask || (mask & ~((1u << nd) | 1u)))
+        return 0;
+    uint64_t gbase = s->gbase, src0 = 0, prop[MP_COUNT];
+    for (unsigned o = 0; o < 2; o++) {
+        const unsigned k = o ? 0 : nd, j = slot_of(k, nd);
+        if (!(mask >> k & 1))
+            continue;
+        cs_props(&sl[j], gbase, src0, k < nd, prop);
+        const unsigned e = cs_expected(prop, L->id[j]);
+        const uint64_t a = st_load64(r + moff + 8 * k);
+        if (e == CS_MISS || prop[e] != a)
+            return 0;
+        gbase = a;
+        if (k >= nd)
+            src0 = a;
+    }
+    if (T == ST_TYPE_CHAMPSIM_CS)
+        for (unsigned j = 0; j < CS_EXTRA; j++)
+            if (r[extra_off(j)] != s->extra[j])
+                return 0;
+    return 1;
+}
 
 /* Code record r (decoding: fill it) of type T. */
 ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_type T, cs_state *s, uint8_t *r)
@@ -185,7 +291,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
     const unsigned nreg = ST_CS_REGS(T), nd = ST_CS_NDST(T), nm = ST_CS_NMEM(T), moff = ST_CS_MEM_OFF(T);
     cs_probs *pr = &m->pr;
 
-    /* ---- ip ---- */
+    /* ---- the ip's proposals ---- */
     cs_line *pl = &m->line[s->pline];
     /* (the previous record made its line: it is valid unless there is none) */
     const int pvalid = s->pclass != 3;
@@ -199,13 +305,32 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
         if (second && second != first)
             cand[nc++] = second;
     }
-    const uint64_t pathv = pvalid ? m->path[path_of(s->ip, s->ip2)] : 0;
+    uint64_t ip = ENC ? st_load64(r) : 0;
+
+    /* ---- the whole record as predicted? ---- */
+    unsigned all = 0;
+    if (nc) {
+        if (ENC && ip == cand[0]) {
+            const uint32_t ei = line_of(ip);
+            const cs_line *E = &m->line[ei];
+            all = E->epoch == m->epoch && E->ip == ip && cs_all_predicted(E, m->slot[ei], s, T, r);
+        }
+        all = cs_bit(io, ENC, &pr->all[s->pclass][pl->nexthist][s->allhist], all);
+        pl->nexthist = (uint8_t)(((pl->nexthist << 1) | all) & 3u);
+        s->allhist = ((s->allhist << 1) | all) & 3u;
+    }
+    /* the path's proposal, where the first is not taken for granted (the
+     * path table is looked up and learns only there: it is the decoder's
+     * other cache miss) */
+    const uint32_t path = path_of(s->ip, s->ip2);
+    const uint64_t pathv = pvalid && !all ? m->path[path] : 0;
     if (pathv && (nc < 1 || pathv != cand[0]) && (nc < 2 || pathv != cand[1]))
         cand[nc++] = pathv;
+
+    /* ---- ip ---- */
     const unsigned lastid = pvalid ? pl->ipid : 3;
-    uint64_t ip = ENC ? st_load64(r) : 0;
-    unsigned ipid = nc;
-    for (unsigned k = 0; k < nc; k++)
+    unsigned ipid = all ? 0 : nc;
+    for (unsigned k = 0; k < nc && !all; k++)
         if (cs_bit(io, ENC, &pr->ipcand[s->pclass][lastid][pathv != 0][k], ENC ? ip == cand[k] : 0)) {
             ipid = k;
             break;
@@ -217,7 +342,8 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
     if (!ENC)
         st_store64(r, ip);
     if (pvalid) {
-        m->path[path_of(s->ip, s->ip2)] = ip;
+        if (!all)
+            m->path[path] = ip;
         /* the previous record's line learns where it went */
         if (s->pclass == 2)
             pl->target = ip;
@@ -231,22 +357,23 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
     cs_line *L = &m->line[li];
     const int seen = L->epoch == m->epoch && L->ip == ip;
     if (!seen) {
+        if (all) /* only a corrupt payload gets here: the encoder saw the line */
+            io->d.overrun = 1;
         memset(L, 0, sizeof *L);
+        memset(m->slot[li], 0, sizeof m->slot[li]);
         L->epoch = m->epoch;
         L->ip = ip;
         L->ipid = 3;
+        L->nexthist = 0;
     }
 
     /* ---- branch flags ---- */
-    uint8_t fl[2];
-    for (unsigned b = 0; b < 2; b++) {
+    uint8_t fl[2] = {L->flags[0], L->flags[1]};
+    for (unsigned b = 0; b < 2 && !all; b++) {
         const unsigned ctx1 = b == 0 ? (unsigned)seen : (unsigned)seen * 2 + (fl[0] != 0) + (fl[0] > 1);
         const unsigned actual = ENC ? r[8 + b] : 0;
-        const unsigned pred = L->flags[b];
         rc_prob *pe = &pr->flag_eq[b][ctx1 > 3 ? 3 : ctx1][b ? L->hist : 0][b ? s->ghist : 0];
-        if (cs_bit(io, ENC, pe, ENC ? actual == pred : 0))
-            fl[b] = (uint8_t)pred;
-        else
+        if (!cs_bit(io, ENC, pe, ENC ? actual == L->flags[b] : 0))
             fl[b] = (uint8_t)cs_tree(io, ENC, pr->flag_tree[b][b ? (fl[0] > 2 ? 2 : fl[0]) : 0], 8, actual);
     }
     if (!ENC) {
@@ -256,7 +383,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
     const unsigned isbr = fl[0] != 0;
 
     /* ---- registers ---- */
-    if (!(seen && cs_bit(io, ENC, &pr->regs_eq[isbr], ENC ? memcmp(r + 10, L->regs, nreg) == 0 : 0))) {
+    if (!all && !(seen && cs_bit(io, ENC, &pr->regs_eq[isbr], ENC ? memcmp(r + 10, L->regs, nreg) == 0 : 0))) {
         unsigned before = fl[0];
         for (unsigned j = 0; j < nreg; j++) {
             before = cs_tree(io, ENC, pr->reg_tree[j][before & 0xFF], 8, ENC ? r[10 + j] : 0);
@@ -267,14 +394,15 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
         memcpy(r + 10, L->regs, nreg);
 
     /* ---- memory operands: sources first, so a destination may be one ---- */
-    unsigned mask = 0;
-    if (ENC)
-        for (unsigned k = 0; k < nm; k++)
-            mask |= (st_load64(r + moff + 8 * k) != 0) << k;
-    if (!(seen && cs_bit(io, ENC, &pr->mask_eq[isbr], mask == L->mask)))
-        mask = cs_tree(io, ENC, pr->mask_tree[seen], nm, mask);
-    else
-        mask = L->mask;
+    unsigned mask = L->mask;
+    if (!all) {
+        unsigned actual = 0;
+        if (ENC)
+            for (unsigned k = 0; k < nm; k++)
+                actual |= (unsigned)(st_load64(r + moff + 8 * k) != 0) << k;
+        if (!(seen && cs_bit(io, ENC, &pr->mask_eq[isbr], actual == L->mask)))
+            mask = cs_tree(io, ENC, pr->mask_tree[seen], nm, actual);
+    }
     uint64_t src0 = 0;
     for (unsigned o = 0; o < nm; o++) {
         const unsigned k = o < nm - nd ? nd + o : o - (nm - nd);
@@ -282,34 +410,51 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
         uint64_t a = 0;
         if (mask >> k & 1) {
             a = ENC ? st_load64(r + moff + 8 * k) : 0;
-            const uint64_t last = L->mem[k];
+            cs_slot *S = &m->slot[li][slot_of(k, nd)];
+            uint8_t *slot_id = &L->id[slot_of(k, nd)];
+            const uint64_t last = S->mem;
             uint64_t prop[MP_COUNT];
-            prop[MP_STRIDE] = last ? last + L->stride[k] : 0;
-            prop[MP_LAST] = last;
-            prop[MP_REL] = last ? s->gbase + L->rel[k] : 0;
-            prop[MP_SRC] = dst ? src0 : 0;
+            cs_props(S, s->gbase, src0, (int)dst, prop);
             unsigned id = CS_MISS;
-            if (ENC)
-                for (unsigned q = 0; q < MP_COUNT; q++)
-                    if (prop[q] && prop[q] == a) {
-                        id = q;
-                        break;
-                    }
-            id = cs_tree(io, ENC, pr->mid[dst][seen && last][L->id[k]], 3, id);
+            if (all) {
+                id = cs_expected(prop, *slot_id);
+            } else {
+                if (ENC)
+                    for (unsigned q = 0; q < MP_COUNT; q++)
+                        if (prop[q] && prop[q] == a) {
+                            id = q;
+                            break;
+                        }
+                id = cs_tree(io, ENC, pr->mid[dst][seen && last][*slot_id], 3, id);
+            }
             if (id > CS_MISS) /* only a corrupt payload decodes this */
                 io->d.overrun = 1, id = CS_MISS;
             if (id < CS_MISS) {
                 a = prop[id];
+            } else if (all) {
+                io->d.overrun = 1; /* corrupt: the encoder saw a proposal */
             } else {
-                const uint64_t ref = last ? last : s->gbase;
-                a = ref + unzigzag(cs_miss(m, io, ENC, MK_MEM, last != 0, zigzag(a - ref)));
+                uint64_t refs[1 + CS_REGIONS];
+                refs[0] = last ? last : s->gbase;
+                memcpy(refs + 1, s->region, sizeof s->region);
+                unsigned sel = 0;
+                if (ENC)
+                    for (unsigned q = 1, best = bytes_of(zigzag(a - refs[0])); q <= CS_REGIONS; q++)
+                        if (bytes_of(zigzag(a - refs[q])) < best)
+                            best = bytes_of(zigzag(a - refs[q])), sel = q;
+                sel = cs_tree(io, ENC, pr->msel[last != 0], 3, sel);
+                if (sel > CS_REGIONS) /* only a corrupt payload decodes this */
+                    io->d.overrun = 1, sel = 0;
+                a = refs[sel] + unzigzag(cs_miss(m, io, ENC, MK_MEM, sel ? 1 + (sel > 1) : 3 * (last != 0),
+                                                 zigzag(a - refs[sel])));
             }
             if (last)
-                L->stride[k] = a - last;
-            L->rel[k] = a - s->gbase;
-            L->mem[k] = a;
-            L->id[k] = (uint8_t)id;
+                S->stride = a - last;
+            S->rel = a - s->gbase;
+            S->mem = a;
+            *slot_id = (uint8_t)id;
             s->gbase = a;
+            region_see(s->region, a);
             if (!dst && !src0)
                 src0 = a;
         }
@@ -320,12 +465,14 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
 
     /* ---- cloudsuite's padding and asid ---- */
     if (T == ST_TYPE_CHAMPSIM_CS) {
-        int same = 1;
+        unsigned same = 1;
         if (ENC)
             for (unsigned j = 0; j < CS_EXTRA; j++)
                 same &= r[extra_off(j)] == s->extra[j];
-        same = (int)cs_bit(io, ENC, &pr->extra_eq[s->extra_last], (unsigned)same);
-        s->extra_last = (unsigned)same;
+        if (!all) {
+            same = cs_bit(io, ENC, &pr->extra_eq[s->extra_last], same);
+            s->extra_last = same;
+        }
         for (unsigned j = 0; j < CS_EXTRA; j++) {
             if (!same)
                 s->extra[j] = (uint8_t)cs_tree(io, ENC, pr->extra_tree[j], 8, ENC ? r[extra_off(j)] : 0);
@@ -335,10 +482,10 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
     }
 
     /* ---- what the next record sees ---- */
-    if (fl[0])
+    if (fl[0]) {
         L->hist = (uint8_t)(((L->hist << 1) | (fl[1] != 0)) & 7u);
-    if (fl[0])
         s->ghist = ((s->ghist << 1) | (fl[1] != 0)) & 3u;
+    }
     L->flags[0] = fl[0];
     L->flags[1] = fl[1];
     s->ip2 = s->pclass != 3 ? s->ip : 0;
