@@ -47,12 +47,16 @@
 #define CS_MAX_REGS 8
 #define CS_EXTRA 14
 /* Memory misses are coded from the nearest of the slot's last address
- * and the last operands of the last CS_REGIONS regions (2^CS_REGION_SHIFT
- * bytes: the stack, the heap, a library's data), which halves the bytes of
- * their distances on hello_pin317 (a slot whose ip reaches the stack and
- * the heap in turn, the first operand of an ip). */
-#define CS_REGIONS 4
-#define CS_REGION_SHIFT 24 /* cloudsuite's padding after the registers (6) and asid with its padding (8) */
+ * and the last operands of the last CS_REGIONS regions (pages of
+ * 2^CS_REGION_SHIFT bytes: the stack's, the heap's, a library's data):
+ * a slot whose ip reaches the stack and the heap in turn, the first
+ * operand of an ip.  Payloads of hello_pin317 and simple_array: 6
+ * regions of 2^12 bytes 59,513 and 30,730 bytes; 4 of 2^12 bytes 59,911
+ * and 30,999; 4 of 2^24 bytes 61,292 and 31,614. */
+#define CS_REGIONS 6
+#define CS_REGION_SHIFT 12 /* cloudsuite's padding after the registers (6) and asid with its padding (8) */
+
+#define CS_SHAPE_BITS 10 /* shape_of() */
 
 /* Kinds of miss, each with its own trees. */
 enum { MK_IP, MK_MEM, MK_COUNT };
@@ -89,6 +93,7 @@ typedef struct {
 typedef struct {
     rc_prob all[4][4][4];       /* the whole record as predicted: [class of the previous record][its line's
                                    nexthist][the last 2 whole-record flags] */
+    rc_prob ilen[1u << CS_SHAPE_BITS][16]; /* the length of an instruction seen first: [shape_of()] 4-bit tree, 0: other */
     rc_prob ipcand[4][4][4][3]; /* ip is proposal k: [class of the previous record][its line's last ipid][path hit][k] */
     rc_prob flag_eq[2][4][8][4]; /* flag byte as last time: [byte][seen, is_branch][local history][global history] */
     rc_prob flag_tree[2][3][256]; /* flag byte otherwise: [byte][min(is_branch, 2) or 0] */
@@ -222,6 +227,14 @@ static inline void region_see(uint64_t *region, uint64_t a)
     region[0] = a;
 }
 
+/* A hash of what a line says of its instruction's kind: flags,
+ * registers, nonzero operands; CS_SHAPE_BITS bits. */
+static inline unsigned shape_of(const cs_line *L)
+{
+    uint64_t h = st_load64(L->regs) ^ ((uint64_t)L->flags[0] << 3) ^ ((uint64_t)L->mask << 11);
+    return (unsigned)((h * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CS_SHAPE_BITS));
+}
+
 /* The byte offsets of cloudsuite's extra bytes. */
 static inline unsigned extra_off(unsigned j) { return j < 6 ? ST_CS_PAD1_OFF + j : ST_CS_TAIL_OFF + (j - 6); }
 
@@ -335,9 +348,19 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
             ipid = k;
             break;
         }
-    if (ipid < nc)
+    unsigned len = 0;
+    if (ipid < nc) {
         ip = cand[ipid];
-    else
+    } else if (pvalid && !pl->fall && s->pclass != 2) {
+        /* the first time after an instruction that did not branch: the ip
+         * is the previous one plus its length, 1..15 bytes on x86, which
+         * its kind (the shape of its record) tells */
+        const uint64_t d = ip - s->ip;
+        len = cs_tree(io, ENC, pr->ilen[shape_of(pl)], 4, ENC && d <= 15 ? (unsigned)d : 0);
+    }
+    if (len)
+        ip = s->ip + len;
+    else if (ipid >= nc)
         ip = s->ip + unzigzag(cs_miss(m, io, ENC, MK_IP, s->pclass == 2, zigzag(ip - s->ip)));
     if (!ENC)
         st_store64(r, ip);
