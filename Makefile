@@ -56,6 +56,7 @@ CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
 UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats test_signals test_recover
 UNIT    += test_import test_api_pack
+UNIT    += test_champsim
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a

@@ -103,8 +103,8 @@ static st_error run(int fd, st_entry_type t, int mem, const st_import_opts *o, c
     if (e == ST_OK && have) {
         if (d)
             d->offset = st->bytes - have;
-        e = st_diag_set(d, ST_E_PARTIAL_ENTRY, "record %llu is cut off: %zu of its %zu bytes, at offset %llu",
-                        (unsigned long long)records + 1, have, esz, (unsigned long long)(st->bytes - have));
+        e = st_diag_set(d, ST_E_PARTIAL_ENTRY, "record %llu is cut off: %zu of its %zu bytes",
+                        (unsigned long long)records + 1, have, esz);
     } else if (e == ST_E_TOO_LARGE) {
         e = st_diag_set(d, e, "record %llu: more than 2^48 - 1 records for the read and write streams' cycles",
                         (unsigned long long)records + 1);
