@@ -321,6 +321,15 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
     uint64_t ip = ENC ? st_load64(r) : 0;
 
     /* ---- the whole record as predicted? ---- */
+    /* the line of the likeliest ip and the path's entry, asked for while
+     * the flag is decoded: their cache misses were the decoder's largest
+     * cost */
+    const uint32_t path = path_of(s->ip, s->ip2);
+#if defined(__GNUC__)
+    if (nc)
+        __builtin_prefetch(&m->line[line_of(cand[0])]);
+    __builtin_prefetch(&m->path[path]);
+#endif
     unsigned all = 0;
     if (nc) {
         if (ENC && ip == cand[0]) {
@@ -335,7 +344,6 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
     /* the path's proposal, where the first is not taken for granted (the
      * path table is looked up and learns only there: it is the decoder's
      * other cache miss) */
-    const uint32_t path = path_of(s->ip, s->ip2);
     const uint64_t pathv = pvalid && !all ? m->path[path] : 0;
     if (pathv && (nc < 1 || pathv != cand[0]) && (nc < 2 || pathv != cand[1]))
         cand[nc++] = pathv;
