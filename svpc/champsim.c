@@ -98,9 +98,10 @@ typedef struct {
     rc_prob flag_eq[2][4][8][4]; /* flag byte as last time: [byte][seen, is_branch][local history][global history] */
     rc_prob flag_tree[2][3][256]; /* flag byte otherwise: [byte][min(is_branch, 2) or 0] */
     rc_prob regs_eq[2];          /* registers as last time: [is_branch] */
+    rc_prob reg_zero[CS_MAX_REGS][16];        /* register byte is 0: [position][the tree's context, folded to 4 bits] */
     rc_prob reg_tree[CS_MAX_REGS][256][256]; /* register byte: [position][the byte before it] */
     rc_prob mask_eq[2];          /* nonzero slots as last time: [is_branch] */
-    rc_prob mask_tree[2][256];   /* nonzero slots: [seen] */
+    rc_prob mask_tree[2][2][256]; /* nonzero operands: [seen][is_branch] */
     rc_prob mid[2][2][MP_COUNT + 1][8]; /* operand id: [destination][seen][its last id] 3-bit tree */
     rc_prob nb[MK_COUNT][4][16];  /* miss byte count 0..8: [kind][context] 4-bit tree */
     rc_prob msel[2][8];           /* a memory miss's reference: [the slot has a last address] 3-bit tree */
@@ -413,18 +414,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
     }
     const unsigned isbr = fl[0] != 0;
 
-    /* ---- registers ---- */
-    if (!all && !(seen && cs_bit(io, ENC, &pr->regs_eq[isbr], ENC ? memcmp(r + 10, L->regs, nreg) == 0 : 0))) {
-        unsigned before = fl[0];
-        for (unsigned j = 0; j < nreg; j++) {
-            before = cs_tree(io, ENC, pr->reg_tree[j][before & 0xFF], 8, ENC ? r[10 + j] : 0);
-            L->regs[j] = (uint8_t)before;
-        }
-    }
-    if (!ENC)
-        memcpy(r + 10, L->regs, nreg);
-
-    /* ---- memory operands: sources first, so a destination may be one ---- */
+    /* ---- which memory operands are nonzero ---- */
     unsigned mask = L->mask;
     if (!all) {
         unsigned actual = 0;
@@ -432,8 +422,29 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
             for (unsigned k = 0; k < nm; k++)
                 actual |= (unsigned)(st_load64(r + moff + 8 * k) != 0) << k;
         if (!(seen && cs_bit(io, ENC, &pr->mask_eq[isbr], actual == L->mask)))
-            mask = cs_tree(io, ENC, pr->mask_tree[seen], nm, actual);
+            mask = cs_tree(io, ENC, pr->mask_tree[seen][isbr], nm, actual);
     }
+
+    /* ---- registers ---- */
+    if (!all && !(seen && cs_bit(io, ENC, &pr->regs_eq[isbr], ENC ? memcmp(r + 10, L->regs, nreg) == 0 : 0))) {
+        /* the first byte's context: is_branch and the nonzero operands,
+         * which tell an instruction's kind (a load, a push, a jump) */
+        unsigned before = (unsigned)(fl[0] != 0) << 7 | (mask & 0x7Fu);
+        for (unsigned j = 0; j < nreg; j++) {
+            /* most are 0 (no register): a flag that all contexts of the
+             * position share learns that in a few records, where each
+             * tree would learn it again */
+            const unsigned v = ENC ? r[10 + j] : 0, ctx = before & 0xFF;
+            before = cs_bit(io, ENC, &pr->reg_zero[j][(ctx ^ ctx >> 4) & 15], v == 0)
+                         ? 0
+                         : cs_tree(io, ENC, pr->reg_tree[j][ctx], 8, v);
+            L->regs[j] = (uint8_t)before;
+        }
+    }
+    if (!ENC)
+        memcpy(r + 10, L->regs, nreg);
+
+    /* ---- memory operands: sources first, so a destination may be one ---- */
     uint64_t src0 = 0;
     for (unsigned o = 0; o < nm; o++) {
         const unsigned k = o < nm - nd ? nd + o : o - (nm - nd);
