@@ -105,7 +105,7 @@ typedef struct {
     rc_prob mid[2][2][MP_COUNT + 1][8]; /* operand id: [destination][seen][its last id] 3-bit tree */
     rc_prob nb[MK_COUNT][4][16];  /* miss byte count 0..8: [kind][context] 4-bit tree */
     rc_prob msel[2][8];           /* a memory miss's reference: [the slot has a last address] 3-bit tree */
-    rc_prob mbyte[MK_COUNT][9][8][256]; /* miss byte: [kind][count][position from the top] */
+    rc_prob mbyte[MK_COUNT][4][9][8][256]; /* miss byte: [kind][context][count][position from the top] */
     rc_prob extra_eq[2];         /* cloudsuite extra bytes as in the record before: [last flag] */
     rc_prob extra_tree[CS_EXTRA][256];
 } cs_probs;
@@ -175,7 +175,10 @@ static inline unsigned bytes_of(uint64_t v)
 }
 
 /* A miss of kind k: v's count of significant bytes (4-bit tree, context
- * ctx), then its bytes, most significant first. */
+ * ctx), then its bytes, most significant first, each through the tree of
+ * the kind, context, count and position (the context sets apart the
+ * distances from a slot's last address, small strides, from those from a
+ * region's last operand). */
 ST_INLINE uint64_t cs_miss(cs_model *m, cs_io *io, const int ENC, unsigned k, unsigned ctx, uint64_t v)
 {
     unsigned nb = cs_tree(io, ENC, m->pr.nb[k][ctx], 4, ENC ? bytes_of(v) : 0);
@@ -184,7 +187,7 @@ ST_INLINE uint64_t cs_miss(cs_model *m, cs_io *io, const int ENC, unsigned k, un
     uint64_t r = 0;
     for (unsigned j = 0; j < nb; j++) {
         const unsigned shift = 8 * (nb - 1 - j);
-        r |= (uint64_t)cs_tree(io, ENC, m->pr.mbyte[k][nb][j], 8, (unsigned)(v >> shift) & 0xFFu) << shift;
+        r |= (uint64_t)cs_tree(io, ENC, m->pr.mbyte[k][ctx][nb][j], 8, (unsigned)(v >> shift) & 0xFFu) << shift;
     }
     return r;
 }
