@@ -99,7 +99,6 @@ typedef struct {
     rc_prob flag_tree[2][3][256]; /* flag byte otherwise: [byte][min(is_branch, 2) or 0] */
     rc_prob regs_eq[2];          /* registers as last time: [is_branch] */
     rc_prob reg_zero[CS_MAX_REGS][16];        /* register byte is 0: [position][the tree's context, folded to 4 bits] */
-    rc_prob reg_tree[CS_MAX_REGS][256][256]; /* register byte: [position][the byte before it] */
     rc_prob mask_eq[2];          /* nonzero slots as last time: [is_branch] */
     rc_prob mask_tree[2][2][256]; /* nonzero operands: [seen][is_branch] */
     rc_prob mid[2][2][MP_COUNT + 1][8]; /* operand id: [destination][seen][its last id] 3-bit tree */
@@ -113,6 +112,10 @@ typedef struct {
 typedef struct {
     cs_probs pr;
     uint32_t epoch;                  /* the frame's: lines of other epochs are empty */
+    /* register byte: [position][context] byte trees, each reset when a
+     * frame first uses it (reg_tree()): most are never used */
+    rc_prob reg_tree[CS_MAX_REGS][256][256];
+    uint32_t reg_epoch[CS_MAX_REGS][256]; /* the frame that last reset it */
     cs_line line[1u << CS_LINE_BITS];
     cs_slot slot[1u << CS_LINE_BITS][CS_SLOTS]; /* of each line's ip */
     uint64_t path[1u << CS_PATH_BITS]; /* the ip that followed two ips: (path hash) -> ip */
@@ -128,6 +131,7 @@ static st_error cs_model_ready(cs_model **mp)
     if (++m->epoch == 0) {
         /* 2^32 frames later: lines of the first frame look valid again */
         memset(m->line, 0, sizeof m->line);
+        memset(m->reg_epoch, 0, sizeof m->reg_epoch);
         m->epoch = 1;
     }
     memset(m->path, 0, sizeof m->path);
@@ -135,6 +139,18 @@ static st_error cs_model_ready(cs_model **mp)
     for (size_t i = 0; i < sizeof m->pr / sizeof(rc_prob); i++)
         p[i] = RC_PROB_INIT;
     return ST_OK;
+}
+
+/* The register byte tree (j, ctx), as if reset with the others at the
+ * frame's start. */
+static inline rc_prob *reg_tree(cs_model *m, unsigned j, unsigned ctx)
+{
+    if (m->reg_epoch[j][ctx] != m->epoch) {
+        for (unsigned i = 0; i < 256; i++)
+            m->reg_tree[j][ctx][i] = RC_PROB_INIT;
+        m->reg_epoch[j][ctx] = m->epoch;
+    }
+    return m->reg_tree[j][ctx];
 }
 
 /* ---- coding primitives: one call site for encoder and decoder ------------ */
@@ -440,7 +456,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
             const unsigned v = ENC ? r[10 + j] : 0, ctx = before & 0xFF;
             before = cs_bit(io, ENC, &pr->reg_zero[j][(ctx ^ ctx >> 4) & 15], v == 0)
                          ? 0
-                         : cs_tree(io, ENC, pr->reg_tree[j][ctx], 8, v);
+                         : cs_tree(io, ENC, reg_tree(m, j, ctx), 8, v);
             L->regs[j] = (uint8_t)before;
         }
     }
