@@ -57,6 +57,7 @@
 #define CS_REGION_SHIFT 12 /* cloudsuite's padding after the registers (6) and asid with its padding (8) */
 
 #define CS_SHAPE_BITS 10 /* shape_of() */
+#define CS_TUP_BITS 12   /* tuple_of() */
 
 /* Kinds of miss, each with its own trees. */
 enum { MK_IP, MK_MEM, MK_COUNT };
@@ -88,16 +89,18 @@ typedef struct {
     uint8_t hist;                /* the last 3 branch_taken flags (!= 0) */
     uint8_t ipid;                /* how the ip after it was coded last time */
     uint8_t nexthist;            /* the last 2 whole-record flags of the record after it */
+    uint8_t selfhist;            /* the last 2 whole-record flags of its own records */
 } cs_line;
 
 typedef struct {
-    rc_prob all[4][4][4];       /* the whole record as predicted: [class of the previous record][its line's
-                                   nexthist][the last 2 whole-record flags] */
+    rc_prob all[4][4][4][4];    /* the whole record as predicted: [class of the previous record][its line's
+                                   nexthist][the likeliest ip's line's selfhist][the last 2 whole-record flags] */
     rc_prob ilen[1u << CS_SHAPE_BITS][16]; /* the length of an instruction seen first: [shape_of()] 4-bit tree, 0: other */
     rc_prob ipcand[4][4][4][3]; /* ip is proposal k: [class of the previous record][its line's last ipid][path hit][k] */
     rc_prob flag_eq[2][4][8][4]; /* flag byte as last time: [byte][seen, is_branch][local history][global history] */
     rc_prob flag_tree[2][3][256]; /* flag byte otherwise: [byte][min(is_branch, 2) or 0] */
     rc_prob regs_eq[2];          /* registers as last time: [is_branch] */
+    rc_prob regs_tup[2][2];      /* registers as after the previous record's last time: [seen][any] */
     rc_prob reg_zero[CS_MAX_REGS][16];        /* register byte is 0: [position][the tree's context, folded to 4 bits] */
     rc_prob mask_eq[2];          /* nonzero slots as last time: [is_branch] */
     rc_prob mask_tree[2][2][256]; /* nonzero operands: [seen][is_branch] */
@@ -119,6 +122,7 @@ typedef struct {
     cs_line line[1u << CS_LINE_BITS];
     cs_slot slot[1u << CS_LINE_BITS][CS_SLOTS]; /* of each line's ip */
     uint64_t path[1u << CS_PATH_BITS]; /* the ip that followed two ips: (path hash) -> ip */
+    uint8_t tup[1u << CS_TUP_BITS][CS_MAX_REGS]; /* registers after a record's: tuple_of() -> registers */
 } cs_model;
 
 /* The model, allocated zeroed on first use (every line then of epoch 0,
@@ -135,6 +139,7 @@ static st_error cs_model_ready(cs_model **mp)
         m->epoch = 1;
     }
     memset(m->path, 0, sizeof m->path);
+    memset(m->tup, 0, sizeof m->tup);
     rc_prob *p = (rc_prob *)(void *)&m->pr;
     for (size_t i = 0; i < sizeof m->pr / sizeof(rc_prob); i++)
         p[i] = RC_PROB_INIT;
@@ -255,6 +260,14 @@ static inline unsigned shape_of(const cs_line *L)
     return (unsigned)((h * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CS_SHAPE_BITS));
 }
 
+/* A hash of the previous record's registers and this record's nonzero
+ * operands and is_branch; CS_TUP_BITS bits. */
+static inline unsigned tuple_of(const uint8_t *prev_regs, unsigned mask, unsigned isbr)
+{
+    const uint64_t h = st_load64(prev_regs) ^ ((uint64_t)mask << 1 | (isbr != 0)) * UINT64_C(0xD6E8FEB86659FD93);
+    return (unsigned)((h * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CS_TUP_BITS));
+}
+
 /* The byte offsets of cloudsuite's extra bytes. */
 static inline unsigned extra_off(unsigned j) { return j < 6 ? ST_CS_PAD1_OFF + j : ST_CS_TAIL_OFF + (j - 6); }
 
@@ -350,14 +363,14 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
         __builtin_prefetch(&m->line[line_of(cand[0])]);
     __builtin_prefetch(&m->path[path]);
 #endif
+    /* (only when the likeliest ip's line is seen: else it is 0) */
     unsigned all = 0;
-    if (nc) {
-        if (ENC && ip == cand[0]) {
-            const uint32_t ei = line_of(ip);
-            const cs_line *E = &m->line[ei];
-            all = E->epoch == m->epoch && E->ip == ip && cs_all_predicted(E, m->slot[ei], s, T, r);
-        }
-        all = cs_bit(io, ENC, &pr->all[s->pclass][pl->nexthist][s->allhist], all);
+    const uint32_t ei = nc ? line_of(cand[0]) : 0;
+    const cs_line *E = &m->line[ei];
+    if (nc && E->epoch == m->epoch && E->ip == cand[0]) {
+        if (ENC && ip == cand[0])
+            all = (unsigned)cs_all_predicted(E, m->slot[ei], s, T, r);
+        all = cs_bit(io, ENC, &pr->all[s->pclass][pl->nexthist][E->selfhist][s->allhist], all);
         pl->nexthist = (uint8_t)(((pl->nexthist << 1) | all) & 3u);
         s->allhist = ((s->allhist << 1) | all) & 3u;
     }
@@ -449,7 +462,15 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
         /* the first byte's context: is_branch and the nonzero operands,
          * which tell an instruction's kind (a load, a push, a jump) */
         unsigned before = (unsigned)(fl[0] != 0) << 7 | (mask & 0x7Fu);
-        for (unsigned j = 0; j < nreg; j++) {
+        /* the registers that followed the previous record's last time, for
+         * the same kind (a prologue, a call's arguments: sequences of
+         * kinds repeat in code not seen before) */
+        uint8_t *tup = m->tup[tuple_of(pl->regs, mask, fl[0])];
+        const unsigned hit = cs_bit(io, ENC, &pr->regs_tup[seen][st_load64(tup) != 0],
+                                    ENC ? memcmp(r + 10, tup, nreg) == 0 : 0);
+        if (hit)
+            memcpy(L->regs, tup, nreg);
+        for (unsigned j = 0; j < nreg && !hit; j++) {
             /* most are 0 (no register): a flag that all contexts of the
              * position share learns that in a few records, where each
              * tree would learn it again */
@@ -459,6 +480,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
                          : cs_tree(io, ENC, reg_tree(m, j, ctx), 8, v);
             L->regs[j] = (uint8_t)before;
         }
+        memcpy(tup, L->regs, nreg);
     }
     if (!ENC)
         memcpy(r + 10, L->regs, nreg);
@@ -549,6 +571,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
     }
     L->flags[0] = fl[0];
     L->flags[1] = fl[1];
+    L->selfhist = (uint8_t)(((L->selfhist << 1) | all) & 3u);
     s->ip2 = s->pclass != 3 ? s->ip : 0;
     s->ip = ip;
     s->pline = li;
