@@ -465,7 +465,8 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
         /* the registers that followed the previous record's last time, for
          * the same kind (a prologue, a call's arguments: sequences of
          * kinds repeat in code not seen before) */
-        uint8_t *tup = m->tup[tuple_of(pl->regs, mask, fl[0])];
+        static const uint8_t none[CS_MAX_REGS];
+        uint8_t *tup = m->tup[tuple_of(pvalid ? pl->regs : none, mask, fl[0])];
         const unsigned hit = cs_bit(io, ENC, &pr->regs_tup[seen][st_load64(tup) != 0],
                                     ENC ? memcmp(r + 10, tup, nreg) == 0 : 0);
         if (hit)

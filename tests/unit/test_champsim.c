@@ -92,6 +92,44 @@ static void roundtrip(svpc_ctx *c, st_entry_type t, size_t n, int noise)
     st_buf_free(&out);
 }
 
+/* A frame depends on nothing before it: encoded in a context that coded
+ * another trace before, it decodes in a fresh context, and in one that
+ * decoded yet another trace (the lines the codec keeps from frame to
+ * frame must look empty). */
+static void independent(svpc_ctx *c)
+{
+    const size_t n = 3000;
+    uint8_t *a = make_trace(ST_TYPE_CHAMPSIM, n, 1, 5), *b = make_trace(ST_TYPE_CHAMPSIM, n, 1, 6);
+    /* a uses line 0 (ip 0x10001: 0x0001 ^ 0x1), which is the previous
+     * record's line at a frame's start; b's ips are a's in another order */
+    st_store64(a + 10 * 64, 0x10001);
+    a[10 * 64 + 10] = 7;
+    for (size_t i = 0; i < n; i += 2)
+        st_store64(b + i * 64, st_load64(a + (n - 1 - i) * 64));
+    st_buf out, junkbuf;
+    st_buf_init(&out, 0);
+    st_buf_init(&junkbuf, 0);
+    svpc_params p = {SVPC_ENC_CHAMPSIM, SVPC_STAGE_LZMA, 6};
+    CHECK(svpc_encode(c, &p, ST_TYPE_CHAMPSIM, a, n, &junkbuf) == ST_OK);
+    CHECK(svpc_encode(c, &p, ST_TYPE_CHAMPSIM, b, n, &out) == ST_OK);
+    svpc_ctx *fresh;
+    CHECK(svpc_ctx_new(&fresh) == ST_OK);
+    uint8_t *dec = malloc(n * 64);
+    st_diag d;
+    memset(&d, 0, sizeof d);
+    CHECK(svpc_decode(fresh, SVPC_ENC_CHAMPSIM, ST_TYPE_CHAMPSIM, out.data, out.len, n, dec, &d) == ST_OK);
+    CHECK(memcmp(dec, b, n * 64) == 0);
+    CHECK(svpc_decode(fresh, SVPC_ENC_CHAMPSIM, ST_TYPE_CHAMPSIM, junkbuf.data, junkbuf.len, n, dec, &d) == ST_OK);
+    CHECK(svpc_decode(fresh, SVPC_ENC_CHAMPSIM, ST_TYPE_CHAMPSIM, out.data, out.len, n, dec, &d) == ST_OK);
+    CHECK(memcmp(dec, b, n * 64) == 0);
+    svpc_ctx_free(fresh);
+    free(dec);
+    free(a);
+    free(b);
+    st_buf_free(&out);
+    st_buf_free(&junkbuf);
+}
+
 /* Random payloads decode to an error or to records, within bounds (ASan). */
 static void junk(svpc_ctx *c)
 {
@@ -196,6 +234,7 @@ int main(void)
             for (int noise = 0; noise < 2; noise++)
                 roundtrip(c, t ? ST_TYPE_CHAMPSIM_CS : ST_TYPE_CHAMPSIM, sizes[i], noise);
     junk(c);
+    independent(c);
     import_cut();
     svpc_ctx_free(c);
     return check_done("test_champsim");
