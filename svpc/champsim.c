@@ -18,12 +18,14 @@
  *   - the register ids as a whole: one flag "as last time", else byte by
  *     byte, each in the context of the byte before it;
  *   - the memory operands: which are nonzero (as last time?), then per
- *     nonzero operand one of four proposals (the slot's last address plus
+ *     nonzero operand one of five proposals (the slot's last address plus
  *     its last stride; its last address; the last operand of the trace
  *     plus the distance the slot had from it last time, which follows the
  *     stack pointer; for a destination, the record's first source, a
- *     read-modify-write) or a miss, its distance from the slot's last
- *     address (or from the last operand of the trace);
+ *     read-modify-write; the last address plus the stride before the
+ *     last, for strides that alternate) or a miss, its distance from the
+ *     nearest of the slot's last address (or the last operand of the
+ *     trace) and the last operands of the last 6 pages;
  *   - cloudsuite's padding and asid: "as in the record before?".
  *
  * Ids and misses are range coded (rc.h) with adaptive contexts, as cm2
@@ -62,7 +64,7 @@
 /* Kinds of miss, each with its own trees. */
 enum { MK_IP, MK_MEM, MK_COUNT };
 /* Proposals for a memory operand; CS_MISS: none was right. */
-enum { MP_STRIDE, MP_LAST, MP_REL, MP_SRC, CS_MISS, MP_COUNT = CS_MISS };
+enum { MP_STRIDE, MP_LAST, MP_REL, MP_SRC, MP_STRIDE2, CS_MISS, MP_COUNT = CS_MISS };
 
 /* The state of a memory slot at an ip.  Three per ip: the first
  * destination, the first source, and the others (ChampSim's Pin tracer
@@ -74,6 +76,7 @@ enum { MP_STRIDE, MP_LAST, MP_REL, MP_SRC, CS_MISS, MP_COUNT = CS_MISS };
 typedef struct {
     uint64_t mem;    /* the last nonzero address */
     uint64_t stride; /* its last change */
+    uint64_t stride2; /* the change before it */
     uint64_t rel;    /* its last distance from the trace's operand before it */
 } cs_slot;
 
@@ -280,6 +283,7 @@ static inline void cs_props(const cs_slot *S, uint64_t gbase, uint64_t src0, int
     prop[MP_LAST] = last;
     prop[MP_REL] = last ? gbase + S->rel : 0;
     prop[MP_SRC] = dst ? src0 : 0;
+    prop[MP_STRIDE2] = last ? last + S->stride2 : 0;
 }
 
 /* The proposal a slot is expected to take (its id last time, if that was
@@ -533,7 +537,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
                                                  zigzag(a - refs[sel])));
             }
             if (last)
-                S->stride = a - last;
+                S->stride2 = S->stride, S->stride = a - last;
             S->rel = a - s->gbase;
             S->mem = a;
             *slot_id = (uint8_t)id;
