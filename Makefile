@@ -60,12 +60,15 @@ LIB_SRC += formats/import_drmemtrace.c
 LIB_SRC += svpc/drmem.c
 # minizip: the drmemtrace importer's zip archives (<minizip/unzip.h>)
 LDLIBS += $(shell pkg-config --libs minizip)
+LIB_SRC += formats/import_champsim.c
+LIB_SRC += svpc/champsim.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
 UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats test_signals test_recover
 UNIT    += test_import test_api_pack
 UNIT    += test_cvp
 UNIT    += test_drmemtrace
+UNIT    += test_champsim
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libsvpc.a

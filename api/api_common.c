@@ -14,7 +14,9 @@ _Static_assert(SIMTRACE_TYPE_D64 == (int)ST_TYPE_D64 && SIMTRACE_TYPE_D32 == (in
                    SIMTRACE_TYPE_M64 == (int)ST_TYPE_M64 && SIMTRACE_TYPE_M32 == (int)ST_TYPE_M32 &&
                    SIMTRACE_TYPE_BYTES == (int)ST_TYPE_BYTES && SIMTRACE_TYPE_VBLOCK == (int)ST_TYPE_VBLOCK &&
                    SIMTRACE_TYPE_VPC == (int)ST_TYPE_VPC && SIMTRACE_TYPE_EVENT == (int)ST_TYPE_EVENT &&
-                   SIMTRACE_TYPE_USER == (int)ST_TYPE_USER,
+                   SIMTRACE_TYPE_USER == (int)ST_TYPE_USER &&
+                   SIMTRACE_TYPE_CHAMPSIM == (int)ST_TYPE_CHAMPSIM &&
+                   SIMTRACE_TYPE_CHAMPSIM_CS == (int)ST_TYPE_CHAMPSIM_CS,
                "public and internal entry types differ");
 _Static_assert(SIMTRACE_TYPE_CVP == (int)ST_TYPE_CVP, "public and internal entry types differ");
 _Static_assert(SIMTRACE_TYPE_DRMEMTRACE == (int)ST_TYPE_DRMEMTRACE, "public and internal entry types differ");
@@ -92,7 +94,7 @@ SIMTRACE_API const char *simtrace_type_name(int type)
 
 static int is_memory(int type)
 {
-    return type > SIMTRACE_TYPE_NONE && type <= SIMTRACE_TYPE_USER && st_entry_is_memory((st_entry_type)type);
+    return type > SIMTRACE_TYPE_NONE && type <= (int)ST_TYPE_LAST && st_entry_is_memory((st_entry_type)type);
 }
 
 SIMTRACE_API simtrace_error simtrace_entry_unpack(int type, const void *raw, simtrace_entry *out)

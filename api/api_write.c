@@ -419,6 +419,7 @@ svpc_params api_stream_params(svpc_params p, st_entry_type t)
     if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
         p.encoder = t == ST_TYPE_VPC                                    ? SVPC_ENC_VPC
                     : t == ST_TYPE_DRMEMTRACE                           ? SVPC_ENC_DRMEMTRACE
+                    : t == ST_TYPE_CHAMPSIM || t == ST_TYPE_CHAMPSIM_CS  ? SVPC_ENC_CHAMPSIM
                     : st_entry_is_memory(t) && p.encoder == SVPC_ENC_VPC ? SVPC_ENC_DEFAULT
                                                                        : SVPC_ENC_GENERIC;
     return p;

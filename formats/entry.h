@@ -31,6 +31,8 @@ typedef enum {
     ST_TYPE_VPC = 7,    /* legacy VPC pair: u32 pc, u64 extended data (12 bytes) */
     ST_TYPE_EVENT = 8,  /* 24 bytes: u64 meta (cycle | kind << 48), u64 ip, u32 vector, u32 error code */
     ST_TYPE_USER = 9,   /* user-defined: GUID and entry size come from the stream descriptor */
+    ST_TYPE_CHAMPSIM = 10,    /* ChampSim input_instr record, 64 bytes (below) */
+    ST_TYPE_CHAMPSIM_CS = 11, /* ChampSim cloudsuite_instr record, 96 bytes (below) */
     ST_TYPE_CVP = 12,   /* 128 bytes: one CVP-1 / CBP-2025 record, its values included (formats/cvp.h) */
     ST_TYPE_DRMEMTRACE = 14, /* 12 bytes: DynamoRIO's trace_entry_t {u16 type, u16 size, u64 addr} (IMPORT.md) */
 } st_entry_type;
@@ -38,6 +40,31 @@ typedef enum {
 /* The highest type value; values below it that no layout has are unknown
  * (st_entry_size() 0). */
 #define ST_TYPE_LAST ST_TYPE_DRMEMTRACE
+
+/*
+ * ChampSim's trace records (SIMTRACE.md 9.6, 9.7), kept byte for byte,
+ * padding included, little-endian:
+ *
+ *   champsim (64):            u64 ip; u8 is_branch; u8 branch_taken;
+ *                             u8 dst_reg[2]; u8 src_reg[4];
+ *                             u64 dst_mem[2]; u64 src_mem[4]
+ *   champsim-cloudsuite (96): u64 ip; u8 is_branch; u8 branch_taken;
+ *                             u8 dst_reg[4]; u8 src_reg[4]; 6 bytes padding;
+ *                             u64 dst_mem[4]; u64 src_mem[4]; u8 asid[2];
+ *                             6 bytes padding
+ *
+ * Per layout: the number of register bytes (from offset 10), the offset
+ * of the first memory operand and the number of memory operands (the
+ * destinations first), and the bytes that follow them.
+ */
+#define ST_CS_REGS(t) ((t) == ST_TYPE_CHAMPSIM ? 6u : 8u)
+#define ST_CS_NDST(t) ((t) == ST_TYPE_CHAMPSIM ? 2u : 4u)
+#define ST_CS_MEM_OFF(t) ((t) == ST_TYPE_CHAMPSIM ? 16u : 24u)
+#define ST_CS_NMEM(t) ((t) == ST_TYPE_CHAMPSIM ? 6u : 8u)
+/* bytes of neither field nor operand: cloudsuite's 6 bytes of padding
+ * after the registers, and its asid and tail padding (8 bytes at 88) */
+#define ST_CS_PAD1_OFF 18u
+#define ST_CS_TAIL_OFF 88u
 
 /*
  * Variable-sized values (SIMTRACE.md 9.2).  A value that does not fit an

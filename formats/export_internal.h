@@ -19,6 +19,7 @@ typedef enum {
     X_GEM5,
     X_CVP, X_CBP2025, X_CVP_LOADS,
     X_DRMEMTRACE,
+    X_CHAMPSIM, /* the records of a champsim or champsim-cloudsuite stream as they were */
 } st_xkind;
 
 struct st_exporter {

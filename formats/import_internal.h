@@ -60,6 +60,14 @@ st_error st_import_cbp2025(int fd, const st_import_opts *o, const st_import_sink
                            st_diag *d);
 st_error st_import_drmemtrace(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
                               st_diag *d);
+st_error st_import_champsim(int fd, const st_import_opts *o, const st_import_sink *sink, st_import_stats *stats,
+                            st_diag *d);
+st_error st_import_champsim_cs(int fd, const st_import_opts *o, const st_import_sink *sink,
+                               st_import_stats *stats, st_diag *d);
+st_error st_import_champsim_mem(int fd, const st_import_opts *o, const st_import_sink *sink,
+                                st_import_stats *stats, st_diag *d);
+st_error st_import_champsim_cs_mem(int fd, const st_import_opts *o, const st_import_sink *sink,
+                                   st_import_stats *stats, st_diag *d);
 
 /* ---- batched output to the sink ------------------------------------------- */
 

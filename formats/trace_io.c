@@ -29,6 +29,8 @@ static const struct {
     {"cvp", st_import_cvp, 0, 0},
     {"cbp2025", st_import_cbp2025, 0, 0},
     {"drmemtrace", st_import_drmemtrace, 0, 0},
+    {"champsim", st_import_champsim, 0, 0}, {"champsim-cloudsuite", st_import_champsim_cs, 0, 0},
+    {"champsim-mem", st_import_champsim_mem, 0, 0}, {"champsim-cloudsuite-mem", st_import_champsim_cs_mem, 0, 0},
 };
 
 int st_import_is_text(const char *format)
@@ -46,6 +48,7 @@ const char *const st_import_formats[] = {"bochs", "lackey", "din", "xdin", "pina
                                          "pixie64",
                                          "cvp", "cbp2025",
                                          "drmemtrace",
+                                         "champsim", "champsim-cloudsuite", "champsim-mem", "champsim-cloudsuite-mem",
                                          NULL};
 
 st_error st_import(const char *format, int fd, const st_import_opts *o, const st_import_sink *sink,
@@ -77,6 +80,7 @@ const char *const st_export_formats[] = {"raw", "text", "lackey", "din", "xdin",
                                          "gem5",
                                          "cvp", "cbp2025", "cvp-loads",
                                          "drmemtrace",
+                                         "champsim",
                                          NULL};
 
 st_error st_x_flush(st_exporter *x)
@@ -122,6 +126,7 @@ st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_s
     case X_CBP2025:
     case X_CVP_LOADS: ok = t == ST_TYPE_CVP; break;
     case X_DRMEMTRACE: ok = t == ST_TYPE_DRMEMTRACE; break;
+    case X_CHAMPSIM: ok = t == ST_TYPE_CHAMPSIM || t == ST_TYPE_CHAMPSIM_CS; break;
     default: ok = t == ST_TYPE_VPC; break;
     }
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)

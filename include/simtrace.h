@@ -158,6 +158,8 @@ typedef enum simtrace_type {
     SIMTRACE_TYPE_VPC = 7,    /* 12 bytes: u32 pc, u64 extended data (legacy VPC traces) */
     SIMTRACE_TYPE_EVENT = 8,  /* 24 bytes: u64 meta (cycle | kind << 48), u64 ip, u32 vector, u32 error code */
     SIMTRACE_TYPE_USER = 9,   /* fixed-size entries of a caller's type, named by a 16-byte GUID */
+    SIMTRACE_TYPE_CHAMPSIM = 10,    /* 64 bytes: a ChampSim input_instr record, as ChampSim's traces hold it */
+    SIMTRACE_TYPE_CHAMPSIM_CS = 11, /* 96 bytes: a ChampSim cloudsuite_instr record, padding included */
     SIMTRACE_TYPE_CVP = 12,   /* 128 bytes: one CVP-1 / CBP-2025 instruction record with its output values */
     SIMTRACE_TYPE_DRMEMTRACE = 14, /* 12 bytes: DynamoRIO drmemtrace trace_entry_t {u16 type, u16 size, u64 addr} */
 } simtrace_type;

@@ -36,6 +36,9 @@
 #                 thread file: container bytes against xz -9 of the same
 #                 records (target 0.5) and simtrace-cat -T1 -F drmemtrace
 #                 against xz -dc -T1 by CPU time (target: not slower)
+#       champsim  the corpus's ChampSim traces (foreign/champsim, issue 22):
+#                 the champsim stream's bytes against xz -9 of the same
+#                 records, simtrace-cat -F champsim against xz -d, by CPU time
 #     and, not in "all" (slow: half an hour or more; bios_post.write alone took 2 minutes):
 #       corpus-xz corpus: xz -9 and zstd -19 --long=27 sizes and speeds
 #     e.g. BENCH_ONLY=size,speed  or  BENCH_ONLY=all,corpus-xz
@@ -85,6 +88,7 @@ ALL_PARTS="size speed threads memory random overhead tradeoff testdata importers
 ALL_PARTS+=" foreign-misc" # issue 22 item 4: pixie32, DRAMSim2, gem5 against xz -9
 ALL_PARTS+=" cvp"
 ALL_PARTS+=" drmemtrace"
+ALL_PARTS+=" champsim"
 EXTRA_PARTS="corpus-xz"
 PARTS=" "
 IFS=', ' read -ra _sel <<<"${BENCH_ONLY:-all}"
@@ -1099,8 +1103,9 @@ python_part() {
     echo
 }
 
-# ==============================================================================# levels: what each level writes, and issue 24's targets for -1
 # =====================================================================================
+# levels: what each level writes, and issue 24's targets for -1
+# ==============================================================================
 
 levels_part() {
     ((HAVE_CORPUS)) || { echo "levels: no corpus at $CORPUS: skipped"; echo; return; }
@@ -1231,6 +1236,56 @@ drmemtrace_part() {
         tsv drmemtrace "$name" xz_d_cpu_s "$mx"
     done
     rm -f "$TMP"/drm.*
+=======
+# The corpus's ChampSim traces (issue 22's targets): the stored bytes of
+# the champsim stream (simtrace-cat --list) against xz -9 of the same raw
+# records, at most 0.5x each and 0.35x in geometric mean; reading them
+# back with simtrace-cat -T1 -F champsim (checked byte for byte) against
+# xz -dc -T1 of the xz -9 file, by CPU time (user + system, the median of
+# BENCH_RUNS), at most as long.
+champsim_part() {
+    local dir="$CORPUS/foreign/champsim" f n raw sim st cs x geo="" ratios=() tc tx i
+    [[ -d $dir && -x $PACK ]] || { echo "champsim: skipped (no $dir)"; echo; return 0; }
+    echo "ChampSim traces: the champsim stream against xz -9 of the same records (targets: at most 0.5x each, 0.35x geometric mean; reading no slower than xz -d)"
+    note "champsim"
+    printf '  %-32s %10s %10s %9s %6s %9s %9s %s\n' trace records "xz -9" stream ratio "cat CPU" "xz -d CPU" verdicts
+    for f in "$dir"/*; do
+        n=$(basename "$f")
+        picked "$n" || continue
+        raw="$TMP/cs.raw" sim="$TMP/cs.sim"
+        case $f in
+        *.xz) xz -dc "$f" >"$raw" ;;
+        *.gz) gzip -dc "$f" >"$raw" ;;
+        *) cp "$f" "$raw" ;;
+        esac
+        xz -9 -T1 -c "$raw" >"$TMP/cs.xz"
+        x=$(fsize "$TMP/cs.xz")
+        "$PACK" -T1 "${COPTS[@]}" --from champsim -o "$sim" -f "$raw" || fail "simtrace-pack --from champsim $n"
+        "$CAT" -F champsim "$sim" | cmp -s - "$raw" || fail "$n: -F champsim does not give the records back"
+        st=$("$CAT" --list "$sim" | awk '$1 == "trace" { print $6 }')
+        tc=() tx=()
+        for ((i = 0; i < RUNS; i++)); do
+            tc+=("$(timed /dev/null "$CAT" -T1 -F champsim "$sim" | cut -d' ' -f2)")
+            tx+=("$(timed /dev/null xz -dc -T1 "$TMP/cs.xz" | cut -d' ' -f2)")
+        done
+        tc=$(median "${tc[@]}") tx=$(median "${tx[@]}")
+        cs=$(div "$st" "$x" "%.3f")
+        ratios+=("$cs")
+        printf '  %-32s %10s %10s %9s %6s %8ss %8ss size %s, speed %s\n' "$n" "$(group $(($(fsize "$raw") / 64)))" \
+            "$(group "$x")" "$(group "$st")" "$cs" "$tc" "$tx" \
+            "$(verdict "$cs" "$(cmpf "$cs" 0.5 "<=")")" "$(verdict "$tc" "$(cmpf "$tc" "$tx" "<=")")"
+        tsv champsim "$n" stream_bytes "$st"
+        tsv champsim "$n" file_bytes "$(fsize "$sim")"
+        tsv champsim "$n" xz9_bytes "$x"
+        tsv champsim "$n" cat_cpu_s "$tc"
+        tsv champsim "$n" xz_d_cpu_s "$tx"
+        rm -f "$raw" "$sim" "$TMP/cs.xz"
+    done
+    if ((${#ratios[@]})); then
+        geo=$(printf '%s\n' "${ratios[@]}" | awk '{ s += log($1) } END { printf "%.3f", exp(s / NR) }')
+        printf '  %-32s %10s %10s %9s %6s  %s\n' "geometric mean" "" "" "" "$geo" "$(verdict "$geo" "$(cmpf "$geo" 0.35 "<=")")"
+        tsv champsim all geomean_ratio "$geo"
+    fi
     echo
 }
 
@@ -1254,6 +1309,7 @@ main() {
     want cvp && cvp_part
     want levels && levels_part
     want drmemtrace && drmemtrace_part
+    want champsim && champsim_part
     targets
     ((!FAILED))
 }

@@ -63,6 +63,16 @@
  *                         per field through zstd, whose effort the level
  *                         sets; several times faster to read and write than
  *                         cm2, and larger (SIMTRACE.md 6.10, svpc/fast.c).
+ *   SVPC_ENC_CHAMPSIM (8) ChampSim records only (champsim and
+ *                         champsim-cloudsuite; their default): each
+ *                         record's fields predicted from the last record
+ *                         at its ip (the next ip from the fall-through
+ *                         length or the branch target, the flags, the
+ *                         registers as a whole, the memory operands from
+ *                         the last address and stride of their slot),
+ *                         ids and misses range coded (SIMTRACE.md 6.12).
+ *                         One template in svpc/champsim.c encodes and
+ *                         decodes.
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -92,6 +102,7 @@ typedef enum {
     SVPC_ENC_VPC = 5,
     SVPC_ENC_CM2 = 6,
     SVPC_ENC_FAST = 7,
+    SVPC_ENC_CHAMPSIM = 8,
     SVPC_ENC_CVP = 9, /* CVP-1 / CBP-2025 records (entry type cvp) only */
     SVPC_ENC_DRMEMTRACE = 10, /* DynamoRIO drmemtrace entries only (SIMTRACE.md 6.14) */
     SVPC_ENC_LAST = SVPC_ENC_DRMEMTRACE,

@@ -20,6 +20,7 @@ static const svpc_codec *const svpc_codecs[SVPC_ENC_LAST + 1] = {
     [SVPC_ENC_CVP] = &svpc_codec_cvp,
     [SVPC_ENC_FAST] = &svpc_codec_fast,
     [SVPC_ENC_DRMEMTRACE] = &svpc_codec_drmemtrace,
+    [SVPC_ENC_CHAMPSIM] = &svpc_codec_champsim,
 };
 
 /* The descriptor of encoder e, or NULL. */

@@ -178,13 +178,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * own round trip), 01 pixie64, 1x drmemtrace */
     const char *fmts[] = {"lackey", "din", "xdin", "pinatrace", "text", "vpc", "vpc3", "bochs"};
     const char *fmt = fmts[data[0] % 8];
+    /* bit 7 set: the formats of other tools instead; bits 0-1 say which
+     * group and bits 5-6 pick in it: 0 dramsim2, gem5, pixie32 (and 0xe0
+     * the cvp round trip), 1 dramsim2, gem5, pixie32, pixie64, 2
+     * drmemtrace, 3 the ChampSim importers */
     const char *foreign[] = {"dramsim2", "gem5", "pixie32", "pixie64"};
-    int is_foreign = (data[0] >> 7) & 1;
-    if (is_foreign) {
-        unsigned sel = (data[0] >> 5) & 3;
-        if (sel == 3 && (data[0] & 3) == 0)
-            return fuzz_cvp(data, size);
-        fmt = sel < 3 || (data[0] & 3) == 1 ? foreign[sel] : "drmemtrace";
+    const char *cs_fmts[] = {"champsim", "champsim-cloudsuite", "champsim-mem", "champsim-cloudsuite-mem"};
+    int is_foreign = (data[0] >> 7) & 1, champsim = 0;
+    unsigned sel = (data[0] >> 5) & 3, group = data[0] & 3;
+    if (is_foreign && group == 0 && sel == 3)
+        return fuzz_cvp(data, size);
+    if (is_foreign && group == 3) {
+        champsim = 1;
+        is_foreign = 0;
+        fmt = cs_fmts[sel];
+    } else if (is_foreign) {
+        fmt = group == 2 ? "drmemtrace" : foreign[sel];
     }
     /* bit 4: the bochs importer's address-space split */
     st_import_opts o = {.skip_bad = (data[0] >> 3) & 1, .split_cr3 = (data[0] >> 4) & 1};
@@ -202,7 +211,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (z && st_decomp_close(z, e != ST_OK, &d) != ST_OK)
         e = ST_E_CORRUPT;
     close(fd);
-    if (e == ST_OK && s.ns == 1 && is_foreign && (data[0] >> 5 & 3) < 2) {
+    if (e == ST_OK && s.ns == 1 && is_foreign && group < 2 && sel < 2) {
         /* dramsim2, gem5 -> one stream -> the format -> the same entries
          * (the text in its canonical layout, the gem5 header as it was) */
         obuf out = {NULL, 0};
@@ -222,6 +231,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        s2.header_len[0] != s.header_len[0] || memcmp(s2.header[0], s.header[0], s.header_len[0])))
             abort();
         sink_free(&s2);
+        free(out.p);
+    }
+    if (champsim && !z && (e == ST_OK || e == ST_E_PARTIAL_ENTRY)) {
+        /* the records, whole ones, come back byte for byte through -F champsim */
+        if (s.ns < 1 || strcmp(s.name[0], "trace") != 0)
+            abort();
+        const size_t esz = st_entry_size(s.type[0]), whole = (size - 1) / esz * esz;
+        if (s.n[0] * esz != whole || (e == ST_OK) != (whole == size - 1))
+            abort();
+        obuf out = {NULL, 0};
+        st_exporter *x;
+        st_export_stream es = {s.name[0], s.type[0], (uint32_t)esz, NULL, 0};
+        if (st_exporter_new(&x, "champsim", &es, owrite, &out, NULL, NULL) != ST_OK ||
+            (s.n[0] && st_exporter_write(x, 0, s.data[0], s.n[0]) != ST_OK) || st_exporter_finish(x) != ST_OK)
+            abort();
+        st_exporter_free(x);
+        if (out.n != whole || (whole && memcmp(out.p, data + 1, whole) != 0))
+            abort();
         free(out.p);
     }
     /* drmemtrace records not in a zip are kept as they are */

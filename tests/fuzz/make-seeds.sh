@@ -60,7 +60,7 @@ head -c 4000 "$root/testdata/good/sample.lackey" | "$SVPC_BIN/simtrace-pack" -T1
 { printf '\x04'; "$SVPC_BIN/simtrace-cat" --all -F text "$out/parts.sim" 2>/dev/null; } > "$out/import/text-parts" || true
 rm -f "$out/parts.sim"
 # dramsim2, gem5, pixie32, pixie64: byte 0 = 0x80 | index << 5 (fuzz_import.c's foreign table;
-# 0xe1 pixie64, 0xe0 cvp, 0xe2 drmemtrace);
+# 0xe1 pixie64, 0xe0 cvp, 0xe2 drmemtrace, 0x83 | index << 5 the ChampSim importers);
 # DRAMSim2 and gem5 traces made from the lackey sample, pixie words written here
 head -c 4000 "$root/testdata/good/sample.lackey" | "$SVPC_BIN/simtrace-pack" -T1 --from lackey 2>/dev/null \
     > "$out/foreign.sim" || true
