@@ -79,7 +79,7 @@ static void codec_round_trips(void)
     CHECK(st_entry_size(ST_TYPE_DRMEMTRACE) == 12 && strcmp(st_entry_name(ST_TYPE_DRMEMTRACE), "drmemtrace") == 0);
     CHECK(st_entry_parse("drmemtrace") == ST_TYPE_DRMEMTRACE);
     CHECK(st_entry_from_guid(st_entry_guid(ST_TYPE_DRMEMTRACE)) == ST_TYPE_DRMEMTRACE);
-    CHECK(st_entry_size((st_entry_type)12) == 0 && strcmp(st_entry_name((st_entry_type)12), "?") == 0);
+    CHECK(st_entry_size((st_entry_type)13) == 0 && strcmp(st_entry_name((st_entry_type)13), "?") == 0);
 
     const size_t cap = 60000;
     uint8_t *raw = malloc(cap * ESZ), *back = malloc((cap + 1) * ESZ); /* n + 1 are asked for below */
