@@ -14,7 +14,7 @@
 
 #define ST_MAGIC "simtrace"
 #define ST_VERSION_MAJOR 1
-#define ST_VERSION_MINOR 4
+#define ST_VERSION_MINOR 5
 #define ST_FILE_HEADER_SIZE 64u
 #define ST_FRAME_HEADER_SIZE 96u
 #define ST_FRAME_MAGIC "STFR"
