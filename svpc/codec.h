@@ -54,6 +54,7 @@ typedef struct {
 
 extern const svpc_codec svpc_codec_generic, svpc_codec_paper, svpc_codec_cm1, svpc_codec_cm, svpc_codec_vpc,
     svpc_codec_cm2;
+extern const svpc_codec svpc_codec_best;
 
 /* The predictor sets of family fam, fresh for a new frame. */
 static inline st_error svpc_sets_ready(svpc_ctx *c, int fam) { return field_sets_ready(c->set, &c->sets_fam, fam); }

@@ -57,6 +57,12 @@
  *                         the payload is the range coder's output, and the
  *                         stage and level are not used.  One template in
  *                         svpc/cm2.c encodes and decodes.
+ *   SVPC_ENC_BEST   (11)  the smallest, for -9 (container 1.5): cm2's
+ *                         template with each id flag, id tree, residual
+ *                         byte and lower data lane also coded in three more
+ *                         contexts (longer histories per ip line and
+ *                         overall, the last two ip lines), mixed
+ *                         (SIMTRACE.md 6.11); slower to read and write.
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -85,7 +91,8 @@ typedef enum {
     SVPC_ENC_CM = 4,
     SVPC_ENC_VPC = 5,
     SVPC_ENC_CM2 = 6,
-    SVPC_ENC_LAST = SVPC_ENC_CM2,
+    SVPC_ENC_BEST = 11,
+    SVPC_ENC_LAST = SVPC_ENC_BEST,
 } svpc_encoder;
 
 /* The writers' encoder for memory types when none is asked for: smaller

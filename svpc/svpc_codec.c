@@ -17,6 +17,7 @@ static const svpc_codec *const svpc_codecs[SVPC_ENC_LAST + 1] = {
     [SVPC_ENC_GENERIC] = &svpc_codec_generic, [SVPC_ENC_PAPER] = &svpc_codec_paper,
     [SVPC_ENC_CM1] = &svpc_codec_cm1,         [SVPC_ENC_CM] = &svpc_codec_cm,
     [SVPC_ENC_VPC] = &svpc_codec_vpc,         [SVPC_ENC_CM2] = &svpc_codec_cm2,
+    [SVPC_ENC_BEST] = &svpc_codec_best,
 };
 
 /* The descriptor of encoder e, or NULL. */

@@ -35,6 +35,7 @@ mixed() {
 # (type, stage) pair still occurs across the four types.
 STAGES=(lzma bzip2 zlib none)
 ENCODERS=(cm cm2 paper generic)
+ENCODERS+=(best)
 declare -gA TYPE_INDEX=([d64]=0 [d32]=1 [m64]=2 [m32]=3)
 matrix() {
     local t=$1 e s i=${TYPE_INDEX[$1]} j

@@ -1,5 +1,5 @@
 /* The entry decoders on arbitrary payloads: byte 0 picks encoder (generic,
- * paper, cm1, cm, vpc, cm2) and type (d64, d32, m64, m32, vpc; always vpc for the vpc
+ * paper, cm1, cm, vpc, cm2; best when byte 0 % 7 is 6) and type (d64, d32, m64, m32, vpc; always vpc for the vpc
  * encoder), bytes 1..2 the entry count, the rest is the payload. */
 #include <stdlib.h>
 
@@ -13,6 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 3)
         return 0;
     svpc_encoder enc = (svpc_encoder)(1 + data[0] % 6); /* generic, paper, cm1, cm, vpc, cm2 */
+    if (data[0] % 7 == 6)
+        enc = SVPC_ENC_BEST;
     unsigned ti = (data[0] >> 2) % 5u;
     st_entry_type t = ti == 4 || enc == SVPC_ENC_VPC ? ST_TYPE_VPC : (st_entry_type)(1 + ti);
     size_t n = (size_t)(data[1] | (data[2] << 8)) % 4096;
