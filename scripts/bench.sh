@@ -39,6 +39,8 @@
 #       champsim  the corpus's ChampSim traces (foreign/champsim, issue 22):
 #                 the champsim stream's bytes against xz -9 of the same
 #                 records, simtrace-cat -F champsim against xz -d, by CPU time
+#       best      corpus: -e best (-9) against cm2 (-6): sizes (geometric
+#                 mean target <= 0.97), round trip, decoding -T1 time ratio
 #     and, not in "all" (slow: half an hour or more; bios_post.write alone took 2 minutes):
 #       corpus-xz corpus: xz -9 and zstd -19 --long=27 sizes and speeds
 #     e.g. BENCH_ONLY=size,speed  or  BENCH_ONLY=all,corpus-xz
@@ -89,6 +91,7 @@ ALL_PARTS+=" foreign-misc" # issue 22 item 4: pixie32, DRAMSim2, gem5 against xz
 ALL_PARTS+=" cvp"
 ALL_PARTS+=" drmemtrace"
 ALL_PARTS+=" champsim"
+ALL_PARTS+=" best"
 EXTRA_PARTS="corpus-xz"
 PARTS=" "
 IFS=', ' read -ra _sel <<<"${BENCH_ONLY:-all}"
@@ -946,6 +949,46 @@ api_part() {
 }
 
 # =====================================================================================
+# best: -e best (the -9 encoder, SIMTRACE.md 6.11) against cm2, the default
+# =====================================================================================
+
+# Sizes at the default frames (-T2; the bytes are the same for every -T),
+# best's round trip, and what decoding costs: -T1 seconds, median of
+# RUNS, of each encoder's container.
+best_part() {
+    ((HAVE_CORPUS)) || { echo "best: no corpus: not measured"; echo; return; }
+    local n raw c2 cb i lg=0 k=0 tc tb dc=() db=() sc=0 sb=0
+    echo "-e best against cm2 (the default), corpus, default frames; decode -T1, median of $RUNS"
+    printf '  %-20s %12s %12s %7s %9s %9s %7s
+' trace cm2 best ratio "cm2 dec" "best dec" ratio
+    for n in "${CORPUS_SEL[@]}"; do
+        raw=$(corpus_raw "$n")
+        "$COMPRESS" -T2 -e cm2 -f -o "$TMP/b2.svpc" "$raw" || fail "$n" "-e cm2"
+        "$COMPRESS" -T2 -e best -f -o "$TMP/bb.svpc" "$raw" || fail "$n" "-e best"
+        verify "$raw" "$TMP/bb.svpc" || fail "$n" "-e best: round trip differs"
+        c2=$(fsize "$TMP/b2.svpc") cb=$(fsize "$TMP/bb.svpc")
+        dc=() db=()
+        for ((i = 0; i < RUNS; i++)); do
+            tc=$(timed /dev/null "$DECOMPRESS" -T1 -c "$TMP/b2.svpc") tb=$(timed /dev/null "$DECOMPRESS" -T1 -c "$TMP/bb.svpc")
+            dc+=("${tc%% *}") db+=("${tb%% *}")
+        done
+        tc=$(median "${dc[@]}") tb=$(median "${db[@]}")
+        sc=$(awk -v a="$sc" -v b="$tc" 'BEGIN { print a + b }') sb=$(awk -v a="$sb" -v b="$tb" 'BEGIN { print a + b }')
+        lg=$(awk -v a="$lg" -v b="$cb" -v c="$c2" 'BEGIN { print a + log(b / c) }') k=$((k + 1))
+        printf '  %-20s %12s %12s %7s %8ss %8ss %7s\n' "$n" "$(group "$c2")" "$(group "$cb")" "$(div "$cb" "$c2" "%.4f")" \
+            "$tc" "$tb" "$(div "$tb" "$tc" "%.2f")"
+        tsv best "$n" size_ratio "$(div "$cb" "$c2" "%.4f")"
+        tsv best "$n" decode_ratio "$(div "$tb" "$tc" "%.2f")"
+    done
+    local geo
+    geo=$(awk -v a="$lg" -v k="$k" 'BEGIN { if (k) printf "%.4f", exp(a / k); else print "n/a" }')
+    echo "  decoding, all traces: cm2 ${sc}s, best ${sb}s: $(div "$sb" "$sc" "%.2f")x"
+    target best_geomean "-e best vs cm2: geometric mean size ratio" "$geo" "$(cmpf "$geo" 0.97 "<=")"
+    echo
+    rm -f "$TMP/b2.svpc" "$TMP/bb.svpc"
+}
+
+# =====================================================================================
 # the targets of issue 11
 # =====================================================================================
 
@@ -1310,6 +1353,7 @@ main() {
     want levels && levels_part
     want drmemtrace && drmemtrace_part
     want champsim && champsim_part
+    want best && best_part
     targets
     ((!FAILED))
 }

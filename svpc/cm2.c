@@ -45,6 +45,12 @@
  * disagree; a third instance encodes and accounts each bit's cost by
  * field (cm2_account(), for simtrace-cat --stats).  The payload is the
  * range coder's output alone.
+ *
+ * The same template with BEST 1 is the best encoder (11, SIMTRACE.md
+ * 6.11, -9): where cm2 codes a bit by one probability, best mixes it with
+ * three more contexts (cm2_flag(), cm2_ctx_tree(), cm2_mix_tree()).  With
+ * BEST 0 every one of its additions folds away, so cm2's bytes are the
+ * same as they were without it.
  */
 #include "cm2.h"
 
@@ -90,6 +96,7 @@ static const unsigned mm_orders[MM_COUNT][3] = {{3, 2, 1}, {3, 2, 1}, {3, 0, 0}}
 #define CM2_O2_CTX (1u << CM2_O2_BITS)
 #define CM2_MIX_NM 3
 #define CM2_MIX_IN (CM2_MIX_NM + 1)      /* models and a bias */
+#define CM2_MIX_MAXIN 8 /* the most inputs of any mixer, cm2's or best's */
 #define CM2_MIX_BIAS 256  /* the bias input */
 #define CM2_MIX_W0 19661  /* initial weight of a model, 0.3 in 1/65536 */
 #define CM2_MIX_SHIFT 10  /* learning rate: 2^-10 of input times error */
@@ -152,12 +159,44 @@ typedef struct cm2_model {
     cm_expect x; /* what happened last time at each key, as in cm (6.4.4) */
 } cm2_model;
 
-/* Allocate *mp if NULL, and reset it to the state of a new frame. */
-static st_error cm2_model_ready(cm2_model **mp)
+/* best (11, SIMTRACE.md 6.11): cm2's template with BEST 1.  The flags that
+ * say whether an id was the expected one (ip, all fields, each field), the
+ * id trees and the residual bytes are coded by cm2's counter mixed with
+ * the counters of three more contexts (cm2_flag(), cm2_ctx_tree()):
+ * longer histories of the same flag at the same ip line, of the flag at
+ * all ips, and the pair of the last two ip lines; the lower data lanes mix
+ * three more with cm2's three trees.  Those counters share one table,
+ * indexed by a hash of the context (a collision costs only some
+ * prediction), of 2^22: 2^24 was 0.01% smaller on 1M-entry samples of
+ * the corpus. */
+#define BEST_HASH_BITS 22
+#define BEST_NM 4 /* cm2's counter and three hashed contexts */
+enum { BS_IP, BS_ALL, BS_FIELD, BS_IPTREE = BS_FIELD + 4, BS_FTREE, BS_RES = BS_FTREE + 4, BS_LANE = BS_RES + 4, BS_SITES };
+#define BEST_WSEL 64 /* weight sets per site */
+#define BEST_LANE_NH 3 /* hashed contexts mixed with cm2's three lower-lane trees */
+#define BEST_LANE_IN (CM2_MIX_NM + BEST_LANE_NH + 1)
+#define BEST_W0 65536 /* cm2's counter starts with weight 1, the others 0: cm2's prediction */
+
+typedef struct {
+    rc_prob h[1u << BEST_HASH_BITS];
+    int64_t w[BS_SITES][BEST_WSEL][BEST_NM + 1];
+    int64_t lw[2][4][8][BEST_LANE_IN]; /* the lower lanes' mixer weights, as cm2's W */
+    uint32_t lhist[1u << KEY_BITS]; /* per ip line: bits 0..7 the last all-flags, 8 + 6j.. field j's last 6 match flags */
+    uint16_t khist[1u << KEY_BITS]; /* per line of the previous ip: the last 16 ip flags */
+} cm2_best;
+
+typedef struct {
+    cm2_model m;
+    cm2_best b;
+} best_model;
+
+/* Allocate *mp (of size bytes, a cm2_model first) if NULL, and reset its
+ * cm2_model to the state of a new frame. */
+static st_error cm2_model_ready(cm2_model **mp, size_t size)
 {
     cm2_model *m = *mp;
     if (!m) {
-        if (!(m = *mp = malloc(sizeof *m)))
+        if (!(m = *mp = malloc(size)))
             return ST_E_NOMEM;
         mix_stretch_init(m->stretch);
     }
@@ -261,27 +300,22 @@ ST_INLINE unsigned cm2_code_p0(cm2_io *io, const int ENC, uint32_t p0, unsigned 
     return bit;
 }
 
-/* A byte through the three lower-lane trees t[0..2] at once, mixed with
- * the weights w[bit]: the mixed probability codes each bit, and then every
- * tree and the weights learn it.  Returns the byte. */
-ST_INLINE unsigned cm2_mix_tree(cm2_io *io, const int ENC, const int16_t *stretch, rc_prob *const t[CM2_MIX_NM],
-                                int64_t (*w)[CM2_MIX_IN], unsigned sym, unsigned *cost)
+/* One bit by the n counters *q[0..n-1] at once, mixed with the weights
+ * w[0..n] (the last for the bias input): the mixed probability codes the
+ * bit, and then every counter and the weights learn it. */
+ST_INLINE unsigned cm2_mix_bit(cm2_io *io, const int ENC, const int16_t *stretch, rc_prob *const *q, const unsigned n,
+                               int64_t *w, unsigned bit, unsigned *cost)
 {
-    unsigned node = 1;
-    for (unsigned i = 8; i-- > 0;) {
-        int64_t *wi = w[7 - i];
-        int x[CM2_MIX_IN];
-        for (unsigned j = 0; j < CM2_MIX_NM; j++)
-            x[j] = stretch[mix_p12(rc_p0(t[j][node], RC_COUNTED))];
-        x[CM2_MIX_NM] = CM2_MIX_BIAS;
-        const int p = mix_predict(x, wi, CM2_MIX_IN); /* of a 1 */
-        const unsigned b = cm2_code_p0(io, ENC, (uint32_t)(4096 - p) << 4, (sym >> i) & 1u, cost);
-        mix_learn(wi, x, CM2_MIX_IN, ((int)b << 12) - p, CM2_MIX_SHIFT);
-        for (unsigned j = 0; j < CM2_MIX_NM; j++)
-            t[j][node] = rc_adapt(t[j][node], b, RC_COUNTED);
-        node = (node << 1) | b;
-    }
-    return node - 256;
+    int x[CM2_MIX_MAXIN];
+    for (unsigned j = 0; j < n; j++)
+        x[j] = stretch[mix_p12(rc_p0(*q[j], RC_COUNTED))];
+    x[n] = CM2_MIX_BIAS;
+    const int p = mix_predict(x, w, n + 1); /* of a 1 */
+    const unsigned b = cm2_code_p0(io, ENC, (uint32_t)(4096 - p) << 4, bit, cost);
+    mix_learn(w, x, n + 1, ((int)b << 12) - p, CM2_MIX_SHIFT);
+    for (unsigned j = 0; j < n; j++)
+        *q[j] = rc_adapt(*q[j], b, RC_COUNTED);
+    return b;
 }
 
 /* A byte through the tree t (6.4.3's tree of 8 bits), adding what it cost
@@ -324,7 +358,73 @@ typedef struct {
     uint64_t dprev[16];  /* the last data miss of each (hashed) upper half */
     uint32_t tl;         /* the key line of this entry's ip */
     uint16_t dctx[16];   /* and its last two lower lanes, in memory order (the later lower) */
+    /* best (BEST 1) only */
+    cm2_best *xb;        /* its tables; NULL in cm2 */
+    uint32_t kl2;        /* the key line of the ip before the previous */
+    unsigned ipid2;      /* the ip id of the entry before the previous */
+    unsigned fhist[4];   /* the last match flags of each ip-keyed field, all ips */
 } cm2_state;
+
+/* The counter of context (site, a, b, c) in best's shared table. */
+ST_INLINE rc_prob *best_ctx(cm2_best *b, unsigned site, uint64_t a, uint64_t c1, uint64_t c2)
+{
+    uint64_t h = (a + 1) * UINT64_C(0x9E3779B97F4A7C15);
+    h = (h ^ (h >> 29) ^ c1) * UINT64_C(0xBF58476D1CE4E5B9);
+    h = (h ^ (h >> 31) ^ c2 ^ ((uint64_t)site << 56)) * UINT64_C(0x94D049BB133111EB);
+    return &b->h[h >> (64 - BEST_HASH_BITS)];
+}
+
+/* An id flag: cm2 codes it by its counter p; best mixes p with the
+ * counters of three more contexts q[], with the weights of set wsel of
+ * the site. */
+ST_INLINE unsigned cm2_flag(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s, rc_prob *p,
+                            rc_prob *const *q, unsigned site, unsigned wsel, unsigned bit)
+{
+    if (!BEST)
+        return CM2_BIT(ENC, io, p, bit);
+    rc_prob *const all[BEST_NM] = {p, q[0], q[1], q[2]};
+    unsigned cost = 0;
+    return cm2_mix_bit(io, ENC, m->stretch, all, BEST_NM, s->xb->w[site][wsel & (BEST_WSEL - 1u)], bit, &cost);
+}
+
+/* nbits of sym (an id of 4 bits, a residual byte of 8) through the tree
+ * t; best mixes each node's counter with the counters of the contexts
+ * (site, c[2k], c[2k+1], node), k = 0..2, with the weights of set node (4
+ * bits) or wbase * 8 + the bit's rank (8 bits). */
+ST_INLINE unsigned cm2_ctx_tree(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s, rc_prob *t,
+                                const unsigned nbits, const uint64_t *c, unsigned site, unsigned wbase, unsigned sym)
+{
+    if (!BEST)
+        return CM2_TREE(ENC, io, t, nbits, sym);
+    unsigned node = 1, cost = 0;
+    for (unsigned i = nbits; i-- > 0;) {
+        rc_prob *const q[BEST_NM] = {&t[node], best_ctx(s->xb, site, c[0], c[1], node),
+                                     best_ctx(s->xb, site, c[2], c[3], node), best_ctx(s->xb, site, c[4], c[5], node)};
+        const unsigned ws = nbits <= 4 ? node : wbase * 8 + nbits - 1 - i;
+        node = (node << 1) | cm2_mix_bit(io, ENC, m->stretch, q, BEST_NM, s->xb->w[site][ws & (BEST_WSEL - 1u)],
+                                         (sym >> i) & 1u, &cost);
+    }
+    return node - (1u << nbits);
+}
+
+/* A byte through the three lower-lane trees t[0..2] at once, and in best
+ * (nh 3) the counters of the hashed contexts (BS_LANE, hc[2h], hc[2h+1])
+ * and the node, mixed with the weights w[bit * (3 + nh + 1)..]
+ * (cm2_mix_bit() at each node).  Returns the byte. */
+ST_INLINE unsigned cm2_mix_tree(cm2_io *io, const int ENC, const int16_t *stretch, rc_prob *const t[CM2_MIX_NM],
+                                int64_t *w, const unsigned nh, cm2_best *xb, const uint64_t *hc, unsigned sym,
+                                unsigned *cost)
+{
+    const unsigned nin = CM2_MIX_NM + nh;
+    unsigned node = 1;
+    for (unsigned i = 8; i-- > 0;) {
+        rc_prob *q[CM2_MIX_MAXIN] = {&t[0][node], &t[1][node], &t[2][node]};
+        for (unsigned h = 0; h < nh; h++)
+            q[CM2_MIX_NM + h] = best_ctx(xb, BS_LANE, hc[2 * h], hc[2 * h + 1], node);
+        node = (node << 1) | cm2_mix_bit(io, ENC, stretch, q, nin, w + (7 - i) * (nin + 1), (sym >> i) & 1u, cost);
+    }
+    return node - 256;
+}
 
 /* The match model of kind k: if it proposes a value (*mvp; *proposed = 1),
  * code whether *x is it; 1 if so (the decoder's *x is then set). */
@@ -380,9 +480,10 @@ ST_INLINE void cm2_match_add(cm2_model *m, cm2_state *s, const unsigned k, uint6
 
 /* A residual r of field f (ip, cycle, meta, address): its byte length, then
  * its bytes, most significant first.  Returns NULL or what is wrong. */
-ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, cm2_probs *pr, cm2_state *s, const unsigned f,
-                                   uint64_t *r)
+ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s,
+                                   const unsigned f, uint64_t *r)
 {
+    cm2_probs *pr = &m->pr;
     uint64_t x = ENC ? *r : 0;
     const unsigned nb = CM2_TREE(ENC, io, pr->nbtree[f][s->last_nb[f]], 4, nbytes_of(x));
     if (!ENC && nb > 8)
@@ -393,7 +494,10 @@ ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, cm2_probs *pr, cm2
         const unsigned hb = k + 1 < nb ? (unsigned)(x >> (8 * k + 12)) & 15u : 0;
         /* (length, position) pairs with position < length, 1 <= length <= 8, counted from 0 */
         rc_prob *const tree = pr->rbyte[f][nb * (nb - 1) / 2 + k][hb];
-        unsigned b = CM2_TREE(ENC, io, tree, 8, (unsigned)(x >> (8 * k)) & 255u);
+        const uint64_t above = k + 1 < nb ? x >> (8 * k + 8) : 0, pos = nb << 4 | k;
+        const uint64_t c[6] = {s->tl, pos << 8 | (above & 255u), ~above, pos, (uint64_t)s->tl << 32 | s->kl, pos};
+        unsigned b = cm2_ctx_tree(io, ENC, BEST, m, s, tree, 8, c, BS_RES + f, k,
+                                  (unsigned)(x >> (8 * k)) & 255u);
         if (!ENC) {
             if (k == nb - 1 && b == 0)
                 return "miss longer than needed";
@@ -406,7 +510,7 @@ ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, cm2_probs *pr, cm2
 
 /* A residual of field f, through the kind's match model if it has one
  * (mk < MM_COUNT), else as bytes. */
-ST_INLINE const char *cm2_miss(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, const unsigned f,
+ST_INLINE const char *cm2_miss(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s, const unsigned f,
                                const unsigned mk, uint64_t *r)
 {
     unsigned hit = 0, proposed = 0;
@@ -414,7 +518,7 @@ ST_INLINE const char *cm2_miss(cm2_io *io, const int ENC, cm2_model *m, cm2_stat
     if (mk < MM_COUNT)
         hit = cm2_match_code(io, ENC, m, s, mk, r, &mv, &proposed);
     if (!hit) {
-        const char *bad = cm2_residual(io, ENC, &m->pr, s, f, r);
+        const char *bad = cm2_residual(io, ENC, BEST, m, s, f, r);
         if (bad)
             return bad;
         if (!ENC && proposed && *r == mv)
@@ -432,8 +536,8 @@ static inline unsigned cm2_upper_slot(uint64_t u) { return (unsigned)((u * UINT6
  * not the byte, through the context tree `tree`, or (mix not NULL) the
  * three trees mix[] mixed with the weights w.  Returns the byte. */
 ST_INLINE unsigned cm2_lane(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, rc_prob *pe, rc_prob *tree,
-                            rc_prob *const *mix, int64_t (*w)[CM2_MIX_IN], const unsigned k, uint64_t ref, uint64_t x,
-                            unsigned *same, unsigned *bad)
+                            rc_prob *const *mix, int64_t *w, const unsigned nh, const uint64_t *hc, const unsigned k,
+                            uint64_t ref, uint64_t x, unsigned *same, unsigned *bad)
 {
     const unsigned rb = (unsigned)(ref >> (8 * k)) & 255u, xb = (unsigned)(x >> (8 * k)) & 255u;
     *same = CM2_BIT(ENC, io, pe, xb == rb);
@@ -452,7 +556,8 @@ ST_INLINE unsigned cm2_lane(cm2_io *io, const int ENC, cm2_model *m, cm2_state *
         ++*nraw;
     } else {
         unsigned cost = 0;
-        b = mix ? cm2_mix_tree(io, ENC, m->stretch, mix, w, xb, &cost) : cm2_tree8(io, ENC, tree, xb, &cost);
+        b = mix ? cm2_mix_tree(io, ENC, m->stretch, mix, w, nh, s->xb, hc, xb, &cost)
+                : cm2_tree8(io, ENC, tree, xb, &cost);
         const unsigned c = (cost < 255 ? cost : 255) << 4;
         *avg = (uint16_t)(c >= *avg ? *avg + ((c - *avg) >> 3) : *avg - ((*avg - c) >> 3));
         *nraw = 0;
@@ -473,8 +578,8 @@ ST_INLINE unsigned cm2_lane(cm2_io *io, const int ENC, cm2_model *m, cm2_state *
  * its context.  Last, for a size below the half, a flag says that the
  * lanes above the size are zero (else they follow as any lane).  Returns
  * the value; sets *bad if a lane or half coded as different equals ref's. */
-ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, const unsigned W, uint64_t ref,
-                             uint64_t x, unsigned *bad)
+ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s, const unsigned W,
+                             uint64_t ref, uint64_t x, unsigned *bad)
 {
     cm2_probs *pr = &m->pr;
     const unsigned H = W / 2;
@@ -488,8 +593,8 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_model *m, cm2_state 
     } else {
         unsigned eq = 1;
         for (unsigned k = W; k-- > H;) {
-            const unsigned b = cm2_lane(io, ENC, m, s, &pr->dhieq[k - H][eq], pr->dhi[k - H], NULL, NULL, k, ref, x, &same,
-                                        bad);
+            const unsigned b = cm2_lane(io, ENC, m, s, &pr->dhieq[k - H][eq], pr->dhi[k - H], NULL, NULL, 0, NULL, k, ref,
+                                        x, &same, bad);
             eq &= same;
             if (!ENC)
                 x |= (uint64_t)b << (8 * k);
@@ -510,8 +615,12 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_model *m, cm2_state 
         /* the trees' first bits are read after the lane's flag */
         for (unsigned j = 0; j < CM2_MIX_NM; j++)
             VPC_PREFETCH(mix[j]);
-        const unsigned b = cm2_lane(io, ENC, m, s, &pr->deq[k][sz][(s->dlane >> k) & 1u], NULL, mix, m->mixw[sz == H][k], k, ref,
-                                    x, &same, bad);
+        const unsigned rb = (unsigned)(ref >> (8 * k)) & 255u, ks = k | sz << 4;
+        const uint64_t hc[2 * BEST_LANE_NH] = {s->tl, ks << 8 | cx, s->tl, ks << 8 | rb | 1u << 16, ~(uint64_t)ks,
+                                               (uint64_t)c2 << 32 | (uint32_t)(s->dprev[slot] >> (8 * sz))};
+        const unsigned b = cm2_lane(io, ENC, m, s, &pr->deq[k][sz][(s->dlane >> k) & 1u], NULL, mix,
+                                    BEST ? &s->xb->lw[sz == H][k][0][0] : &m->mixw[sz == H][k][0][0],
+                                    BEST ? BEST_LANE_NH : 0, hc, k, ref, x, &same, bad);
         dl |= same << k;
         cx = b;
         c2 = ((c2 << 8) | b) & 0xFFFFu;
@@ -527,7 +636,7 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, cm2_model *m, cm2_state 
 }
 
 /* A data miss: the match model, then the lanes. */
-ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_model *m, cm2_state *s, const unsigned W,
+ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s, const unsigned W,
                                     uint64_t ref, uint64_t *v)
 {
     uint64_t x = ENC ? *v : 0;
@@ -557,7 +666,7 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, cm2_model *m, cm2
                 return "recent value further back than the misses so far";
             x = ring[(n - 1 - dist) & CM2_RING_MASK];
         } else {
-            x = cm2_lanes(io, ENC, m, s, W, ref, x, &bad);
+            x = cm2_lanes(io, ENC, BEST, m, s, W, ref, x, &bad);
             dist = lim;
         }
         /* one coding per value (6.9): the nearest recent value, and never
@@ -594,12 +703,12 @@ typedef struct {
 
 /* The miss of ip-keyed field f: data lanes, or a residual against cm's
  * reference (6.4.5). */
-ST_INLINE const char *cm2_field_miss(cm2_io *io, const int ENC, vpc_set *sets, cm2_model *m, cm2_state *s,
+ST_INLINE const char *cm2_field_miss(cm2_io *io, const int ENC, const int BEST, vpc_set *sets, cm2_model *m, cm2_state *s,
                                      st_entry_type t, const unsigned f, uint64_t *v)
 {
     const uint64_t mask = cm_mask_T(f, t);
     if (f == F_DATA)
-        return cm2_data_miss(io, ENC, m, s, (t == ST_TYPE_D64 || t == ST_TYPE_M64) ? 8 : 4, cm2_lv(sets, F_DATA),
+        return cm2_data_miss(io, ENC, BEST, m, s, (t == ST_TYPE_D64 || t == ST_TYPE_M64) ? 8 : 4, cm2_lv(sets, F_DATA),
                              &v[f]);
     uint64_t ref = s->prev[f], r = 0;
     if (f == F_ADDR) {
@@ -621,15 +730,16 @@ ST_INLINE const char *cm2_field_miss(cm2_io *io, const int ENC, vpc_set *sets, c
     } else if (ENC) {
         r = f == F_META ? v[f] ^ ref : zz_delta(v[f], ref, mask, mask_bits(mask));
     }
-    const char *bad = cm2_miss(io, ENC, m, s, f, f == F_ADDR ? MM_ADDR : MM_COUNT, &r);
+    const char *bad = cm2_miss(io, ENC, BEST, m, s, f, f == F_ADDR ? MM_ADDR : MM_COUNT, &r);
     if (!ENC && !bad)
         v[f] = f == F_META ? r ^ ref : zz_apply(r, ref, mask);
     return bad;
 }
 
 /* Ip-keyed field j (cycle, meta, address, data for j = 0..3) of entry i. */
-ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int ENC, st_entry_type t, cm2_state *s,
-                             cm2_ent *e, uint64_t *v, const unsigned j, const unsigned nf, size_t i, st_diag *d)
+ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int ENC, const int BEST, st_entry_type t,
+                             cm2_state *s, cm2_ent *e, uint64_t *v, const unsigned j, const unsigned nf, size_t i,
+                             st_diag *d)
 {
     cm2_probs *pr = &m->pr;
     const unsigned f = F_CYCLE + j;
@@ -644,12 +754,22 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
         /* after all-but-one matched, the last one cannot match */
         const unsigned fh = exp_tup_fh(e->tup, j);
         match = 0;
-        if (j + 1 < nf || e->mismatch_seen)
-            match = CM2_BIT(ENC, io,
-                            &pr->fflag[f][exp][fh | (e->mismatch_seen << 2) | (e->flag << 3) | (exp_matched(s->hf, j) << 4)],
-                            e->ids[j] == exp);
+        if (j + 1 < nf || e->mismatch_seen) {
+            rc_prob *const p = &pr->fflag[f][exp][fh | (e->mismatch_seen << 2) | (e->flag << 3) | (exp_matched(s->hf, j) << 4)];
+            const unsigned ms = e->mismatch_seen | e->flag << 1;
+            rc_prob *q[3] = {NULL, NULL, NULL};
+            if (BEST) {
+                cm2_best *b = s->xb;
+                q[0] = best_ctx(b, BS_FIELD + j, s->tl, exp | ms << 4, (b->lhist[s->tl] >> (8 + 6 * j)) & 63u);
+                q[1] = best_ctx(b, BS_FIELD + j, ~(uint64_t)exp, ms, s->fhist[j] & 0xFFFu);
+                q[2] = best_ctx(b, BS_FIELD + j, (uint64_t)s->tl << 32 | s->kl, ms, exp);
+            }
+            match = cm2_flag(io, ENC, BEST, m, s, p, q, BS_FIELD + j, exp << 2 | ms, e->ids[j] == exp);
+        }
         if (!match) {
-            id = CM2_TREE(ENC, io, pr->ftree[f][exp][(s->idbits >> (4 * j)) & 15u], 4, e->ids[j]);
+            const uint64_t c[6] = {s->tl, exp, (uint64_t)s->tl << 32 | s->kl, exp, ~(uint64_t)exp, s->idbits};
+            id = cm2_ctx_tree(io, ENC, BEST, m, s, pr->ftree[f][exp][(s->idbits >> (4 * j)) & 15u], 4, c, BS_FTREE + j,
+                              0, e->ids[j]);
             e->mismatch_seen = 1;
             if (!ENC && id == exp)
                 return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s id coded as unexpected but equals the expected", i,
@@ -659,7 +779,7 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     /* (an expected id is always <= ns: TUPLE holds only checked ids) */
     if (id == ns) {
         CM2_CAT(ENC, io, CM2_COST_MISSES(f));
-        const char *bad = cm2_field_miss(io, ENC, sets, m, s, t, f, v);
+        const char *bad = cm2_field_miss(io, ENC, BEST, sets, m, s, t, f, v);
         if (bad)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
         if (!ENC && (v[f] & ~mask))
@@ -680,8 +800,8 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
 }
 
 /* Entry i: the encoder codes v[], the decoder fills it. */
-ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int ENC, st_entry_type t, cm2_state *s,
-                             uint64_t *v, size_t i, st_diag *d)
+ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int ENC, const int BEST, st_entry_type t,
+                             cm2_state *s, uint64_t *v, size_t i, st_diag *d)
 {
     cm2_probs *pr = &m->pr;
     const unsigned nf = cm_nfields(t);
@@ -694,11 +814,22 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     if (ENC)
         id = field_choose(sets, F_IP, FAM_CM2, eip, v[F_IP]);
     CM2_CAT(ENC, io, CM2_COST_IDS(F_IP));
-    const unsigned flag = CM2_BIT(ENC, io, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], id == eip);
+    rc_prob *q[3] = {NULL, NULL, NULL};
+    if (BEST) {
+        cm2_best *b = s->xb;
+        q[0] = best_ctx(b, BS_IP, kl, eip, b->khist[kl]);
+        q[1] = best_ctx(b, BS_IP, ~(uint64_t)eip, s->hist_ip & 0xFFFu, s->hist_all & 15u);
+        q[2] = best_ctx(b, BS_IP, (uint64_t)kl << 32 | s->kl2, eip, 0);
+    }
+    const unsigned flag = cm2_flag(io, ENC, BEST, m, s, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], q, BS_IP,
+                                   eip << 2 | (s->hist_ip & 3), id == eip);
+    if (BEST)
+        s->xb->khist[kl] = (uint16_t)(s->xb->khist[kl] << 1 | flag);
     if (flag) {
         id = eip;
     } else {
-        id = CM2_TREE(ENC, io, pr->iptree[eip][s->ipid], 4, id);
+        const uint64_t c[6] = {kl, eip, (uint64_t)kl << 32 | s->kl2, eip, ~(uint64_t)eip, s->ipid | s->ipid2 << 4};
+        id = cm2_ctx_tree(io, ENC, BEST, m, s, pr->iptree[eip][s->ipid], 4, c, BS_IPTREE, 0, id);
         if (!ENC && id == eip)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
     }
@@ -706,7 +837,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     if (id == field_nslots(F_IP, FAM_CM2)) {
         CM2_CAT(ENC, io, CM2_COST_MISSES(F_IP));
         uint64_t r = ENC ? zz_delta(v[F_IP], s->prev[F_IP], ipmask, mask_bits(ipmask)) : 0;
-        const char *bad = cm2_miss(io, ENC, m, s, F_IP, MM_IP, &r);
+        const char *bad = cm2_miss(io, ENC, BEST, m, s, F_IP, MM_IP, &r);
         if (bad)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip %s", i, bad);
         if (!ENC)
@@ -722,6 +853,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
         vpc_set_count(&sets[F_IP], id);
     field_update(sets, F_IP, FAM_CM2, v[F_IP]);
     m->x.ipnext[kl] = exp_ip_next(m->x.ipnext[kl], id, flag);
+    s->ipid2 = s->ipid;
     s->ipid = id;
     s->hist_ip = (s->hist_ip << 1) | flag;
 
@@ -738,15 +870,34 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
         }
     }
     CM2_CAT(ENC, io, CM2_COST_ALL);
-    e.all = CM2_BIT(ENC, io, &pr->allflag[(exp_tup_all(e.tup) << 7) | (flag << 6) | (s->hist_all & 63)], e.all);
+    if (BEST) {
+        cm2_best *b = s->xb;
+        q[0] = best_ctx(b, BS_ALL, tl, flag, b->lhist[tl] & 255u);
+        q[1] = best_ctx(b, BS_ALL, ~(uint64_t)flag, s->hist_all & 0xFFFu, s->hist_ip & 3u);
+        q[2] = best_ctx(b, BS_ALL, (uint64_t)tl << 32 | kl, flag, 0);
+    }
+    e.all = cm2_flag(io, ENC, BEST, m, s, &pr->allflag[(exp_tup_all(e.tup) << 7) | (flag << 6) | (s->hist_all & 63)], q,
+                     BS_ALL, exp_tup_all(e.tup) << 1 | flag, e.all);
     s->hist_all = (s->hist_all << 1) | e.all;
     /* one instance per field, each with its field and width constant */
     st_error err;
-    if ((err = cm2_field(sets, m, io, ENC, t, s, &e, v, 0, nf, i, d)) != ST_OK ||
-        (nf > 1 && (err = cm2_field(sets, m, io, ENC, t, s, &e, v, 1, nf, i, d)) != ST_OK) ||
-        (nf > 2 && (err = cm2_field(sets, m, io, ENC, t, s, &e, v, 2, nf, i, d)) != ST_OK) ||
-        (nf > 3 && (err = cm2_field(sets, m, io, ENC, t, s, &e, v, 3, nf, i, d)) != ST_OK))
+    if ((err = cm2_field(sets, m, io, ENC, BEST, t, s, &e, v, 0, nf, i, d)) != ST_OK ||
+        (nf > 1 && (err = cm2_field(sets, m, io, ENC, BEST, t, s, &e, v, 1, nf, i, d)) != ST_OK) ||
+        (nf > 2 && (err = cm2_field(sets, m, io, ENC, BEST, t, s, &e, v, 2, nf, i, d)) != ST_OK) ||
+        (nf > 3 && (err = cm2_field(sets, m, io, ENC, BEST, t, s, &e, v, 3, nf, i, d)) != ST_OK))
         return err;
+    if (BEST) {
+        /* the longer histories of best's contexts */
+        uint32_t lh = s->xb->lhist[tl];
+        lh = (lh & ~255u) | ((lh << 1 | e.all) & 255u);
+        for (unsigned j = 0; j < nf; j++) {
+            const unsigned mj = exp_matched(e.hf, j);
+            lh = (lh & ~(63u << (8 + 6 * j))) | ((((lh >> (8 + 6 * j)) << 1) | mj) & 63u) << (8 + 6 * j);
+            s->fhist[j] = s->fhist[j] << 1 | mj;
+        }
+        s->xb->lhist[tl] = lh;
+        s->kl2 = kl;
+    }
     /* TUPLE's new line (6.4.4's newtup) */
     m->x.tuple[tl] = exp_tup_next(e.tup, e.idbits, e.hf, e.all);
     s->hf = e.hf;
@@ -756,16 +907,18 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     return ST_OK;
 }
 
-static void cm2_state_init(cm2_state *s)
+static void cm2_state_init(cm2_state *s, cm2_best *xb)
 {
     memset(s, 0, sizeof *s);
+    s->xb = xb;
     s->kl = vpc_key_line(0, KEY_BITS);
 }
 
 /* ---- frames: per-type instances ---------------------------------------------- */
 
-ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, const int ENC, st_entry_type t, const uint8_t *raw, size_t *n,
-                            const svpc_source *src, st_buf *out, uint64_t *cost, svpc_pred_stats *acc)
+ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int ENC, const int BEST, st_entry_type t,
+                            const uint8_t *raw, size_t *n, const svpc_source *src, st_buf *out, uint64_t *cost,
+                            svpc_pred_stats *acc)
 {
     const size_t esz = st_entry_size(t);
     cm2_io io;
@@ -774,7 +927,7 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, const int ENC, st_entry
     io.cat = 0;
     io.acc = acc;
     cm2_state s;
-    cm2_state_init(&s);
+    cm2_state_init(&s, xb);
     st_diag d;
     memset(&d, 0, sizeof d);
     /* entries fed as they arrive (src) are asked for only when those
@@ -783,7 +936,7 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, const int ENC, st_entry
     for (; svpc_entry_ready(src, i, &ready); i++) {
         uint64_t v[F_COUNT];
         cm_load_entry(t, raw + i * esz, v);
-        RETURN_IF_ERROR(cm2_entry(sets, m, &io, ENC, t, &s, v, i, &d));
+        RETURN_IF_ERROR(cm2_entry(sets, m, &io, ENC, BEST, t, &s, v, i, &d));
     }
     if (ready > SVPC_MAX_FRAME_ENTRIES)
         return ST_E_USAGE;
@@ -791,17 +944,17 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, const int ENC, st_entry
     return rc_enc_finish(&io.e);
 }
 
-ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const uint8_t *payload, size_t len,
-                            size_t n, size_t stop, uint8_t *raw, st_diag *d)
+ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int BEST, st_entry_type t,
+                            const uint8_t *payload, size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
     const size_t esz = st_entry_size(t);
     cm2_io io;
     rc_dec_init(&io.d, payload, len);
     cm2_state s;
-    cm2_state_init(&s);
+    cm2_state_init(&s, xb);
     for (size_t i = 0; i < stop; i++) {
         uint64_t v[F_COUNT] = {0, 0, 0, 0, 0};
-        RETURN_IF_ERROR(cm2_entry(sets, m, &io, CM2_DECODE, t, &s, v, i, d));
+        RETURN_IF_ERROR(cm2_entry(sets, m, &io, CM2_DECODE, BEST, t, &s, v, i, d));
         /* past its end the decoder reads zeros: what it made of them is not an entry */
         if (io.d.overrun)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: the range coder's stream is corrupt or ends too early", i);
@@ -811,31 +964,51 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, st_entry_type t, const 
     return rc_dec_end(&io.d, stop == n, d);
 }
 
-/* The predictor sets and the model, fresh for a frame. */
-static st_error cm2_ready(svpc_ctx *c, cm2_model **m)
+/* The predictor sets and the model, fresh for a frame: cm2's (BEST 0) or
+ * best's, whose tables *xb gets (NULL for cm2). */
+static st_error cm2_ready(svpc_ctx *c, const int BEST, cm2_model **m, cm2_best **xb)
 {
+    const svpc_encoder id = BEST ? SVPC_ENC_BEST : SVPC_ENC_CM2;
     RETURN_IF_ERROR(svpc_sets_ready(c, FAM_CM2));
-    cm2_model *have = c->model[SVPC_ENC_CM2];
-    RETURN_IF_ERROR(cm2_model_ready(&have));
-    c->model[SVPC_ENC_CM2] = have;
+    cm2_model *have = c->model[id];
+    RETURN_IF_ERROR(cm2_model_ready(&have, BEST ? sizeof(best_model) : sizeof(cm2_model)));
+    c->model[id] = have;
     *m = have;
+    *xb = NULL;
+    if (BEST) {
+        cm2_best *b = *xb = &((best_model *)(void *)have)->b;
+        for (size_t i = 0; i < sizeof b->h / sizeof b->h[0]; i++)
+            b->h[i] = RC_PROB_INIT;
+        for (unsigned k = 0; k < BS_SITES; k++)
+            for (unsigned w = 0; w < BEST_WSEL; w++)
+                for (unsigned i = 0; i <= BEST_NM; i++)
+                    b->w[k][w][i] = i == 0 ? BEST_W0 : 0;
+        for (unsigned z = 0; z < 2; z++)
+            for (unsigned k = 0; k < 4; k++)
+                for (unsigned i = 0; i < 8; i++)
+                    for (unsigned j = 0; j < BEST_LANE_IN; j++)
+                        b->lw[z][k][i][j] = j < CM2_MIX_NM ? CM2_MIX_W0 : 0;
+        memset(b->lhist, 0, sizeof b->lhist);
+        memset(b->khist, 0, sizeof b->khist);
+    }
     return ST_OK;
 }
 
 #define CM2_TYPES(X) X(ST_TYPE_D64) X(ST_TYPE_D32) X(ST_TYPE_M64) X(ST_TYPE_M32)
 #define AS_CASE_ENC(T) \
-    case T: e = encode_T(c->set, m, CM2_ENCODE, T, raw, n, src, out, NULL, NULL); break;
+    case T: e = encode_T(c->set, m, xb, CM2_ENCODE, BEST, T, raw, n, src, out, NULL, NULL); break;
 #define AS_CASE_ACCOUNT(T) \
-    case T: e = encode_T(c->set, m, CM2_ACCOUNT, T, raw, &n, NULL, &c->buf[0], cost, acc); break;
+    case T: e = encode_T(c->set, m, NULL, CM2_ACCOUNT, 0, T, raw, &n, NULL, &c->buf[0], cost, acc); break;
 #define AS_CASE_DEC(T) \
-    case T: return decode_T(c->set, m, T, payload, len, n, stop, raw, d);
+    case T: return decode_T(c->set, m, xb, BEST, T, payload, len, n, stop, raw, d);
 
-static st_error cm2_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
-                           const svpc_source *src, size_t *n, st_buf *out)
+/* The codec's encode and decode, for cm2 (BEST 0) and best (BEST 1). */
+ST_INLINE st_error encode_B(svpc_ctx *c, const int BEST, st_entry_type t, const uint8_t *raw, const svpc_source *src,
+                            size_t *n, st_buf *out)
 {
-    (void)p; /* no second stage */
     cm2_model *m;
-    RETURN_IF_ERROR(cm2_ready(c, &m));
+    cm2_best *xb;
+    RETURN_IF_ERROR(cm2_ready(c, BEST, &m, &xb));
     const size_t start = out->len;
     st_error e = ST_E_USAGE;
     switch (t) {
@@ -847,22 +1020,50 @@ static st_error cm2_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, c
     return e;
 }
 
+ST_INLINE st_error decode_B(svpc_ctx *c, const int BEST, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
+                            size_t stop, uint8_t *raw, st_diag *d)
+{
+    cm2_model *m;
+    cm2_best *xb;
+    RETURN_IF_ERROR(cm2_ready(c, BEST, &m, &xb));
+    switch (t) {
+        CM2_TYPES(AS_CASE_DEC)
+    default:
+        return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s does not code entries of type %s", BEST ? "best" : "cm2",
+                           st_entry_name(t));
+    }
+}
+
+/* (no second stage: p's stage and level are not used) */
+static st_error cm2_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
+                           const svpc_source *src, size_t *n, st_buf *out)
+{
+    (void)p;
+    return encode_B(c, 0, t, raw, src, n, out);
+}
+static st_error best_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
+                            const svpc_source *src, size_t *n, st_buf *out)
+{
+    (void)p;
+    return encode_B(c, 1, t, raw, src, n, out);
+}
 static st_error cm2_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
-    cm2_model *m;
-    RETURN_IF_ERROR(cm2_ready(c, &m));
-    switch (t) {
-        CM2_TYPES(AS_CASE_DEC)
-    default: return st_diag_set(d, ST_E_UNSUPPORTED, "encoder cm2 does not code entries of type %s", st_entry_name(t));
-    }
+    return decode_B(c, 0, t, payload, len, n, stop, raw, d);
+}
+static st_error best_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+                            uint8_t *raw, st_diag *d)
+{
+    return decode_B(c, 1, t, payload, len, n, stop, raw, d);
 }
 
 st_error cm2_account(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, uint64_t cost[CM2_COST_CATS],
                      svpc_pred_stats *acc, size_t *payload_bytes)
 {
     cm2_model *m;
-    RETURN_IF_ERROR(cm2_ready(c, &m));
+    cm2_best *xb;
+    RETURN_IF_ERROR(cm2_ready(c, 0, &m, &xb));
     c->buf[0].len = 0;
     st_error e = ST_E_USAGE;
     switch (t) {
@@ -875,5 +1076,7 @@ st_error cm2_account(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n,
 
 static int cm2_supports(st_entry_type t) { return st_entry_is_memory(t); }
 static size_t cm2_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(cm2_model); }
+static size_t best_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(best_model); }
 
 const svpc_codec svpc_codec_cm2 = {SVPC_ENC_CM2, "cm2", cm2_supports, cm2_memory, 1, cm2_encode, cm2_decode, NULL};
+const svpc_codec svpc_codec_best = {SVPC_ENC_BEST, "best", cm2_supports, best_memory, 1, best_encode, best_decode, NULL};

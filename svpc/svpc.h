@@ -73,6 +73,12 @@
  *                         ids and misses range coded (SIMTRACE.md 6.12).
  *                         One template in svpc/champsim.c encodes and
  *                         decodes.
+ *   SVPC_ENC_BEST   (11)  the smallest, for -9 (container 1.5): cm2's
+ *                         template with each id flag, id tree, residual
+ *                         byte and lower data lane also coded in three more
+ *                         contexts (longer histories per ip line and
+ *                         overall, the last two ip lines), mixed
+ *                         (SIMTRACE.md 6.11); slower to read and write.
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -105,7 +111,8 @@ typedef enum {
     SVPC_ENC_CHAMPSIM = 8,
     SVPC_ENC_CVP = 9, /* CVP-1 / CBP-2025 records (entry type cvp) only */
     SVPC_ENC_DRMEMTRACE = 10, /* DynamoRIO drmemtrace entries only (SIMTRACE.md 6.14) */
-    SVPC_ENC_LAST = SVPC_ENC_DRMEMTRACE,
+    SVPC_ENC_BEST = 11,
+    SVPC_ENC_LAST = SVPC_ENC_BEST,
 } svpc_encoder;
 
 /* The writers' encoder for memory types when none is asked for: smaller
@@ -164,15 +171,15 @@ unsigned svpc_encoder_ignores(svpc_encoder enc);
  * enc's own (its second stage's, or fast's effort; 0: 6, fast's 1).  A
  * stage given replaces lzma, the second stage of what the method's
  * encoder does not code.  The one table of levels is here: -1..-3 the
- * fast encoder, more zstd effort each (one decoder reads them all); -4..-9
+ * fast encoder, more zstd effort each (one decoder reads them all); -4..-8
  * cm2, -6 the default (the level is then the second stage's for the
- * streams other encoders code).
+ * streams other encoders code); -9 best, the smallest.
  */
 static inline svpc_params svpc_method(svpc_encoder enc, int stage_given, svpc_stage stage, int level)
 {
     static const svpc_encoder by_level[10] = {
         SVPC_ENC_CM2,  SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_CM2,
-        SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_CM2,
+        SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_BEST,
     };
     const int l = level >= 1 && level <= 9 ? level : enc == SVPC_ENC_FAST ? 1 : SVPC_LEVEL_DEFAULT;
     svpc_params p = {enc ? enc : by_level[l], stage_given ? stage : SVPC_STAGE_LZMA, l};

@@ -1,6 +1,7 @@
 /* The entry decoders on arbitrary payloads: byte 0 picks encoder (generic,
- * paper, cm1, cm, vpc, cm2) and type (d64, d32, m64, m32, vpc; always vpc for the vpc
- * encoder; 0xF0 and above: drmemtrace entries and encoder), bytes 1..2 the entry count, the rest is the payload. */
+ * paper, cm1, cm, vpc, cm2; best when byte 0 % 7 is 6) and type (d64, d32, m64, m32, vpc; always vpc
+ * for the vpc encoder; 0xF0 and above: drmemtrace entries and encoder), bytes 1..2 the entry count, the rest
+ * is the payload. */
 #include <stdlib.h>
 
 #include "../../svpc/svpc.h"
@@ -13,6 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 3)
         return 0;
     svpc_encoder enc = (svpc_encoder)(1 + data[0] % 6); /* generic, paper, cm1, cm, vpc, cm2 */
+    if (data[0] % 7 == 6)
+        enc = SVPC_ENC_BEST;
     if (data[0] >= 0xE0 && enc == SVPC_ENC_GENERIC) /* fast (7): byte 0 0xE4, 0xEA... */
         enc = SVPC_ENC_FAST;
     unsigned ti = (data[0] >> 2) % 5u;

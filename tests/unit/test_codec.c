@@ -83,7 +83,7 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
     if (n > 0) {
         CHECK(svpc_decode(c, enc, t, out.data, out.len, n - 1, dec, &d) != ST_OK ||
               enc == SVPC_ENC_CM || enc == SVPC_ENC_CM1 || enc == SVPC_ENC_VPC ||
-              enc == SVPC_ENC_CM2 /* may decode n-1 entries then find bytes left */);
+              enc == SVPC_ENC_CM2 || enc == SVPC_ENC_BEST /* may decode n-1 entries then find bytes left */);
         CHECK(svpc_decode(c, enc, t, out.data, out.len / 2, n, dec, &d) != ST_OK);
     }
     /* flip bytes: must terminate without memory errors (ASan checks) */
@@ -340,29 +340,30 @@ static uint8_t *make_cm2_entries(st_entry_type t, size_t n, unsigned long long s
     return raw;
 }
 
-/* cm2 (6.9): its own round trips, that it refuses vpc pairs, and that a
- * payload cut anywhere is an error. */
-static void test_cm2(svpc_ctx *c)
+/* cm2 (6.9) and best (6.11), cm2's template, as encoder enc named name:
+ * their own round trips, that they refuse vpc pairs, and that a payload
+ * cut anywhere is an error. */
+static void test_cm2(svpc_ctx *c, svpc_encoder enc, const char *name)
 {
-    CHECK(svpc_encoder_supports(SVPC_ENC_CM2, ST_TYPE_D64) && svpc_encoder_supports(SVPC_ENC_CM2, ST_TYPE_M32));
-    CHECK(!svpc_encoder_supports(SVPC_ENC_CM2, ST_TYPE_VPC) && !svpc_encoder_supports(SVPC_ENC_CM2, ST_TYPE_BYTES));
+    CHECK(svpc_encoder_supports(enc, ST_TYPE_D64) && svpc_encoder_supports(enc, ST_TYPE_M32));
+    CHECK(!svpc_encoder_supports(enc, ST_TYPE_VPC) && !svpc_encoder_supports(enc, ST_TYPE_BYTES));
     svpc_encoder e;
-    CHECK(svpc_encoder_parse("cm2", &e) && e == SVPC_ENC_CM2 && strcmp(svpc_encoder_name(e), "cm2") == 0);
+    CHECK(svpc_encoder_parse(name, &e) && e == enc && strcmp(svpc_encoder_name(e), name) == 0);
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
     for (int ti = 0; ti < 4; ti++) {
         const st_entry_type t = types[ti];
         const size_t n = 20000, esz = st_entry_size(t);
         uint8_t *raw = make_cm2_entries(t, n, 7 + ti), *dec = malloc(n * esz + 1);
-        svpc_params p = {SVPC_ENC_CM2, SVPC_STAGE_LZMA, 6};
+        svpc_params p = {enc, SVPC_STAGE_LZMA, 6};
         st_buf out;
         st_buf_init(&out, 0);
         CHECK(svpc_encode(c, &p, t, raw, n, &out) == ST_OK);
         st_diag d;
         st_diag_clear(&d);
-        st_error r = svpc_decode(c, SVPC_ENC_CM2, t, out.data, out.len, n, dec, &d);
+        st_error r = svpc_decode(c, enc, t, out.data, out.len, n, dec, &d);
         CHECK(r == ST_OK && memcmp(dec, raw, n * esz) == 0);
         if (r != ST_OK)
-            fprintf(stderr, "  cm2 type %d: %s: %s\n", t, st_error_name(r), d.detail);
+            fprintf(stderr, "  %s type %d: %s: %s\n", name, t, st_error_name(r), d.detail);
         /* the second stage does not apply: -s gives the same bytes */
         st_buf other;
         st_buf_init(&other, 0);
@@ -371,10 +372,10 @@ static void test_cm2(svpc_ctx *c)
         CHECK(other.len == out.len && memcmp(other.data, out.data, out.len) == 0);
         /* every cut is an error: the coder needs bytes past the end */
         for (size_t cut = 0; cut < out.len; cut += 1 + out.len / 40)
-            CHECK(svpc_decode(c, SVPC_ENC_CM2, t, out.data, cut, n, dec, &d) == ST_E_CORRUPT);
+            CHECK(svpc_decode(c, enc, t, out.data, cut, n, dec, &d) == ST_E_CORRUPT);
         /* a byte more is left over */
         st_buf_append(&out, (const uint8_t *)"", 1);
-        CHECK(svpc_decode(c, SVPC_ENC_CM2, t, out.data, out.len, n, dec, &d) == ST_E_CORRUPT);
+        CHECK(svpc_decode(c, enc, t, out.data, out.len, n, dec, &d) == ST_E_CORRUPT);
         free(raw);
         free(dec);
         st_buf_free(&out);
@@ -385,17 +386,17 @@ static void test_cm2(svpc_ctx *c)
     uint8_t none[1];
     st_diag dz;
     for (size_t len = 0; len <= 5; len++)
-        CHECK(svpc_decode(c, SVPC_ENC_CM2, ST_TYPE_D64, junk, len, 0, none, &dz) == ST_E_CORRUPT);
+        CHECK(svpc_decode(c, enc, ST_TYPE_D64, junk, len, 0, none, &dz) == ST_E_CORRUPT);
     uint8_t pair[12] = {0};
     st_buf out;
     st_buf_init(&out, 0);
-    svpc_params p = {SVPC_ENC_CM2, SVPC_STAGE_LZMA, 6};
+    svpc_params p = {enc, SVPC_STAGE_LZMA, 6};
     CHECK(svpc_encode(c, &p, ST_TYPE_D64, pair, 0, &out) == ST_OK && out.len == 5 && out.data[0] == 0);
-    CHECK(svpc_decode(c, SVPC_ENC_CM2, ST_TYPE_D64, out.data, out.len, 0, none, &dz) == ST_OK);
+    CHECK(svpc_decode(c, enc, ST_TYPE_D64, out.data, out.len, 0, none, &dz) == ST_OK);
     out.len = 0;
     CHECK(svpc_encode(c, &p, ST_TYPE_VPC, pair, 1, &out) == ST_E_USAGE);
     st_diag d;
-    CHECK(svpc_decode(c, SVPC_ENC_CM2, ST_TYPE_VPC, pair, 12, 1, pair, &d) == ST_E_UNSUPPORTED);
+    CHECK(svpc_decode(c, enc, ST_TYPE_VPC, pair, 12, 1, pair, &d) == ST_E_UNSUPPORTED);
     st_buf_free(&out);
 }
 
@@ -485,8 +486,8 @@ int main(void)
     CHECK(svpc_ctx_new(&c) == ST_OK);
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
     const svpc_encoder encs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_PAPER, SVPC_ENC_GENERIC, SVPC_ENC_CM2,
-                                 SVPC_ENC_FAST};
-    for (int ei = 0; ei < 6; ei++)
+                                 SVPC_ENC_FAST, SVPC_ENC_BEST};
+    for (int ei = 0; ei < 7; ei++)
         for (int ti = 0; ti < 4; ti++) {
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 0, 0);
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 1, 1);
@@ -508,7 +509,8 @@ int main(void)
     }
     test_vpc_pairs(c);
     test_vpc_encoder(c);
-    test_cm2(c);
+    test_cm2(c, SVPC_ENC_CM2, "cm2");
+    test_cm2(c, SVPC_ENC_BEST, "best");
     test_fast(c);
     /* one context, alternating encoders: state must not leak between frames */
     roundtrip(c, SVPC_ENC_PAPER, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
@@ -522,6 +524,9 @@ int main(void)
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D32, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM2, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_FAST, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_BEST, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_CM2, ST_TYPE_M32, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_BEST, ST_TYPE_M32, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     /* bad parameters */
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 0};
