@@ -168,6 +168,7 @@ to() {
 }
 isnum() { [[ $1 =~ ^[0-9.e+-]+$ ]]; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+mean() { printf '%s\n' "$@" | awk '{ s += $1 } END { if (NR) printf "%.4f\n", s / NR }'; }
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s !~ /^[0-9.e+-]+$/ || s <= 0) print "n/a"; else printf "%.1f", b / 1e6 / s }'; }
 # div A B [FMT]: A / B, "n/a" when either is not a number
 div() {
@@ -570,25 +571,26 @@ memory() {
 # random access and the frame-size trade-off
 # =====================================================================================
 
-# ra_measure SIM ENTRIES: prints "whole one one-unchecked", medians in
-# seconds: the whole stream (3 runs), one entry at 21 random indices (the
-# same ones every call), and the same with --ignore-check, which decodes the
-# entry's frame up to it instead of to the end of its ENTRY_CRC block.  The
-# runs are interleaved (a whole stream, then 7 indices, three times), so that
-# a change in the machine's load weighs on both alike.
+# ra_measure SIM ENTRIES: prints "whole one one-unchecked" in seconds: the
+# whole stream (median of 4 runs), and the mean of one entry at 20 random
+# indices (the same ones every call; issue 24 decided the mean of 20), and
+# the same with --ignore-check, which decodes the entry's frame up to it
+# instead of to the end of its ENTRY_CRC block.  The runs are interleaved
+# (a whole stream, then 5 indices, four times), so that a change in the
+# machine's load weighs on both alike.
 ra_measure() {
     local sim=$1 n=$2 full=() one=() onex=() i j idx
     RANDOM=42
-    for ((i = 0; i < 3; i++)); do
+    for ((i = 0; i < 4; i++)); do
         full+=("$(elapsed "$CAT" "${DOPTS[@]}" -o /dev/null -f "$sim")")
-        for ((j = 0; j < 7; j++)); do
+        for ((j = 0; j < 5; j++)); do
             idx=$(((RANDOM * 32768 + RANDOM) % n))
             one+=("$(elapsed "$CAT" "${DOPTS[@]}" --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
             onex+=("$(elapsed "$CAT" "${DOPTS[@]}" --ignore-check --entries "$idx:$((idx + 1))" -o /dev/null -f "$sim")")
         done
     done
     any_fail "${full[@]}" "${one[@]}" "${onex[@]}" && return 1
-    echo "$(median "${full[@]}") $(median "${one[@]}") $(median "${onex[@]}")"
+    echo "$(median "${full[@]}") $(mean "${one[@]}") $(mean "${onex[@]}")"
 }
 
 random_access() {
@@ -603,8 +605,8 @@ random_access() {
     list_t=$(elapsed to /dev/null "$CAT" --list "$sim")
     V[ra]=$(pct "$mo" "$mf")
     echo "random access: 1 GiB of d64 ($n entries, $(group "$(fsize "$sim")") bytes packed): $BIG_WHAT"
-    printf '  whole stream   %7.3f s (median of 3)\n' "$mf"
-    printf '  one entry      %7.3f s (median of 21 random indices)   = %s%% of the whole (decoded to the end of its checksum block)\n' \
+    printf '  whole stream   %7.3f s (median of 4)\n' "$mf"
+    printf '  one entry      %7.3f s (mean of 20 random indices)     = %s%% of the whole (decoded to the end of its checksum block)\n' \
         "$mo" "${V[ra]}"
     printf '  one entry      %7.3f s (the same, --ignore-check)      = %s%% of the whole (decoded up to it, unchecked)\n' \
         "$mx" "$(pct "$mx" "$mf")"
@@ -1008,7 +1010,7 @@ target() { # target ID TEXT FIGURE OK: print and record a target
 targets() {
     want size || want speed || want threads || want memory || want random || want overhead || return 0
     local nsel=${#CORPUS_SEL[@]} nall=${#CORPUS_ALL[@]} m v names=() n ok
-    echo "targets of issue 11 (default settings$([[ ${#COPTS[@]} -eq 0 ]] || echo ", but SVPC_OPTS: ${COPTS[*]}"))"
+    echo "targets of issue 11, as issue 24 decided them (default settings$([[ ${#COPTS[@]} -eq 0 ]] || echo ", but SVPC_OPTS: ${COPTS[*]}"))"
     if ((!HAVE_CORPUS)); then
         echo "  (no corpus: the size, speed and overhead targets are not measured)"
     elif ((nsel < nall)); then
@@ -1030,12 +1032,14 @@ targets() {
         echo "    (by CPU time: compress min ${V[min_ccpu]:-n/a}, decompress min ${V[min_dcpu]:-n/a})"
     fi
     if want threads; then
-        for n in 200MB 1GiB; do
-            v="c ${V[$n|c2]:-n/a}x, d ${V[$n|d2]:-n/a}x"
-            ok=$(($(cmpf "${V[$n|c2]:-n/a}" 1.8 ">=") && $(cmpf "${V[$n|d2]:-n/a}" 1.8 ">=")))
-            [[ -n ${V[$n|c2]:-} ]] || v=n/a
-            target "threads_$n" "-T2 >= 1.8x -T1 at $n, compress and decompress" "$v" "$ok"
-        done
+        # at 1 GiB and above only: 200 MB is 6 frames of unequal cost,
+        # which allow at most 1.82x (issue 11's measurement)
+        echo "    (200MB: c ${V[200MB|c2]:-n/a}x, d ${V[200MB|d2]:-n/a}x; no target below 1 GiB)"
+        n=1GiB
+        v="c ${V[$n|c2]:-n/a}x, d ${V[$n|d2]:-n/a}x"
+        ok=$(($(cmpf "${V[$n|c2]:-n/a}" 1.8 ">=") && $(cmpf "${V[$n|d2]:-n/a}" 1.8 ">=")))
+        [[ -n ${V[$n|c2]:-} ]] || v=n/a
+        target "threads_$n" "-T2 >= 1.8x -T1 at $n, compress and decompress" "$v" "$ok"
         if [[ $(cmpf "${V[load_threads]:-0}" "$((NCPU - 1))" ">=") == 1 ]]; then
             echo "    (load average ${V[load_threads]} on $NCPU CPUs when the thread part began: other work holds"
             echo "     the CPUs that -T2 needs, so these ratios say little; measure again on an idle machine)"
@@ -1047,11 +1051,11 @@ targets() {
         target rss_T2 "peak RSS < 192 MiB, -T2" "max ${m%% *} MiB (${m#* })" "$(cmpf "${m%% *}" 192 "<")"
     fi
     if want random; then
-        target random_access "one entry <= 2% of the whole 1 GiB stream" "${V[ra]:-n/a}%" "$(cmpf "${V[ra]:-n/a}" 2 "<=")"
+        target random_access "one entry <= 4% of the whole 1 GiB stream (mean of 20)" "${V[ra]:-n/a}%" "$(cmpf "${V[ra]:-n/a}" 4 "<=")"
     fi
     if want overhead; then
         m=${V[max_over]:-n/a -}
-        target frame_overhead "frame overhead <= 3%, every trace" "max ${m% *}% (${m#* })" "$(cmpf "${m% *}" 3 "<=")"
+        target frame_overhead "frame overhead <= 5%, every trace" "max ${m% *}% (${m#* })" "$(cmpf "${m% *}" 5 "<=")"
     fi
     echo
 }
@@ -1233,7 +1237,9 @@ levels_part() {
         m=$(maxof mem_ratio "${names[@]}")
         target fast_memory "-1 peak memory <= 0.25x the default's" "max ${m% *} (${m#* })" "$(cmpf "${m% *}" 0.25 "<=")"
     fi
-=======
+    echo
+}
+
 # drmemtrace_records FILE: one thread's records (the members of a zip in
 # order, a .gz decompressed, else the file)
 drmemtrace_records() {
@@ -1279,7 +1285,9 @@ drmemtrace_part() {
         tsv drmemtrace "$name" xz_d_cpu_s "$mx"
     done
     rm -f "$TMP"/drm.*
-=======
+    echo
+}
+
 # The corpus's ChampSim traces (issue 22's targets): the stored bytes of
 # the champsim stream (simtrace-cat --list) against xz -9 of the same raw
 # records, at most 0.5x each and 0.35x in geometric mean; reading them
