@@ -53,6 +53,14 @@ int cli_std_fds(const char *prog)
         }
         std_closed |= 1u << fd;
     }
+    /* what the programs print through stdio (--help, --list, --stats) is
+     * written at cli_stdout_done in one flush, whose errno is kept: a
+     * text longer than stdio's 4 KiB would meet a full disk in a write
+     * inside printf, whose errno later calls lose ("write error" with no
+     * reason); a terminal keeps its line buffering */
+    static char out_buf[1 << 16]; /* (glibc takes a size only with a buffer) */
+    if (!isatty(1))
+        setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
     return EXIT_OK;
 }
 
