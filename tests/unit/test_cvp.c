@@ -12,6 +12,7 @@
 #include "../../formats/trace_io.h"
 #include "../../svpc/svpc.h"
 #include "check.h"
+#include "obuf.h"
 
 /* ---- records built by hand ---------------------------------------------------- */
 
@@ -104,20 +105,6 @@ static st_error import(const char *fmt, const rbuf *r, sink1 *s, st_diag *d)
     return e;
 }
 
-typedef struct {
-    uint8_t *p;
-    size_t n;
-} obuf;
-
-static st_error o_write(void *arg, const void *b, size_t n)
-{
-    obuf *o = arg;
-    o->p = realloc(o->p, o->n + n + 1);
-    memcpy(o->p + o->n, b, n);
-    o->n += n;
-    o->p[o->n] = 0;
-    return ST_OK;
-}
 
 static st_error export(const char *fmt, const uint8_t *e, size_t n, obuf *o)
 {

@@ -24,6 +24,7 @@
 #include "../../common/st_decomp.h"
 #include "../../formats/trace_io.h"
 #include "check.h"
+#include "obuf.h"
 
 /* ---- an in-memory sink ------------------------------------------------------ */
 
@@ -141,23 +142,6 @@ static uint8_t *read_file(const char *path, size_t *len)
     fclose(f);
     *len = n;
     return b;
-}
-
-/* ---- an in-memory exporter target -------------------------------------------- */
-
-typedef struct {
-    uint8_t *p;
-    size_t n;
-} obuf;
-
-static st_error o_write(void *arg, const void *b, size_t n)
-{
-    obuf *o = arg;
-    o->p = realloc(o->p, o->n + n + 1);
-    memcpy(o->p + o->n, b, n);
-    o->n += n;
-    o->p[o->n] = 0;
-    return ST_OK;
 }
 
 /* Values of a primary stream from its vblock companion (linear search:
