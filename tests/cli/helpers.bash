@@ -227,6 +227,24 @@ real_of() {
     rm -f "$out.d64src"
 }
 
+# slow_feed FILE CHUNK DELAY FIFO: write FILE into FIFO, CHUNK bytes at a
+# time with DELAY seconds between chunks (ends quietly when the reader goes).
+# The function execs perl, so that the caller's $! is the writer itself:
+# killing only a subshell left its perl writing one more chunk into the
+# FIFO's next reader (stop 28's CI failure of reliability.bats).
+slow_feed() {
+    exec perl -e '
+        use strict; use warnings; use Time::HiRes qw(sleep); use POSIX ();
+        my ($f, $chunk, $delay, $fifo) = @ARGV;
+        $SIG{PIPE} = "IGNORE";
+        open(my $in, "<:raw", $f) or die "$f: $!\n";
+        open(my $out, ">:raw", $fifo) or die "$fifo: $!\n";
+        select($out); $| = 1;
+        while (read($in, my $b, $chunk)) { print $out $b or POSIX::_exit(0); sleep($delay); }
+        close($out) or POSIX::_exit(0);
+    ' "$@"
+}
+
 # ---- container inspection and damage ----------------------------------------
 
 # u64 FILE OFFSET: little-endian u64 at OFFSET.

@@ -16,21 +16,6 @@ setup() {
     [[ -x $PACK && -x $CAT ]] || fail "no simtrace-pack/simtrace-cat in $SVPC_BIN"
 }
 
-# slow_feed FILE CHUNK DELAY FIFO: write FILE into FIFO, CHUNK bytes at a
-# time with DELAY seconds between chunks (ends quietly when the reader goes).
-slow_feed() {
-    exec perl -e '
-        use strict; use warnings; use Time::HiRes qw(sleep); use POSIX ();
-        my ($f, $chunk, $delay, $fifo) = @ARGV;
-        $SIG{PIPE} = "IGNORE";
-        open(my $in, "<:raw", $f) or die "$f: $!\n";
-        open(my $out, ">:raw", $fifo) or die "$fifo: $!\n";
-        select($out); $| = 1;
-        while (read($in, my $b, $chunk)) { print $out $b or POSIX::_exit(0); sleep($delay); }
-        close($out) or POSIX::_exit(0);
-    ' "$@"
-}
-
 # with_default_signals CMD...: run CMD with SIGINT and SIGTERM at their
 # default disposition (a shell's background jobs start with SIGINT ignored).
 # Both helpers exec, so that `helper ... &` gives the program's own pid.

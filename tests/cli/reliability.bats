@@ -529,13 +529,6 @@ race_out() {
     [[ $output == "simtrace-pack: invalid compression level '-99' (use -1 .. -9)" ]] || fail "$output"
 }
 
-# slow_feed IN FIFO: write IN into FIFO 32000 bytes at a time, 10 per second
-# (in the background; the caller waits for it).
-slow_feed() {
-    perl -e 'use Time::HiRes qw(sleep); open(my $i, "<:raw", $ARGV[0]) or die; open(my $o, ">:raw", $ARGV[1]) or die;
-             select($o); $| = 1; while (read($i, my $b, 32000)) { print $o $b or exit 0; sleep(0.1) }' "$1" "$2"
-}
-
 # wait_tmp_over BYTES PID: poll until a temporary output out.sim.tmp* holds
 # more than BYTES bytes, for at most 60 s (a loaded CI machine can start the
 # program late); fails at once, with what there is, when PID has ended.
@@ -576,13 +569,16 @@ kept_prefix() {
 
 @test "a second signal keeps the -o file's finished frames, renamed into place and fixable by --repair (svpc-compress, simtrace-pack)" {
     real_d64 120000 r
-    mkfifo fifo
-    local prog st feeder pid
+    local prog st feeder pid fifo
     for prog in "$COMPRESS" "$PACK"; do
         rm -f out.sim
-        slow_feed r fifo &
+        # a FIFO of its own for each program: no writer of the round before
+        # can reach this one's reader
+        fifo=fifo.${prog##*/}
+        mkfifo "$fifo"
+        slow_feed r 32000 0.1 "$fifo" &
         feeder=$!
-        perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$prog" -T1 --frame-size 1000 -o out.sim fifo 2>err &
+        perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$prog" -T1 --frame-size 1000 -o out.sim "$fifo" 2>err &
         pid=$!
         wait_tmp_over 2000 $pid
         int_then_term $pid
@@ -601,7 +597,7 @@ kept_prefix() {
 @test "timeout's double SIGTERM (to the program, then its process group) is one request: simtrace-pack finishes the container" {
     real_d64 120000 r
     mkfifo fifo
-    slow_feed r fifo &
+    slow_feed r 32000 0.1 fifo &
     local feeder=$! st=0 n
     # the feeder is outside timeout's process group; it needs about 12 s
     timeout 1.5 "$PACK" -T1 --frame-size 1000 -s none -o out.sim fifo 2>err || st=$?
@@ -619,7 +615,7 @@ kept_prefix() {
 @test "a second signal where -o's name was taken meanwhile keeps the frames under the temporary name the message gives" {
     real_d64 120000 r
     mkfifo fifo
-    slow_feed r fifo &
+    slow_feed r 32000 0.1 fifo &
     local feeder=$! st=0 pid tmp
     perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$COMPRESS" -T1 --frame-size 1000 -o out.sim fifo 2>err &
     pid=$!
@@ -643,7 +639,7 @@ kept_prefix() {
     real_d64 100000 r 30000
     "$PACK" -T1 --frame-size 1000 -s none -o x.sim --stream a a
     mkfifo fifo
-    slow_feed r fifo &
+    slow_feed r 32000 0.1 fifo &
     local feeder=$! st=0 pid n
     perl -e '$SIG{INT} = $SIG{TERM} = $SIG{HUP} = "DEFAULT"; exec @ARGV' "$PACK" -T1 --frame-size 1000 -s none --append x.sim --stream b fifo 2>err &
     pid=$!
