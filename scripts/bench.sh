@@ -300,6 +300,42 @@ big_input() { # make the 1 GiB input once
 
 declare -A V # V[trace|figure]
 
+# value_bits RAW SVPC: how random the value bytes of the d64 trace RAW are,
+# for issue 24's size exception (at most 0.92x the reference, not 0.75x, for
+# "traces whose value bytes are measured to be random: at least 7.9 bits a
+# byte under every model").  The value bytes are each entry's value at its
+# access size (8 bytes when meta's fullSize bit is set, else data >> 32
+# bytes of the data field's low half), in order.  The models: their order-0
+# entropy, xz -9, bzip2 -9, zstd -19, and cm2's own cost of the data field in
+# SVPC (the ids and misses of --stats=json).  Prints "BITS MODEL" for the
+# model that needs the fewest bits a byte, or "n/a -".
+value_bits() {
+    local raw=$1 svpc=$2 vb="$TMP/values.bin" nb best=n/a bm=- b m entries
+    perl -e 'binmode STDIN; binmode STDOUT; local $/ = \32; my @c = (0) x 256; my $n = 0; my $out = "";
+        while (my $e = <STDIN>) {
+            last if length($e) < 32;
+            my ($meta, $ip, $a, $d) = unpack("Q<4", $e);
+            my $v; if (($meta >> 48) & 1) { $v = pack("Q<", $d) } else { my $sz = $d >> 32; $sz = 8 if $sz > 8; $v = substr(pack("Q<", $d & 0xffffffff), 0, $sz) }
+            $out .= $v; if (length($out) >= 65536) { $c[$_]++ for unpack("C*", $out); $n += length($out); print $out; $out = "" }
+        }
+        $c[$_]++ for unpack("C*", $out); $n += length($out); print $out;
+        my $h = 0; for (@c) { next unless $_; my $p = $_ / $n; $h -= $_ * log($p) / log(2) }
+        printf STDERR "%d %.0f\n", $n, $h;' <"$raw" >"$vb" 2>"$vb.h" || { rm -f "$vb" "$vb.h"; echo "n/a -"; return; }
+    read -r nb b <"$vb.h"
+    ((nb > 0)) || { rm -f "$vb" "$vb.h"; echo "n/a -"; return; }
+    {
+        echo "$(div "$b" "$nb" %.3f) order-0"
+        echo "$(div "$(($(xz -9 -T1 -c "$vb" | wc -c) * 8))" "$nb" %.3f) xz-9"
+        echo "$(div "$(($(bzip2 -9 -c "$vb" | wc -c) * 8))" "$nb" %.3f) bzip2-9"
+        echo "$(div "$(($(zstd -19 -T1 -q -c "$vb" | wc -c) * 8))" "$nb" %.3f) zstd-19"
+        entries=$(($(fsize "$raw") / 32))
+        m=$("$CAT" --stats=json "$svpc" 2>/dev/null | grep -o '"data": {"hit_rate"[^}]*}' |
+            sed -n 's/.*"ids_bits_per_entry": \([0-9.]*\), "misses_bits_per_entry": \([0-9.]*\).*/\1 \2/p' | head -n 1)
+        [[ -n $m ]] && awk -v i="${m% *}" -v x="${m#* }" -v e="$entries" -v n="$nb" 'BEGIN { printf "%.3f cm2-data\n", (i + x) * e / n }'
+    } | awk '$1 ~ /^[0-9.]+$/' | sort -g | head -n 1 | grep . || echo "n/a -"
+    rm -f "$vb" "$vb.h"
+}
+
 # =====================================================================================
 # corpus: size, speed, round trip
 # =====================================================================================
@@ -360,6 +396,11 @@ corpus_main() {
         V[$n|bpe]=$(div "$((bytes * 8))" "$entries" %.3f)
         V[$n|vs_ref]=$(div "$bytes" "${REF_PAY[$n]:-}" %.3f)
         V[$n|vs_010]=$(div "$bytes" "${BASE010[$n]:-}" %.3f)
+        # measured only where it can matter: above 0.75x the reference
+        if (($(cmpf "${V[$n|vs_ref]}" 0.75 ">"))); then
+            note "$n: how random its value bytes are"
+            V[$n|vbits]=$(value_bits "$raw" "$out")
+        fi
         if want overhead; then
             local fs=$entries
             ((fs <= MAX_FRAME)) || fs=$MAX_FRAME
@@ -998,7 +1039,8 @@ best_part() {
 verdict() { if [[ $1 == *n/a* ]]; then echo "not measured"; elif (($2)); then echo met; else echo "NOT met"; fi; }
 cmpf() { awk -v a="$1" -v b="$2" -v op="$3" 'BEGIN {
     if (a !~ /^[-+0-9.]+$/) { print 0; exit }
-    if (op == "<=") print (a + 0 <= b + 0) ? 1 : 0; else if (op == ">=") print (a + 0 >= b + 0) ? 1 : 0; else print (a + 0 < b + 0) ? 1 : 0 }'; }
+    if (op == "<=") print (a + 0 <= b + 0) ? 1 : 0; else if (op == ">=") print (a + 0 >= b + 0) ? 1 : 0
+    else if (op == ">") print (a + 0 > b + 0) ? 1 : 0; else print (a + 0 < b + 0) ? 1 : 0 }'; }
 target() { # target ID TEXT FIGURE OK: print and record a target
     local v
     v=$(verdict "$3" "$4")
@@ -1018,8 +1060,21 @@ targets() {
     fi
     for n in "${CORPUS_SEL[@]}"; do [[ -n ${V[$n|svpc]:-} ]] && names+=("$n"); done
     if want size || want speed; then
+        # issue 24: a trace whose value bytes need at least 7.9 bits a byte
+        # under every model (value_bits) may reach 0.92x; the others 0.75x
+        local over=() lim vb
+        ok=1
+        for n in "${names[@]}"; do
+            (($(cmpf "${V[$n|vs_ref]:-n/a}" 0.75 ">"))) || continue
+            vb=${V[$n|vbits]:-n/a -}
+            lim=0.75
+            (($(cmpf "${vb% *}" 7.9 ">="))) && lim=0.92
+            over+=("$n ${V[$n|vs_ref]} (values ${vb% *} bits/byte by ${vb#* }: limit $lim)")
+            (($(cmpf "${V[$n|vs_ref]}" "$lim" "<="))) || ok=0
+        done
         m=$(maxof vs_ref "${names[@]}")
-        target size_every "size <= 0.75x reference, every trace" "max ${m% *} (${m#* })" "$(cmpf "${m% *}" 0.75 "<=")"
+        target size_every "size <= 0.75x reference (0.92x random values)" "max ${m% *} (${m#* })" "$ok"
+        for v in "${over[@]}"; do echo "    above 0.75x: $v"; done
         target size_geomean "size <= 0.55x reference, geometric mean" "${V[geo]:-n/a}" "$(cmpf "${V[geo]:-n/a}" 0.55 "<=")"
         m=$(maxof vs_010 "${names[@]}")
         target size_vs_0.1.0 "no trace bigger than svpc 0.1.0" "max ${m% *} (${m#* })" "$(cmpf "${m% *}" 1 "<=")"
