@@ -23,13 +23,16 @@
 
 #include "rc.h"
 
-/* A new frame: the next epoch; stamps (`bytes` of them) of the model. */
-static inline void lazy_next(uint32_t *epoch, void *stamps, size_t bytes)
+/* A new frame: the next epoch; stamps (`bytes` of them) of the model.
+ * Returns 1 when the epochs started over (what else a model tags with its
+ * epoch must be cleared then). */
+static inline int lazy_next(uint32_t *epoch, void *stamps, size_t bytes)
 {
-    if (++*epoch == 0) {
-        memset(stamps, 0, bytes);
-        *epoch = 1;
-    }
+    if (++*epoch != 0)
+        return 0;
+    memset(stamps, 0, bytes);
+    *epoch = 1;
+    return 1;
 }
 
 /* The n probabilities at row, each RC_PROB_INIT if the frame had not used
