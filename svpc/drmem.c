@@ -213,8 +213,11 @@ static void drm_reset(drm_model *m, drm_state *s, int fresh)
 }
 
 /* Row [idx] (one or more subscripts) of the lazy probability table tbl,
- * 256 probabilities. */
-#define DRM_ROW(m, tbl, idx) lazy_probs((m)->tbl idx, 256, &(m)->stamp.tbl idx, (m)->epoch)
+ * 256 probabilities; NULL when ENC is DRM_UPDATE, which codes nothing (a
+ * row's reset is work the compiler cannot drop, and most entries of a
+ * repetitive trace are the match model's updates). */
+#define DRM_ROW(ENC, m, tbl, idx) \
+    ((ENC) == DRM_UPDATE ? NULL : lazy_probs((m)->tbl idx, 256, &(m)->stamp.tbl idx, (m)->epoch))
 
 static inline drm_line *drm_line_at(drm_model *m, uint32_t li)
 {
@@ -284,7 +287,7 @@ ST_INLINE const char *drm_residual(drm_io *io, const int ENC, drm_model *m, drm_
     s->last_nb[k] = nb;
     for (unsigned j = nb; j-- > 0;) {
         const unsigned hb = j + 1 < nb ? (unsigned)(x >> (8 * j + 12)) & 15u : 0;
-        unsigned b = drm_tree(io, ENC, DRM_ROW(m, rbyte, [k][nb * (nb - 1) / 2 + j][hb]), 8, (unsigned)(x >> (8 * j)) & 255u);
+        unsigned b = drm_tree(io, ENC, DRM_ROW(ENC, m, rbyte, [k][nb * (nb - 1) / 2 + j][hb]), 8, (unsigned)(x >> (8 * j)) & 255u);
         if (!ENC) {
             if (j == nb - 1 && b == 0)
                 return "miss longer than needed";
@@ -495,10 +498,10 @@ ST_INLINE const char *drm_encoding(drm_io *io, const int ENC, drm_model *m, drm_
         const uint32_t h = s->encprev;
         const uint32_t ih = (uint32_t)((s->enchash + pos) * UINT64_C(0x9E3779B97F4A7C15) >> 32);
         rc_prob *const t[DRM_ENC_NM] = {
-            DRM_ROW(m, enc0, [ih >> (32 - DRM_O0_BITS)]), DRM_ROW(m, enc1, [p3][h & 255u]),
-            DRM_ROW(m, enc2, [(((h & 0xFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O2_BITS)]),
-            DRM_ROW(m, enc3, [(((h & 0xFFFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O3_BITS)]),
-            DRM_ROW(m, encop, [pos < 7 ? pos : 7][s->encop >> (pos < 2 ? 0 : 8) & 255u])};
+            DRM_ROW(ENC, m, enc0, [ih >> (32 - DRM_O0_BITS)]), DRM_ROW(ENC, m, enc1, [p3][h & 255u]),
+            DRM_ROW(ENC, m, enc2, [(((h & 0xFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O2_BITS)]),
+            DRM_ROW(ENC, m, enc3, [(((h & 0xFFFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O3_BITS)]),
+            DRM_ROW(ENC, m, encop, [pos < 7 ? pos : 7][s->encop >> (pos < 2 ? 0 : 8) & 255u])};
         const unsigned b = drm_mix_byte(io, ENC, m->stretch, t, m->mixw[p3], (unsigned)(x >> (8 * j)) & 255u);
         x |= (uint64_t)b << (8 * j);
         j++;
@@ -508,7 +511,8 @@ ST_INLINE const char *drm_encoding(drm_io *io, const int ENC, drm_model *m, drm_
         if (pos < 2)
             s->encop = (s->encop << 8) | b;
         const uint32_t eh = (((s->encop & 0xFFFFu) << 12) | (pos << 8) | b) * 0x9E3779B1u, ei = eh >> (32 - DRM_END_BITS);
-        end = j == 8 || drm_bit(io, ENC, DRM_ROW(m, encend, [ei / 256u]) + ei % 256u, j == *size);
+        rc_prob *const pend = ENC == DRM_UPDATE ? NULL : DRM_ROW(ENC, m, encend, [ei / 256u]) + ei % 256u;
+        end = j == 8 || drm_bit(io, ENC, pend, j == *size);
     }
     *a = x;
     *size = j;
