@@ -81,8 +81,9 @@ static inline unsigned st_cvp_words(const uint8_t *e)
  */
 long st_cvp_parse(const uint8_t *p, size_t avail, int cbp, uint8_t *e, const char **why);
 
-/* Write the record of entry e to out (ST_CVP_RECORD_MAX bytes); returns its
- * length, or 0 when e is no entry a record gives (*why says why). */
+/* Write the record of entry e to out (ST_CVP_RECORD_MAX bytes, those past
+ * the record's scratch); returns its length, or 0 when e is no entry a
+ * record gives (*why says why). */
 size_t st_cvp_unparse(const uint8_t *e, int cbp, uint8_t *out, const char **why);
 
 #endif /* ST_CVP_H */

@@ -87,6 +87,9 @@ long st_cvp_parse(const uint8_t *p, size_t avail, int cbp, uint8_t *e, const cha
     return (long)(k + 8u * words);
 }
 
+/* 1 when the bytes n..7 of the little-endian word w are 0 (n <= 8). */
+static inline int zeros_from(uint64_t w, unsigned n) { return n >= 8 || (w >> (8 * n)) == 0; }
+
 size_t st_cvp_unparse(const uint8_t *e, int cbp, uint8_t *out, const char **why)
 {
     unsigned type = e[CVP_TYPE], nin = e[CVP_NIN], nout = e[CVP_NOUT];
@@ -97,8 +100,7 @@ size_t st_cvp_unparse(const uint8_t *e, int cbp, uint8_t *out, const char **why)
         *why = "its type is not one of the format's";
     else if (nin > ST_CVP_IN_MAX || nout > ST_CVP_OUT_MAX || words > ST_CVP_WORDS_MAX)
         *why = "its register counts pass the limits";
-    else if (e[CVP_ZERO] || !st_cvp_zeros(e + CVP_IN + nin, ST_CVP_IN_MAX - nin) ||
-             !st_cvp_zeros(e + CVP_OUT + nout, ST_CVP_OUT_MAX - nout) ||
+    else if (e[CVP_ZERO] || !zeros_from(st_load64(e + CVP_IN), nin) || !zeros_from(st_load64(e + CVP_OUT), nout) ||
              !st_cvp_zeros(e + CVP_WORDS + 8u * words, 8u * (ST_CVP_WORDS_MAX - words)))
         *why = "bytes past its registers or values are not 0";
     else if ((!mem && (!st_cvp_zeros(e + CVP_EA, 8) || e[CVP_SIZE] || e[CVP_BASE_UPDATE])) ||
@@ -127,13 +129,16 @@ size_t st_cvp_unparse(const uint8_t *e, int cbp, uint8_t *out, const char **why)
             k += 8;
         }
     }
+    /* the registers and the words as whole arrays: the bytes past them are
+     * the next fields' or scratch (out has ST_CVP_RECORD_MAX bytes), and
+     * copies of a constant size take no call */
     out[k++] = (uint8_t)nin;
-    memcpy(out + k, e + CVP_IN, nin);
+    memcpy(out + k, e + CVP_IN, ST_CVP_IN_MAX);
     k += nin;
     out[k++] = (uint8_t)nout;
-    memcpy(out + k, e + CVP_OUT, nout);
+    memcpy(out + k, e + CVP_OUT, ST_CVP_OUT_MAX);
     k += nout;
-    memcpy(out + k, e + CVP_WORDS, 8u * words);
+    memcpy(out + k, e + CVP_WORDS, 8u * ST_CVP_WORDS_MAX);
     return k + 8u * words;
 }
 

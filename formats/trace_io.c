@@ -201,9 +201,15 @@ static st_error start(st_exporter *x)
     }
 }
 
-/* Copy n entries of esize bytes through the buffer. */
+/* Copy n entries of esize bytes through the buffer; whole buffers'
+ * worth, when the buffer is empty, go to the write callback as they are
+ * (the callbacks still see at most ST_XBUF bytes at a time): copying the
+ * 19 MB of a ChampSim trace was 9% of simtrace-cat -F champsim's
+ * instructions. */
 static st_error put_bytes(st_exporter *x, const uint8_t *p, size_t bytes)
 {
+    for (; x->len == 0 && bytes >= ST_XBUF; p += ST_XBUF, bytes -= ST_XBUF)
+        RETURN_IF_ERROR(x->write(x->warg, p, ST_XBUF));
     while (bytes) {
         if (x->len == ST_XBUF)
             RETURN_IF_ERROR(st_x_flush(x));

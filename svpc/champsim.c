@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "lazy.h"
 #include "rc.h"
 
 /* ip lines: 2^16, as many as the distinct ips of a long trace's hot code
@@ -110,18 +111,28 @@ typedef struct {
     rc_prob mid[2][2][MP_COUNT + 1][8]; /* operand id: [destination][seen][its last id] 3-bit tree */
     rc_prob nb[MK_COUNT][4][16];  /* miss byte count 0..8: [kind][context] 4-bit tree */
     rc_prob msel[2][8];           /* a memory miss's reference: [the slot has a last address] 3-bit tree */
-    rc_prob mbyte[MK_COUNT][4][9][8][256]; /* miss byte: [kind][context][count][position from the top] */
     rc_prob extra_eq[2];         /* cloudsuite extra bytes as in the record before: [last flag] */
     rc_prob extra_tree[CS_EXTRA][256];
 } cs_probs;
 
+/* The tables reset lazily (lazy.h): the byte trees, and the path and
+ * tuple tables by blocks of 4 KiB. */
+#define CS_PATH_BLOCK 512u
+#define CS_TUP_BLOCK 512u
+typedef struct {
+    uint32_t reg_tree[CS_MAX_REGS][256];
+    uint32_t mbyte[MK_COUNT][4][9][8];
+    uint32_t path[(1u << CS_PATH_BITS) / CS_PATH_BLOCK];
+    uint32_t tup[(1u << CS_TUP_BITS) / CS_TUP_BLOCK];
+} cs_stamps;
+
 typedef struct {
     cs_probs pr;
     uint32_t epoch;                  /* the frame's: lines of other epochs are empty */
-    /* register byte: [position][context] byte trees, each reset when a
-     * frame first uses it (reg_tree()): most are never used */
+    cs_stamps stamp;
+    /* register byte: [position][context] byte trees; most are never used */
     rc_prob reg_tree[CS_MAX_REGS][256][256];
-    uint32_t reg_epoch[CS_MAX_REGS][256]; /* the frame that last reset it */
+    rc_prob mbyte[MK_COUNT][4][9][8][256]; /* miss byte: [kind][context][count][position from the top] */
     cs_line line[1u << CS_LINE_BITS];
     cs_slot slot[1u << CS_LINE_BITS][CS_SLOTS]; /* of each line's ip */
     uint64_t path[1u << CS_PATH_BITS]; /* the ip that followed two ips: (path hash) -> ip */
@@ -135,30 +146,30 @@ static st_error cs_model_ready(cs_model **mp)
     cs_model *m = *mp;
     if (!m && !(m = *mp = calloc(1, sizeof *m)))
         return ST_E_NOMEM;
-    if (++m->epoch == 0) {
+    if (lazy_next(&m->epoch, &m->stamp, sizeof m->stamp))
         /* 2^32 frames later: lines of the first frame look valid again */
         memset(m->line, 0, sizeof m->line);
-        memset(m->reg_epoch, 0, sizeof m->reg_epoch);
-        m->epoch = 1;
-    }
-    memset(m->path, 0, sizeof m->path);
-    memset(m->tup, 0, sizeof m->tup);
     rc_prob *p = (rc_prob *)(void *)&m->pr;
     for (size_t i = 0; i < sizeof m->pr / sizeof(rc_prob); i++)
         p[i] = RC_PROB_INIT;
     return ST_OK;
 }
 
-/* The register byte tree (j, ctx), as if reset with the others at the
- * frame's start. */
-static inline rc_prob *reg_tree(cs_model *m, unsigned j, unsigned ctx)
+/* Tree [idx] (one or more subscripts) of the lazy table tbl. */
+#define CS_TREE(m, tbl, idx) lazy_probs((m)->tbl idx, 256, &(m)->stamp.tbl idx, (m)->epoch)
+
+/* The path table's entry h, and the tuple table's. */
+static inline uint64_t *cs_path(cs_model *m, uint32_t h)
 {
-    if (m->reg_epoch[j][ctx] != m->epoch) {
-        for (unsigned i = 0; i < 256; i++)
-            m->reg_tree[j][ctx][i] = RC_PROB_INIT;
-        m->reg_epoch[j][ctx] = m->epoch;
-    }
-    return m->reg_tree[j][ctx];
+    uint64_t *block = lazy_zeros(&m->path[h / CS_PATH_BLOCK * CS_PATH_BLOCK], CS_PATH_BLOCK * sizeof m->path[0],
+                                 &m->stamp.path[h / CS_PATH_BLOCK], m->epoch);
+    return block + h % CS_PATH_BLOCK;
+}
+static inline uint8_t *cs_tup(cs_model *m, uint32_t h)
+{
+    uint8_t(*block)[CS_MAX_REGS] = lazy_zeros(&m->tup[h / CS_TUP_BLOCK * CS_TUP_BLOCK], CS_TUP_BLOCK * sizeof m->tup[0],
+                                              &m->stamp.tup[h / CS_TUP_BLOCK], m->epoch);
+    return block[h % CS_TUP_BLOCK];
 }
 
 /* ---- coding primitives: one call site for encoder and decoder ------------ */
@@ -211,7 +222,7 @@ ST_INLINE uint64_t cs_miss(cs_model *m, cs_io *io, const int ENC, unsigned k, un
     uint64_t r = 0;
     for (unsigned j = 0; j < nb; j++) {
         const unsigned shift = 8 * (nb - 1 - j);
-        r |= (uint64_t)cs_tree(io, ENC, m->pr.mbyte[k][ctx][nb][j], 8, (unsigned)(v >> shift) & 0xFFu) << shift;
+        r |= (uint64_t)cs_tree(io, ENC, CS_TREE(m, mbyte, [k][ctx][nb][j]), 8, (unsigned)(v >> shift) & 0xFFu) << shift;
     }
     return r;
 }
@@ -381,7 +392,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
     /* the path's proposal, where the first is not taken for granted (the
      * path table is looked up and learns only there: it is the decoder's
      * other cache miss) */
-    const uint64_t pathv = pvalid && !all ? m->path[path] : 0;
+    const uint64_t pathv = pvalid && !all ? *cs_path(m, path) : 0;
     if (pathv && (nc < 1 || pathv != cand[0]) && (nc < 2 || pathv != cand[1]))
         cand[nc++] = pathv;
 
@@ -411,7 +422,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
         st_store64(r, ip);
     if (pvalid) {
         if (!all)
-            m->path[path] = ip;
+            *cs_path(m, path) = ip;
         /* the previous record's line learns where it went */
         if (s->pclass == 2)
             pl->target = ip;
@@ -470,7 +481,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
          * the same kind (a prologue, a call's arguments: sequences of
          * kinds repeat in code not seen before) */
         static const uint8_t none[CS_MAX_REGS];
-        uint8_t *tup = m->tup[tuple_of(pvalid ? pl->regs : none, mask, fl[0])];
+        uint8_t *tup = cs_tup(m, tuple_of(pvalid ? pl->regs : none, mask, fl[0]));
         const unsigned hit = cs_bit(io, ENC, &pr->regs_tup[seen][st_load64(tup) != 0],
                                     ENC ? memcmp(r + 10, tup, nreg) == 0 : 0);
         if (hit)
@@ -482,7 +493,7 @@ ST_INLINE void cs_record(cs_model *m, cs_io *io, const int ENC, const st_entry_t
             const unsigned v = ENC ? r[10 + j] : 0, ctx = before & 0xFF;
             before = cs_bit(io, ENC, &pr->reg_zero[j][(ctx ^ ctx >> 4) & 15], v == 0)
                          ? 0
-                         : cs_tree(io, ENC, reg_tree(m, j, ctx), 8, v);
+                         : cs_tree(io, ENC, CS_TREE(m, reg_tree, [j][ctx]), 8, v);
             L->regs[j] = (uint8_t)before;
         }
         memcpy(tup, L->regs, nreg);

@@ -30,6 +30,7 @@
 
 #include "../formats/cvp.h"
 #include "codec.h"
+#include "lazy.h"
 #include "rc.h"
 
 /* Per-pc state: 2^16 lines, direct-mapped by the pc. */
@@ -59,9 +60,19 @@ typedef struct {
     uint8_t hist;              /* the last taken outcomes at this pc, newest in bit 0 */
 } cvp_line;
 
+/* The lines and the miss bytes' trees are reset lazily (lazy.h), by
+ * blocks of lines and by trees. */
+#define CVP_LINE_BLOCK 64u
+typedef struct {
+    uint32_t line[(1u << CVP_LINE_BITS) / CVP_LINE_BLOCK];
+    uint32_t bytes[CVP_FIELDS][8][8][16];
+} cvp_stamps;
+
 typedef struct {
     vpc_set set[CVP_SETS];
     int sets_ok;
+    cvp_stamps stamp;
+    uint32_t epoch;
     cvp_line line[1u << CVP_LINE_BITS];
     rc_prob pc_hit[2];
     rc_prob shape_same[2];
@@ -99,8 +110,11 @@ static st_error cvp_ready(svpc_ctx *c, cvp_model **out)
     cvp_model *m;
     const int fresh = c->model[SVPC_ENC_CVP] == NULL;
     RETURN_IF_ERROR(svpc_model(c, SVPC_ENC_CVP, sizeof *m, (void **)&m));
-    if (fresh) /* svpc_model() does not clear what it allocates */
+    if (fresh) { /* svpc_model() does not clear what it allocates */
         m->sets_ok = 0;
+        memset(&m->stamp, 0, sizeof m->stamp);
+        m->epoch = 0;
+    }
     if (!m->sets_ok) {
         memset(m->set, 0, sizeof m->set);
         for (unsigned s = 0; s < CVP_SETS; s++) {
@@ -116,7 +130,7 @@ static st_error cvp_ready(svpc_ctx *c, cvp_model **out)
         for (unsigned s = 0; s < CVP_SETS; s++)
             vpc_set_reset(&m->set[s]);
     }
-    memset(m->line, 0, sizeof m->line);
+    lazy_next(&m->epoch, &m->stamp, sizeof m->stamp);
     probs_init(m->pc_hit, sizeof m->pc_hit / sizeof(rc_prob));
     probs_init(m->shape_same, sizeof m->shape_same / sizeof(rc_prob));
     probs_init(&m->shape_byte[0][0], sizeof m->shape_byte / sizeof(rc_prob));
@@ -124,7 +138,6 @@ static st_error cvp_ready(svpc_ctx *c, cvp_model **out)
     probs_init(m->zero, sizeof m->zero / sizeof(rc_prob));
     probs_init(&m->ids[0][0][0], sizeof m->ids / sizeof(rc_prob));
     probs_init(&m->nbytes[0][0], sizeof m->nbytes / sizeof(rc_prob));
-    probs_init(&m->bytes[0][0][0][0][0], sizeof m->bytes / sizeof(rc_prob));
     *out = m;
     return ST_OK;
 }
@@ -159,7 +172,8 @@ VPC_INLINE uint64_t cvp_residual(cvp_model *m, cvp_io *io, const int ENC, unsign
     uint64_t r = 0;
     unsigned above = 0;
     for (unsigned i = nb; i-- > 0;) {
-        above = CVP_TREE(ENC, io, m->bytes[f][nb - 1][i][above >> 4], 8, ENC ? (unsigned)(x >> (8 * i)) & 255u : 0);
+        rc_prob *tree = lazy_probs(m->bytes[f][nb - 1][i][above >> 4], 256, &m->stamp.bytes[f][nb - 1][i][above >> 4], m->epoch);
+        above = CVP_TREE(ENC, io, tree, 8, ENC ? (unsigned)(x >> (8 * i)) & 255u : 0);
         r |= (uint64_t)above << (8 * i);
     }
     return r;
@@ -251,7 +265,9 @@ VPC_INLINE void cvp_code(cvp_model *m, cvp_io *io, const int ENC, const uint8_t 
             pc = guess ^ cvp_residual(m, io, ENC, CVP_F_OTHER, pc ^ guess);
 
         /* shape */
-        cvp_line *ln = &m->line[(uint32_t)((pc * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CVP_LINE_BITS))];
+        const uint32_t li = (uint32_t)((pc * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CVP_LINE_BITS));
+        cvp_line *ln = (cvp_line *)lazy_zeros(&m->line[li / CVP_LINE_BLOCK * CVP_LINE_BLOCK], CVP_LINE_BLOCK * sizeof(cvp_line),
+                                              &m->stamp.line[li / CVP_LINE_BLOCK], m->epoch) + li % CVP_LINE_BLOCK;
         unsigned seen = ln->tag == pc + 1;
         if (!seen) {
             memset(ln, 0, sizeof *ln);

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "lazy.h"
 #include "mix.h"
 #include "rc.h"
 
@@ -119,19 +120,38 @@ typedef struct {
     rc_prob mflag[16][2][2][4][2];        /* the match model's entry is right [match length][its last flag][its type the expected][its class][its value the models' first guess] */
     rc_prob oflag[3][2];          /* other entry's value as proposed [not a marker, marker, branch target][last flag] */
     rc_prob nbtree[R_KINDS][9][DRM_REGIONS][16]; /* residual byte length [kind][previous length][region of a new slot] */
-    rc_prob rbyte[R_KINDS][36][16][256]; /* residual byte [kind][length, position][high nibble above] */
     rc_prob encplain;             /* an encoding of 1..8 bytes, nothing above them */
-    rc_prob encend[1u << DRM_END_BITS]; /* the encoding ends after this byte [hash of the instruction's bytes so far] */
     rc_prob region[1][8];         /* which recent region a new slot's address is in, tree */
+} drm_probs;
+
+/* The big tables are reset lazily (lazy.h): their probabilities by rows
+ * of 256 (a byte tree; encend's by 256 hash values), the lines and the
+ * match table by blocks. */
+#define DRM_LINE_BLOCK 32u
+#define DRM_MHASH_BLOCK 1024u
+typedef struct {
+    uint32_t rbyte[R_KINDS][36][16];
+    uint32_t encend[(1u << DRM_END_BITS) / 256];
+    uint32_t enc0[1u << DRM_O0_BITS];
+    uint32_t encop[8][256];
+    uint32_t enc1[4][256];
+    uint32_t enc2[1u << DRM_O2_BITS];
+    uint32_t enc3[1u << DRM_O3_BITS];
+    uint32_t line[(1u << DRM_LINE_BITS) / DRM_LINE_BLOCK];
+    uint32_t mhash[DRM_MATCH_ORDERS][(1u << DRM_MATCH_BITS) / DRM_MHASH_BLOCK];
+} drm_stamps;
+
+typedef struct {
+    drm_probs pr;
+    rc_prob rbyte[R_KINDS][36][16][256]; /* residual byte [kind][length, position][high nibble above] */
+    rc_prob encend[(1u << DRM_END_BITS) / 256][256]; /* the encoding ends after this byte [hash of the instruction's bytes so far] */
     rc_prob enc0[1u << DRM_O0_BITS][256]; /* encoding byte [hash of the instruction's bytes before it] */
     rc_prob encop[8][256][256];   /* encoding byte [position, 7: later][the instruction's first byte] */
     rc_prob enc1[4][256][256];    /* encoding byte [position, 3: later][byte before] */
     rc_prob enc2[1u << DRM_O2_BITS][256]; /* [hash of the two bytes before, position] */
     rc_prob enc3[1u << DRM_O3_BITS][256]; /* [hash of the three bytes before, position] */
-} drm_probs;
-
-typedef struct {
-    drm_probs pr;
+    drm_stamps stamp;
+    uint32_t epoch;
     int64_t mixw[4][8][DRM_ENC_IN]; /* mixer weights [position, 3: later][bit, most significant first] */
     int16_t stretch[4096];
     drm_line line[1u << DRM_LINE_BITS];
@@ -169,22 +189,42 @@ typedef struct {
     unsigned lenlast, slast[4], olast[3], last_nb[R_KINDS];
 } drm_state;
 
-static void drm_reset(drm_model *m, drm_state *s)
+/* The model fresh for a frame; fresh: just allocated, its stamps not yet
+ * set. */
+static void drm_reset(drm_model *m, drm_state *s, int fresh)
 {
+    if (fresh) {
+        memset(&m->stamp, 0, sizeof m->stamp);
+        m->epoch = 0;
+    }
+    lazy_next(&m->epoch, &m->stamp, sizeof m->stamp);
     rc_prob *p = (rc_prob *)(void *)&m->pr;
     for (size_t i = 0; i < sizeof m->pr / sizeof(rc_prob); i++)
         p[i] = RC_PROB_INIT;
-    memset(m->line, 0, sizeof m->line);
     memset(m->oval, 0, sizeof m->oval);
     memset(m->osize, 0, sizeof m->osize);
     memset(m->mnext, 0, sizeof m->mnext);
-    memset(m->mhash, 0, sizeof m->mhash);
     for (unsigned k = 0; k < 4; k++)
         for (unsigned b = 0; b < 8; b++)
             for (unsigned i = 0; i < DRM_ENC_IN; i++)
                 m->mixw[k][b][i] = i < DRM_ENC_NM ? DRM_MIX_W0 : 0;
     mix_stretch_init(m->stretch);
     memset(s, 0, sizeof *s);
+}
+
+/* Row [idx] (one or more subscripts) of the lazy probability table tbl,
+ * 256 probabilities; NULL when ENC is DRM_UPDATE, which codes nothing (a
+ * row's reset is work the compiler cannot drop, and most entries of a
+ * repetitive trace are the match model's updates). */
+#define DRM_ROW(ENC, m, tbl, idx) \
+    ((ENC) == DRM_UPDATE ? NULL : lazy_probs((m)->tbl idx, 256, &(m)->stamp.tbl idx, (m)->epoch))
+
+static inline drm_line *drm_line_at(drm_model *m, uint32_t li)
+{
+    const uint32_t b = li / DRM_LINE_BLOCK;
+    drm_line *block = lazy_zeros(&m->line[b * DRM_LINE_BLOCK], DRM_LINE_BLOCK * sizeof(drm_line), &m->stamp.line[b],
+                                 m->epoch);
+    return block + li % DRM_LINE_BLOCK;
 }
 
 typedef struct {
@@ -236,9 +276,10 @@ ST_INLINE unsigned drm_small(drm_io *io, const int ENC, rc_prob *tree, rc_prob (
 
 /* A residual of kind k: its byte length, then its bytes, most significant
  * first.  Returns NULL or what is wrong. */
-ST_INLINE const char *drm_residual(drm_io *io, const int ENC, drm_probs *pr, drm_state *s, const unsigned k, unsigned sub,
+ST_INLINE const char *drm_residual(drm_io *io, const int ENC, drm_model *m, drm_state *s, const unsigned k, unsigned sub,
                                    uint64_t *r)
 {
+    drm_probs *pr = &m->pr;
     uint64_t x = ENC ? *r : 0;
     const unsigned nb = drm_tree(io, ENC, pr->nbtree[k][s->last_nb[k]][sub], 4, nbytes_of(x));
     if (!ENC && nb > 8)
@@ -246,7 +287,7 @@ ST_INLINE const char *drm_residual(drm_io *io, const int ENC, drm_probs *pr, drm
     s->last_nb[k] = nb;
     for (unsigned j = nb; j-- > 0;) {
         const unsigned hb = j + 1 < nb ? (unsigned)(x >> (8 * j + 12)) & 15u : 0;
-        unsigned b = drm_tree(io, ENC, pr->rbyte[k][nb * (nb - 1) / 2 + j][hb], 8, (unsigned)(x >> (8 * j)) & 255u);
+        unsigned b = drm_tree(io, ENC, DRM_ROW(ENC, m, rbyte, [k][nb * (nb - 1) / 2 + j][hb]), 8, (unsigned)(x >> (8 * j)) & 255u);
         if (!ENC) {
             if (j == nb - 1 && b == 0)
                 return "miss longer than needed";
@@ -258,11 +299,11 @@ ST_INLINE const char *drm_residual(drm_io *io, const int ENC, drm_probs *pr, drm
 }
 
 /* A value v (the decoder's is set) coded as the difference from ref. */
-ST_INLINE const char *drm_diff(drm_io *io, const int ENC, drm_probs *pr, drm_state *s, const unsigned k, unsigned sub, uint64_t ref,
+ST_INLINE const char *drm_diff(drm_io *io, const int ENC, drm_model *m, drm_state *s, const unsigned k, unsigned sub, uint64_t ref,
                                uint64_t *v)
 {
     uint64_t r = ENC ? zz_delta(*v, ref, UINT64_MAX, 64) : 0;
-    const char *bad = drm_residual(io, ENC, pr, s, k, sub, &r);
+    const char *bad = drm_residual(io, ENC, m, s, k, sub, &r);
     if (!ENC && !bad)
         *v = zz_apply(r, ref, UINT64_MAX);
     return bad;
@@ -289,7 +330,7 @@ ST_INLINE const char *drm_instr(drm_io *io, const int ENC, drm_model *m, drm_sta
                                 uint64_t *a, unsigned *size)
 {
     drm_probs *pr = &m->pr;
-    drm_line *pl = &m->line[s->li];
+    drm_line *pl = drm_line_at(m, s->li);
     const uint64_t target = (pl->valid & 0x80) && pl->pc == s->pc ? pl->target : s->next_pc;
     const uint64_t ras = s->ras[(s->sp - 1) & (DRM_RAS - 1)];
     unsigned choice = 4;
@@ -301,7 +342,7 @@ ST_INLINE const char *drm_instr(drm_io *io, const int ENC, drm_model *m, drm_sta
     if (!ENC)
         *a = choice == 0 ? s->next_pc : choice == 1 ? target : choice == 2 ? ras : s->bt;
     if (choice == 4) {
-        const char *bad = drm_diff(io, ENC, pr, s, R_PC, 0, s->next_pc, a);
+        const char *bad = drm_diff(io, ENC, m, s, R_PC, 0, s->next_pc, a);
         if (bad)
             return bad;
     }
@@ -313,7 +354,7 @@ ST_INLINE const char *drm_instr(drm_io *io, const int ENC, drm_model *m, drm_sta
     }
     /* the length: this pc's last, else the encodings' bytes before it */
     const uint32_t li = drm_line_of(*a);
-    drm_line *l = &m->line[li];
+    drm_line *l = drm_line_at(m, li);
     const int known = (l->valid & 0x80) && l->pc == *a;
     const unsigned ctx = known ? 1 : s->encsum ? 0 : 2;
     const unsigned prop = known ? l->len : s->encsum ? s->encsum : (unsigned)(s->next_pc - s->pc);
@@ -355,7 +396,7 @@ ST_INLINE const char *drm_instr(drm_io *io, const int ENC, drm_model *m, drm_sta
 ST_INLINE const char *drm_mem(drm_io *io, const int ENC, drm_model *m, drm_state *s, uint64_t *a, unsigned *size)
 {
     drm_probs *pr = &m->pr;
-    drm_line *l = &m->line[s->li];
+    drm_line *l = drm_line_at(m, s->li);
     const unsigned k = s->nmem < DRM_SLOTS ? s->nmem : DRM_SLOTS - 1;
     s->nmem++;
     const int have = (l->valid & 0x80) && l->pc == s->pc && (l->valid >> k & 1);
@@ -369,7 +410,7 @@ ST_INLINE const char *drm_mem(drm_io *io, const int ENC, drm_model *m, drm_state
             choice = *a == last + stride ? 0 : *a == last ? 1 : *a == last + s->shift ? 2 : 3;
         choice = drm_tree(io, ENC, pr->msel[1 + (stride != 0)], 2, choice);
         if (choice == 3)
-            bad = drm_diff(io, ENC, pr, s, R_MEM, 0, last, a);
+            bad = drm_diff(io, ENC, m, s, R_MEM, 0, last, a);
         else if (!ENC)
             *a = choice == 0 ? last + stride : choice == 1 ? last : last + s->shift;
         if (*a != last + stride && *a != last)
@@ -383,7 +424,7 @@ ST_INLINE const char *drm_mem(drm_io *io, const int ENC, drm_model *m, drm_state
                 if (zz_delta(*a, s->region[j], UINT64_MAX, 64) < zz_delta(*a, s->region[r], UINT64_MAX, 64))
                     r = j;
         r = drm_tree(io, ENC, pr->region[0], 3, r);
-        bad = drm_diff(io, ENC, pr, s, R_NEW, r, s->region[r], a);
+        bad = drm_diff(io, ENC, m, s, R_NEW, r, s->region[r], a);
     }
     if (bad)
         return bad;
@@ -448,7 +489,7 @@ ST_INLINE const char *drm_encoding(drm_io *io, const int ENC, drm_model *m, drm_
                                    ENC && *size >= 1 && *size <= 8 && (*size == 8 || *a >> (8 * *size) == 0));
     if (!plain) {
         *size = drm_small(io, ENC, pr->stree[C_ENC], pr->wide[1], *size);
-        return drm_diff(io, ENC, pr, s, R_OTHER, 0, 0, a);
+        return drm_diff(io, ENC, m, s, R_OTHER, 0, 0, a);
     }
     uint64_t x = ENC ? *a : 0;
     unsigned j = 0, end = 0;
@@ -457,10 +498,10 @@ ST_INLINE const char *drm_encoding(drm_io *io, const int ENC, drm_model *m, drm_
         const uint32_t h = s->encprev;
         const uint32_t ih = (uint32_t)((s->enchash + pos) * UINT64_C(0x9E3779B97F4A7C15) >> 32);
         rc_prob *const t[DRM_ENC_NM] = {
-            pr->enc0[ih >> (32 - DRM_O0_BITS)], pr->enc1[p3][h & 255u],
-            pr->enc2[(((h & 0xFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O2_BITS)],
-            pr->enc3[(((h & 0xFFFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O3_BITS)],
-            pr->encop[pos < 7 ? pos : 7][s->encop >> (pos < 2 ? 0 : 8) & 255u]};
+            DRM_ROW(ENC, m, enc0, [ih >> (32 - DRM_O0_BITS)]), DRM_ROW(ENC, m, enc1, [p3][h & 255u]),
+            DRM_ROW(ENC, m, enc2, [(((h & 0xFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O2_BITS)]),
+            DRM_ROW(ENC, m, enc3, [(((h & 0xFFFFFFu) * 4u + p3) * 0x9E3779B1u) >> (32 - DRM_O3_BITS)]),
+            DRM_ROW(ENC, m, encop, [pos < 7 ? pos : 7][s->encop >> (pos < 2 ? 0 : 8) & 255u])};
         const unsigned b = drm_mix_byte(io, ENC, m->stretch, t, m->mixw[p3], (unsigned)(x >> (8 * j)) & 255u);
         x |= (uint64_t)b << (8 * j);
         j++;
@@ -469,8 +510,9 @@ ST_INLINE const char *drm_encoding(drm_io *io, const int ENC, drm_model *m, drm_
         s->enchash = (s->enchash + b + 1) * UINT64_C(0xC2B2AE3D27D4EB4F);
         if (pos < 2)
             s->encop = (s->encop << 8) | b;
-        const uint32_t eh = (((s->encop & 0xFFFFu) << 12) | (pos << 8) | b) * 0x9E3779B1u;
-        end = j == 8 || drm_bit(io, ENC, &pr->encend[eh >> (32 - DRM_END_BITS)], j == *size);
+        const uint32_t eh = (((s->encop & 0xFFFFu) << 12) | (pos << 8) | b) * 0x9E3779B1u, ei = eh >> (32 - DRM_END_BITS);
+        rc_prob *const pend = ENC == DRM_UPDATE ? NULL : DRM_ROW(ENC, m, encend, [ei / 256u]) + ei % 256u;
+        end = j == 8 || drm_bit(io, ENC, pend, j == *size);
     }
     *a = x;
     *size = j;
@@ -493,12 +535,12 @@ ST_INLINE const char *drm_other(drm_io *io, const int ENC, drm_model *m, drm_sta
         s->mkind = *size;
     uint64_t *ref = &m->oval[marker ? 64u + (*size & 63u) : sym];
     /* a branch target: where the branch after this instruction went last time */
-    const drm_line *nl = &m->line[drm_line_of(s->next_pc)];
+    const drm_line *nl = drm_line_at(m, drm_line_of(s->next_pc));
     const uint64_t prop = bt && (nl->valid & 0x80) && nl->pc == s->next_pc ? nl->target : *ref;
     const unsigned hit = drm_bit(io, ENC, &pr->oflag[ctx][s->olast[ctx]], *a == prop);
     s->olast[ctx] = hit;
     if (!hit) {
-        const char *bad = drm_diff(io, ENC, pr, s, R_OTHER, 0, prop, a);
+        const char *bad = drm_diff(io, ENC, m, s, R_OTHER, 0, prop, a);
         if (bad)
             return bad;
     } else if (!ENC) {
@@ -514,22 +556,22 @@ ST_INLINE const char *drm_other(drm_io *io, const int ENC, drm_model *m, drm_sta
 
 /* The type symbol expected next: what followed the last instruction's pc
  * at this distance last time, else the previous entry's. */
-static inline unsigned drm_expected(const drm_model *m, const drm_state *s)
+static inline unsigned drm_expected(drm_model *m, const drm_state *s)
 {
-    const drm_line *l = &m->line[s->li];
+    const drm_line *l = drm_line_at(m, s->li);
     const unsigned kk = s->k < DRM_NEXT ? s->k : DRM_NEXT - 1;
     return (l->valid & 0x80) && l->pc == s->pc && l->next[kk] != 0xFF ? l->next[kk] : s->prev_sym;
 }
 
 /* 1 when the value a of an entry of class c is the models' first guess
  * (the fall-through; the slot's last address plus stride). */
-static inline unsigned drm_agrees(const drm_model *m, const drm_state *s, unsigned c, uint64_t a)
+static inline unsigned drm_agrees(drm_model *m, const drm_state *s, unsigned c, uint64_t a)
 {
     if (c == C_INSTR)
         return a == s->next_pc;
     if (c != C_MEM)
         return 0;
-    const drm_line *l = &m->line[s->li];
+    const drm_line *l = drm_line_at(m, s->li);
     const unsigned k = s->nmem < DRM_SLOTS ? s->nmem : DRM_SLOTS - 1;
     return (l->valid & 0x80) && l->pc == s->pc && (l->valid >> k & 1) && a == l->last[k] + l->stride[k];
 }
@@ -539,7 +581,7 @@ ST_INLINE st_error drm_entry(drm_io *io, const int ENC, drm_model *m, drm_state 
                              uint64_t *a, size_t i, st_diag *d)
 {
     drm_probs *pr = &m->pr;
-    drm_line *l = &m->line[s->li];
+    drm_line *l = drm_line_at(m, s->li);
     const unsigned kk = s->k < DRM_NEXT ? s->k : DRM_NEXT - 1;
     const int lineok = (l->valid & 0x80) && l->pc == s->pc;
     const unsigned exp = drm_expected(m, s);
@@ -638,7 +680,10 @@ ST_INLINE st_error drm_step(drm_io *io, const int ENC, drm_model *m, drm_state *
     for (unsigned o = 0; o < DRM_MATCH_ORDERS; o++) {
         if (i + 1 < drm_match_order[o])
             continue;
-        uint32_t *slot = &m->mhash[o][drm_ctx_hash(cur, drm_match_order[o])];
+        const uint32_t h = drm_ctx_hash(cur, drm_match_order[o]), b = h / DRM_MHASH_BLOCK;
+        uint32_t *block = lazy_zeros(&m->mhash[o][b * DRM_MHASH_BLOCK], DRM_MHASH_BLOCK * sizeof(uint32_t),
+                                     &m->stamp.mhash[o][b], m->epoch);
+        uint32_t *slot = block + h % DRM_MHASH_BLOCK;
         if (!s->mlen && *slot) {
             s->mptr = *slot - 1;
             s->mlen = 1;
@@ -657,9 +702,10 @@ ST_INLINE st_error drm_step(drm_io *io, const int ENC, drm_model *m, drm_state *
 static st_error drm_ready(svpc_ctx *c, drm_model **m, drm_state *s)
 {
     void *p;
+    const int fresh = c->model[SVPC_ENC_DRMEMTRACE] == NULL;
     RETURN_IF_ERROR(svpc_model(c, SVPC_ENC_DRMEMTRACE, sizeof(drm_model), &p));
     *m = p;
-    drm_reset(*m, s);
+    drm_reset(*m, s, fresh);
     return ST_OK;
 }
 
