@@ -66,8 +66,8 @@ static void usage(FILE *f)
             "                        or with a suffix s, ms, us; needs --timestamps when packed)\n"
             "  -F, --format=FORMAT   raw (default, byte-identical to what was packed), text,\n"
             "                        csv (decimal, for awk and spreadsheets), or an exporter:");
-    for (unsigned i = 0; st_export_formats[i]; i++)
-        fprintf(f, " %s", st_export_formats[i]);
+    for (unsigned i = 0; simtrace_export_format(i); i++)
+        fprintf(f, " %s", simtrace_export_format(i));
     fprintf(f, "%s",
             "\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
@@ -168,7 +168,7 @@ static int num_time(const char *s, size_t n, uint64_t *v)
 
 typedef struct {
     int fd;
-    st_exporter *x; /* NULL: raw */
+    simtrace_exporter *x; /* NULL: raw */
     uint64_t written;
 } out_t;
 
@@ -179,13 +179,30 @@ static st_error out_write(void *arg, const void *buf, size_t n)
     return st_write_all(o->fd, buf, n);
 }
 
+/* out_write as an exporter's output (errno kept for the message) */
+static int out_export(void *arg, const void *buf, size_t n) { return out_write(arg, buf, n) != ST_OK; }
+
+/* Start the exporter of format for stream es, writing to o. */
+static st_error out_exporter(out_t *o, const char *format, const simtrace_export_stream *es,
+                             simtrace_export_value_fn value, void *varg)
+{
+    return (st_error)simtrace_exporter_new(&o->x, format, es, out_export, o, value, varg);
+}
+
 static st_error out_entries(out_t *o, uint64_t first, const uint8_t *p, size_t n, size_t esz)
 {
     if (n == 0)
         return ST_OK;
     if (!o->x)
         return out_write(o, p, n * esz);
-    return st_exporter_write(o->x, first, p, n);
+    return (st_error)simtrace_exporter_write(o->x, first, p, n);
+}
+
+/* What the public exporter needs of a stream the library's reader or
+ * index describes. */
+static simtrace_export_stream export_stream(const st_stream_info *s)
+{
+    return (simtrace_export_stream){s->name, (uint32_t)s->type, s->entry_size, s->header, s->header_len};
 }
 
 /* ---- range edges (issue 15): what exists is written, exit 0, and a note
@@ -510,9 +527,9 @@ static int recover_damage(void *arg, const simtrace_damage *dm)
          * is read through the directory from the start, never here */
         const st_stream_info *s = rv->seq_s;
         const simtrace_stream_info *own = rv->own;
-        st_export_stream es = {own->name, s ? s->type : (st_entry_type)own->type, own->entry_size,
-                               s ? s->header : NULL, s ? s->header_len : 0};
-        if (rv->format && !rv->o->x && st_exporter_new(&rv->o->x, rv->format, &es, out_write, rv->o, NULL, NULL) != ST_OK)
+        simtrace_export_stream es = {own->name, s ? (uint32_t)s->type : own->type, own->entry_size,
+                                     s ? s->header : NULL, s ? s->header_len : 0};
+        if (rv->format && !rv->o->x && out_exporter(rv->o, rv->format, &es, NULL, NULL) != ST_OK)
             return rv->declined = 1;
         if (!rv->quiet)
             cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), not "
@@ -673,7 +690,7 @@ typedef struct {
 /* On a pipe the companion vblock stream may come later than the entries
  * that need it, so wide values need random access; an entry of a stream
  * that no vblock stream owns has no value beyond its data field. */
-static st_error value_none(void *arg, uint64_t index, const uint8_t **value, size_t *len)
+static simtrace_error value_none(void *arg, uint64_t index, const void **value, size_t *len)
 {
     seq_t *q = arg;
     *value = NULL;
@@ -683,9 +700,9 @@ static st_error value_none(void *arg, uint64_t index, const uint8_t **value, siz
             fprintf(stderr, "%s: %s: entry %" PRIu64 " has a wide value, which only a regular file (read through "
                             "its directory) can supply\n", cli_prog, q->file, index);
             q->said = 1;
-            return ST_E_UNSUPPORTED;
+            return SIMTRACE_E_UNSUPPORTED;
         }
-    return ST_OK;
+    return SIMTRACE_OK;
 }
 static const st_stream_info *reader_get(const void *r, unsigned i) { return st_reader_stream(r, i); }
 
@@ -729,8 +746,8 @@ static st_error start_and_write(seq_t *q, const st_stream_info *s, uint64_t firs
 {
     if (q->format && !q->o->x) {
         /* the exporter needs the stream's description, known from now on */
-        st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
-        st_error e = st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, q);
+        simtrace_export_stream es = export_stream(s);
+        st_error e = out_exporter(q->o, q->format, &es, value_none, q);
         if (e == ST_E_UNSUPPORTED) {
             cli_msg("%s: stream '%s' of type %s cannot be written as %s", q->file, s->name, s->type_name, q->format);
             q->said = 1;
@@ -1100,8 +1117,8 @@ int main(int argc, char **argv)
     int raw = strcmp(format, "raw") == 0;
     if (!raw) {
         int ok = 0;
-        for (unsigned i = 0; st_export_formats[i]; i++)
-            ok |= strcmp(st_export_formats[i], format) == 0;
+        for (unsigned i = 0; simtrace_export_format(i); i++)
+            ok |= strcmp(simtrace_export_format(i), format) == 0;
         if (!ok) {
             cli_msg("unknown output format '%s' (see --help)", format);
             return EXIT_USAGE;
@@ -1215,9 +1232,8 @@ int main(int argc, char **argv)
                 goto sequential;
             }
             if (!raw) {
-                st_export_stream es = {chosen->name, chosen->type, chosen->entry_size, chosen->header,
-                                       chosen->header_len};
-                e = st_exporter_new(&o.x, format, &es, out_write, &o, st_values_get, &vals);
+                simtrace_export_stream es = export_stream(chosen);
+                e = out_exporter(&o, format, &es, cat_index_value, &vals);
                 if (e == ST_E_UNSUPPORTED) {
                     /* the format chosen cannot hold this stream: bad usage */
                     cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen->name,
@@ -1230,13 +1246,13 @@ int main(int argc, char **argv)
             if (e == ST_OK) {
                 e = cat_index(ix, (unsigned)si, &rg, &o, verbose, in_name, &d);
                 if (e == ST_OK && o.x)
-                    e = st_exporter_finish(o.x);
+                    e = (st_error)simtrace_exporter_finish(o.x);
                 if (e != ST_OK && e != ST_E_BAD_STREAM)
                     rc = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
             }
         }
         int lost = e == ST_OK && chosen && say_cut_loss(ix, chosen, &rg, in_name);
-        st_exporter_free(o.x);
+        simtrace_exporter_free(o.x);
         if (have_vals)
             st_values_free(&vals);
         st_index_free(ix);
@@ -1364,11 +1380,11 @@ sequential:;
     if (o.x) {
         /* flush what the exporter holds: the entries of intact frames */
         if (status != EXIT_USAGE) {
-            st_error fe = st_exporter_finish(o.x);
+            st_error fe = (st_error)simtrace_exporter_finish(o.x);
             if (fe != ST_OK && status == EXIT_OK)
                 status = cli_report(fe, &d, out_path ? out_path : "(stdout)");
         }
-        st_exporter_free(o.x);
+        simtrace_exporter_free(o.x);
         o.x = NULL;
     }
     if (salvage && want_out && q.pk.chosen)
