@@ -321,7 +321,6 @@ static int list_name_width(const st_stream_info *(*get)(const void *, unsigned),
     return (int)w;
 }
 static const st_stream_info *array_get(const void *s, unsigned i) { return (const st_stream_info *)s + i; }
-static const st_stream_info *index_get(const void *ix, unsigned i) { return st_index_stream(ix, i); }
 
 static void list_begin(FILE *f)
 {
@@ -954,43 +953,114 @@ static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint6
     }
 }
 
-static int list_index(st_index *ix)
+/* The failure of an open kept by keep_failed, as cli_report takes it. */
+static void place_diag(const simtrace_reader *r, st_diag *d)
 {
-    unsigned n = st_index_stream_count(ix);
+    simtrace_input_place at;
+    st_diag_clear(d);
+    if (simtrace_reader_place(r, &at) != SIMTRACE_OK)
+        return;
+    d->offset = at.offset;
+    d->frame = at.frame;
+    d->stream = at.stream;
+    d->line = at.line;
+    snprintf(d->detail, sizeof d->detail, "%s", at.detail);
+}
+
+/* A frame of the public reader as list_frame takes it: frame k of its
+ * stream, whose sequence number is k (the reader checks it). */
+static st_frame_ref frame_ref_of(const simtrace_stream_info *s, uint64_t k, const simtrace_frame_info *fi)
+{
+    return (st_frame_ref){.offset = fi->offset, .size = fi->stored_bytes, .stream = s->id,
+                          .kind = ST_FRAME_REF_DATA, .flags = fi->has_time ? ST_FRAME_REF_TIMED : 0, .seq = k,
+                          .first_entry = fi->first_entry, .count = fi->entries, .first_cycle = fi->first_cycle,
+                          .last_cycle = fi->last_cycle, .first_time = fi->first_time, .last_time = fi->last_time};
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const st_frame_ref *x = a, *y = b;
+    return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* --list of a regular file, through the public reader: its directory, or
+ * its frame headers when it has none (a note says so, not with -q unless
+ * complete frames follow a damaged one). */
+static int list_file(int fd, const char *file, int quiet)
+{
+    simtrace_read_params rp;
+    simtrace_read_params_init(&rp);
+    rp.keep_failed = 1;
+    simtrace_reader *r = NULL;
+    simtrace_error e = simtrace_reader_open_fd(&r, fd, &rp);
+    if (e != SIMTRACE_OK) {
+        int saved = errno;
+        st_diag d;
+        place_diag(r, &d);
+        simtrace_reader_free(r);
+        errno = saved;
+        return cli_report((st_error)e, &d, file);
+    }
+    simtrace_recovery_info ri;
+    if (simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && !ri.complete && (!quiet || ri.frames_after))
+        cli_say_recovered(file, ri.reason, ri.frames, ri.entries, ri.frames_end, ri.file_size, ri.frames_after);
+    uint32_t n = 0;
+    simtrace_reader_stream_count(r, &n);
+    simtrace_stream_info *info = calloc(n + 1, sizeof *info);
     st_stream_info *s = calloc(n + 1, sizeof *s);
     uint64_t *stored = calloc(n + 1, sizeof *stored), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
-    if (!s || !stored || !fc || !lc) {
-        cli_msg("out of memory");
-        return EXIT_DATA;
+    uint64_t nf = 0;
+    int rc = info && s && stored && fc && lc ? EXIT_OK : EXIT_DATA;
+    for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
+        simtrace_reader_stream_info(r, i, &info[i]);
+        st_stream_info *si = &s[i];
+        snprintf(si->name, sizeof si->name, "%s", info[i].name);
+        snprintf(si->type_name, sizeof si->type_name, "%s", info[i].type_name);
+        si->id = info[i].id;
+        si->type = (st_entry_type)info[i].type;
+        si->entry_size = info[i].entry_size;
+        si->entries = info[i].entries;
+        si->frames = info[i].frames;
+        stored[i] = info[i].stored_bytes;
+        fc[i] = info[i].first_cycle;
+        lc[i] = info[i].last_cycle;
+        nf += info[i].frames;
     }
-    lf.name_w = list_name_width(index_get, ix, n);
-    list_begin(stdout);
-    if (lf.frames) {
+    /* every data frame, in file order: the directory's are held already */
+    st_frame_ref *fr = rc == EXIT_OK && lf.frames ? calloc(nf + 1, sizeof *fr) : NULL;
+    if (lf.frames && !fr)
+        rc = EXIT_DATA;
+    if (rc != EXIT_OK)
+        cli_msg("out of memory");
+    if (rc == EXIT_OK) {
+        lf.name_w = list_name_width(array_get, s, n);
+        list_begin(stdout);
+        uint64_t m = 0;
+        for (uint32_t i = 0; fr && i < n; i++)
+            for (uint64_t k = 0; k < info[i].frames; k++) {
+                simtrace_frame_info fi;
+                if (simtrace_reader_frame_info(r, i, k, &fi) == SIMTRACE_OK)
+                    fr[m++] = frame_ref_of(&info[i], k, &fi);
+            }
+        if (fr)
+            qsort(fr, m, sizeof *fr, by_offset);
         /* stream ids are at most 65535: a direct map to their info */
         static uint32_t pos[ST_MAX_STREAMS_CLI];
-        for (unsigned i = 0; i < n; i++)
-            pos[st_index_stream(ix, i)->id] = i;
-        for (uint64_t k = 0; k < st_index_frame_count(ix); k++) {
-            const st_frame_ref *r = st_index_frame(ix, k);
-            if (r->kind == ST_FRAME_REF_DATA)
-                list_frame(stdout, st_index_stream(ix, pos[r->stream]), r);
-        }
+        for (uint32_t i = 0; i < n; i++)
+            pos[s[i].id] = i;
+        for (uint64_t k = 0; k < m; k++)
+            list_frame(stdout, &s[pos[fr[k].stream]], &fr[k]);
+        print_list(stdout, s, n, stored, fc, lc);
+        rc = fflush(stdout) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
     }
-    for (unsigned i = 0; i < n; i++) {
-        s[i] = *st_index_stream(ix, i);
-        stored[i] = s[i].stored;
-        uint64_t nf = st_index_stream_frames(ix, i);
-        if (nf) {
-            fc[i] = st_index_stream_frame(ix, i, 0)->first_cycle;
-            lc[i] = st_index_stream_frame(ix, i, nf - 1)->last_cycle;
-        }
-    }
-    print_list(stdout, s, n, stored, fc, lc);
+    free(fr);
+    free(info);
     free(s);
     free(stored);
     free(fc);
     free(lc);
-    return fflush(stdout) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
+    simtrace_reader_free(r);
+    return rc;
 }
 
 /* What the merge of several streams (cat_merge.c) needs of the options. */
@@ -1147,6 +1217,8 @@ int main(int argc, char **argv)
         if (salvage_index(in_fd, in_name, stream, out_path, force, quiet, &status))
             return status;
     }
+    if (list && regular)
+        return list_file(in_fd, in_name, quiet);
     /* a complete regular file: everything through the directory */
     st_index *ix = NULL;
     st_error e = ST_OK;
@@ -1167,11 +1239,6 @@ int main(int argc, char **argv)
         st_index_free(ix);
         simtrace_read_params rp = {.threads = threads, .ignore_check = (uint32_t)ignore_check, .memlimit = memlimit};
         return cat_stats(in_fd, in_name, stream, stats == 2, &rp, stdout);
-    }
-    if (list && ix) {
-        rc = list_index(ix);
-        st_index_free(ix);
-        return rc;
     }
     int out_fd = -1;
     if (want_out && (rc = cli_out_open(out_path, force, raw, in_fd, &out_fd)) != EXIT_OK) {
@@ -1303,7 +1370,7 @@ sequential:;
         list_begin(stdout);
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
     /* from a regular file, a whole stream is read here with its name */
-    if (e != ST_OK && st_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
+    if (e != ST_OK && simtrace_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
         rg.r.kind == R_NONE) {
         e = resume_past_damage(in_fd, r, in_name, stream, q.written_end, &o, q.format, quiet, e, &d);
         if (e == ST_OK)
