@@ -1063,6 +1063,47 @@ static int list_file(int fd, const char *file, int quiet)
     return rc;
 }
 
+/* --list read sequentially: the streams as the reader knows them at the
+ * end, with the bytes and cycles q counted of their frames. */
+static void list_seq(const st_reader *r, const seq_t *q)
+{
+    unsigned n = st_reader_stream_count(r);
+    st_stream_info *s = calloc(n + 1, sizeof *s);
+    uint64_t *stored = calloc(n + 1, 8), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
+    if (s && stored && fc && lc) {
+        for (unsigned i = 0; i < n; i++) {
+            s[i] = *st_reader_stream(r, i);
+            stored[i] = q->stored[s[i].id];
+            fc[i] = q->fc[s[i].id];
+            lc[i] = q->lc[s[i].id];
+        }
+        print_list(stdout, s, n, stored, fc, lc);
+    }
+    free(s);
+    free(stored);
+    free(fc);
+    free(lc);
+}
+
+/* --salvage read sequentially (e: what stopped it, at d): what was
+ * saved and what lost.  Returns 1 when entries were lost. */
+static int say_seq_salvage(const seq_t *q, st_error e, const st_diag *d, int regular)
+{
+    /* read sequentially, a stop leaves the rest unknown: say so, with
+     * where, rather than let the count above pass for the whole loss */
+    char rest[200] = "";
+    if (e != ST_OK && d->offset != ST_DIAG_UNKNOWN)
+        snprintf(rest, sizeof rest, "; the reading stopped at byte offset %" PRIu64 ": the %s there and everything "
+                 "after it are lost, how many entries %s", d->offset,
+                 e == ST_E_TRUNCATED ? "frame cut off" : "damaged frame",
+                 regular ? "is not known" : "a pipe cannot tell (a regular file can)");
+    cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", q->file,
+            e != ST_OK ? "up to the damage reported above" : q->lost_frames ? "to the end of the container"
+                                                                              : "the whole container", q->lost_frames,
+            q->lost_frames == 1 ? "" : "s", q->lost_entries, rest);
+    return q->lost_frames || q->lost_unknown;
+}
+
 /* What the merge of several streams (cat_merge.c) needs of the options. */
 static cat_merge_opts merge_opts(const char *in_name, const char *out_path, const char *format, int all,
                                  int no_fetch, int quiet, int verbose, const range *rg)
@@ -1073,6 +1114,89 @@ static cat_merge_opts merge_opts(const char *in_name, const char *out_path, cons
     if (rg->r.kind == R_NONE || rg->r.kind == R_CYCLES)
         mo.range = rg->r.kind == R_NONE ? CAT_RANGE_NONE : CAT_RANGE_CYCLES;
     return mo;
+}
+
+/* One stream of a regular file through its directory (ix, freed here):
+ * a range, a whole stream with wide values, or that of a recovered
+ * index, to o.  Returns an exit status, or -1 when the whole stream is
+ * read sequentially instead: *stream then names it, and in_fd is back
+ * at its start. */
+static int export_index(st_index *ix, int in_fd, const char *in_name, const char **stream, const char *out_path,
+                        const char *format, int raw, const range *rg, int verbose, out_t *o)
+{
+    st_diag d;
+    st_diag_clear(&d);
+    st_error e = ST_OK;
+    int rc = EXIT_OK;
+    st_values vals; /* wide values of the chosen stream, through the index */
+    int have_vals = 0;
+    const st_stream_info *chosen = NULL;
+    int si = -1;
+    if (*stream) {
+        si = st_index_find_stream(ix, *stream);
+        if (si < 0) {
+            cli_msg("%s: no stream named '%s' (see --list)", in_name, *stream);
+            e = ST_E_BAD_STREAM;
+        }
+    } else {
+        si = st_index_default_stream(ix);
+        if (si < 0) {
+            cli_msg("%s: the container holds no stream", in_name);
+            e = ST_E_BAD_STREAM;
+        }
+    }
+    if (e == ST_OK) {
+        chosen = st_index_stream(ix, (unsigned)si);
+        st_values_init(&vals, ix, (unsigned)si, &d);
+        have_vals = 1;
+        /* a recovered index lists only the complete frames; the
+         * sequential reader would also meet the cut at the end */
+        if (rg->r.kind == R_NONE && (raw || vals.vs < 0) && !st_index_recovered(ix, NULL, NULL)) {
+            /* the whole stream: the sequential reader decodes on every
+             * thread; wide values need the index, so not for them */
+            static char whole[256];
+            snprintf(whole, sizeof whole, "%s", chosen->name);
+            *stream = whole;
+            st_values_free(&vals);
+            st_index_free(ix);
+            if (lseek(in_fd, 0, SEEK_SET) != 0) {
+                cli_out_abort();
+                d.offset = 0;
+                return cli_report(ST_E_SEEK, &d, in_name);
+            }
+            return -1;
+        }
+        if (!raw) {
+            simtrace_export_stream es = export_stream(chosen);
+            e = out_exporter(o, format, &es, cat_index_value, &vals);
+            if (e == ST_E_UNSUPPORTED) {
+                /* the format chosen cannot hold this stream: bad usage */
+                cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen->name,
+                        chosen->type_name, format);
+                e = ST_E_USAGE;
+            } else if (e != ST_OK) {
+                rc = cli_report(e, NULL, in_name);
+            }
+        }
+        if (e == ST_OK) {
+            e = cat_index(ix, (unsigned)si, rg, o, verbose, in_name, &d);
+            if (e == ST_OK && o->x)
+                e = (st_error)simtrace_exporter_finish(o->x);
+            if (e != ST_OK && e != ST_E_BAD_STREAM)
+                rc = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
+        }
+    }
+    int lost = e == ST_OK && chosen && say_cut_loss(ix, chosen, rg, in_name);
+    simtrace_exporter_free(o->x);
+    if (have_vals)
+        st_values_free(&vals);
+    st_index_free(ix);
+    if (e != ST_OK) {
+        cli_out_abort();
+        return e == ST_E_BAD_STREAM ? EXIT_DATA : (e == ST_E_USAGE ? EXIT_USAGE : rc);
+    }
+    rc = cli_out_commit();
+    return rc != EXIT_OK ? rc : lost ? EXIT_DATA : EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -1258,80 +1382,9 @@ int main(int argc, char **argv)
         return cr != EXIT_OK ? cr : rc;
     }
     out_t o = {out_fd, NULL, 0};
-    st_values vals; /* wide values of the chosen stream, through the index */
-    int have_vals = 0;
-    const st_stream_info *chosen = NULL;
-    if (ix) {
-        int si = -1;
-        if (stream) {
-            si = st_index_find_stream(ix, stream);
-            if (si < 0) {
-                cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
-                e = ST_E_BAD_STREAM;
-            }
-        } else {
-            si = st_index_default_stream(ix);
-            if (si < 0) {
-                cli_msg("%s: the container holds no stream", in_name);
-                e = ST_E_BAD_STREAM;
-            }
-        }
-        if (e == ST_OK) {
-            chosen = st_index_stream(ix, (unsigned)si);
-            st_values_init(&vals, ix, (unsigned)si, &d);
-            have_vals = 1;
-            /* a recovered index lists only the complete frames; the
-             * sequential reader would also meet the cut at the end */
-            if (rg.r.kind == R_NONE && (raw || vals.vs < 0) && !st_index_recovered(ix, NULL, NULL)) {
-                /* the whole stream: the sequential reader decodes on every
-                 * thread; wide values need the index, so not for them */
-                static char whole[256];
-                snprintf(whole, sizeof whole, "%s", chosen->name);
-                stream = whole;
-                st_values_free(&vals);
-                st_index_free(ix);
-                ix = NULL;
-                if (lseek(in_fd, 0, SEEK_SET) != 0) {
-                    cli_out_abort();
-                    d.offset = 0;
-                    return cli_report(ST_E_SEEK, &d, in_name);
-                }
-                goto sequential;
-            }
-            if (!raw) {
-                simtrace_export_stream es = export_stream(chosen);
-                e = out_exporter(&o, format, &es, cat_index_value, &vals);
-                if (e == ST_E_UNSUPPORTED) {
-                    /* the format chosen cannot hold this stream: bad usage */
-                    cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen->name,
-                            chosen->type_name, format);
-                    e = ST_E_USAGE;
-                } else if (e != ST_OK) {
-                    rc = cli_report(e, NULL, in_name);
-                }
-            }
-            if (e == ST_OK) {
-                e = cat_index(ix, (unsigned)si, &rg, &o, verbose, in_name, &d);
-                if (e == ST_OK && o.x)
-                    e = (st_error)simtrace_exporter_finish(o.x);
-                if (e != ST_OK && e != ST_E_BAD_STREAM)
-                    rc = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
-            }
-        }
-        int lost = e == ST_OK && chosen && say_cut_loss(ix, chosen, &rg, in_name);
-        simtrace_exporter_free(o.x);
-        if (have_vals)
-            st_values_free(&vals);
-        st_index_free(ix);
-        if (e != ST_OK) {
-            cli_out_abort();
-            return e == ST_E_BAD_STREAM ? EXIT_DATA : (e == ST_E_USAGE ? EXIT_USAGE : rc);
-        }
-        rc = cli_out_commit();
-        return rc != EXIT_OK ? rc : lost ? EXIT_DATA : EXIT_OK;
-    }
+    if (ix && (rc = export_index(ix, in_fd, in_name, &stream, out_path, format, raw, &rg, verbose, &o)) >= 0)
+        return rc;
 
-sequential:;
     /* sequential: a pipe, --verify, --salvage, --list of a pipe, a whole stream */
     seq_t q;
     memset(&q, 0, sizeof q);
@@ -1424,24 +1477,8 @@ sequential:;
             if (st_reader_stream(r, i)->id == q.pk.id)
                 note_entries_past_end(in_name, &rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
     }
-    if (list && (e == ST_OK || salvage)) {
-        unsigned n = st_reader_stream_count(r);
-        st_stream_info *s = calloc(n + 1, sizeof *s);
-        uint64_t *stored = calloc(n + 1, 8), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
-        if (s && stored && fc && lc) {
-            for (unsigned i = 0; i < n; i++) {
-                s[i] = *st_reader_stream(r, i);
-                stored[i] = q.stored[s[i].id];
-                fc[i] = q.fc[s[i].id];
-                lc[i] = q.lc[s[i].id];
-            }
-            print_list(stdout, s, n, stored, fc, lc);
-        }
-        free(s);
-        free(stored);
-        free(fc);
-        free(lc);
-    }
+    if (list && (e == ST_OK || salvage))
+        list_seq(r, &q);
     if (list && status == EXIT_OK)
         status = cli_stdout_done(); /* a listing that could not be written (a full disk) */
     if (o.x) {
@@ -1456,22 +1493,8 @@ sequential:;
     }
     if (salvage && want_out && q.pk.chosen)
         cat_salvage_note(&mo, r, q.pk.id);
-    if (salvage && status != EXIT_USAGE) {
-        /* read sequentially, a stop leaves the rest unknown: say so, with
-         * where, rather than let the count above pass for the whole loss */
-        char rest[200] = "";
-        if (e != ST_OK && d.offset != ST_DIAG_UNKNOWN)
-            snprintf(rest, sizeof rest, "; the reading stopped at byte offset %" PRIu64 ": the %s there and everything "
-                     "after it are lost, how many entries %s", d.offset,
-                     e == ST_E_TRUNCATED ? "frame cut off" : "damaged frame",
-                     regular ? "is not known" : "a pipe cannot tell (a regular file can)");
-        cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", in_name,
-                e != ST_OK ? "up to the damage reported above" : q.lost_frames ? "to the end of the container"
-                                                                                : "the whole container", q.lost_frames,
-                q.lost_frames == 1 ? "" : "s", q.lost_entries, rest);
-        if (q.lost_frames || q.lost_unknown)
-            status = EXIT_DATA;
-    }
+    if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular))
+        status = EXIT_DATA;
     if (verify && e == ST_OK && verbose)
         cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
                 st_reader_offset(r));
