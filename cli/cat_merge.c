@@ -16,7 +16,6 @@
 
 #include "../common/st_io.h"
 #include "../formats/entry.h"
-#include "../formats/export_internal.h"
 #include "../formats/trace_io.h"
 #include "../frames/range.h"
 #include "cli_util.h"
@@ -37,8 +36,8 @@ unsigned cat_selected(void) { return nsel; }
 
 static int is_merge_format(const char *f)
 {
-    for (unsigned i = 0; st_merge_formats[i]; i++)
-        if (strcmp(st_merge_formats[i], f) == 0)
+    for (unsigned i = 0; simtrace_export_merge_format(i); i++)
+        if (strcmp(simtrace_export_merge_format(i), f) == 0)
             return 1;
     return 0;
 }
@@ -148,13 +147,15 @@ typedef struct {
 
 static st_error cursor_step(mctx *c, cursor *u, const uint8_t **e, uint64_t *index);
 
-static st_error cursor_next(void *arg, unsigned k, const uint8_t **e, uint64_t *index)
+static simtrace_error cursor_next(void *arg, unsigned k, const void **e, uint64_t *index)
 {
     mctx *c = arg;
-    st_error err = cursor_step(c, &c->cur[k], e, index);
+    const uint8_t *p;
+    st_error err = cursor_step(c, &c->cur[k], &p, index);
+    *e = p;
     if (err != ST_OK)
         c->bad = c->cur[k].file;
-    return err;
+    return (simtrace_error)err;
 }
 
 /* The next entry of cursor u within the range (*e NULL at its end). */
@@ -302,7 +303,7 @@ static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, i
     if (nsel == 0 || o->all)
         for (unsigned i = 0; i < ns; i++)
             if (mergeable(o->format, st_index_stream(ix, i)->type) &&
-                !(o->no_fetch && holds_all(o->format) && st_x_role(st_index_stream(ix, i)->name) == 'I'))
+                !(o->no_fetch && holds_all(o->format) && simtrace_export_role(st_index_stream(ix, i)->name) == 'I'))
                 add(pick, n, i);
     for (unsigned a = 0; a < nsel; a++) {
         int si = st_index_find_stream(ix, sel[a]);
@@ -347,9 +348,15 @@ static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, i
     return EXIT_OK;
 }
 
-static st_error write_fd(void *arg, const void *buf, size_t n)
+/* errno is kept for the message */
+static int write_fd(void *arg, const void *buf, size_t n) { return st_write_all(*(const int *)arg, buf, n) != ST_OK; }
+
+simtrace_error cat_index_value(void *vals, uint64_t index, const void **value, size_t *len)
 {
-    return st_write_all(*(const int *)arg, buf, n);
+    const uint8_t *p = NULL;
+    st_error e = st_values_get(vals, index, &p, len);
+    *value = p;
+    return (simtrace_error)e;
 }
 
 /* One container of a merge. */
@@ -399,7 +406,7 @@ static void say_one_kind(const cat_input *in, unsigned nc, const cat_merge_opts 
         unsigned same = 0;
         for (unsigned c = 0; c < nc; c++)
             for (unsigned i = 0; i < in[c].n; i++)
-                same += st_x_role(st_index_stream(in[c].ix, in[c].pick[i])->name) == kinds[k].role;
+                same += simtrace_export_role(st_index_stream(in[c].ix, in[c].pick[i])->name) == kinds[k].role;
         if (same < 2)
             continue;
         put(note, sizeof note, &m, "%s%s of ", m ? "; " : "", kinds[k].what);
@@ -407,7 +414,7 @@ static void say_one_kind(const cat_input *in, unsigned nc, const cat_merge_opts 
         for (unsigned c = 0; c < nc; c++)
             for (unsigned i = 0; i < in[c].n; i++) {
                 const char *nm = st_index_stream(in[c].ix, in[c].pick[i])->name;
-                if (st_x_role(nm) == kinds[k].role)
+                if (simtrace_export_role(nm) == kinds[k].role)
                     put(note, sizeof note, &m, "%s%s%s%s", j++ ? ", " : "", nc > 1 ? in[c].name : "",
                         nc > 1 ? ":" : "", nm);
             }
@@ -482,13 +489,13 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     }
     if (!o->quiet && holds_all(o->format))
         say_one_kind(in, nc, o);
-    st_export_stream *es = calloc(n, sizeof *es);
+    simtrace_export_stream *es = calloc(n, sizeof *es);
     cursor *cur = calloc(n, sizeof *cur);
     char **qual = nc > 1 ? calloc(n, sizeof *qual) : NULL;
     /* the whole values of wide entries, which text writes (6.3), each
      * stream's from its vblock companion through the directory */
     st_values *vals = calloc(n, sizeof *vals);
-    st_value_fn *vf = calloc(n, sizeof *vf);
+    simtrace_export_value_fn *vf = calloc(n, sizeof *vf);
     void **va = calloc(n, sizeof *va);
     st_diag d;
     st_diag_clear(&d);
@@ -511,10 +518,10 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
                 snprintf(qual[j], l, "%s:%s", in[c].name, s->name);
                 name = qual[j];
             }
-            es[j] = (st_export_stream){name, s->type, s->entry_size, s->header, s->header_len};
+            es[j] = (simtrace_export_stream){name, (uint32_t)s->type, s->entry_size, s->header, s->header_len};
             if (owns_values(ix, s->id)) {
                 st_values_init(&vals[j], ix, in[c].pick[i], &d);
-                vf[j] = st_values_get;
+                vf[j] = cat_index_value;
                 va[j] = &vals[j];
             }
             cur[j].ix = ix;
@@ -530,7 +537,8 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     if (e == ST_OK) {
         if (o->verbose)
             cli_msg("merging %u streams of %u container%s by cycle into %s", n, nc, nc == 1 ? "" : "s", o->format);
-        e = st_export_merged_values(o->format, es, n, cursor_next, &c, vf, (void *const *)va, write_fd, &out_fd);
+        e = (st_error)simtrace_export_merged(o->format, es, n, cursor_next, &c, vf, (void *const *)va, write_fd,
+                                             &out_fd);
     }
     int rc = EXIT_OK;
     /* an input's error names that input (of several, the one whose frame

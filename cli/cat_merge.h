@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../frames/container.h"
+#include "../include/simtrace.h"
 
 /* Each -s NAME, in order (NAME may list several streams: "read,write"). */
 void cat_select(const char *arg);
@@ -75,5 +76,9 @@ int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd, int *lost);
  * *lost as for cat_merge, the message naming the container.
  */
 int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd, int *lost);
+
+/* The public exporter's value callback over an st_values (frames/range.h)
+ * of a stream read through the directory: its wide values. */
+simtrace_error cat_index_value(void *vals, uint64_t index, const void **value, size_t *len);
 
 #endif

@@ -66,8 +66,8 @@ static void usage(FILE *f)
             "                        or with a suffix s, ms, us; needs --timestamps when packed)\n"
             "  -F, --format=FORMAT   raw (default, byte-identical to what was packed), text,\n"
             "                        csv (decimal, for awk and spreadsheets), or an exporter:");
-    for (unsigned i = 0; st_export_formats[i]; i++)
-        fprintf(f, " %s", st_export_formats[i]);
+    for (unsigned i = 0; simtrace_export_format(i); i++)
+        fprintf(f, " %s", simtrace_export_format(i));
     fprintf(f, "%s",
             "\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
@@ -168,7 +168,7 @@ static int num_time(const char *s, size_t n, uint64_t *v)
 
 typedef struct {
     int fd;
-    st_exporter *x; /* NULL: raw */
+    simtrace_exporter *x; /* NULL: raw */
     uint64_t written;
 } out_t;
 
@@ -179,13 +179,30 @@ static st_error out_write(void *arg, const void *buf, size_t n)
     return st_write_all(o->fd, buf, n);
 }
 
+/* out_write as an exporter's output (errno kept for the message) */
+static int out_export(void *arg, const void *buf, size_t n) { return out_write(arg, buf, n) != ST_OK; }
+
+/* Start the exporter of format for stream es, writing to o. */
+static st_error out_exporter(out_t *o, const char *format, const simtrace_export_stream *es,
+                             simtrace_export_value_fn value, void *varg)
+{
+    return (st_error)simtrace_exporter_new(&o->x, format, es, out_export, o, value, varg);
+}
+
 static st_error out_entries(out_t *o, uint64_t first, const uint8_t *p, size_t n, size_t esz)
 {
     if (n == 0)
         return ST_OK;
     if (!o->x)
         return out_write(o, p, n * esz);
-    return st_exporter_write(o->x, first, p, n);
+    return (st_error)simtrace_exporter_write(o->x, first, p, n);
+}
+
+/* What the public exporter needs of a stream the library's reader or
+ * index describes. */
+static simtrace_export_stream export_stream(const st_stream_info *s)
+{
+    return (simtrace_export_stream){s->name, (uint32_t)s->type, s->entry_size, s->header, s->header_len};
 }
 
 /* ---- range edges (issue 15): what exists is written, exit 0, and a note
@@ -304,7 +321,6 @@ static int list_name_width(const st_stream_info *(*get)(const void *, unsigned),
     return (int)w;
 }
 static const st_stream_info *array_get(const void *s, unsigned i) { return (const st_stream_info *)s + i; }
-static const st_stream_info *index_get(const void *ix, unsigned i) { return st_index_stream(ix, i); }
 
 static void list_begin(FILE *f)
 {
@@ -510,9 +526,9 @@ static int recover_damage(void *arg, const simtrace_damage *dm)
          * is read through the directory from the start, never here */
         const st_stream_info *s = rv->seq_s;
         const simtrace_stream_info *own = rv->own;
-        st_export_stream es = {own->name, s ? s->type : (st_entry_type)own->type, own->entry_size,
-                               s ? s->header : NULL, s ? s->header_len : 0};
-        if (rv->format && !rv->o->x && st_exporter_new(&rv->o->x, rv->format, &es, out_write, rv->o, NULL, NULL) != ST_OK)
+        simtrace_export_stream es = {own->name, s ? (uint32_t)s->type : own->type, own->entry_size,
+                                     s ? s->header : NULL, s ? s->header_len : 0};
+        if (rv->format && !rv->o->x && out_exporter(rv->o, rv->format, &es, NULL, NULL) != ST_OK)
             return rv->declined = 1;
         if (!rv->quiet)
             cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), not "
@@ -673,7 +689,7 @@ typedef struct {
 /* On a pipe the companion vblock stream may come later than the entries
  * that need it, so wide values need random access; an entry of a stream
  * that no vblock stream owns has no value beyond its data field. */
-static st_error value_none(void *arg, uint64_t index, const uint8_t **value, size_t *len)
+static simtrace_error value_none(void *arg, uint64_t index, const void **value, size_t *len)
 {
     seq_t *q = arg;
     *value = NULL;
@@ -683,9 +699,9 @@ static st_error value_none(void *arg, uint64_t index, const uint8_t **value, siz
             fprintf(stderr, "%s: %s: entry %" PRIu64 " has a wide value, which only a regular file (read through "
                             "its directory) can supply\n", cli_prog, q->file, index);
             q->said = 1;
-            return ST_E_UNSUPPORTED;
+            return SIMTRACE_E_UNSUPPORTED;
         }
-    return ST_OK;
+    return SIMTRACE_OK;
 }
 static const st_stream_info *reader_get(const void *r, unsigned i) { return st_reader_stream(r, i); }
 
@@ -729,8 +745,8 @@ static st_error start_and_write(seq_t *q, const st_stream_info *s, uint64_t firs
 {
     if (q->format && !q->o->x) {
         /* the exporter needs the stream's description, known from now on */
-        st_export_stream es = {s->name, s->type, s->entry_size, s->header, s->header_len};
-        st_error e = st_exporter_new(&q->o->x, q->format, &es, out_write, q->o, value_none, q);
+        simtrace_export_stream es = export_stream(s);
+        st_error e = out_exporter(q->o, q->format, &es, value_none, q);
         if (e == ST_E_UNSUPPORTED) {
             cli_msg("%s: stream '%s' of type %s cannot be written as %s", q->file, s->name, s->type_name, q->format);
             q->said = 1;
@@ -937,43 +953,155 @@ static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint6
     }
 }
 
-static int list_index(st_index *ix)
+/* The failure of an open kept by keep_failed, as cli_report takes it. */
+static void place_diag(const simtrace_reader *r, st_diag *d)
 {
-    unsigned n = st_index_stream_count(ix);
+    simtrace_input_place at;
+    st_diag_clear(d);
+    if (simtrace_reader_place(r, &at) != SIMTRACE_OK)
+        return;
+    d->offset = at.offset;
+    d->frame = at.frame;
+    d->stream = at.stream;
+    d->line = at.line;
+    snprintf(d->detail, sizeof d->detail, "%s", at.detail);
+}
+
+/* A frame of the public reader as list_frame takes it: frame k of its
+ * stream, whose sequence number is k (the reader checks it). */
+static st_frame_ref frame_ref_of(const simtrace_stream_info *s, uint64_t k, const simtrace_frame_info *fi)
+{
+    return (st_frame_ref){.offset = fi->offset, .size = fi->stored_bytes, .stream = s->id,
+                          .kind = ST_FRAME_REF_DATA, .flags = fi->has_time ? ST_FRAME_REF_TIMED : 0, .seq = k,
+                          .first_entry = fi->first_entry, .count = fi->entries, .first_cycle = fi->first_cycle,
+                          .last_cycle = fi->last_cycle, .first_time = fi->first_time, .last_time = fi->last_time};
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const st_frame_ref *x = a, *y = b;
+    return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* --list of a regular file, through the public reader: its directory, or
+ * its frame headers when it has none (a note says so, not with -q unless
+ * complete frames follow a damaged one). */
+static int list_file(int fd, const char *file, int quiet)
+{
+    simtrace_read_params rp;
+    simtrace_read_params_init(&rp);
+    rp.keep_failed = 1;
+    simtrace_reader *r = NULL;
+    simtrace_error e = simtrace_reader_open_fd(&r, fd, &rp);
+    if (e != SIMTRACE_OK) {
+        int saved = errno;
+        st_diag d;
+        place_diag(r, &d);
+        simtrace_reader_free(r);
+        errno = saved;
+        return cli_report((st_error)e, &d, file);
+    }
+    simtrace_recovery_info ri;
+    if (simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && !ri.complete && (!quiet || ri.frames_after))
+        cli_say_recovered(file, ri.reason, ri.frames, ri.entries, ri.frames_end, ri.file_size, ri.frames_after);
+    uint32_t n = 0;
+    simtrace_reader_stream_count(r, &n);
+    simtrace_stream_info *info = calloc(n + 1, sizeof *info);
     st_stream_info *s = calloc(n + 1, sizeof *s);
     uint64_t *stored = calloc(n + 1, sizeof *stored), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
-    if (!s || !stored || !fc || !lc) {
-        cli_msg("out of memory");
-        return EXIT_DATA;
+    uint64_t nf = 0;
+    int rc = info && s && stored && fc && lc ? EXIT_OK : EXIT_DATA;
+    for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
+        simtrace_reader_stream_info(r, i, &info[i]);
+        st_stream_info *si = &s[i];
+        snprintf(si->name, sizeof si->name, "%s", info[i].name);
+        snprintf(si->type_name, sizeof si->type_name, "%s", info[i].type_name);
+        si->id = info[i].id;
+        si->type = (st_entry_type)info[i].type;
+        si->entry_size = info[i].entry_size;
+        si->entries = info[i].entries;
+        si->frames = info[i].frames;
+        stored[i] = info[i].stored_bytes;
+        fc[i] = info[i].first_cycle;
+        lc[i] = info[i].last_cycle;
+        nf += info[i].frames;
     }
-    lf.name_w = list_name_width(index_get, ix, n);
-    list_begin(stdout);
-    if (lf.frames) {
+    /* every data frame, in file order: the directory's are held already */
+    st_frame_ref *fr = rc == EXIT_OK && lf.frames ? calloc(nf + 1, sizeof *fr) : NULL;
+    if (lf.frames && !fr)
+        rc = EXIT_DATA;
+    if (rc != EXIT_OK)
+        cli_msg("out of memory");
+    if (rc == EXIT_OK) {
+        lf.name_w = list_name_width(array_get, s, n);
+        list_begin(stdout);
+        uint64_t m = 0;
+        for (uint32_t i = 0; fr && i < n; i++)
+            for (uint64_t k = 0; k < info[i].frames; k++) {
+                simtrace_frame_info fi;
+                if (simtrace_reader_frame_info(r, i, k, &fi) == SIMTRACE_OK)
+                    fr[m++] = frame_ref_of(&info[i], k, &fi);
+            }
+        if (fr)
+            qsort(fr, m, sizeof *fr, by_offset);
         /* stream ids are at most 65535: a direct map to their info */
         static uint32_t pos[ST_MAX_STREAMS_CLI];
-        for (unsigned i = 0; i < n; i++)
-            pos[st_index_stream(ix, i)->id] = i;
-        for (uint64_t k = 0; k < st_index_frame_count(ix); k++) {
-            const st_frame_ref *r = st_index_frame(ix, k);
-            if (r->kind == ST_FRAME_REF_DATA)
-                list_frame(stdout, st_index_stream(ix, pos[r->stream]), r);
-        }
+        for (uint32_t i = 0; i < n; i++)
+            pos[s[i].id] = i;
+        for (uint64_t k = 0; k < m; k++)
+            list_frame(stdout, &s[pos[fr[k].stream]], &fr[k]);
+        print_list(stdout, s, n, stored, fc, lc);
+        rc = fflush(stdout) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
     }
-    for (unsigned i = 0; i < n; i++) {
-        s[i] = *st_index_stream(ix, i);
-        stored[i] = s[i].stored;
-        uint64_t nf = st_index_stream_frames(ix, i);
-        if (nf) {
-            fc[i] = st_index_stream_frame(ix, i, 0)->first_cycle;
-            lc[i] = st_index_stream_frame(ix, i, nf - 1)->last_cycle;
-        }
-    }
-    print_list(stdout, s, n, stored, fc, lc);
+    free(fr);
+    free(info);
     free(s);
     free(stored);
     free(fc);
     free(lc);
-    return fflush(stdout) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
+    simtrace_reader_free(r);
+    return rc;
+}
+
+/* --list read sequentially: the streams as the reader knows them at the
+ * end, with the bytes and cycles q counted of their frames. */
+static void list_seq(const st_reader *r, const seq_t *q)
+{
+    unsigned n = st_reader_stream_count(r);
+    st_stream_info *s = calloc(n + 1, sizeof *s);
+    uint64_t *stored = calloc(n + 1, 8), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
+    if (s && stored && fc && lc) {
+        for (unsigned i = 0; i < n; i++) {
+            s[i] = *st_reader_stream(r, i);
+            stored[i] = q->stored[s[i].id];
+            fc[i] = q->fc[s[i].id];
+            lc[i] = q->lc[s[i].id];
+        }
+        print_list(stdout, s, n, stored, fc, lc);
+    }
+    free(s);
+    free(stored);
+    free(fc);
+    free(lc);
+}
+
+/* --salvage read sequentially (e: what stopped it, at d): what was
+ * saved and what lost.  Returns 1 when entries were lost. */
+static int say_seq_salvage(const seq_t *q, st_error e, const st_diag *d, int regular)
+{
+    /* read sequentially, a stop leaves the rest unknown: say so, with
+     * where, rather than let the count above pass for the whole loss */
+    char rest[200] = "";
+    if (e != ST_OK && d->offset != ST_DIAG_UNKNOWN)
+        snprintf(rest, sizeof rest, "; the reading stopped at byte offset %" PRIu64 ": the %s there and everything "
+                 "after it are lost, how many entries %s", d->offset,
+                 e == ST_E_TRUNCATED ? "frame cut off" : "damaged frame",
+                 regular ? "is not known" : "a pipe cannot tell (a regular file can)");
+    cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", q->file,
+            e != ST_OK ? "up to the damage reported above" : q->lost_frames ? "to the end of the container"
+                                                                              : "the whole container", q->lost_frames,
+            q->lost_frames == 1 ? "" : "s", q->lost_entries, rest);
+    return q->lost_frames || q->lost_unknown;
 }
 
 /* What the merge of several streams (cat_merge.c) needs of the options. */
@@ -986,6 +1114,89 @@ static cat_merge_opts merge_opts(const char *in_name, const char *out_path, cons
     if (rg->r.kind == R_NONE || rg->r.kind == R_CYCLES)
         mo.range = rg->r.kind == R_NONE ? CAT_RANGE_NONE : CAT_RANGE_CYCLES;
     return mo;
+}
+
+/* One stream of a regular file through its directory (ix, freed here):
+ * a range, a whole stream with wide values, or that of a recovered
+ * index, to o.  Returns an exit status, or -1 when the whole stream is
+ * read sequentially instead: *stream then names it, and in_fd is back
+ * at its start. */
+static int export_index(st_index *ix, int in_fd, const char *in_name, const char **stream, const char *out_path,
+                        const char *format, int raw, const range *rg, int verbose, out_t *o)
+{
+    st_diag d;
+    st_diag_clear(&d);
+    st_error e = ST_OK;
+    int rc = EXIT_OK;
+    st_values vals; /* wide values of the chosen stream, through the index */
+    int have_vals = 0;
+    const st_stream_info *chosen = NULL;
+    int si = -1;
+    if (*stream) {
+        si = st_index_find_stream(ix, *stream);
+        if (si < 0) {
+            cli_msg("%s: no stream named '%s' (see --list)", in_name, *stream);
+            e = ST_E_BAD_STREAM;
+        }
+    } else {
+        si = st_index_default_stream(ix);
+        if (si < 0) {
+            cli_msg("%s: the container holds no stream", in_name);
+            e = ST_E_BAD_STREAM;
+        }
+    }
+    if (e == ST_OK) {
+        chosen = st_index_stream(ix, (unsigned)si);
+        st_values_init(&vals, ix, (unsigned)si, &d);
+        have_vals = 1;
+        /* a recovered index lists only the complete frames; the
+         * sequential reader would also meet the cut at the end */
+        if (rg->r.kind == R_NONE && (raw || vals.vs < 0) && !st_index_recovered(ix, NULL, NULL)) {
+            /* the whole stream: the sequential reader decodes on every
+             * thread; wide values need the index, so not for them */
+            static char whole[256];
+            snprintf(whole, sizeof whole, "%s", chosen->name);
+            *stream = whole;
+            st_values_free(&vals);
+            st_index_free(ix);
+            if (lseek(in_fd, 0, SEEK_SET) != 0) {
+                cli_out_abort();
+                d.offset = 0;
+                return cli_report(ST_E_SEEK, &d, in_name);
+            }
+            return -1;
+        }
+        if (!raw) {
+            simtrace_export_stream es = export_stream(chosen);
+            e = out_exporter(o, format, &es, cat_index_value, &vals);
+            if (e == ST_E_UNSUPPORTED) {
+                /* the format chosen cannot hold this stream: bad usage */
+                cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen->name,
+                        chosen->type_name, format);
+                e = ST_E_USAGE;
+            } else if (e != ST_OK) {
+                rc = cli_report(e, NULL, in_name);
+            }
+        }
+        if (e == ST_OK) {
+            e = cat_index(ix, (unsigned)si, rg, o, verbose, in_name, &d);
+            if (e == ST_OK && o->x)
+                e = (st_error)simtrace_exporter_finish(o->x);
+            if (e != ST_OK && e != ST_E_BAD_STREAM)
+                rc = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
+        }
+    }
+    int lost = e == ST_OK && chosen && say_cut_loss(ix, chosen, rg, in_name);
+    simtrace_exporter_free(o->x);
+    if (have_vals)
+        st_values_free(&vals);
+    st_index_free(ix);
+    if (e != ST_OK) {
+        cli_out_abort();
+        return e == ST_E_BAD_STREAM ? EXIT_DATA : (e == ST_E_USAGE ? EXIT_USAGE : rc);
+    }
+    rc = cli_out_commit();
+    return rc != EXIT_OK ? rc : lost ? EXIT_DATA : EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -1100,8 +1311,8 @@ int main(int argc, char **argv)
     int raw = strcmp(format, "raw") == 0;
     if (!raw) {
         int ok = 0;
-        for (unsigned i = 0; st_export_formats[i]; i++)
-            ok |= strcmp(st_export_formats[i], format) == 0;
+        for (unsigned i = 0; simtrace_export_format(i); i++)
+            ok |= strcmp(simtrace_export_format(i), format) == 0;
         if (!ok) {
             cli_msg("unknown output format '%s' (see --help)", format);
             return EXIT_USAGE;
@@ -1130,6 +1341,8 @@ int main(int argc, char **argv)
         if (salvage_index(in_fd, in_name, stream, out_path, force, quiet, &status))
             return status;
     }
+    if (list && regular)
+        return list_file(in_fd, in_name, quiet);
     /* a complete regular file: everything through the directory */
     st_index *ix = NULL;
     st_error e = ST_OK;
@@ -1151,11 +1364,6 @@ int main(int argc, char **argv)
         simtrace_read_params rp = {.threads = threads, .ignore_check = (uint32_t)ignore_check, .memlimit = memlimit};
         return cat_stats(in_fd, in_name, stream, stats == 2, &rp, stdout);
     }
-    if (list && ix) {
-        rc = list_index(ix);
-        st_index_free(ix);
-        return rc;
-    }
     int out_fd = -1;
     if (want_out && (rc = cli_out_open(out_path, force, raw, in_fd, &out_fd)) != EXIT_OK) {
         st_index_free(ix);
@@ -1174,81 +1382,9 @@ int main(int argc, char **argv)
         return cr != EXIT_OK ? cr : rc;
     }
     out_t o = {out_fd, NULL, 0};
-    st_values vals; /* wide values of the chosen stream, through the index */
-    int have_vals = 0;
-    const st_stream_info *chosen = NULL;
-    if (ix) {
-        int si = -1;
-        if (stream) {
-            si = st_index_find_stream(ix, stream);
-            if (si < 0) {
-                cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
-                e = ST_E_BAD_STREAM;
-            }
-        } else {
-            si = st_index_default_stream(ix);
-            if (si < 0) {
-                cli_msg("%s: the container holds no stream", in_name);
-                e = ST_E_BAD_STREAM;
-            }
-        }
-        if (e == ST_OK) {
-            chosen = st_index_stream(ix, (unsigned)si);
-            st_values_init(&vals, ix, (unsigned)si, &d);
-            have_vals = 1;
-            /* a recovered index lists only the complete frames; the
-             * sequential reader would also meet the cut at the end */
-            if (rg.r.kind == R_NONE && (raw || vals.vs < 0) && !st_index_recovered(ix, NULL, NULL)) {
-                /* the whole stream: the sequential reader decodes on every
-                 * thread; wide values need the index, so not for them */
-                static char whole[256];
-                snprintf(whole, sizeof whole, "%s", chosen->name);
-                stream = whole;
-                st_values_free(&vals);
-                st_index_free(ix);
-                ix = NULL;
-                if (lseek(in_fd, 0, SEEK_SET) != 0) {
-                    cli_out_abort();
-                    d.offset = 0;
-                    return cli_report(ST_E_SEEK, &d, in_name);
-                }
-                goto sequential;
-            }
-            if (!raw) {
-                st_export_stream es = {chosen->name, chosen->type, chosen->entry_size, chosen->header,
-                                       chosen->header_len};
-                e = st_exporter_new(&o.x, format, &es, out_write, &o, st_values_get, &vals);
-                if (e == ST_E_UNSUPPORTED) {
-                    /* the format chosen cannot hold this stream: bad usage */
-                    cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen->name,
-                            chosen->type_name, format);
-                    e = ST_E_USAGE;
-                } else if (e != ST_OK) {
-                    rc = cli_report(e, NULL, in_name);
-                }
-            }
-            if (e == ST_OK) {
-                e = cat_index(ix, (unsigned)si, &rg, &o, verbose, in_name, &d);
-                if (e == ST_OK && o.x)
-                    e = st_exporter_finish(o.x);
-                if (e != ST_OK && e != ST_E_BAD_STREAM)
-                    rc = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
-            }
-        }
-        int lost = e == ST_OK && chosen && say_cut_loss(ix, chosen, &rg, in_name);
-        st_exporter_free(o.x);
-        if (have_vals)
-            st_values_free(&vals);
-        st_index_free(ix);
-        if (e != ST_OK) {
-            cli_out_abort();
-            return e == ST_E_BAD_STREAM ? EXIT_DATA : (e == ST_E_USAGE ? EXIT_USAGE : rc);
-        }
-        rc = cli_out_commit();
-        return rc != EXIT_OK ? rc : lost ? EXIT_DATA : EXIT_OK;
-    }
+    if (ix && (rc = export_index(ix, in_fd, in_name, &stream, out_path, format, raw, &rg, verbose, &o)) >= 0)
+        return rc;
 
-sequential:;
     /* sequential: a pipe, --verify, --salvage, --list of a pipe, a whole stream */
     seq_t q;
     memset(&q, 0, sizeof q);
@@ -1287,7 +1423,7 @@ sequential:;
         list_begin(stdout);
     e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
     /* from a regular file, a whole stream is read here with its name */
-    if (e != ST_OK && st_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
+    if (e != ST_OK && simtrace_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
         rg.r.kind == R_NONE) {
         e = resume_past_damage(in_fd, r, in_name, stream, q.written_end, &o, q.format, quiet, e, &d);
         if (e == ST_OK)
@@ -1341,54 +1477,24 @@ sequential:;
             if (st_reader_stream(r, i)->id == q.pk.id)
                 note_entries_past_end(in_name, &rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
     }
-    if (list && (e == ST_OK || salvage)) {
-        unsigned n = st_reader_stream_count(r);
-        st_stream_info *s = calloc(n + 1, sizeof *s);
-        uint64_t *stored = calloc(n + 1, 8), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
-        if (s && stored && fc && lc) {
-            for (unsigned i = 0; i < n; i++) {
-                s[i] = *st_reader_stream(r, i);
-                stored[i] = q.stored[s[i].id];
-                fc[i] = q.fc[s[i].id];
-                lc[i] = q.lc[s[i].id];
-            }
-            print_list(stdout, s, n, stored, fc, lc);
-        }
-        free(s);
-        free(stored);
-        free(fc);
-        free(lc);
-    }
+    if (list && (e == ST_OK || salvage))
+        list_seq(r, &q);
     if (list && status == EXIT_OK)
         status = cli_stdout_done(); /* a listing that could not be written (a full disk) */
     if (o.x) {
         /* flush what the exporter holds: the entries of intact frames */
         if (status != EXIT_USAGE) {
-            st_error fe = st_exporter_finish(o.x);
+            st_error fe = (st_error)simtrace_exporter_finish(o.x);
             if (fe != ST_OK && status == EXIT_OK)
                 status = cli_report(fe, &d, out_path ? out_path : "(stdout)");
         }
-        st_exporter_free(o.x);
+        simtrace_exporter_free(o.x);
         o.x = NULL;
     }
     if (salvage && want_out && q.pk.chosen)
         cat_salvage_note(&mo, r, q.pk.id);
-    if (salvage && status != EXIT_USAGE) {
-        /* read sequentially, a stop leaves the rest unknown: say so, with
-         * where, rather than let the count above pass for the whole loss */
-        char rest[200] = "";
-        if (e != ST_OK && d.offset != ST_DIAG_UNKNOWN)
-            snprintf(rest, sizeof rest, "; the reading stopped at byte offset %" PRIu64 ": the %s there and everything "
-                     "after it are lost, how many entries %s", d.offset,
-                     e == ST_E_TRUNCATED ? "frame cut off" : "damaged frame",
-                     regular ? "is not known" : "a pipe cannot tell (a regular file can)");
-        cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", in_name,
-                e != ST_OK ? "up to the damage reported above" : q.lost_frames ? "to the end of the container"
-                                                                                : "the whole container", q.lost_frames,
-                q.lost_frames == 1 ? "" : "s", q.lost_entries, rest);
-        if (q.lost_frames || q.lost_unknown)
-            status = EXIT_DATA;
-    }
+    if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular))
+        status = EXIT_DATA;
     if (verify && e == ST_OK && verbose)
         cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
                 st_reader_offset(r));

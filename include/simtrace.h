@@ -1103,6 +1103,106 @@ SIMTRACE_API const char *simtrace_stats_field_name(uint32_t f);
  * Thread-safe. */
 SIMTRACE_API uint32_t simtrace_stats_field_slots(uint32_t f);
 
+/* ---- advanced: exporting: entries written back as a trace format ----------- */
+
+/*
+ * Exporters turn decoded entries back into a trace format (formats/
+ * IMPORT.md of the source says how each maps), byte for byte what
+ * simtrace-cat -F writes.  simtrace_export_format(0, 1, ...) names the
+ * one-stream formats ("raw", "text", "lackey", "din", "vpc", ...),
+ * simtrace_export_merge_format those that hold several streams merged by
+ * cycle in one file ("lackey", "din", "xdin", "csv", "text", ...); NULL
+ * past the last, so a program lists them by counting up until NULL.
+ * Static strings.  Thread-safe.
+ */
+SIMTRACE_API const char *simtrace_export_format(unsigned index);
+SIMTRACE_API const char *simtrace_export_merge_format(unsigned index);
+
+/* What an exporter needs to know of its stream; the calls that take it
+ * copy what they keep (the name, the header). */
+typedef struct simtrace_export_stream {
+    const char *name;    /* the stream's name, or NULL; lackey, din and xdin
+                            take the kind of record from its end
+                            (simtrace_export_role) */
+    uint32_t type;       /* simtrace_type */
+    uint32_t entry_size; /* bytes per entry (the type's; USER: its own) */
+    const void *header;  /* the stream's kept header (vpc), or NULL */
+    size_t header_len;
+} simtrace_export_stream;
+
+/* Receives size bytes of output.  Returns 0, or nonzero on failure: the
+ * call being made then fails with SIMTRACE_E_WRITE (errno as the callback
+ * left it). */
+typedef int (*simtrace_export_write_fn)(void *opaque, const void *buf, size_t size);
+
+/* The whole value of the wide entry `entry` of the stream (d64, d32):
+ * *value its bytes, least significant first, valid until the next call;
+ * *len its length, which must be the size the entry records, or 0 when
+ * no value is kept (text then writes the entry's own fields with "nv").
+ * Returns SIMTRACE_OK or an error, which the export call returns. */
+typedef simtrace_error (*simtrace_export_value_fn)(void *opaque, uint64_t entry, const void **value, size_t *len);
+
+/* The next entry of stream k of a merge (k < the number of streams):
+ * *entry its entry_size bytes, valid until the next call for the same k,
+ * or NULL at the stream's end; *index its index in its stream.  Returns
+ * SIMTRACE_OK or an error, which the merge returns. */
+typedef simtrace_error (*simtrace_export_next_fn)(void *opaque, unsigned k, const void **entry, uint64_t *index);
+
+typedef struct simtrace_exporter simtrace_exporter;
+
+/*
+ * Start an exporter of format `format` for stream s, writing through
+ * write(wopaque, ...) into a 64 KiB buffer handed on when full and at
+ * simtrace_exporter_finish.  value (may be NULL: no values) gives the
+ * whole values of wide entries to text.  A format's file header (vpc,
+ * vpc3) is written with the first entries or at finish.  An exporter is
+ * used by one thread at a time; its callbacks are called on that thread,
+ * inside the calls on it.  Returns SIMTRACE_OK; SIMTRACE_E_USAGE (an
+ * unknown format or type, an entry size not the type's, a NULL argument);
+ * SIMTRACE_E_UNSUPPORTED (the format cannot hold this type, e.g. vpc from
+ * d64); SIMTRACE_E_NOMEM.  On failure *x is NULL.
+ */
+SIMTRACE_API simtrace_error simtrace_exporter_new(simtrace_exporter **x, const char *format,
+                                                  const simtrace_export_stream *s, simtrace_export_write_fn write,
+                                                  void *wopaque, simtrace_export_value_fn value, void *vopaque);
+
+/* Export count entries (count x entry_size bytes) whose first is entry
+ * `first` of the stream; calls come in increasing entry order, with gaps
+ * allowed (a range).  count 0 writes nothing but the format's headers.
+ * Returns SIMTRACE_OK, SIMTRACE_E_WRITE, the value callback's error,
+ * SIMTRACE_E_CORRUPT (a value whose length is not the entry's size),
+ * SIMTRACE_E_USAGE. */
+SIMTRACE_API simtrace_error simtrace_exporter_write(simtrace_exporter *x, uint64_t first, const void *entries,
+                                                    size_t count);
+
+/* Hand on what the buffer holds (and a header not written yet).  Returns
+ * SIMTRACE_OK, SIMTRACE_E_WRITE, SIMTRACE_E_USAGE. */
+SIMTRACE_API simtrace_error simtrace_exporter_finish(simtrace_exporter *x);
+
+/* Release x; what finish did not hand on is dropped.  NULL is allowed. */
+SIMTRACE_API void simtrace_exporter_free(simtrace_exporter *x);
+
+/* The kind of record lackey, din and xdin write for the entries of the
+ * stream named name: 'I' (instruction fetch: a name ending in "fetch"),
+ * 'S' (store: ending in "write") or 'L' (load: any other).  Thread-safe. */
+SIMTRACE_API char simtrace_export_role(const char *name);
+
+/*
+ * Write the k streams s[0..k-1] as one file of merge format `format`,
+ * their entries merged by cycle (IMPORT.md 8.6), pulled through
+ * next(nopaque, ...), one held per stream; written through write as
+ * simtrace_exporter_new's.  value[K](vopaque[K], ...) gives the values of
+ * stream K (value, or value[K], NULL: none).  Runs on the calling thread.
+ * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (not a merge format, k == 0);
+ * SIMTRACE_E_UNSUPPORTED (a stream the format cannot hold: memory streams,
+ * and for text events too); SIMTRACE_E_TOO_LARGE (text: more than 16
+ * streams); SIMTRACE_E_NOMEM; next's, value's or write's error.
+ */
+SIMTRACE_API simtrace_error simtrace_export_merged(const char *format, const simtrace_export_stream *s, unsigned k,
+                                                   simtrace_export_next_fn next, void *nopaque,
+                                                   const simtrace_export_value_fn *value, void *const *vopaque,
+                                                   simtrace_export_write_fn write, void *wopaque);
+
 /* ---- advanced: packing: imports, concatenation, repair ---------------------- */
 /* imports */
 

@@ -941,6 +941,126 @@ static void test_signals_while_reading(const char *path)
     free(file);
 }
 
+/* ---- exporters (advanced: exporting) ---- */
+
+static simtrace_error wide_value(void *opaque, uint64_t entry, const void **value, size_t *len)
+{
+    (void)opaque;
+    *value = wide_val[entry];
+    *len = entry % WIDE_EVERY == 0 ? 16 : 0;
+    return SIMTRACE_OK;
+}
+
+/* The next entry of stream k of a merge: rd_raw (k 0) or wr_raw (k 1);
+ * fail_at: an index of k 1 whose turn fails with SIMTRACE_E_CORRUPT. */
+static struct {
+    uint64_t pos[2];
+    uint64_t fail_at;
+} merge_src;
+static simtrace_error merge_next(void *opaque, unsigned k, const void **entry, uint64_t *index)
+{
+    (void)opaque;
+    uint64_t i = merge_src.pos[k];
+    if (k == 1 && i == merge_src.fail_at)
+        return SIMTRACE_E_CORRUPT;
+    *entry = i < (k ? N_WRITE : N_READ) ? (k ? wr_raw : rd_raw) + 32 * i : NULL;
+    *index = i;
+    merge_src.pos[k] += *entry != NULL;
+    return SIMTRACE_OK;
+}
+
+static size_t count_lines(const membuf *m, const char *prefix)
+{
+    size_t n = 0, l = strlen(prefix);
+    for (size_t i = 0; i < m->n; i++)
+        if ((i == 0 || m->p[i - 1] == '\n') && m->n - i >= l && memcmp(m->p + i, prefix, l) == 0)
+            n++;
+    return n;
+}
+
+static void test_export(void)
+{
+    /* the names: counted up to NULL */
+    unsigned nf = 0, nm = 0, text = 0;
+    for (; simtrace_export_format(nf); nf++)
+        text |= strcmp(simtrace_export_format(nf), "text") == 0;
+    for (; simtrace_export_merge_format(nm); nm++)
+        ;
+    CHECK(nf >= 10 && text && strcmp(simtrace_export_format(0), "raw") == 0 && nm >= 5 &&
+          strcmp(simtrace_export_merge_format(0), "lackey") == 0 && simtrace_export_format(nf + 7) == NULL);
+    CHECK(simtrace_export_role("cpu0.fetch") == 'I' && simtrace_export_role("cpu0.write") == 'S' &&
+          simtrace_export_role("cpu0.read") == 'L' && simtrace_export_role(NULL) == 'L');
+
+    /* raw in two calls gives the entries back; text writes the whole
+     * values the callback gives, and "nv" without it */
+    simtrace_export_stream s = {"cpu0.write", SIMTRACE_TYPE_D64, 32, NULL, 0};
+    simtrace_exporter *x;
+    membuf mb = {NULL, 0, 0};
+    CHECK(simtrace_exporter_new(&x, "raw", &s, mem_write, &mb, NULL, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_exporter_write(x, 0, wr_raw, 1000) == SIMTRACE_OK &&
+          simtrace_exporter_write(x, 1000, wr_raw + 32 * 1000, N_WRITE - 1000) == SIMTRACE_OK &&
+          simtrace_exporter_finish(x) == SIMTRACE_OK);
+    CHECK(mb.n == sizeof wr_raw && memcmp(mb.p, wr_raw, mb.n) == 0);
+    simtrace_exporter_free(x);
+    for (int with = 0; with < 2; with++) {
+        mb.n = 0;
+        CHECK(simtrace_exporter_new(&x, "text", &s, mem_write, &mb, with ? wide_value : NULL, NULL) == SIMTRACE_OK);
+        CHECK(simtrace_exporter_write(x, 0, wr_raw, N_WRITE) == SIMTRACE_OK && simtrace_exporter_finish(x) == SIMTRACE_OK);
+        simtrace_exporter_free(x);
+        CHECK(count_lines(&mb, "# simtrace text 1 stream=cpu0.write type=d64") == 1 &&
+              count_lines(&mb, "") == N_WRITE + 1);
+        mem_write(&mb, "", 1); /* mb as a string */
+        CHECK(!strstr((char *)mb.p, "0x0f0e0d0c0b0a09080706050403020100") == !with);
+        mb.n--;
+    }
+
+    /* bad arguments and a failing output */
+    simtrace_export_stream bad = s;
+    x = (simtrace_exporter *)&bad;
+    CHECK(simtrace_exporter_new(&x, "nonesuch", &s, mem_write, &mb, NULL, NULL) == SIMTRACE_E_USAGE && x == NULL);
+    CHECK(simtrace_exporter_new(&x, "vpc", &s, mem_write, &mb, NULL, NULL) == SIMTRACE_E_UNSUPPORTED && x == NULL);
+    bad.entry_size = 24;
+    CHECK(simtrace_exporter_new(&x, "raw", &bad, mem_write, &mb, NULL, NULL) == SIMTRACE_E_USAGE);
+    bad = s;
+    bad.type = 13; /* no such type */
+    CHECK(simtrace_exporter_new(&x, "raw", &bad, mem_write, &mb, NULL, NULL) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_exporter_new(&x, "raw", &s, NULL, NULL, NULL, NULL) == SIMTRACE_E_USAGE &&
+          simtrace_exporter_new(NULL, "raw", &s, mem_write, &mb, NULL, NULL) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_exporter_write(NULL, 0, wr_raw, 1) == SIMTRACE_E_USAGE &&
+          simtrace_exporter_finish(NULL) == SIMTRACE_E_USAGE);
+    simtrace_exporter_free(NULL);
+    fail_after = 0;
+    CHECK(simtrace_exporter_new(&x, "text", &s, failing_write, NULL, NULL, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_exporter_write(x, 0, wr_raw, 1) == SIMTRACE_OK && simtrace_exporter_finish(x) == SIMTRACE_E_WRITE);
+    simtrace_exporter_free(x);
+
+    /* a merge by cycle: one stream is what its exporter writes; two in
+     * text are every entry of both, after one header line each */
+    simtrace_export_stream two[2] = {{"cpu0.read", SIMTRACE_TYPE_D64, 32, NULL, 0}, s};
+    membuf one = {NULL, 0, 0};
+    CHECK(simtrace_exporter_new(&x, "lackey", &two[0], mem_write, &one, NULL, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_exporter_write(x, 0, rd_raw, N_READ) == SIMTRACE_OK && simtrace_exporter_finish(x) == SIMTRACE_OK);
+    simtrace_exporter_free(x);
+    memset(&merge_src, 0, sizeof merge_src);
+    merge_src.fail_at = UINT64_MAX;
+    mb.n = 0;
+    CHECK(simtrace_export_merged("lackey", two, 1, merge_next, NULL, NULL, NULL, mem_write, &mb) == SIMTRACE_OK);
+    CHECK(mb.n == one.n && memcmp(mb.p, one.p, mb.n) == 0);
+    free(one.p);
+    memset(merge_src.pos, 0, sizeof merge_src.pos);
+    mb.n = 0;
+    simtrace_export_value_fn vf[2] = {NULL, wide_value};
+    CHECK(simtrace_export_merged("text", two, 2, merge_next, NULL, vf, NULL, mem_write, &mb) == SIMTRACE_OK);
+    CHECK(count_lines(&mb, "# simtrace text 1") == 2 && count_lines(&mb, "@0 ") == N_READ &&
+          count_lines(&mb, "@1 ") == N_WRITE);
+    memset(merge_src.pos, 0, sizeof merge_src.pos);
+    merge_src.fail_at = 5;
+    CHECK(simtrace_export_merged("text", two, 2, merge_next, NULL, vf, NULL, mem_write, &mb) == SIMTRACE_E_CORRUPT);
+    CHECK(simtrace_export_merged("vpc", two, 2, merge_next, NULL, NULL, NULL, mem_write, &mb) == SIMTRACE_E_USAGE &&
+          simtrace_export_merged("text", two, 0, merge_next, NULL, NULL, NULL, mem_write, &mb) == SIMTRACE_E_USAGE);
+    free(mb.p);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/test_api.XXXXXX";
@@ -951,6 +1071,7 @@ int main(void)
     snprintf(path3, sizeof path3, "%s/t3.sim", dir);
     make_entries();
     test_common();
+    test_export();
     test_writer_errors(dir);
     test_write_failure();
 
