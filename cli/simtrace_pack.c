@@ -139,13 +139,15 @@ typedef struct {
     const char *out_name; /* the container, for messages */
     uint8_t enc_noted[65536]; /* note_kept_encoder() spoke of the stream */
     uint64_t base[65536]; /* output entries of each handle before this input */
-    st_buf tmp;
 } packer;
 
 static void progress(packer *pk, int final)
 {
-    if (pk->verbose && (cli_progress_due(&pk->last) || final))
-        cli_progress(pk->w, pk->t0, final);
+    if (pk->verbose && (cli_progress_due(&pk->last) || final)) {
+        st_write_stats ws;
+        st_writer_stats(pk->w, &ws);
+        cli_progress_counts(ws.entries, ws.raw_bytes, ws.out_bytes, pk->t0, final);
+    }
 }
 
 /* A deterministic GUID for a user type, from its name: a user type is
@@ -250,10 +252,28 @@ static simtrace_import_params import_params(packer *pk, int no_unpack)
     return ip;
 }
 
+/* The st_diag of a place of the public API. */
+static st_diag place_diag(const simtrace_input_place *p)
+{
+    st_diag d = {p->offset, p->frame, p->stream, p->line, ""};
+    snprintf(d.detail, sizeof d.detail, "%s", p->detail);
+    return d;
+}
+
+/* Report e at d (NULL: nothing known) as cli_report_place does. */
+static int report(st_error e, const st_diag *d, const char *file)
+{
+    simtrace_input_place p = {UINT64_MAX, UINT64_MAX, "", UINT64_MAX, UINT64_MAX};
+    if (d)
+        p = (simtrace_input_place){d->offset, d->line, "", d->frame, d->stream};
+    snprintf(p.detail, sizeof p.detail, "%s", d ? d->detail : "");
+    return cli_report_place(e, &p, file);
+}
+
 /* The reading's own result (rep: the unpacking's), with its place in d. */
 static st_error read_result(const simtrace_import_report *rep, st_diag *d)
 {
-    cli_diag_from_place(d, &rep->where);
+    *d = place_diag(&rep->where);
     return (st_error)rep->read_error;
 }
 
@@ -309,16 +329,13 @@ static st_error pack_import(packer *pk, const input *in, int fd, int no_unpack, 
 
 /* ---- containers, copied frame by frame ---- */
 
-/* The st_diag of a place in a report of the public API, for cli_report. */
-static st_diag report_diag(uint64_t offset, uint64_t frame, uint64_t stream, const char *detail)
+/* The place of a failure of a concatenation or repair (simtrace_concat_report,
+ * simtrace_repair_report). */
+static simtrace_input_place report_place(uint64_t offset, uint64_t frame, uint64_t stream, const char *detail)
 {
-    st_diag d;
-    st_diag_clear(&d);
-    d.offset = offset;
-    d.frame = frame;
-    d.stream = stream;
-    snprintf(d.detail, sizeof d.detail, "%s", detail);
-    return d;
+    simtrace_input_place p = {offset, UINT64_MAX, "", frame, stream};
+    snprintf(p.detail, sizeof p.detail, "%s", detail);
+    return p;
 }
 
 static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
@@ -330,9 +347,24 @@ static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
     cp.progress_opaque = pk;
     simtrace_concat_report rep;
     simtrace_error e = simtrace_writer_concat_fd(pk->api, fd, &cp, &rep);
-    if (e != SIMTRACE_OK)
-        *d = report_diag(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
+    if (e != SIMTRACE_OK) {
+        simtrace_input_place at = report_place(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
+        *d = place_diag(&at);
+    }
     return (st_error)e;
+}
+
+/* The container at fd, opened for appending, was read through its frame
+ * headers: say what it lacks and what was found (cli_say_recovered). */
+static void note_recovered(int fd, const char *file)
+{
+    simtrace_reader *r;
+    simtrace_recovery_info ri;
+    if (simtrace_reader_open_fd(&r, fd, NULL) != SIMTRACE_OK)
+        return;
+    if (simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && !ri.complete)
+        cli_say_recovered(file, ri.reason, ri.frames, ri.entries, ri.frames_end, ri.file_size, ri.frames_after);
+    simtrace_reader_free(r);
 }
 
 /* Parse --type: a built-in name or NAME:SIZE.  Returns 1, 0 if s is not
@@ -614,8 +646,8 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
         close(fd);
         if (out_fd >= 0)
             cli_out_abort();
-        st_diag d = report_diag(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
-        rc = cli_report((st_error)e, &d, rep.output_failed && !in_place ? out_path : file);
+        simtrace_input_place at = report_place(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
+        rc = cli_report_place(e, &at, rep.output_failed && !in_place ? out_path : file);
         if (rep.restored)
             cli_msg("%s: not repaired: the file is as it was before", file);
         return rc;
@@ -660,6 +692,7 @@ int main(int argc, char **argv)
     st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
     pk.p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
     int force = 0, concat = 0, no_unpack = 0, stdout_given = 0, stage_given = 0, level = 0, frame_given = 0, c;
+    uint32_t stage; /* -s as cli_opt_stage checks it */
     input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, NULL, -1, NULL};
     /* static: reachable until exit on every return path */
     static input *ins;
@@ -687,12 +720,12 @@ int main(int argc, char **argv)
             stdout_given = 1;
             break;
         case 's':
-            if (!cli_opt_stage(optarg, &pk.p.stage))
+            if (!cli_opt_stage(optarg, &stage) || !svpc_stage_parse(optarg, &pk.p.stage))
                 return EXIT_USAGE;
             stage_given = 1;
             break;
         case 'e':
-            if (!cli_opt_encoder(optarg, &pk.p.encoder))
+            if (!cli_opt_encoder(optarg, NULL) || !svpc_encoder_parse(optarg, &pk.p.encoder))
                 return EXIT_USAGE;
             pk.enc_given = 1;
             break;
@@ -846,7 +879,7 @@ int main(int argc, char **argv)
         have_out_st = fstat(out_fd, &out_st) == 0;
         e = st_index_open(&ix, out_fd, &d);
         if (e != ST_OK)
-            return cli_report(e, &d, append);
+            return report(e, &d, append);
         if (st_index_frames_after(ix)) {
             /* appending starts where the frames listed end: the complete
              * frames after a damaged header would be overwritten */
@@ -860,8 +893,8 @@ int main(int argc, char **argv)
             close(out_fd);
             return EXIT_DATA;
         }
-        if (!pk.quiet)
-            cli_note_recovered(ix, append);
+        if (!pk.quiet && st_index_recovered(ix, NULL, NULL))
+            note_recovered(out_fd, append);
     } else if (out_path && strcmp(out_path, "-") != 0)
         have_out_st = stat(out_path, &out_st) == 0;
     else
@@ -886,10 +919,9 @@ int main(int argc, char **argv)
     if (e != ST_OK) {
         st_writer_free(pk.w);
         cli_out_abort();
-        return cli_report(e, &d, err_file);
+        return report(e, &d, err_file);
     }
     cli_stop_arm();
-    st_buf_init(&pk.tmp, 0);
     pk.t0 = pk.last = cli_now();
     /* bad data in an input ends the run but keeps what came before it in a
      * valid container (exit 1); I/O errors and bad containers lose the output */
@@ -936,9 +968,9 @@ int main(int argc, char **argv)
              * signal ended was not searched for damage past the end) */
             if (rep.unpack_error != SIMTRACE_OK && e != ST_E_WRITE) {
                 if (e != ST_OK && !pk.quiet)
-                    cli_report(e, &d, pk.in_name); /* what the damage did, then the damage */
+                    report(e, &d, pk.in_name); /* what the damage did, then the damage */
                 e = (st_error)rep.unpack_error;
-                cli_diag_from_place(&d, &rep.unpack_where);
+                d = place_diag(&rep.unpack_where);
                 snprintf(data_zkind, sizeof data_zkind, "%s", rep.unpacked);
             }
         }
@@ -990,7 +1022,6 @@ int main(int argc, char **argv)
     }
     simtrace_writer_free(pk.api);
     st_writer_free(pk.w);
-    st_buf_free(&pk.tmp);
     if (e != ST_OK) {
         if (kept)
             cli_msg("%s: the container is complete with the %llu entries appended before the error (%llu more read "
@@ -1002,7 +1033,7 @@ int main(int argc, char **argv)
         else if (append)
             cli_msg("%s: the container now lacks its directory; 'simtrace-cat --salvage' reads what it holds", append);
         cli_out_abort();
-        return cli_report(e, &d, err_file);
+        return report(e, &d, err_file);
     }
     if (append) {
         if (close(out_fd) != 0) {
@@ -1016,7 +1047,7 @@ int main(int argc, char **argv)
     if (cli_stopped())
         return say_stopped(&pk, out_name, append != NULL);
     if (data_err != ST_OK) {
-        rc = cli_report(data_err, &data_diag, data_file);
+        rc = report(data_err, &data_diag, data_file);
         /* a container without its end (cut off, an --append killed): its
          * complete frames are as good as any, and were copied */
         if (data_err == ST_E_TRUNCATED && concat && !pk.quiet)

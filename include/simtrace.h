@@ -945,6 +945,28 @@ typedef struct simtrace_recovery_info {
  * SIMTRACE_E_USAGE.  Thread safety: as every call on r. */
 SIMTRACE_API simtrace_error simtrace_reader_recovery(simtrace_reader *r, simtrace_recovery_info *info);
 
+/* ---- advanced: the programs' options ----------------------------------------- */
+
+/* Limits of simtrace_write_params, as the programs' -T and --frame-size
+ * check them. */
+#define SIMTRACE_THREADS_MAX 64u              /* params.threads */
+#define SIMTRACE_FRAME_ENTRIES_MAX 16777216u  /* params.frame_entries (2^24) */
+/* Bytes of a container's file header: a file of this size or less holds
+ * no frame (formats/SIMTRACE.md). */
+#define SIMTRACE_FILE_HEADER_SIZE 64u
+
+/* The second stage named name ("lzma", "bzip2", "zlib", "none", as the
+ * programs' -s), as a simtrace_stage into *stage.  Returns SIMTRACE_OK, or
+ * SIMTRACE_E_USAGE (name NULL or unknown; *stage unchanged).  Thread-safe. */
+SIMTRACE_API simtrace_error simtrace_stage_parse(const char *name, uint32_t *stage);
+
+/* Whether an encoder, as the programs' -e names it ("cm2", "cm", "fast",
+ * "vpc", ...), has the name name.  Returns SIMTRACE_OK, with *profile (if
+ * not NULL) 1 when name may also be simtrace_write_params.profile_name
+ * (every encoder but "vpc", which codes legacy VPC pairs only); or
+ * SIMTRACE_E_USAGE (name NULL or unknown; *profile unchanged).  Thread-safe. */
+SIMTRACE_API simtrace_error simtrace_encoder_check(const char *name, int *profile);
+
 /* ---- advanced: statistics --------------------------------------------------- */
 
 /*

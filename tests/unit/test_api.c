@@ -246,6 +246,65 @@ static void test_common(void)
     CHECK(simtrace_access_unpack(SIMTRACE_TYPE_D64, NULL, 0, NULL) == SIMTRACE_OK);
 }
 
+static int discard(void *opaque, const void *buf, size_t size)
+{
+    (void)opaque, (void)buf, (void)size;
+    return 0;
+}
+
+/* The programs' options: -s and -e names, and the limits of -T and
+ * --frame-size, as writer creation takes them. */
+static void test_options(void)
+{
+    static const struct {
+        const char *name;
+        uint32_t stage;
+    } stages[] = {{"lzma", SIMTRACE_STAGE_LZMA}, {"bzip2", SIMTRACE_STAGE_BZIP2}, {"zlib", SIMTRACE_STAGE_ZLIB},
+                  {"none", SIMTRACE_STAGE_NONE}};
+    for (unsigned i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        uint32_t st = 99;
+        CHECK(simtrace_stage_parse(stages[i].name, &st) == SIMTRACE_OK && st == stages[i].stage);
+    }
+    uint32_t st = 99;
+    CHECK(simtrace_stage_parse("xz", &st) == SIMTRACE_E_USAGE && st == 99);
+    CHECK(simtrace_stage_parse("", &st) == SIMTRACE_E_USAGE && simtrace_stage_parse(NULL, &st) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_stage_parse("lzma", NULL) == SIMTRACE_E_USAGE);
+
+    /* an encoder that may name a profile is one a writer takes */
+    static const char *const encoders[] = {"cm", "cm2", "cm1", "fast", "paper", "generic", "vpc"};
+    simtrace_write_io io = {discard, NULL};
+    for (unsigned i = 0; i < sizeof encoders / sizeof encoders[0]; i++) {
+        int profile = -1;
+        CHECK(simtrace_encoder_check(encoders[i], &profile) == SIMTRACE_OK);
+        CHECK(profile == (strcmp(encoders[i], "vpc") != 0));
+        CHECK(simtrace_encoder_check(encoders[i], NULL) == SIMTRACE_OK);
+        simtrace_write_params p;
+        simtrace_write_params_init(&p);
+        p.profile_name = encoders[i];
+        simtrace_writer *w = NULL;
+        CHECK(simtrace_writer_create_io(&w, &io, &p) == (profile ? SIMTRACE_OK : SIMTRACE_E_USAGE));
+        simtrace_writer_free(w);
+    }
+    int profile = -1;
+    CHECK(simtrace_encoder_check("lzma", &profile) == SIMTRACE_E_USAGE && profile == -1);
+    CHECK(simtrace_encoder_check("default", &profile) == SIMTRACE_E_USAGE); /* a profile, not an encoder */
+    CHECK(simtrace_encoder_check(NULL, &profile) == SIMTRACE_E_USAGE);
+
+    /* the limits are the writer's: at them it is made, past them refused */
+    simtrace_write_params p;
+    simtrace_write_params_init(&p);
+    simtrace_writer *w = NULL;
+    p.threads = SIMTRACE_THREADS_MAX;
+    p.frame_entries = SIMTRACE_FRAME_ENTRIES_MAX;
+    CHECK(simtrace_writer_create_io(&w, &io, &p) == SIMTRACE_OK);
+    simtrace_writer_free(w);
+    p.threads = SIMTRACE_THREADS_MAX + 1;
+    CHECK(simtrace_writer_create_io(&w, &io, &p) == SIMTRACE_E_USAGE && w == NULL);
+    p.threads = 1;
+    p.frame_entries = SIMTRACE_FRAME_ENTRIES_MAX + 1;
+    CHECK(simtrace_writer_create_io(&w, &io, &p) == SIMTRACE_E_USAGE && w == NULL);
+}
+
 /* Writer error paths: bad arguments, calls out of order, a closed trace. */
 static void test_writer_errors(const char *dir)
 {
@@ -951,6 +1010,7 @@ int main(void)
     snprintf(path3, sizeof path3, "%s/t3.sim", dir);
     make_entries();
     test_common();
+    test_options();
     test_writer_errors(dir);
     test_write_failure();
 
@@ -978,7 +1038,7 @@ int main(void)
     simtrace_write_io io = {mem_write, &mb};
     CHECK(simtrace_writer_create_io(&w, &io, NULL) == SIMTRACE_OK);
     simtrace_writer_free(w); /* header only: a trace never closed */
-    CHECK(mb.n == 64);
+    CHECK(mb.n == SIMTRACE_FILE_HEADER_SIZE);
     mb.n = 0;
     fill_params(&p, 2);
     CHECK(simtrace_writer_create_io(&w, &io, &p) == SIMTRACE_OK);
