@@ -415,6 +415,16 @@ SIMTRACE_API simtrace_error simtrace_writer_entries(const simtrace_writer *w, ui
     return SIMTRACE_OK;
 }
 
+SIMTRACE_API simtrace_error simtrace_writer_stats(const simtrace_writer *w, simtrace_write_stats *s)
+{
+    if (!w || !s)
+        return SIMTRACE_E_USAGE;
+    st_write_stats st;
+    st_writer_stats(w->w, &st);
+    *s = (simtrace_write_stats){st.entries, st.raw_bytes, st.out_bytes, st.frames, st.entries_written, {0}};
+    return SIMTRACE_OK;
+}
+
 SIMTRACE_API const char *simtrace_writer_message(const simtrace_writer *w) { return w ? w->msg : ""; }
 
 SIMTRACE_API void simtrace_writer_free(simtrace_writer *w)

@@ -126,6 +126,13 @@ int cli_report_place(int e, const simtrace_input_place *place, const char *file)
     return cli_status(e);
 }
 
+void cli_place(simtrace_input_place *where, const char *detail)
+{
+    memset(where, 0, sizeof *where);
+    where->offset = where->line = where->frame = where->stream = UINT64_MAX;
+    snprintf(where->detail, sizeof where->detail, "%s", detail);
+}
+
 int cli_parse_number(const char *s, size_t n, uint64_t *out)
 {
     char buf[32];

@@ -50,6 +50,9 @@ void cli_msg(const char *fmt, ...)
  * Adds strerror(errno) to I/O errors.  Returns the exit status for e. */
 int cli_report_place(int e, const simtrace_input_place *where, const char *file);
 
+/* *where: nothing known but detail (every number UINT64_MAX). */
+void cli_place(simtrace_input_place *where, const char *detail);
+
 /* Exit status of a simtrace_error. */
 int cli_status(int e);
 

@@ -116,8 +116,8 @@ typedef struct {
     const char *path;
     const char *stream;  /* NULL: default */
     const char *from;    /* NULL: raw */
-    st_entry_type type;
-    uint32_t user_size;  /* ST_TYPE_USER */
+    int type;            /* simtrace_type */
+    uint32_t user_size;  /* SIMTRACE_TYPE_USER */
     const char *user_name;
     const char *type_arg; /* --type as given; NULL: d64, the default */
     int fd;              /* open_inputs() */
@@ -132,7 +132,7 @@ typedef struct {
     int verbose, quiet, skip_bad;
     int split_cr3; /* --split-by cr3 */
     double t0, last;
-    uint64_t kept; /* entries this run stored, all streams (st_writer_stats) */
+    uint64_t kept; /* entries this run stored, all streams (simtrace_writer_stats) */
     int writer_failed; /* the writer refused an imported batch (its failure sticks) */
     int warn_text;     /* the input being read is raw entries, not bytes: warn if it is text */
     const char *in_name; /* input being read, for messages */
@@ -144,9 +144,9 @@ typedef struct {
 static void progress(packer *pk, int final)
 {
     if (pk->verbose && (cli_progress_due(&pk->last) || final)) {
-        st_write_stats ws;
-        st_writer_stats(pk->w, &ws);
-        cli_progress_counts(ws.entries, ws.raw_bytes, ws.out_bytes, pk->t0, final);
+        simtrace_write_stats ws;
+        simtrace_writer_stats(pk->api, &ws);
+        cli_progress_counts(ws.entries, ws.entry_bytes, ws.out_bytes, pk->t0, final);
     }
 }
 
@@ -176,11 +176,23 @@ static void user_guid(const char *name, uint32_t size, uint8_t g[16])
         g[0] ^= 0x80;
 }
 
+/* The place of a failure of the library's internals (the container writer
+ * and index, until simtrace-pack's --append is a call of the public API). */
+static simtrace_input_place diag_place(const st_diag *d)
+{
+    simtrace_input_place p = {d->offset, d->line, "", d->frame, d->stream};
+    snprintf(p.detail, sizeof p.detail, "%s", d->detail);
+    return p;
+}
+
 /* The output stream named name, created with spec if new; an existing one
  * must have the same type and entry size. */
-static st_error get_stream(packer *pk, const st_stream_spec *sp, uint32_t *sid, st_diag *d)
+static st_error get_stream(packer *pk, const st_stream_spec *sp, uint32_t *sid, simtrace_input_place *where)
 {
-    return api_writer_take(pk->api, sp, sid, d);
+    st_diag d = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, ""};
+    st_error e = api_writer_take(pk->api, sp, sid, &d);
+    *where = diag_place(&d);
+    return e;
 }
 
 /* The encoder of a new stream of type t: -e if it codes t; else vpc for
@@ -252,38 +264,21 @@ static simtrace_import_params import_params(packer *pk, int no_unpack)
     return ip;
 }
 
-/* The st_diag of a place of the public API. */
-static st_diag place_diag(const simtrace_input_place *p)
+/* The reading's own result (rep: the unpacking's), with its place. */
+static st_error read_result(const simtrace_import_report *rep, simtrace_input_place *where)
 {
-    st_diag d = {p->offset, p->frame, p->stream, p->line, ""};
-    snprintf(d.detail, sizeof d.detail, "%s", p->detail);
-    return d;
-}
-
-/* Report e at d (NULL: nothing known) as cli_report_place does. */
-static int report(st_error e, const st_diag *d, const char *file)
-{
-    simtrace_input_place p = {UINT64_MAX, UINT64_MAX, "", UINT64_MAX, UINT64_MAX};
-    if (d)
-        p = (simtrace_input_place){d->offset, d->line, "", d->frame, d->stream};
-    snprintf(p.detail, sizeof p.detail, "%s", d ? d->detail : "");
-    return cli_report_place(e, &p, file);
-}
-
-/* The reading's own result (rep: the unpacking's), with its place in d. */
-static st_error read_result(const simtrace_import_report *rep, st_diag *d)
-{
-    *d = place_diag(&rep->where);
+    *where = rep->where;
     return (st_error)rep->read_error;
 }
 
 static st_error pack_raw(packer *pk, const input *in, int fd, int no_unpack, simtrace_import_report *rep,
-                         st_diag *d)
+                         simtrace_input_place *d)
 {
     uint8_t guid[16];
-    st_stream_spec sp = {.name = in->stream ? in->stream : "trace", .type = in->type, .owner = UINT32_MAX};
-    sp.params = params_for(pk, in->type);
-    if (in->type == ST_TYPE_USER) {
+    st_stream_spec sp = {.name = in->stream ? in->stream : "trace", .type = (st_entry_type)in->type,
+                         .owner = UINT32_MAX};
+    sp.params = params_for(pk, sp.type);
+    if (in->type == SIMTRACE_TYPE_USER) {
         user_guid(in->user_name, in->user_size, guid);
         sp.guid = guid;
         sp.entry_size = in->user_size;
@@ -292,22 +287,22 @@ static st_error pack_raw(packer *pk, const input *in, int fd, int no_unpack, sim
     uint32_t sid;
     RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
     note_kept_encoder(pk, sid, sp.name);
-    pk->warn_text = in->type != ST_TYPE_BYTES;
+    pk->warn_text = in->type != SIMTRACE_TYPE_BYTES;
     simtrace_import_params ip = import_params(pk, no_unpack);
     simtrace_writer_append_fd(pk->api, sid, fd, &ip, rep);
     pk->warn_text = 0;
     st_error e = read_result(rep, d);
     if (e == ST_E_PARTIAL_ENTRY) {
-        size_t esz = in->type == ST_TYPE_USER ? in->user_size : st_entry_size(in->type);
-        e = st_diag_set(d, ST_E_PARTIAL_ENTRY, "%llu trailing byte%s (entry size %zu); the %llu whole entries were packed",
-                        (unsigned long long)rep->partial_bytes, rep->partial_bytes == 1 ? "" : "s", esz,
-                        (unsigned long long)(d->offset / esz));
+        size_t esz = in->type == SIMTRACE_TYPE_USER ? in->user_size : simtrace_type_size(in->type);
+        snprintf(d->detail, sizeof d->detail, "%llu trailing byte%s (entry size %zu); the %llu whole entries were packed",
+                 (unsigned long long)rep->partial_bytes, rep->partial_bytes == 1 ? "" : "s", esz,
+                 (unsigned long long)(d->offset / esz));
     }
     return e;
 }
 
 static st_error pack_import(packer *pk, const input *in, int fd, int no_unpack, simtrace_import_report *rep,
-                            st_diag *d)
+                            simtrace_input_place *d)
 {
     simtrace_import_params ip = import_params(pk, no_unpack);
     ip.prefix = in->stream;
@@ -338,7 +333,7 @@ static simtrace_input_place report_place(uint64_t offset, uint64_t frame, uint64
     return p;
 }
 
-static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
+static st_error pack_container(packer *pk, int fd, unsigned threads, simtrace_input_place *d)
 {
     simtrace_concat_params cp;
     simtrace_concat_params_init(&cp);
@@ -347,10 +342,8 @@ static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
     cp.progress_opaque = pk;
     simtrace_concat_report rep;
     simtrace_error e = simtrace_writer_concat_fd(pk->api, fd, &cp, &rep);
-    if (e != SIMTRACE_OK) {
-        simtrace_input_place at = report_place(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
-        *d = place_diag(&at);
-    }
+    if (e != SIMTRACE_OK)
+        *d = report_place(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
     return (st_error)e;
 }
 
@@ -373,14 +366,15 @@ static int parse_type(const char *s, input *in)
 {
     const char *colon = strrchr(s, ':');
     if (!colon) {
-        in->type = st_entry_parse(s);
-        return in->type != ST_TYPE_NONE && in->type != ST_TYPE_USER;
+        in->type = simtrace_type_parse(s);
+        return in->type != SIMTRACE_TYPE_NONE && in->type != SIMTRACE_TYPE_USER;
     }
     uint64_t v;
     size_t nl = (size_t)(colon - s);
-    if (nl == 0 || nl > ST_MAX_TYPE_NAME || !cli_parse_size(colon + 1, &v) || v < 1 || v > ST_MAX_USER_ENTRY)
+    if (nl == 0 || nl > SIMTRACE_TYPE_NAME_MAX || !cli_parse_size(colon + 1, &v) || v < 1 ||
+        v > SIMTRACE_USER_ENTRY_MAX)
         return 0;
-    static char names[64][ST_MAX_TYPE_NAME + 1];
+    static char names[64][SIMTRACE_TYPE_NAME_MAX + 1];
     static unsigned nnames;
     if (nnames == 64)
         return 0;
@@ -388,9 +382,9 @@ static int parse_type(const char *s, input *in)
     names[nnames][nl] = 0;
     /* a user type named d64 would be listed as d64 while holding other
      * entries, and messages about it would contradict themselves */
-    if (st_entry_parse(names[nnames]) != ST_TYPE_NONE)
+    if (simtrace_type_parse(names[nnames]) != SIMTRACE_TYPE_NONE)
         return -1;
-    in->type = ST_TYPE_USER;
+    in->type = SIMTRACE_TYPE_USER;
     in->user_name = names[nnames++];
     in->user_size = (uint32_t)v;
     return 1;
@@ -408,7 +402,7 @@ static int same_types_per_stream(const input *ins, size_t nin)
             const char *name = b->stream ? b->stream : "trace";
             if (a->from || strcmp(a->stream ? a->stream : "trace", name) != 0)
                 continue;
-            if (a->type == b->type && (a->type != ST_TYPE_USER || (a->user_size == b->user_size &&
+            if (a->type == b->type && (a->type != SIMTRACE_TYPE_USER || (a->user_size == b->user_size &&
                                                                    strcmp(a->user_name, b->user_name) == 0)))
                 continue;
             cli_msg("stream '%s': input '%s' is --type %s, but input '%s' is --type %s; a stream holds entries of "
@@ -553,9 +547,9 @@ nomem:
 /* The place of an ST_E_CYCLE_ORDER: the input's byte offset where the
  * reader knows it, or the refused entry's line where the importer knows it
  * (st_import), and what the writer knows (stream, entry, cycles). */
-static void cycle_order_diag(packer *pk, st_diag *d)
+static void cycle_order_diag(packer *pk, simtrace_input_place *d)
 {
-    if (!d->detail[0] || strcmp(d->detail, st_error_name(ST_E_CYCLE_ORDER)) == 0)
+    if (!d->detail[0] || strcmp(d->detail, simtrace_strerror(SIMTRACE_E_CYCLE_ORDER)) == 0)
         snprintf(d->detail, sizeof d->detail, "%s", st_writer_diag(pk->w)->detail);
 }
 
@@ -565,7 +559,7 @@ static void cycle_order_diag(packer *pk, st_diag *d)
  * the line reader drops a cut line; every other error stands.  Returns 1
  * (no further input is read).
  */
-static int stopped_input_end(packer *pk, st_error *e, st_diag *d)
+static int stopped_input_end(packer *pk, st_error *e, simtrace_input_place *d)
 {
     if (*e == ST_E_PARTIAL_ENTRY || *e == ST_E_TRUNCATED) {
         /* the end the signal made: an entry, a record or a frame read in
@@ -574,7 +568,7 @@ static int stopped_input_end(packer *pk, st_error *e, st_diag *d)
             cli_msg("%s: interrupted inside %s: the part read is dropped (%s)", pk->in_name,
                     *e == ST_E_PARTIAL_ENTRY ? "an entry" : "a frame or record", d->detail);
         *e = ST_OK;
-        st_diag_clear(d);
+        cli_place(d, "");
     }
     return 1;
 }
@@ -693,7 +687,7 @@ int main(int argc, char **argv)
     pk.p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
     int force = 0, concat = 0, no_unpack = 0, stdout_given = 0, stage_given = 0, level = 0, frame_given = 0, c;
     uint32_t stage; /* -s as cli_opt_stage checks it */
-    input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, NULL, -1, NULL};
+    input cur = {NULL, NULL, NULL, SIMTRACE_TYPE_D64, 0, NULL, NULL, -1, NULL};
     /* static: reachable until exit on every return path */
     static input *ins;
     ins = calloc((size_t)argc + 1, sizeof *ins);
@@ -751,7 +745,7 @@ int main(int argc, char **argv)
             }
             if (c == 0) {
                 cli_msg("unknown entry type '%s' (use d64, d32, m64, m32, vpc, event, bytes or NAME:SIZE with "
-                        "SIZE 1..%u)", optarg, ST_MAX_USER_ENTRY);
+                        "SIZE 1..%u)", optarg, SIMTRACE_USER_ENTRY_MAX);
                 return EXIT_USAGE;
             }
             cur.type_arg = optarg;
@@ -861,8 +855,8 @@ int main(int argc, char **argv)
 
     int out_fd = -1, rc;
     st_error e;
-    st_diag d;
-    st_diag_clear(&d);
+    simtrace_input_place d;
+    cli_place(&d, "");
     st_index *ix = NULL;
     /* the output file as it is now, for open_inputs(); standard output only
      * when it is a regular file (>> FILE) */
@@ -877,9 +871,12 @@ int main(int argc, char **argv)
             return EXIT_DATA;
         }
         have_out_st = fstat(out_fd, &out_st) == 0;
-        e = st_index_open(&ix, out_fd, &d);
-        if (e != ST_OK)
-            return report(e, &d, append);
+        st_diag why = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, ""};
+        e = st_index_open(&ix, out_fd, &why);
+        if (e != ST_OK) {
+            d = diag_place(&why);
+            return cli_report_place(e, &d, append);
+        }
         if (st_index_frames_after(ix)) {
             /* appending starts where the frames listed end: the complete
              * frames after a damaged header would be overwritten */
@@ -919,7 +916,7 @@ int main(int argc, char **argv)
     if (e != ST_OK) {
         st_writer_free(pk.w);
         cli_out_abort();
-        return report(e, &d, err_file);
+        return cli_report_place(e, &d, err_file);
     }
     cli_stop_arm();
     pk.t0 = pk.last = cli_now();
@@ -927,24 +924,24 @@ int main(int argc, char **argv)
      * valid container (exit 1); I/O errors and bad containers lose the output */
     st_error data_err = ST_OK;
     char data_zkind[8] = ""; /* the data error is in input that began like this ("xz"...) */
-    st_diag data_diag;
+    simtrace_input_place data_diag;
     const char *data_file = NULL;
     for (size_t i = 0; i < nin && e == ST_OK && data_err == ST_OK && !cli_stopped(); i++) {
         int fd = ins[i].fd;
         pk.in_name = ins[i].name;
-        st_diag_clear(&d);
+        cli_place(&d, "");
         if (fd < 0) {
             /* a regular file checked by open_inputs(): one that has gone
              * since, or been replaced by the output, is bad input, and what
              * came before it is kept */
             fd = open(ins[i].path, O_RDONLY);
             if (fd < 0 || is_output(fd, have_out_st ? &out_st : NULL)) {
-                st_diag_clear(&data_diag);
+                cli_place(&data_diag, "");
                 if (fd < 0)
-                    st_diag_set(&data_diag, ST_E_READ, "cannot open: %s", strerror(errno));
+                    snprintf(data_diag.detail, sizeof data_diag.detail, "cannot open: %s", strerror(errno));
                 else {
-                    st_diag_set(&data_diag, ST_E_READ, "it has become the output file %s since the run began",
-                                out_name);
+                    snprintf(data_diag.detail, sizeof data_diag.detail,
+                             "it has become the output file %s since the run began", out_name);
                     close(fd);
                 }
                 data_err = ST_E_READ;
@@ -968,9 +965,9 @@ int main(int argc, char **argv)
              * signal ended was not searched for damage past the end) */
             if (rep.unpack_error != SIMTRACE_OK && e != ST_E_WRITE) {
                 if (e != ST_OK && !pk.quiet)
-                    report(e, &d, pk.in_name); /* what the damage did, then the damage */
+                    cli_report_place(e, &d, pk.in_name); /* what the damage did, then the damage */
                 e = (st_error)rep.unpack_error;
-                d = place_diag(&rep.unpack_where);
+                d = rep.unpack_where;
                 snprintf(data_zkind, sizeof data_zkind, "%s", rep.unpacked);
             }
         }
@@ -986,12 +983,12 @@ int main(int argc, char **argv)
          * input or --concat) it is not. */
         int too_large_input = e == ST_E_TOO_LARGE && !concat && ins[i].from && !pk.writer_failed;
         if (e != ST_OK && (!concat || e == ST_E_CYCLE_ORDER || e == ST_E_TRUNCATED) && e != ST_E_WRITE && e != ST_E_NOMEM &&
-            (e != ST_E_TOO_LARGE || too_large_input) && e != ST_E_INTERNAL && st_error_is_data(e)) {
+            (e != ST_E_TOO_LARGE || too_large_input) && e != ST_E_INTERNAL && simtrace_error_is_data(e)) {
             data_err = e;
             data_diag = d;
             data_file = pk.in_name;
             e = ST_OK;
-            st_diag_clear(&d); /* a later error is reported with its own place */
+            cli_place(&d, ""); /* a later error is reported with its own place */
         } else if (e != ST_OK) {
             err_file = pk.in_name;
             if (e == ST_E_WRITE)
@@ -1005,8 +1002,8 @@ int main(int argc, char **argv)
     }
     if (e == ST_OK)
         progress(&pk, 1);
-    st_write_stats ws;
-    st_writer_stats(pk.w, &ws);
+    simtrace_write_stats ws;
+    simtrace_writer_stats(pk.api, &ws);
     pk.kept = ws.entries;
     /* An append that failed (a full disk, say) does not leave the
      * container without its directory: with new frames written whole, it
@@ -1018,7 +1015,7 @@ int main(int argc, char **argv)
     if (e != ST_OK && append) {
         kept = ws.entries_written && st_writer_end_written(pk.w) == ST_OK;
         restored = !kept && st_writer_restore(pk.w) == ST_OK;
-        st_writer_stats(pk.w, &ws); /* the frames kept */
+        simtrace_writer_stats(pk.api, &ws); /* the frames kept */
     }
     simtrace_writer_free(pk.api);
     st_writer_free(pk.w);
@@ -1033,7 +1030,7 @@ int main(int argc, char **argv)
         else if (append)
             cli_msg("%s: the container now lacks its directory; 'simtrace-cat --salvage' reads what it holds", append);
         cli_out_abort();
-        return report(e, &d, err_file);
+        return cli_report_place(e, &d, err_file);
     }
     if (append) {
         if (close(out_fd) != 0) {
@@ -1047,7 +1044,7 @@ int main(int argc, char **argv)
     if (cli_stopped())
         return say_stopped(&pk, out_name, append != NULL);
     if (data_err != ST_OK) {
-        rc = report(data_err, &data_diag, data_file);
+        rc = cli_report_place(data_err, &data_diag, data_file);
         /* a container without its end (cut off, an --append killed): its
          * complete frames are as good as any, and were copied */
         if (data_err == ST_E_TRUNCATED && concat && !pk.quiet)

@@ -967,6 +967,28 @@ SIMTRACE_API simtrace_error simtrace_stage_parse(const char *name, uint32_t *sta
  * SIMTRACE_E_USAGE (name NULL or unknown; *profile unchanged).  Thread-safe. */
 SIMTRACE_API simtrace_error simtrace_encoder_check(const char *name, int *profile);
 
+/* The type whose simtrace_type_name is name ("d64", "vpc", "user"...), as
+ * the programs' --type names it; SIMTRACE_TYPE_NONE for another name or
+ * NULL.  Thread-safe. */
+SIMTRACE_API int simtrace_type_parse(const char *name);
+
+/* A writer's counts so far, as the programs' -v prints them. */
+typedef struct simtrace_write_stats {
+    uint64_t entries;         /* entries appended, all streams (wide values'
+                                 blocks included), as simtrace_writer_entries */
+    uint64_t entry_bytes;     /* their bytes */
+    uint64_t out_bytes;       /* bytes written to the output */
+    uint64_t frames;          /* data frames written to the output */
+    uint64_t entries_written; /* the entries of those frames: what a reader
+                                 finds if the writer stops now */
+    uint64_t reserved[5];     /* zero */
+} simtrace_write_stats;
+
+/* Copy w's counts to *s.  Returns SIMTRACE_OK or SIMTRACE_E_USAGE.  Valid
+ * after a failure and after simtrace_writer_close too.  Not thread-safe on
+ * one writer (as every call on w). */
+SIMTRACE_API simtrace_error simtrace_writer_stats(const simtrace_writer *w, simtrace_write_stats *s);
+
 /* ---- advanced: statistics --------------------------------------------------- */
 
 /*
