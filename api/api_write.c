@@ -425,6 +425,21 @@ SIMTRACE_API simtrace_error simtrace_writer_stats(const simtrace_writer *w, simt
     return SIMTRACE_OK;
 }
 
+SIMTRACE_API simtrace_error simtrace_writer_stream_coding(const simtrace_writer *w, uint32_t id, int *type,
+                                                          const char **encoder)
+{
+    uint16_t enc;
+    st_entry_type t = w ? st_writer_stream_type(w->w, id, &enc, NULL) : ST_TYPE_NONE;
+    const char *name = t != ST_TYPE_NONE ? svpc_encoder_name((svpc_encoder)enc) : NULL;
+    if (!name)
+        return SIMTRACE_E_USAGE;
+    if (type)
+        *type = (int)t;
+    if (encoder)
+        *encoder = name;
+    return SIMTRACE_OK;
+}
+
 SIMTRACE_API const char *simtrace_writer_message(const simtrace_writer *w) { return w ? w->msg : ""; }
 
 SIMTRACE_API void simtrace_writer_free(simtrace_writer *w)

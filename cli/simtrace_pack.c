@@ -128,7 +128,7 @@ typedef struct {
     st_writer *w;
     simtrace_writer *api; /* over w: imports and raw inputs go through the public API */
     svpc_params p;
-    int enc_given; /* -e was given */
+    const char *enc_name; /* -e as given; NULL: none */
     int verbose, quiet, skip_bad;
     int split_cr3; /* --split-by cr3 */
     double t0, last;
@@ -212,16 +212,16 @@ static svpc_params params_for(const packer *pk, st_entry_type t) { return api_st
  */
 static void note_kept_encoder(packer *pk, uint32_t sid, const char *name)
 {
-    uint16_t enc;
-    st_entry_type t = st_writer_stream_type(pk->w, sid, &enc, NULL);
-    if (!pk->enc_given || pk->quiet || pk->enc_noted[sid] || params_for(pk, t).encoder != pk->p.encoder ||
-        enc == pk->p.encoder)
+    int t;
+    const char *enc;
+    if (!pk->enc_name || pk->quiet || pk->enc_noted[sid] ||
+        simtrace_writer_stream_coding(pk->api, sid, &t, &enc) != SIMTRACE_OK ||
+        params_for(pk, (st_entry_type)t).encoder != pk->p.encoder || strcmp(enc, pk->enc_name) == 0)
         return;
     pk->enc_noted[sid] = 1;
     cli_msg("%s: stream '%s' is encoded with %s: the entries appended to it use %s too, not -e %s "
             "(a stream keeps the encoder it was created with)",
-            pk->out_name, name, svpc_encoder_name((svpc_encoder)enc), svpc_encoder_name((svpc_encoder)enc),
-            svpc_encoder_name(pk->p.encoder));
+            pk->out_name, name, enc, enc, pk->enc_name);
 }
 
 /* ---- raw entries and imports, through the public API ---- */
@@ -739,7 +739,7 @@ static int parse_args(int argc, char **argv, packer *pk, run *r)
         case 'e':
             if (!cli_opt_encoder(optarg, NULL) || !svpc_encoder_parse(optarg, &pk->p.encoder))
                 return EXIT_USAGE;
-            pk->enc_given = 1;
+            pk->enc_name = optarg;
             break;
         case 'T':
             if (!cli_opt_threads(optarg, &r->wo.threads))
@@ -809,7 +809,7 @@ static int parse_args(int argc, char **argv, packer *pk, run *r)
         }
     }
     /* the level chooses the method unless -e named the encoder (svpc.h) */
-    pk->p = svpc_method(pk->enc_given ? pk->p.encoder : 0, stage_given, pk->p.stage, level);
+    pk->p = svpc_method(pk->enc_name ? pk->p.encoder : 0, stage_given, pk->p.stage, level);
     if (!frame_given)
         r->wo.frame_entries = svpc_method_frame_entries(pk->p.encoder, ST_DEFAULT_FRAME_ENTRIES);
     /* after "--" getopt stops: the rest are inputs, even if they start with '-' */

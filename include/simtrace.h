@@ -989,6 +989,16 @@ typedef struct simtrace_write_stats {
  * one writer (as every call on w). */
 SIMTRACE_API simtrace_error simtrace_writer_stats(const simtrace_writer *w, simtrace_write_stats *s);
 
+/* How stream id of w codes its entries: its type (simtrace_type) into
+ * *type, and its encoder's name into *encoder ("cm2", "generic"...; a
+ * static string), either pointer NULL if not wanted.  The encoder is the
+ * one the stream was created with, whatever the writer's profile: a stream
+ * made by simtrace_writer_concat_* has its frames' encoder (and so does a
+ * stream of a container that simtrace-pack --append reopens).  Returns SIMTRACE_OK or SIMTRACE_E_USAGE (no stream id).  Not
+ * thread-safe on one writer (as every call on w). */
+SIMTRACE_API simtrace_error simtrace_writer_stream_coding(const simtrace_writer *w, uint32_t id, int *type,
+                                                          const char **encoder);
+
 /* ---- advanced: statistics --------------------------------------------------- */
 
 /*
