@@ -544,15 +544,6 @@ nomem:
 
 /* ---- interrupted and failed runs (issue 15) ---- */
 
-/* The place of an ST_E_CYCLE_ORDER: the input's byte offset where the
- * reader knows it, or the refused entry's line where the importer knows it
- * (st_import), and what the writer knows (stream, entry, cycles). */
-static void cycle_order_diag(packer *pk, simtrace_input_place *d)
-{
-    if (!d->detail[0] || strcmp(d->detail, simtrace_strerror(SIMTRACE_E_CYCLE_ORDER)) == 0)
-        snprintf(d->detail, sizeof d->detail, "%s", st_writer_diag(pk->w)->detail);
-}
-
 /*
  * An input that a signal ended (cli_stop_input): what its reader made of
  * the early end.  Part of an entry, read before the signal, is dropped, as
@@ -1008,8 +999,6 @@ static void pack_inputs(packer *pk, run *r)
             close(fd);
         if (cli_stopped() && stopped_input_end(pk, &r->e, &r->d))
             break;
-        if (r->e == ST_E_CYCLE_ORDER)
-            cycle_order_diag(pk, &r->d);
         /* A number beyond the format's limits in an imported line is bad
          * input like any malformed line, and the writer can still finish;
          * from the writer (its directory full: the only source with raw

@@ -1375,8 +1375,8 @@ typedef struct simtrace_concat_report {
  * (SIMTRACE_E_BAD_MAGIC, _TRUNCATED when it ends early, _PAYLOAD_CRC...):
  * the frames before the bad one are in w, which stays usable and closes
  * into a valid trace of them; SIMTRACE_E_CYCLE_ORDER (w's params
- * .check_cycles: a frame's cycles go below its stream's last: the frames
- * before it are in w, which stays usable); SIMTRACE_E_BAD_STREAM (a stream
+ * .check_cycles: a frame's cycles go below its stream's last, which
+ * rep->detail says: the frames before it are in w, which stays usable); SIMTRACE_E_BAD_STREAM (a stream
  * of the same name but another type, size or encoder; the input's frames
  * before it are in w, which stays usable); SIMTRACE_E_TOO_LARGE (an
  * owner entry past 48 bits, or a format limit of w); SIMTRACE_E_READ (the

@@ -252,6 +252,25 @@ static void test_stream_coding(const char *a)
     simtrace_writer_free(w);
 }
 
+/* With check_cycles, a copy whose cycles go below its stream's last stops
+ * there, and the report says which stream and entry. */
+static void test_concat_cycles(const char *a)
+{
+    char out[600];
+    path_of(out, sizeof out, "cycles.sim");
+    simtrace_write_params wp;
+    simtrace_write_params_init(&wp);
+    wp.check_cycles = 1;
+    simtrace_writer *w;
+    CHECK(simtrace_writer_create_path(&w, out, &wp) == SIMTRACE_OK);
+    simtrace_concat_report rep;
+    CHECK(simtrace_writer_concat_path(w, a, NULL, &rep) == SIMTRACE_OK);
+    CHECK(simtrace_writer_concat_path(w, a, NULL, &rep) == SIMTRACE_E_CYCLE_ORDER);
+    CHECK(strstr(rep.detail, "stream 'cpu0.") != NULL && strstr(rep.detail, "below cycle") != NULL);
+    CHECK(simtrace_writer_close(w) == SIMTRACE_OK); /* the frames before it: a valid trace */
+    simtrace_writer_free(w);
+}
+
 static void test_concat_errors(const char *a)
 {
     char out[600], cut[600], notc[600];
@@ -461,6 +480,7 @@ int main(void)
     test_concat(a, b);
     test_concat_errors(a);
     test_stream_coding(a);
+    test_concat_cycles(a);
     test_repair(a);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
