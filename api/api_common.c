@@ -82,6 +82,8 @@ void api_place_set(simtrace_input_place *p, const st_diag *d)
         snprintf(p->detail, sizeof p->detail, "%s", d->detail);
 }
 
+SIMTRACE_API int simtrace_type_parse(const char *name) { return name ? (int)st_entry_parse(name) : SIMTRACE_TYPE_NONE; }
+
 SIMTRACE_API size_t simtrace_type_size(int type)
 {
     return type > SIMTRACE_TYPE_NONE && type <= (int)ST_TYPE_LAST ? st_entry_size((st_entry_type)type) : 0;

@@ -193,6 +193,10 @@ static simtrace_error concat(simtrace_writer *w, int fd, const simtrace_read_io 
                    api_free(&w->al, cc.map));
     if (e == ST_OK)
         return SIMTRACE_OK;
+    /* a cycle below its stream's last: which stream and entry is what the
+     * writer knows (the input's place is kept) */
+    if (cc.writer_err && e == ST_E_CYCLE_ORDER && (!d.detail[0] || strcmp(d.detail, st_error_name(e)) == 0))
+        snprintf(d.detail, sizeof d.detail, "%s", st_writer_diag(w->w)->detail);
     place_out(&d, &rep->at_offset, &rep->at_frame, &rep->at_stream, rep->detail, sizeof rep->detail);
     if (!cc.writer_err)
         return api_fail(w->msg, e, &d);

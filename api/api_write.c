@@ -18,6 +18,48 @@ SIMTRACE_API void simtrace_write_params_init(simtrace_write_params *p)
     p->profile = SIMTRACE_PROFILE_DEFAULT;
 }
 
+/* The public limits are the container's and the codec's. */
+_Static_assert(SIMTRACE_THREADS_MAX == ST_MAX_THREADS && SIMTRACE_FRAME_ENTRIES_MAX == SVPC_MAX_FRAME_ENTRIES &&
+                   SIMTRACE_FILE_HEADER_SIZE == ST_FILE_HEADER_SIZE,
+               "simtrace.h's limits differ from the library's");
+
+/* The codec's second stage of each simtrace_stage. */
+static const svpc_stage stages[] = {SVPC_STAGE_LZMA, SVPC_STAGE_LZMA, SVPC_STAGE_BZIP2, SVPC_STAGE_ZLIB,
+                                    SVPC_STAGE_NONE};
+
+SIMTRACE_API simtrace_error simtrace_stage_parse(const char *name, uint32_t *stage)
+{
+    svpc_stage s;
+    if (!name || !stage || !svpc_stage_parse(name, &s))
+        return SIMTRACE_E_USAGE;
+    uint32_t i = SIMTRACE_STAGE_LZMA; /* (DEFAULT is lzma too, without a name) */
+    while (stages[i] != s)
+        i++;
+    *stage = i;
+    return SIMTRACE_OK;
+}
+
+/* The encoder named name into *enc: 1 when it may name a writer's
+ * profile, 0 when it cannot (vpc codes VPC pairs only), -1 when no encoder
+ * has that name. */
+static int encoder_named(const char *name, svpc_encoder *enc)
+{
+    if (!svpc_encoder_parse(name, enc))
+        return -1;
+    return *enc != SVPC_ENC_VPC;
+}
+
+SIMTRACE_API simtrace_error simtrace_encoder_check(const char *name, int *profile)
+{
+    svpc_encoder enc;
+    int named = name ? encoder_named(name, &enc) : -1;
+    if (named < 0)
+        return SIMTRACE_E_USAGE;
+    if (profile)
+        *profile = named;
+    return SIMTRACE_OK;
+}
+
 /* The codec settings of p (svpc_method(): the one table of levels): an
  * encoder named by a profile other than "default" ("fast": the fast
  * encoder; "compat": cm1, what svpc 0.1 reads) or by its own name takes
@@ -29,8 +71,6 @@ static int profile_params(const simtrace_write_params *p, svpc_params *out, int 
         const char *name;
         svpc_encoder enc; /* 0: the level's */
     } named[] = {{"default", 0}, {"fast", SVPC_ENC_FAST}, {"compat", SVPC_ENC_CM1}};
-    static const svpc_stage stages[] = {SVPC_STAGE_LZMA, SVPC_STAGE_LZMA, SVPC_STAGE_BZIP2, SVPC_STAGE_ZLIB,
-                                        SVPC_STAGE_NONE}; /* by simtrace_stage */
     if (p->stage > SIMTRACE_STAGE_NONE || p->level > 9)
         return 0;
     svpc_encoder enc = 0;
@@ -40,7 +80,7 @@ static int profile_params(const simtrace_write_params *p, svpc_params *out, int 
             i++;
         if (i < sizeof named / sizeof named[0])
             enc = named[i].enc;
-        else if (!svpc_encoder_parse(p->profile_name, &enc) || enc == SVPC_ENC_VPC)
+        else if (encoder_named(p->profile_name, &enc) != 1)
             return 0;
     } else {
         if (p->profile > SIMTRACE_PROFILE_COMPAT)
@@ -372,6 +412,31 @@ SIMTRACE_API simtrace_error simtrace_writer_entries(const simtrace_writer *w, ui
         *entries = id == UINT32_MAX ? st.entries : st_writer_stream_entries(w->w, id);
     if (bytes)
         *bytes = st.out_bytes;
+    return SIMTRACE_OK;
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_stats(const simtrace_writer *w, simtrace_write_stats *s)
+{
+    if (!w || !s)
+        return SIMTRACE_E_USAGE;
+    st_write_stats st;
+    st_writer_stats(w->w, &st);
+    *s = (simtrace_write_stats){st.entries, st.raw_bytes, st.out_bytes, st.frames, st.entries_written, {0}};
+    return SIMTRACE_OK;
+}
+
+SIMTRACE_API simtrace_error simtrace_writer_stream_coding(const simtrace_writer *w, uint32_t id, int *type,
+                                                          const char **encoder)
+{
+    uint16_t enc;
+    st_entry_type t = w ? st_writer_stream_type(w->w, id, &enc, NULL) : ST_TYPE_NONE;
+    const char *name = t != ST_TYPE_NONE ? svpc_encoder_name((svpc_encoder)enc) : NULL;
+    if (!name)
+        return SIMTRACE_E_USAGE;
+    if (type)
+        *type = (int)t;
+    if (encoder)
+        *encoder = name;
     return SIMTRACE_OK;
 }
 

@@ -383,7 +383,7 @@ static int cut_loss(const cat_input *c, const cat_merge_opts *o)
     for (unsigned i = 0; i < c->n; i++) {
         const st_stream_info *s = st_index_stream(c->ix, c->pick[i]);
         if (s->id == f->stream) {
-            cli_say_cut_loss(c->name, f, s->name);
+            cli_say_cut_loss(c->name, f->first_entry, f->count, f->offset, s->name);
             return 1;
         }
     }

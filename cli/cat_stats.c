@@ -297,7 +297,7 @@ static int failure(simtrace_error e, const char *msg, const char *file, const ch
         cli_msg("%s: %s", file, msg);
         return e == SIMTRACE_E_USAGE ? EXIT_USAGE : EXIT_DATA;
     }
-    return cli_report((st_error)e, NULL, file);
+    return cli_report_place(e, NULL, file);
 }
 
 int cat_stats(int fd, const char *file, const char *name, int json, const simtrace_read_params *p, FILE *out)
@@ -322,5 +322,5 @@ int cat_stats(int fd, const char *file, const char *name, int json, const simtra
         return rc;
     if (json)
         fputs("\n]}\n", out);
-    return fflush(out) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
+    return fflush(out) == 0 ? EXIT_OK : cli_report_place(SIMTRACE_E_WRITE, NULL, "(stdout)");
 }

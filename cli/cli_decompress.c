@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/st_io.h"
 #include "../include/simtrace.h"
 #include "cli_util.h"
 
@@ -46,14 +45,6 @@ static const struct option longopts[] = {
     {"ignore-check", no_argument, NULL, 'I'},
     {NULL, 0, NULL, 0}};
 
-/* *where: nothing known but detail. */
-static void place_only(simtrace_input_place *where, const char *detail)
-{
-    memset(where, 0, sizeof *where);
-    where->offset = where->line = where->frame = where->stream = UINT64_MAX;
-    snprintf(where->detail, sizeof where->detail, "%s", detail);
-}
-
 /* The input, read sequentially through the public reader's callback. */
 static int64_t read_input(void *opaque, void *buf, size_t size)
 {
@@ -62,6 +53,24 @@ static int64_t read_input(void *opaque, void *buf, size_t size)
         if (n >= 0 || errno != EINTR)
             return n;
     }
+}
+
+/* All n bytes at p to fd, through short writes and signals; 0, or -1 with
+ * errno. */
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *b = p;
+    while (n) {
+        ssize_t k = write(fd, b, n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
 }
 
 /* -v's line: entries and megabytes so far, and the rate. */
@@ -114,7 +123,7 @@ static simtrace_error decompress(int in_fd, int out_fd, const simtrace_read_para
         /* (testing goes through every stream: a second one is reported
          * after the read, as the check of a whole container) */
         if (f.index != first && out_fd >= 0) {
-            place_only(where, "container holds more than one stream; use simtrace-cat --stream NAME");
+            cli_place(where, "container holds more than one stream; use simtrace-cat --stream NAME");
             where->offset = f.offset;
             where->frame = f.seq;
             where->stream = si.id;
@@ -125,7 +134,7 @@ static simtrace_error decompress(int in_fd, int out_fd, const simtrace_read_para
         bytes += f.count * si.entry_size;
         if (verbose && cli_progress_due(&last))
             progress(entries, bytes, test, t0, last, "");
-        if (out_fd >= 0 && st_write_all(out_fd, f.entries, f.count * si.entry_size) != ST_OK) {
+        if (out_fd >= 0 && write_all(out_fd, f.entries, f.count * si.entry_size) != 0) {
             int why = errno; /* EPIPE: a quiet end (cli_report) */
             simtrace_reader_free(r);
             errno = why;
@@ -136,7 +145,7 @@ static simtrace_error decompress(int in_fd, int out_fd, const simtrace_read_para
         simtrace_reader_place(r, where);
     if (e == SIMTRACE_OK && simtrace_reader_stream_count(r, &streams) == SIMTRACE_OK && streams > 1) {
         e = SIMTRACE_E_BAD_STREAM;
-        place_only(where, "");
+        cli_place(where, "");
         snprintf(where->detail, sizeof where->detail, "container holds %u streams; use simtrace-cat --stream NAME",
                  streams);
     }
@@ -201,7 +210,7 @@ int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd
     if (!test && (rc = cli_out_open(out_path, force, 1, in_fd, &out_fd)) != EXIT_OK)
         return rc;
     simtrace_input_place where;
-    place_only(&where, "");
+    cli_place(&where, "");
     simtrace_error e = decompress(in_fd, test ? -1 : out_fd, &rp, verbose, test, &where);
     if (e == SIMTRACE_OK)
         return cli_out_commit();

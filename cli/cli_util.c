@@ -1,10 +1,6 @@
 #define _GNU_SOURCE /* renameat2 and RENAME_NOREPLACE (glibc 2.28) where there are */
 #include "cli_util.h"
 
-#include "../common/st_io.h"
-#include "../frames/frame_format.h"
-#include "../frames/recover.h"
-
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -76,11 +72,11 @@ void cli_msg(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-int cli_status(st_error e)
+int cli_status(int e)
 {
-    if (e == ST_OK)
+    if (e == SIMTRACE_OK)
         return EXIT_OK;
-    if (e == ST_E_USAGE)
+    if (e == SIMTRACE_E_USAGE)
         return EXIT_USAGE;
     return EXIT_DATA;
 }
@@ -93,10 +89,10 @@ const char cli_usage_tail[] = "  -k, --keep            accepted for xz compatibi
                               "\n"
                               "Exit status: 0 success, 1 bad input or I/O error, 2 bad usage.\n";
 
-int cli_report(st_error e, const st_diag *d, const char *file)
+int cli_report_place(int e, const simtrace_input_place *place, const char *file)
 {
     int saved = errno;
-    if (e == ST_E_WRITE && saved == EPIPE) {
+    if (e == SIMTRACE_E_WRITE && saved == EPIPE) {
         /* the reader is gone (`... | head`): end quietly, as cat, xz and
          * zstd do, by the signal that SIGPIPE's default would have sent;
          * SIGPIPE is ignored while writing (cli_out_open) so that writes
@@ -111,42 +107,30 @@ int cli_report(st_error e, const st_diag *d, const char *file)
     }
     char where[256] = "";
     size_t n = 0;
-    if (d && d->line != ST_DIAG_UNKNOWN)
-        n += (size_t)snprintf(where + n, sizeof where - n, "line %llu", (unsigned long long)d->line);
-    if (d && d->frame != ST_DIAG_UNKNOWN && n < sizeof where)
-        n += (size_t)snprintf(where + n, sizeof where - n, "%sframe %llu", n ? ", " : "", (unsigned long long)d->frame);
-    if (d && d->stream != ST_DIAG_UNKNOWN && n < sizeof where)
+    if (place && place->line != UINT64_MAX)
+        n += (size_t)snprintf(where + n, sizeof where - n, "line %llu", (unsigned long long)place->line);
+    if (place && place->frame != UINT64_MAX && n < sizeof where)
+        n += (size_t)snprintf(where + n, sizeof where - n, "%sframe %llu", n ? ", " : "", (unsigned long long)place->frame);
+    if (place && place->stream != UINT64_MAX && n < sizeof where)
         n += (size_t)snprintf(where + n, sizeof where - n, "%sstream %llu", n ? " of " : "",
-                              (unsigned long long)d->stream);
-    if (d && d->offset != ST_DIAG_UNKNOWN && n < sizeof where)
+                              (unsigned long long)place->stream);
+    if (place && place->offset != UINT64_MAX && n < sizeof where)
         n += (size_t)snprintf(where + n, sizeof where - n, "%sbyte offset %llu", n ? " at " : "at ",
-                              (unsigned long long)d->offset);
-    const char *detail = (d && d->detail[0] && strcmp(d->detail, st_error_name(e)) != 0) ? d->detail : NULL;
+                              (unsigned long long)place->offset);
+    const char *detail = (place && place->detail[0] && strcmp(place->detail, simtrace_strerror(e)) != 0) ? place->detail : NULL;
     /* for I/O errors the system's reason is the detail that matters */
-    if ((e == ST_E_READ || e == ST_E_WRITE || e == ST_E_SEEK) && saved && !detail)
+    if ((e == SIMTRACE_E_READ || e == SIMTRACE_E_WRITE || e == SIMTRACE_E_SEEK) && saved && !detail)
         detail = strerror(saved);
     fprintf(stderr, "%s: %s%s%s%s%s%s%s\n", cli_prog, file ? file : "", file ? ": " : "", where, n ? ": " : "",
-            st_error_name(e), detail ? ": " : "", detail ? detail : "");
+            simtrace_strerror(e), detail ? ": " : "", detail ? detail : "");
     return cli_status(e);
 }
 
-void cli_diag_from_place(st_diag *d, const simtrace_input_place *where)
+void cli_place(simtrace_input_place *where, const char *detail)
 {
-    st_diag_clear(d);
-    if (where) {
-        d->offset = where->offset;
-        d->line = where->line;
-        d->frame = where->frame;
-        d->stream = where->stream;
-        snprintf(d->detail, sizeof d->detail, "%s", where->detail);
-    }
-}
-
-int cli_report_place(int e, const simtrace_input_place *where, const char *file)
-{
-    st_diag d;
-    cli_diag_from_place(&d, where);
-    return cli_report((st_error)e, &d, file);
+    memset(where, 0, sizeof *where);
+    where->offset = where->line = where->frame = where->stream = UINT64_MAX;
+    snprintf(where->detail, sizeof where->detail, "%s", detail);
 }
 
 int cli_parse_number(const char *s, size_t n, uint64_t *out)
@@ -209,8 +193,8 @@ void cli_bad_option(char **argv, int opt)
 int cli_opt_threads(const char *arg, unsigned *out)
 {
     uint64_t v;
-    if (!cli_parse_size(arg, &v) || v > ST_MAX_THREADS) {
-        cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", arg, ST_MAX_THREADS);
+    if (!cli_parse_size(arg, &v) || v > SIMTRACE_THREADS_MAX) {
+        cli_msg("invalid thread count '%s' (0 = all CPUs, at most %u)", arg, SIMTRACE_THREADS_MAX);
         return 0;
     }
     *out = v ? (unsigned)v : cli_ncpu();
@@ -220,8 +204,8 @@ int cli_opt_threads(const char *arg, unsigned *out)
 int cli_opt_frame_size(const char *arg, uint32_t *out)
 {
     uint64_t v;
-    if (!cli_parse_size(arg, &v) || v < 1 || v > SVPC_MAX_FRAME_ENTRIES) {
-        cli_msg("invalid frame size '%s' (1 to %u entries)", arg, (unsigned)SVPC_MAX_FRAME_ENTRIES);
+    if (!cli_parse_size(arg, &v) || v < 1 || v > SIMTRACE_FRAME_ENTRIES_MAX) {
+        cli_msg("invalid frame size '%s' (1 to %u entries)", arg, SIMTRACE_FRAME_ENTRIES_MAX);
         return 0;
     }
     *out = (uint32_t)v;
@@ -237,31 +221,18 @@ int cli_opt_memlimit(const char *arg, uint64_t *out)
     return 1;
 }
 
-int cli_opt_stage(const char *arg, svpc_stage *out)
+int cli_opt_stage(const char *arg, uint32_t *out)
 {
-    if (!svpc_stage_parse(arg, out)) {
+    if (simtrace_stage_parse(arg, out) != SIMTRACE_OK) {
         cli_msg("unknown second stage '%s' (use lzma, bzip2, zlib or none)", arg);
         return 0;
     }
     return 1;
 }
 
-int cli_opt_simtrace_stage(const char *arg, uint32_t *out)
+int cli_opt_encoder(const char *arg, int *profile)
 {
-    /* the public numbers of the stages that have one are the codec's */
-    _Static_assert(SIMTRACE_STAGE_LZMA == (int)SVPC_STAGE_LZMA && SIMTRACE_STAGE_BZIP2 == (int)SVPC_STAGE_BZIP2 &&
-                       SIMTRACE_STAGE_ZLIB == (int)SVPC_STAGE_ZLIB,
-                   "simtrace_stage differs from svpc_stage");
-    svpc_stage s;
-    if (!cli_opt_stage(arg, &s))
-        return 0;
-    *out = s == SVPC_STAGE_NONE ? SIMTRACE_STAGE_NONE : (uint32_t)s;
-    return 1;
-}
-
-int cli_opt_encoder(const char *arg, svpc_encoder *out)
-{
-    if (!svpc_encoder_parse(arg, out)) {
+    if (simtrace_encoder_check(arg, profile) != SIMTRACE_OK) {
         cli_msg("unknown encoder '%s' (use cm, cm2, cm1, paper, generic or vpc)", arg);
         return 0;
     }
@@ -284,13 +255,6 @@ int cli_opt_stream_name(const char *arg)
         return 0;
     }
     return 1;
-}
-
-void cli_progress(const st_writer *w, double t0, int final)
-{
-    st_write_stats s;
-    st_writer_stats(w, &s);
-    cli_progress_counts(s.entries, s.raw_bytes, s.out_bytes, t0, final);
 }
 
 void cli_progress_counts(uint64_t entries, uint64_t raw_bytes, uint64_t out_bytes, double t0, int final)
@@ -346,7 +310,7 @@ int cli_stdout_done(void)
     if (!bad)
         return EXIT_OK;
     errno = saved;
-    return cli_report(ST_E_WRITE, NULL, "(stdout)");
+    return cli_report_place(SIMTRACE_E_WRITE, NULL, "(stdout)");
 }
 
 unsigned cli_ncpu(void)
@@ -407,8 +371,8 @@ static void sig_say_end(void)
  * A container writer stopped at once (a second signal): what is on disk is
  * its file header and the frames written so far, every one whole but
  * perhaps the last, without the directory and footer that
- * st_writer_finish() writes.  Readers find those frames through their
- * headers (st_index_open's scan) and --repair gives the file its end, so
+ * simtrace_writer_close() writes.  Readers find those frames through their
+ * headers (simtrace_reader_recovery) and --repair gives the file its end, so
  * the file goes to its final name, or stays under its temporary one when
  * that is taken; only a file that holds nothing past its header is
  * removed.  Async-signal-safe.
@@ -416,7 +380,7 @@ static void sig_say_end(void)
 static void keep_unfinished(int sig)
 {
     struct stat st;
-    int empty = fstat(out_tmp_fd, &st) == 0 && st.st_size <= (off_t)ST_FILE_HEADER_SIZE;
+    int empty = fstat(out_tmp_fd, &st) == 0 && st.st_size <= (off_t)SIMTRACE_FILE_HEADER_SIZE;
     sig_say(cli_prog);
     sig_say(": ");
     sig_say(out_final);
@@ -577,7 +541,7 @@ int cli_in_open(const char *path, int *fd, const char **name)
         if (cli_std_closed(0)) {
             /* closed at start: the read would fail; say so before any work */
             errno = EBADF;
-            return cli_report(ST_E_READ, NULL, *name);
+            return cli_report_place(SIMTRACE_E_READ, NULL, *name);
         }
         return EXIT_OK;
     }
@@ -630,7 +594,7 @@ int cli_out_open(const char *path, int force, int binary, int in_fd, int *fd)
         if (cli_std_closed(1)) {
             /* closed at start: every write would fail; say so before any work */
             errno = EBADF;
-            return cli_report(ST_E_WRITE, NULL, "(stdout)");
+            return cli_report_place(SIMTRACE_E_WRITE, NULL, "(stdout)");
         }
         if (binary && !force && isatty(1)) {
             cli_msg("refusing to write binary data to a terminal (use -o FILE, a pipe, or -f)");
@@ -792,18 +756,10 @@ void cli_out_abort(void)
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-void cli_say_cut_loss(const char *file, const st_frame_ref *c, const char *stream)
+void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, uint64_t offset, const char *stream)
 {
     cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset %" PRIu64
-            ": lost", file, c->first_entry, c->first_entry + c->count - 1, stream, c->offset);
-}
-
-void cli_note_recovered(const st_index *ix, const char *file)
-{
-    st_recovery rc;
-    st_index_recovery(ix, &rc);
-    if (rc.recovered)
-        cli_say_recovered(file, rc.why.detail, rc.frames, rc.entries, rc.frames_end, rc.file_size, rc.frames_after);
+            ": lost", file, first_entry, first_entry + count - 1, stream, offset);
 }
 
 void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint64_t entries, uint64_t end,

@@ -11,10 +11,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "../common/st_error.h"
 #include "../include/simtrace.h"
-#include "../frames/container.h"
-#include "../svpc/svpc.h"
 
 #define EXIT_OK 0
 #define EXIT_DATA 1  /* bad data, I/O failure */
@@ -48,17 +45,16 @@ void cli_msg(const char *fmt, ...)
 #endif
     ;
 
-/* Report an st_error: "prog: FILE: frame F (stream S) at byte offset O: what: detail".
+/* Report a simtrace_error at where (NULL: nothing known):
+ * "prog: FILE: line L, frame F of stream S at byte offset O: what: detail".
  * Adds strerror(errno) to I/O errors.  Returns the exit status for e. */
-int cli_report(st_error e, const st_diag *d, const char *file);
-
-/* The same for an error of the public API, at where (NULL: unknown). */
 int cli_report_place(int e, const simtrace_input_place *where, const char *file);
-/* *d said as the public API says a place (NULL: unknown). */
-void cli_diag_from_place(st_diag *d, const simtrace_input_place *where);
 
-/* Exit status of an error code. */
-int cli_status(st_error e);
+/* *where: nothing known but detail (every number UINT64_MAX). */
+void cli_place(simtrace_input_place *where, const char *detail);
+
+/* Exit status of a simtrace_error. */
+int cli_status(int e);
 
 /* Parse the n bytes at s as an unsigned number: decimal with an optional
  * k, M or G suffix (binary: 1k = 1024), or hexadecimal with 0x; never octal
@@ -82,10 +78,11 @@ void cli_bad_option(char **argv, int optopt_value);
 int cli_opt_threads(const char *arg, unsigned *out);
 int cli_opt_frame_size(const char *arg, uint32_t *out);
 int cli_opt_memlimit(const char *arg, uint64_t *out);
-int cli_opt_stage(const char *arg, svpc_stage *out);
-int cli_opt_encoder(const char *arg, svpc_encoder *out);
 /* -s as a simtrace_stage (simtrace_write_params.stage). */
-int cli_opt_simtrace_stage(const char *arg, uint32_t *out);
+int cli_opt_stage(const char *arg, uint32_t *out);
+/* -e: an encoder's name (simtrace_encoder_check); *profile is 1 when it
+ * may name a writer's profile (all but vpc). */
+int cli_opt_encoder(const char *arg, int *profile);
 /* An -o file name: not empty (an empty name was found out only when the
  * finished output could not be renamed into place). */
 int cli_opt_output(const char *arg);
@@ -95,10 +92,8 @@ int cli_opt_stream_name(const char *arg);
 /* The -v progress line of a writer started at t0 (cli_now()): the share of
  * the input read (cli_stop_input), MB/s and time left when it is a regular
  * file, entries and bytes out; final ends the line with the totals and the
- * ratio. */
-void cli_progress(const st_writer *w, double t0, int final);
-/* The same from the counts: entries and their bytes written so far, bytes
- * out (a writer of the public API: simtrace_writer_entries). */
+ * ratio.  From the counts: entries and their bytes written so far, bytes
+ * out (simtrace_writer_entries). */
 void cli_progress_counts(uint64_t entries, uint64_t raw_bytes, uint64_t out_bytes, double t0, int final);
 
 /* 1, and *last set to now, when more than a second has passed since *last
@@ -157,7 +152,7 @@ void cli_out_abort(void);
 void cli_stop_arm(void);
 void cli_stop_input(int fd); /* -1: none; also the input -v measures */
 int cli_stopped(void);
-/* The stop request as the importers take it (st_import_opts.stopped):
+/* The stop request as the importers take it (simtrace_import_params.stop):
  * nonzero from the first signal on. */
 const volatile sig_atomic_t *cli_stop_flag(void);
 int cli_stop_status(void);
@@ -166,21 +161,19 @@ const char *cli_stop_name(void); /* "SIGINT", ... */
 /* Open the input: path or "-"/NULL for stdin.  Returns exit status. */
 int cli_in_open(const char *path, int *fd, const char **display_name);
 
-/* When ix was opened by scanning (st_index_recovered), say so on stderr:
- * what was wrong, how many frames and entries are readable, how many bytes
- * after them are lost, and that simtrace-pack --repair rebuilds the end. */
-void cli_note_recovered(const st_index *ix, const char *file);
-
-/* The same from the numbers (st_recovery, simtrace_recovery_info): why
- * the directory or footer is not valid; the complete data frames found and
- * their entries; where they end in a file of file_size bytes; after: 0, or
- * where complete frames follow a damaged one. */
+/* A container opened by scanning its frame headers, said on stderr from
+ * the numbers (simtrace_recovery_info): why the directory or footer is not
+ * valid; the complete data frames found and their entries (readable);
+ * where they end in a file of file_size bytes (the bytes after are lost);
+ * after: 0, or where complete frames follow a damaged one; and that
+ * simtrace-pack --repair rebuilds the end. */
 void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint64_t entries, uint64_t end,
                        uint64_t file_size, uint64_t after);
 
-/* Say that the entries of frame c of stream `stream` in file, the frame cut
- * off at its end (st_index_cut_frame), are lost. */
-void cli_say_cut_loss(const char *file, const st_frame_ref *c, const char *stream);
+/* Say that the count entries from first_entry of stream `stream` in file,
+ * in the frame cut off at its end (its header at byte offset offset), are
+ * lost. */
+void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, uint64_t offset, const char *stream);
 
 /* Raw entries that are text (the first 4 KiB printable, with line ends),
  * as when a lackey log is given without --from: warn, naming the remedy

@@ -294,7 +294,7 @@ static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range
                   (rg->r.kind == R_CYCLES && rg->r.hi > c->first_cycle) ||
                   (rg->r.kind == R_TIME && (c->flags & 1) && rg->r.hi > c->first_time);
     if (touched)
-        cli_say_cut_loss(file, c, s->name);
+        cli_say_cut_loss(file, c->first_entry, c->count, c->offset, s->name);
     return touched;
 }
 

@@ -116,8 +116,8 @@ typedef struct {
     const char *path;
     const char *stream;  /* NULL: default */
     const char *from;    /* NULL: raw */
-    st_entry_type type;
-    uint32_t user_size;  /* ST_TYPE_USER */
+    int type;            /* simtrace_type */
+    uint32_t user_size;  /* SIMTRACE_TYPE_USER */
     const char *user_name;
     const char *type_arg; /* --type as given; NULL: d64, the default */
     int fd;              /* open_inputs() */
@@ -128,24 +128,26 @@ typedef struct {
     st_writer *w;
     simtrace_writer *api; /* over w: imports and raw inputs go through the public API */
     svpc_params p;
-    int enc_given; /* -e was given */
+    const char *enc_name; /* -e as given; NULL: none */
     int verbose, quiet, skip_bad;
     int split_cr3; /* --split-by cr3 */
     double t0, last;
-    uint64_t kept; /* entries this run stored, all streams (st_writer_stats) */
+    uint64_t kept; /* entries this run stored, all streams (simtrace_writer_stats) */
     int writer_failed; /* the writer refused an imported batch (its failure sticks) */
     int warn_text;     /* the input being read is raw entries, not bytes: warn if it is text */
     const char *in_name; /* input being read, for messages */
     const char *out_name; /* the container, for messages */
     uint8_t enc_noted[65536]; /* note_kept_encoder() spoke of the stream */
     uint64_t base[65536]; /* output entries of each handle before this input */
-    st_buf tmp;
 } packer;
 
 static void progress(packer *pk, int final)
 {
-    if (pk->verbose && (cli_progress_due(&pk->last) || final))
-        cli_progress(pk->w, pk->t0, final);
+    if (pk->verbose && (cli_progress_due(&pk->last) || final)) {
+        simtrace_write_stats ws;
+        simtrace_writer_stats(pk->api, &ws);
+        cli_progress_counts(ws.entries, ws.entry_bytes, ws.out_bytes, pk->t0, final);
+    }
 }
 
 /* A deterministic GUID for a user type, from its name: a user type is
@@ -174,11 +176,23 @@ static void user_guid(const char *name, uint32_t size, uint8_t g[16])
         g[0] ^= 0x80;
 }
 
+/* The place of a failure of the library's internals (the container writer
+ * and index, until simtrace-pack's --append is a call of the public API). */
+static simtrace_input_place diag_place(const st_diag *d)
+{
+    simtrace_input_place p = {d->offset, d->line, "", d->frame, d->stream};
+    snprintf(p.detail, sizeof p.detail, "%s", d->detail);
+    return p;
+}
+
 /* The output stream named name, created with spec if new; an existing one
  * must have the same type and entry size. */
-static st_error get_stream(packer *pk, const st_stream_spec *sp, uint32_t *sid, st_diag *d)
+static st_error get_stream(packer *pk, const st_stream_spec *sp, uint32_t *sid, simtrace_input_place *where)
 {
-    return api_writer_take(pk->api, sp, sid, d);
+    st_diag d = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, ""};
+    st_error e = api_writer_take(pk->api, sp, sid, &d);
+    *where = diag_place(&d);
+    return e;
 }
 
 /* The encoder of a new stream of type t: -e if it codes t; else vpc for
@@ -198,16 +212,16 @@ static svpc_params params_for(const packer *pk, st_entry_type t) { return api_st
  */
 static void note_kept_encoder(packer *pk, uint32_t sid, const char *name)
 {
-    uint16_t enc;
-    st_entry_type t = st_writer_stream_type(pk->w, sid, &enc, NULL);
-    if (!pk->enc_given || pk->quiet || pk->enc_noted[sid] || params_for(pk, t).encoder != pk->p.encoder ||
-        enc == pk->p.encoder)
+    int t;
+    const char *enc;
+    if (!pk->enc_name || pk->quiet || pk->enc_noted[sid] ||
+        simtrace_writer_stream_coding(pk->api, sid, &t, &enc) != SIMTRACE_OK ||
+        params_for(pk, (st_entry_type)t).encoder != pk->p.encoder || strcmp(enc, pk->enc_name) == 0)
         return;
     pk->enc_noted[sid] = 1;
     cli_msg("%s: stream '%s' is encoded with %s: the entries appended to it use %s too, not -e %s "
             "(a stream keeps the encoder it was created with)",
-            pk->out_name, name, svpc_encoder_name((svpc_encoder)enc), svpc_encoder_name((svpc_encoder)enc),
-            svpc_encoder_name(pk->p.encoder));
+            pk->out_name, name, enc, enc, pk->enc_name);
 }
 
 /* ---- raw entries and imports, through the public API ---- */
@@ -250,20 +264,21 @@ static simtrace_import_params import_params(packer *pk, int no_unpack)
     return ip;
 }
 
-/* The reading's own result (rep: the unpacking's), with its place in d. */
-static st_error read_result(const simtrace_import_report *rep, st_diag *d)
+/* The reading's own result (rep: the unpacking's), with its place. */
+static st_error read_result(const simtrace_import_report *rep, simtrace_input_place *where)
 {
-    cli_diag_from_place(d, &rep->where);
+    *where = rep->where;
     return (st_error)rep->read_error;
 }
 
 static st_error pack_raw(packer *pk, const input *in, int fd, int no_unpack, simtrace_import_report *rep,
-                         st_diag *d)
+                         simtrace_input_place *d)
 {
     uint8_t guid[16];
-    st_stream_spec sp = {.name = in->stream ? in->stream : "trace", .type = in->type, .owner = UINT32_MAX};
-    sp.params = params_for(pk, in->type);
-    if (in->type == ST_TYPE_USER) {
+    st_stream_spec sp = {.name = in->stream ? in->stream : "trace", .type = (st_entry_type)in->type,
+                         .owner = UINT32_MAX};
+    sp.params = params_for(pk, sp.type);
+    if (in->type == SIMTRACE_TYPE_USER) {
         user_guid(in->user_name, in->user_size, guid);
         sp.guid = guid;
         sp.entry_size = in->user_size;
@@ -272,22 +287,22 @@ static st_error pack_raw(packer *pk, const input *in, int fd, int no_unpack, sim
     uint32_t sid;
     RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
     note_kept_encoder(pk, sid, sp.name);
-    pk->warn_text = in->type != ST_TYPE_BYTES;
+    pk->warn_text = in->type != SIMTRACE_TYPE_BYTES;
     simtrace_import_params ip = import_params(pk, no_unpack);
     simtrace_writer_append_fd(pk->api, sid, fd, &ip, rep);
     pk->warn_text = 0;
     st_error e = read_result(rep, d);
     if (e == ST_E_PARTIAL_ENTRY) {
-        size_t esz = in->type == ST_TYPE_USER ? in->user_size : st_entry_size(in->type);
-        e = st_diag_set(d, ST_E_PARTIAL_ENTRY, "%llu trailing byte%s (entry size %zu); the %llu whole entries were packed",
-                        (unsigned long long)rep->partial_bytes, rep->partial_bytes == 1 ? "" : "s", esz,
-                        (unsigned long long)(d->offset / esz));
+        size_t esz = in->type == SIMTRACE_TYPE_USER ? in->user_size : simtrace_type_size(in->type);
+        snprintf(d->detail, sizeof d->detail, "%llu trailing byte%s (entry size %zu); the %llu whole entries were packed",
+                 (unsigned long long)rep->partial_bytes, rep->partial_bytes == 1 ? "" : "s", esz,
+                 (unsigned long long)(d->offset / esz));
     }
     return e;
 }
 
 static st_error pack_import(packer *pk, const input *in, int fd, int no_unpack, simtrace_import_report *rep,
-                            st_diag *d)
+                            simtrace_input_place *d)
 {
     simtrace_import_params ip = import_params(pk, no_unpack);
     ip.prefix = in->stream;
@@ -309,19 +324,16 @@ static st_error pack_import(packer *pk, const input *in, int fd, int no_unpack, 
 
 /* ---- containers, copied frame by frame ---- */
 
-/* The st_diag of a place in a report of the public API, for cli_report. */
-static st_diag report_diag(uint64_t offset, uint64_t frame, uint64_t stream, const char *detail)
+/* The place of a failure of a concatenation or repair (simtrace_concat_report,
+ * simtrace_repair_report). */
+static simtrace_input_place report_place(uint64_t offset, uint64_t frame, uint64_t stream, const char *detail)
 {
-    st_diag d;
-    st_diag_clear(&d);
-    d.offset = offset;
-    d.frame = frame;
-    d.stream = stream;
-    snprintf(d.detail, sizeof d.detail, "%s", detail);
-    return d;
+    simtrace_input_place p = {offset, UINT64_MAX, "", frame, stream};
+    snprintf(p.detail, sizeof p.detail, "%s", detail);
+    return p;
 }
 
-static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
+static st_error pack_container(packer *pk, int fd, unsigned threads, simtrace_input_place *d)
 {
     simtrace_concat_params cp;
     simtrace_concat_params_init(&cp);
@@ -331,8 +343,21 @@ static st_error pack_container(packer *pk, int fd, unsigned threads, st_diag *d)
     simtrace_concat_report rep;
     simtrace_error e = simtrace_writer_concat_fd(pk->api, fd, &cp, &rep);
     if (e != SIMTRACE_OK)
-        *d = report_diag(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
+        *d = report_place(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
     return (st_error)e;
+}
+
+/* The container at fd, opened for appending, was read through its frame
+ * headers: say what it lacks and what was found (cli_say_recovered). */
+static void note_recovered(int fd, const char *file)
+{
+    simtrace_reader *r;
+    simtrace_recovery_info ri;
+    if (simtrace_reader_open_fd(&r, fd, NULL) != SIMTRACE_OK)
+        return;
+    if (simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && !ri.complete)
+        cli_say_recovered(file, ri.reason, ri.frames, ri.entries, ri.frames_end, ri.file_size, ri.frames_after);
+    simtrace_reader_free(r);
 }
 
 /* Parse --type: a built-in name or NAME:SIZE.  Returns 1, 0 if s is not
@@ -341,14 +366,15 @@ static int parse_type(const char *s, input *in)
 {
     const char *colon = strrchr(s, ':');
     if (!colon) {
-        in->type = st_entry_parse(s);
-        return in->type != ST_TYPE_NONE && in->type != ST_TYPE_USER;
+        in->type = simtrace_type_parse(s);
+        return in->type != SIMTRACE_TYPE_NONE && in->type != SIMTRACE_TYPE_USER;
     }
     uint64_t v;
     size_t nl = (size_t)(colon - s);
-    if (nl == 0 || nl > ST_MAX_TYPE_NAME || !cli_parse_size(colon + 1, &v) || v < 1 || v > ST_MAX_USER_ENTRY)
+    if (nl == 0 || nl > SIMTRACE_TYPE_NAME_MAX || !cli_parse_size(colon + 1, &v) || v < 1 ||
+        v > SIMTRACE_USER_ENTRY_MAX)
         return 0;
-    static char names[64][ST_MAX_TYPE_NAME + 1];
+    static char names[64][SIMTRACE_TYPE_NAME_MAX + 1];
     static unsigned nnames;
     if (nnames == 64)
         return 0;
@@ -356,9 +382,9 @@ static int parse_type(const char *s, input *in)
     names[nnames][nl] = 0;
     /* a user type named d64 would be listed as d64 while holding other
      * entries, and messages about it would contradict themselves */
-    if (st_entry_parse(names[nnames]) != ST_TYPE_NONE)
+    if (simtrace_type_parse(names[nnames]) != SIMTRACE_TYPE_NONE)
         return -1;
-    in->type = ST_TYPE_USER;
+    in->type = SIMTRACE_TYPE_USER;
     in->user_name = names[nnames++];
     in->user_size = (uint32_t)v;
     return 1;
@@ -376,7 +402,7 @@ static int same_types_per_stream(const input *ins, size_t nin)
             const char *name = b->stream ? b->stream : "trace";
             if (a->from || strcmp(a->stream ? a->stream : "trace", name) != 0)
                 continue;
-            if (a->type == b->type && (a->type != ST_TYPE_USER || (a->user_size == b->user_size &&
+            if (a->type == b->type && (a->type != SIMTRACE_TYPE_USER || (a->user_size == b->user_size &&
                                                                    strcmp(a->user_name, b->user_name) == 0)))
                 continue;
             cli_msg("stream '%s': input '%s' is --type %s, but input '%s' is --type %s; a stream holds entries of "
@@ -518,22 +544,13 @@ nomem:
 
 /* ---- interrupted and failed runs (issue 15) ---- */
 
-/* The place of an ST_E_CYCLE_ORDER: the input's byte offset where the
- * reader knows it, or the refused entry's line where the importer knows it
- * (st_import), and what the writer knows (stream, entry, cycles). */
-static void cycle_order_diag(packer *pk, st_diag *d)
-{
-    if (!d->detail[0] || strcmp(d->detail, st_error_name(ST_E_CYCLE_ORDER)) == 0)
-        snprintf(d->detail, sizeof d->detail, "%s", st_writer_diag(pk->w)->detail);
-}
-
 /*
  * An input that a signal ended (cli_stop_input): what its reader made of
  * the early end.  Part of an entry, read before the signal, is dropped, as
  * the line reader drops a cut line; every other error stands.  Returns 1
  * (no further input is read).
  */
-static int stopped_input_end(packer *pk, st_error *e, st_diag *d)
+static int stopped_input_end(packer *pk, st_error *e, simtrace_input_place *d)
 {
     if (*e == ST_E_PARTIAL_ENTRY || *e == ST_E_TRUNCATED) {
         /* the end the signal made: an entry, a record or a frame read in
@@ -542,7 +559,7 @@ static int stopped_input_end(packer *pk, st_error *e, st_diag *d)
             cli_msg("%s: interrupted inside %s: the part read is dropped (%s)", pk->in_name,
                     *e == ST_E_PARTIAL_ENTRY ? "an entry" : "a frame or record", d->detail);
         *e = ST_OK;
-        st_diag_clear(d);
+        cli_place(d, "");
     }
     return 1;
 }
@@ -614,8 +631,8 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
         close(fd);
         if (out_fd >= 0)
             cli_out_abort();
-        st_diag d = report_diag(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
-        rc = cli_report((st_error)e, &d, rep.output_failed && !in_place ? out_path : file);
+        simtrace_input_place at = report_place(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
+        rc = cli_report_place(e, &at, rep.output_failed && !in_place ? out_path : file);
         if (rep.restored)
             cli_msg("%s: not repaired: the file is as it was before", file);
         return rc;
@@ -650,22 +667,41 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
     return after ? EXIT_DATA : EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/* What one run does: the command line, and what happened. */
+typedef struct {
+    const char *out_path, *append, *repair;
+    st_write_opts wo;
+    int force, concat, no_unpack, stdout_given;
+    input *ins; /* the inputs named, in order */
+    size_t nin;
+    int out_fd;
+    const char *out_name; /* the container, for messages */
+    struct stat out_st;   /* the output file as it is at the start, for open_inputs() */
+    int have_out_st;
+    st_error e;           /* a failure that loses the output (I/O, a bad container) */
+    simtrace_input_place d; /* its place */
+    const char *err_file; /* and the file it names */
+    /* bad data in an input ends the run but keeps what came before it in a
+     * valid container (exit 1) */
+    st_error data_err;
+    char data_zkind[8]; /* the data error is in input that began like this ("xz"...) */
+    simtrace_input_place data_diag;
+    const char *data_file;
+} run;
+
+/* The options and inputs into *pk and *r.  Returns -1 to go on, or the
+ * exit status (usage errors said; --help and --version done). */
+static int parse_args(int argc, char **argv, packer *pk, run *r)
 {
-    if (cli_std_fds("simtrace-pack") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
-        return EXIT_DATA;
-    static packer pk;
-    const char *out_path = NULL, *append = NULL, *repair = NULL;
     /* a stream's cycles may not decrease unless --allow-cycle-reset */
-    st_write_opts wo = {cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
-    pk.p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
-    int force = 0, concat = 0, no_unpack = 0, stdout_given = 0, stage_given = 0, level = 0, frame_given = 0, c;
-    input cur = {NULL, NULL, NULL, ST_TYPE_D64, 0, NULL, NULL, -1, NULL};
-    /* static: reachable until exit on every return path */
-    static input *ins;
-    ins = calloc((size_t)argc + 1, sizeof *ins);
-    size_t nin = 0;
-    if (!ins) {
+    r->wo = (st_write_opts){cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
+    pk->p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
+    int stage_given = 0, level = 0, frame_given = 0, c;
+    uint32_t stage; /* -s as cli_opt_stage checks it */
+    input cur = {NULL, NULL, NULL, SIMTRACE_TYPE_D64, 0, NULL, NULL, -1, NULL};
+    /* in the static run: reachable until exit on every return path */
+    r->ins = calloc((size_t)argc + 1, sizeof *r->ins);
+    if (!r->ins) {
         cli_msg("out of memory");
         return EXIT_DATA;
     }
@@ -679,29 +715,29 @@ int main(int argc, char **argv)
         switch (c) {
         case 1:
             cur.path = optarg;
-            ins[nin++] = cur;
+            r->ins[r->nin++] = cur;
             break;
-        case 'o': out_path = optarg; break;
+        case 'o': r->out_path = optarg; break;
         case 'c':
-            out_path = NULL;
-            stdout_given = 1;
+            r->out_path = NULL;
+            r->stdout_given = 1;
             break;
         case 's':
-            if (!cli_opt_stage(optarg, &pk.p.stage))
+            if (!cli_opt_stage(optarg, &stage) || !svpc_stage_parse(optarg, &pk->p.stage))
                 return EXIT_USAGE;
             stage_given = 1;
             break;
         case 'e':
-            if (!cli_opt_encoder(optarg, &pk.p.encoder))
+            if (!cli_opt_encoder(optarg, NULL) || !svpc_encoder_parse(optarg, &pk->p.encoder))
                 return EXIT_USAGE;
-            pk.enc_given = 1;
+            pk->enc_name = optarg;
             break;
         case 'T':
-            if (!cli_opt_threads(optarg, &wo.threads))
+            if (!cli_opt_threads(optarg, &r->wo.threads))
                 return EXIT_USAGE;
             break;
         case OPT_FRAME:
-            if (!cli_opt_frame_size(optarg, &wo.frame_entries))
+            if (!cli_opt_frame_size(optarg, &r->wo.frame_entries))
                 return EXIT_USAGE;
             frame_given = 1;
             break;
@@ -718,7 +754,7 @@ int main(int argc, char **argv)
             }
             if (c == 0) {
                 cli_msg("unknown entry type '%s' (use d64, d32, m64, m32, vpc, event, bytes or NAME:SIZE with "
-                        "SIZE 1..%u)", optarg, ST_MAX_USER_ENTRY);
+                        "SIZE 1..%u)", optarg, SIMTRACE_USER_ENTRY_MAX);
                 return EXIT_USAGE;
             }
             cur.type_arg = optarg;
@@ -733,24 +769,24 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case OPT_CONCAT: concat = 1; break;
-        case OPT_APPEND: append = optarg; break;
-        case OPT_REPAIR: repair = optarg; break;
-        case OPT_ALLOW_CYCLE_RESET: wo.check_keys = 0; break;
-        case OPT_NO_UNPACK: no_unpack = 1; break;
-        case OPT_TIMESTAMPS: wo.timestamps = 1; break;
-        case OPT_SKIP_BAD: pk.skip_bad = 1; break;
+        case OPT_CONCAT: r->concat = 1; break;
+        case OPT_APPEND: r->append = optarg; break;
+        case OPT_REPAIR: r->repair = optarg; break;
+        case OPT_ALLOW_CYCLE_RESET: r->wo.check_keys = 0; break;
+        case OPT_NO_UNPACK: r->no_unpack = 1; break;
+        case OPT_TIMESTAMPS: r->wo.timestamps = 1; break;
+        case OPT_SKIP_BAD: pk->skip_bad = 1; break;
         case OPT_SPLIT_BY:
             if (strcmp(optarg, "cr3") != 0) {
                 cli_msg("--split-by %s: the only split is cr3", optarg);
                 return EXIT_USAGE;
             }
-            pk.split_cr3 = 1;
+            pk->split_cr3 = 1;
             break;
-        case 'f': force = 1; break;
+        case 'f': r->force = 1; break;
         case 'k': break;
-        case 'v': pk.verbose = 1; break;
-        case 'q': pk.quiet = 1; break;
+        case 'v': pk->verbose = 1; break;
+        case 'q': pk->quiet = 1; break;
         case 'h': usage(stdout); return cli_stdout_done();
         case 'V': printf("simtrace-pack (svpc) %s\n", SVPC_VERSION); return cli_stdout_done();
         default:
@@ -764,60 +800,71 @@ int main(int argc, char **argv)
         }
     }
     /* the level chooses the method unless -e named the encoder (svpc.h) */
-    pk.p = svpc_method(pk.enc_given ? pk.p.encoder : 0, stage_given, pk.p.stage, level);
+    pk->p = svpc_method(pk->enc_name ? pk->p.encoder : 0, stage_given, pk->p.stage, level);
     if (!frame_given)
-        wo.frame_entries = svpc_method_frame_entries(pk.p.encoder, ST_DEFAULT_FRAME_ENTRIES);
+        r->wo.frame_entries = svpc_method_frame_entries(pk->p.encoder, ST_DEFAULT_FRAME_ENTRIES);
     /* after "--" getopt stops: the rest are inputs, even if they start with '-' */
     for (; optind < argc; optind++) {
         cur.path = argv[optind];
-        ins[nin++] = cur;
+        r->ins[r->nin++] = cur;
     }
-    if (nin == 0) { /* no input named: standard input, with the options given */
+    if (r->nin == 0) { /* no input named: standard input, with the options given */
         cur.path = "-";
-        ins[nin++] = cur;
+        r->ins[r->nin++] = cur;
     }
     {
-        int drc = expand_drm_dirs(&ins, &nin);
+        int drc = expand_drm_dirs(&r->ins, &r->nin);
         if (drc != EXIT_OK)
             return drc;
     }
-    if (repair) {
-        if (strcmp(repair, "-") == 0) {
-            /* a repair rewrites the end of a file, in place or from it into -o */
-            cli_msg("--repair -: a repair reads its container by random access; name the file (standard input "
-                    "cannot be repaired; 'simtrace-cat --salvage' reads a pipe)");
-            return EXIT_USAGE;
-        }
-        if (append || concat || nin != 1 || strcmp(ins[0].path, "-") != 0 || ins[0].from) {
-            cli_msg("--repair takes one container and no inputs, --append or --concat");
-            return EXIT_USAGE;
-        }
-        /* without -o a repair writes in place: -c, asking for standard
-         * output, would change the file the user meant to keep */
-        if (stdout_given) {
-            cli_msg("--repair writes in place, or into -o NEW; -c (standard output) cannot be used with it");
-            return EXIT_USAGE;
-        }
-        return repair_main(repair, out_path, force, pk.quiet);
-    }
-    if (append && (out_path || stdout_given)) {
-        cli_msg("--append writes into its container; %s cannot be used with it", out_path ? "-o" : "-c");
+    return -1;
+}
+
+/* --repair: the combinations it refuses, then the repair.  Returns the
+ * exit status. */
+static int repair_args(const packer *pk, const run *r)
+{
+    if (strcmp(r->repair, "-") == 0) {
+        /* a repair rewrites the end of a file, in place or from it into -o */
+        cli_msg("--repair -: a repair reads its container by random access; name the file (standard input "
+                "cannot be repaired; 'simtrace-cat --salvage' reads a pipe)");
         return EXIT_USAGE;
     }
-    if (append && concat) {
+    if (r->append || r->concat || r->nin != 1 || strcmp(r->ins[0].path, "-") != 0 || r->ins[0].from) {
+        cli_msg("--repair takes one container and no inputs, --append or --concat");
+        return EXIT_USAGE;
+    }
+    /* without -o a repair writes in place: -c, asking for standard
+     * output, would change the file the user meant to keep */
+    if (r->stdout_given) {
+        cli_msg("--repair writes in place, or into -o NEW; -c (standard output) cannot be used with it");
+        return EXIT_USAGE;
+    }
+    return repair_main(r->repair, r->out_path, r->force, pk->quiet);
+}
+
+/* Options that do not go together, said before anything is opened.
+ * Returns EXIT_OK or EXIT_USAGE. */
+static int check_args(const packer *pk, const run *r)
+{
+    if (r->append && (r->out_path || r->stdout_given)) {
+        cli_msg("--append writes into its container; %s cannot be used with it", r->out_path ? "-o" : "-c");
+        return EXIT_USAGE;
+    }
+    if (r->append && r->concat) {
         cli_msg("--append and --concat cannot be combined (use --concat -o NEW A B)");
         return EXIT_USAGE;
     }
-    if (!concat && !same_types_per_stream(ins, nin))
+    if (!r->concat && !same_types_per_stream(r->ins, r->nin))
         return EXIT_USAGE;
     unsigned nstdin = 0, nbochs = 0;
-    for (size_t i = 0; i < nin; i++) {
-        if (strcmp(ins[i].path, "-") == 0)
+    for (size_t i = 0; i < r->nin; i++) {
+        if (strcmp(r->ins[i].path, "-") == 0)
             nstdin++;
-        if (ins[i].from && strcmp(ins[i].from, "bochs") == 0)
+        if (r->ins[i].from && strcmp(r->ins[i].from, "bochs") == 0)
             nbochs++;
     }
-    if (pk.split_cr3 && nbochs == 0) {
+    if (pk->split_cr3 && nbochs == 0) {
         cli_msg("--split-by cr3 needs a --from bochs input");
         return EXIT_USAGE;
     }
@@ -825,28 +872,35 @@ int main(int argc, char **argv)
         cli_msg("standard input can be named only once");
         return EXIT_USAGE;
     }
+    return EXIT_OK;
+}
 
-    int out_fd = -1, rc;
-    st_error e;
-    st_diag d;
-    st_diag_clear(&d);
+/* The container written (--append: reopened for appending, after the
+ * checks that leave it as it is), and the inputs opened.  Returns -1 to go
+ * on, or the exit status (said). */
+static int open_output(packer *pk, run *r)
+{
+    int rc;
+    r->out_fd = -1;
+    cli_place(&r->d, "");
     st_index *ix = NULL;
     /* the output file as it is now, for open_inputs(); standard output only
      * when it is a regular file (>> FILE) */
-    const char *out_name = append ? append : out_path && strcmp(out_path, "-") != 0 ? out_path : "(stdout)";
-    int to_stdout = !append && (!out_path || strcmp(out_path, "-") == 0);
-    struct stat out_st;
-    int have_out_st;
-    if (append) {
-        out_fd = open(append, O_RDWR);
-        if (out_fd < 0) {
-            cli_msg("%s: cannot open: %s", append, strerror(errno));
+    r->out_name = r->append ? r->append : r->out_path && strcmp(r->out_path, "-") != 0 ? r->out_path : "(stdout)";
+    int to_stdout = !r->append && (!r->out_path || strcmp(r->out_path, "-") == 0);
+    if (r->append) {
+        r->out_fd = open(r->append, O_RDWR);
+        if (r->out_fd < 0) {
+            cli_msg("%s: cannot open: %s", r->append, strerror(errno));
             return EXIT_DATA;
         }
-        have_out_st = fstat(out_fd, &out_st) == 0;
-        e = st_index_open(&ix, out_fd, &d);
-        if (e != ST_OK)
-            return cli_report(e, &d, append);
+        r->have_out_st = fstat(r->out_fd, &r->out_st) == 0;
+        st_diag why = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, ""};
+        r->e = st_index_open(&ix, r->out_fd, &why);
+        if (r->e != ST_OK) {
+            r->d = diag_place(&why);
+            return cli_report_place(r->e, &r->d, r->append);
+        }
         if (st_index_frames_after(ix)) {
             /* appending starts where the frames listed end: the complete
              * frames after a damaged header would be overwritten */
@@ -854,128 +908,132 @@ int main(int argc, char **argv)
             st_index_recovered(ix, &end, NULL);
             cli_msg("%s: nothing appended, nothing changed: a damaged or misplaced frame lies at byte offset %llu and complete "
                     "frames follow it from byte offset %llu, which appending would overwrite; 'simtrace-cat "
-                    "--salvage %s' writes the entries of every intact frame", append, (unsigned long long)end,
-                    (unsigned long long)st_index_frames_after(ix), append);
+                    "--salvage %s' writes the entries of every intact frame", r->append, (unsigned long long)end,
+                    (unsigned long long)st_index_frames_after(ix), r->append);
             st_index_free(ix);
-            close(out_fd);
+            close(r->out_fd);
             return EXIT_DATA;
         }
-        if (!pk.quiet)
-            cli_note_recovered(ix, append);
-    } else if (out_path && strcmp(out_path, "-") != 0)
-        have_out_st = stat(out_path, &out_st) == 0;
+        if (!pk->quiet && st_index_recovered(ix, NULL, NULL))
+            note_recovered(r->out_fd, r->append);
+    } else if (r->out_path && strcmp(r->out_path, "-") != 0)
+        r->have_out_st = stat(r->out_path, &r->out_st) == 0;
     else
-        have_out_st = fstat(1, &out_st) == 0 && S_ISREG(out_st.st_mode);
-    if ((rc = open_inputs(ins, nin, have_out_st ? &out_st : NULL, out_name, append != NULL, to_stdout)) != EXIT_OK) {
+        r->have_out_st = fstat(1, &r->out_st) == 0 && S_ISREG(r->out_st.st_mode);
+    if ((rc = open_inputs(r->ins, r->nin, r->have_out_st ? &r->out_st : NULL, r->out_name, r->append != NULL, to_stdout)) != EXIT_OK) {
         st_index_free(ix);
         return rc;
     }
-    if (append) {
+    if (r->append) {
         /* from here on the container has no directory until st_writer_finish */
-        e = st_writer_resume(&pk.w, out_fd, &wo, &pk.p, ix);
+        r->e = st_writer_resume(&pk->w, r->out_fd, &r->wo, &pk->p, ix);
         st_index_free(ix);
     } else {
-        if ((rc = cli_out_open(out_path, force, 1, -1, &out_fd)) != EXIT_OK)
+        if ((rc = cli_out_open(r->out_path, r->force, 1, -1, &r->out_fd)) != EXIT_OK)
             return rc;
-        e = st_writer_new(&pk.w, out_fd, &wo);
+        r->e = st_writer_new(&pk->w, r->out_fd, &r->wo);
     }
-    const char *err_file = out_name;
-    pk.out_name = out_name;
-    if (e == ST_OK && api_writer_adopt(&pk.api, pk.w, &pk.p) != SIMTRACE_OK)
-        e = ST_E_NOMEM;
-    if (e != ST_OK) {
-        st_writer_free(pk.w);
+    r->err_file = r->out_name;
+    pk->out_name = r->out_name;
+    if (r->e == ST_OK && api_writer_adopt(&pk->api, pk->w, &pk->p) != SIMTRACE_OK)
+        r->e = ST_E_NOMEM;
+    if (r->e != ST_OK) {
+        st_writer_free(pk->w);
         cli_out_abort();
-        return cli_report(e, &d, err_file);
+        return cli_report_place(r->e, &r->d, r->err_file);
     }
+    return -1;
+}
+
+/* Every input into the container, in order, until one fails. */
+static void pack_inputs(packer *pk, run *r)
+{
     cli_stop_arm();
-    st_buf_init(&pk.tmp, 0);
-    pk.t0 = pk.last = cli_now();
-    /* bad data in an input ends the run but keeps what came before it in a
-     * valid container (exit 1); I/O errors and bad containers lose the output */
-    st_error data_err = ST_OK;
-    char data_zkind[8] = ""; /* the data error is in input that began like this ("xz"...) */
-    st_diag data_diag;
-    const char *data_file = NULL;
-    for (size_t i = 0; i < nin && e == ST_OK && data_err == ST_OK && !cli_stopped(); i++) {
-        int fd = ins[i].fd;
-        pk.in_name = ins[i].name;
-        st_diag_clear(&d);
+    pk->t0 = pk->last = cli_now();
+    for (size_t i = 0; i < r->nin && r->e == ST_OK && r->data_err == ST_OK && !cli_stopped(); i++) {
+        int fd = r->ins[i].fd;
+        pk->in_name = r->ins[i].name;
+        cli_place(&r->d, "");
         if (fd < 0) {
             /* a regular file checked by open_inputs(): one that has gone
              * since, or been replaced by the output, is bad input, and what
              * came before it is kept */
-            fd = open(ins[i].path, O_RDONLY);
-            if (fd < 0 || is_output(fd, have_out_st ? &out_st : NULL)) {
-                st_diag_clear(&data_diag);
+            fd = open(r->ins[i].path, O_RDONLY);
+            if (fd < 0 || is_output(fd, r->have_out_st ? &r->out_st : NULL)) {
+                cli_place(&r->data_diag, "");
                 if (fd < 0)
-                    st_diag_set(&data_diag, ST_E_READ, "cannot open: %s", strerror(errno));
+                    snprintf(r->data_diag.detail, sizeof r->data_diag.detail, "cannot open: %s", strerror(errno));
                 else {
-                    st_diag_set(&data_diag, ST_E_READ, "it has become the output file %s since the run began",
-                                out_name);
+                    snprintf(r->data_diag.detail, sizeof r->data_diag.detail,
+                             "it has become the output file %s since the run began", r->out_name);
                     close(fd);
                 }
-                data_err = ST_E_READ;
-                data_file = pk.in_name;
+                r->data_err = ST_E_READ;
+                r->data_file = pk->in_name;
                 break;
             }
         }
         /* xz, gzip, zstd inputs are read decompressed (by the library's
          * calls; not containers) */
-        if (concat) {
+        if (r->concat) {
             cli_stop_input(fd);
-            e = pack_container(&pk, fd, wo.threads, &d);
+            r->e = pack_container(pk, fd, r->wo.threads, &r->d);
             cli_stop_input(-1);
         } else {
             simtrace_import_report rep;
             memset(&rep, 0, sizeof rep);
-            e = ins[i].from ? pack_import(&pk, &ins[i], fd, no_unpack, &rep, &d)
-                            : pack_raw(&pk, &ins[i], fd, no_unpack, &rep, &d);
+            r->e = r->ins[i].from ? pack_import(pk, &r->ins[i], fd, r->no_unpack, &rep, &r->d)
+                            : pack_raw(pk, &r->ins[i], fd, r->no_unpack, &rep, &r->d);
             /* damaged compressed data is what went wrong, whatever the
              * reader of its output made of the early end (an input a
              * signal ended was not searched for damage past the end) */
-            if (rep.unpack_error != SIMTRACE_OK && e != ST_E_WRITE) {
-                if (e != ST_OK && !pk.quiet)
-                    cli_report(e, &d, pk.in_name); /* what the damage did, then the damage */
-                e = (st_error)rep.unpack_error;
-                cli_diag_from_place(&d, &rep.unpack_where);
-                snprintf(data_zkind, sizeof data_zkind, "%s", rep.unpacked);
+            if (rep.unpack_error != SIMTRACE_OK && r->e != ST_E_WRITE) {
+                if (r->e != ST_OK && !pk->quiet)
+                    cli_report_place(r->e, &r->d, pk->in_name); /* what the damage did, then the damage */
+                r->e = (st_error)rep.unpack_error;
+                r->d = rep.unpack_where;
+                snprintf(r->data_zkind, sizeof r->data_zkind, "%s", rep.unpacked);
             }
         }
         if (fd != 0)
             close(fd);
-        if (cli_stopped() && stopped_input_end(&pk, &e, &d))
+        if (cli_stopped() && stopped_input_end(pk, &r->e, &r->d))
             break;
-        if (e == ST_E_CYCLE_ORDER)
-            cycle_order_diag(&pk, &d);
         /* A number beyond the format's limits in an imported line is bad
          * input like any malformed line, and the writer can still finish;
          * from the writer (its directory full: the only source with raw
          * input or --concat) it is not. */
-        int too_large_input = e == ST_E_TOO_LARGE && !concat && ins[i].from && !pk.writer_failed;
-        if (e != ST_OK && (!concat || e == ST_E_CYCLE_ORDER || e == ST_E_TRUNCATED) && e != ST_E_WRITE && e != ST_E_NOMEM &&
-            (e != ST_E_TOO_LARGE || too_large_input) && e != ST_E_INTERNAL && st_error_is_data(e)) {
-            data_err = e;
-            data_diag = d;
-            data_file = pk.in_name;
-            e = ST_OK;
-            st_diag_clear(&d); /* a later error is reported with its own place */
-        } else if (e != ST_OK) {
-            err_file = pk.in_name;
-            if (e == ST_E_WRITE)
-                err_file = out_name;
+        int too_large_input = r->e == ST_E_TOO_LARGE && !r->concat && r->ins[i].from && !pk->writer_failed;
+        if (r->e != ST_OK && (!r->concat || r->e == ST_E_CYCLE_ORDER || r->e == ST_E_TRUNCATED) && r->e != ST_E_WRITE && r->e != ST_E_NOMEM &&
+            (r->e != ST_E_TOO_LARGE || too_large_input) && r->e != ST_E_INTERNAL && simtrace_error_is_data(r->e)) {
+            r->data_err = r->e;
+            r->data_diag = r->d;
+            r->data_file = pk->in_name;
+            r->e = ST_OK;
+            cli_place(&r->d, ""); /* a later error is reported with its own place */
+        } else if (r->e != ST_OK) {
+            r->err_file = pk->in_name;
+            if (r->e == ST_E_WRITE)
+                r->err_file = r->out_name;
         }
     }
-    if (e == ST_OK) {
-        e = st_writer_finish(pk.w);
-        if (e != ST_OK)
-            err_file = out_name;
+}
+
+/* The container finished, or its failure handled; what happened said.
+ * Returns the exit status. */
+static int finish_run(packer *pk, run *r)
+{
+    int rc;
+    if (r->e == ST_OK) {
+        r->e = st_writer_finish(pk->w);
+        if (r->e != ST_OK)
+            r->err_file = r->out_name;
     }
-    if (e == ST_OK)
-        progress(&pk, 1);
-    st_write_stats ws;
-    st_writer_stats(pk.w, &ws);
-    pk.kept = ws.entries;
+    if (r->e == ST_OK)
+        progress(pk, 1);
+    simtrace_write_stats ws;
+    simtrace_writer_stats(pk->api, &ws);
+    pk->kept = ws.entries;
     /* An append that failed (a full disk, say) does not leave the
      * container without its directory: with new frames written whole, it
      * ends after them (the entries may have come from a pipe, and cannot
@@ -983,50 +1041,66 @@ int main(int argc, char **argv)
      * the container is put back as it was. */
     int kept = 0, restored = 0;
     const uint64_t entries_read = ws.entries;
-    if (e != ST_OK && append) {
-        kept = ws.entries_written && st_writer_end_written(pk.w) == ST_OK;
-        restored = !kept && st_writer_restore(pk.w) == ST_OK;
-        st_writer_stats(pk.w, &ws); /* the frames kept */
+    if (r->e != ST_OK && r->append) {
+        kept = ws.entries_written && st_writer_end_written(pk->w) == ST_OK;
+        restored = !kept && st_writer_restore(pk->w) == ST_OK;
+        simtrace_writer_stats(pk->api, &ws); /* the frames kept */
     }
-    simtrace_writer_free(pk.api);
-    st_writer_free(pk.w);
-    st_buf_free(&pk.tmp);
-    if (e != ST_OK) {
+    simtrace_writer_free(pk->api);
+    st_writer_free(pk->w);
+    if (r->e != ST_OK) {
         if (kept)
             cli_msg("%s: the container is complete with the %llu entries appended before the error (%llu more read "
                     "were not written)",
-                    append, (unsigned long long)ws.entries_written,
+                    r->append, (unsigned long long)ws.entries_written,
                     (unsigned long long)(entries_read - ws.entries_written));
         else if (restored)
-            cli_msg("%s: nothing appended: the container is as it was before", append);
-        else if (append)
-            cli_msg("%s: the container now lacks its directory; 'simtrace-cat --salvage' reads what it holds", append);
+            cli_msg("%s: nothing appended: the container is as it was before", r->append);
+        else if (r->append)
+            cli_msg("%s: the container now lacks its directory; 'simtrace-cat --salvage' reads what it holds", r->append);
         cli_out_abort();
-        return cli_report(e, &d, err_file);
+        return cli_report_place(r->e, &r->d, r->err_file);
     }
-    if (append) {
-        if (close(out_fd) != 0) {
-            cli_msg("%s: write error: %s", append, strerror(errno));
+    if (r->append) {
+        if (close(r->out_fd) != 0) {
+            cli_msg("%s: write error: %s", r->append, strerror(errno));
             return EXIT_DATA;
         }
-    } else if (!keep_output(&pk, out_path, data_err != ST_OK)) {
+    } else if (!keep_output(pk, r->out_path, r->data_err != ST_OK)) {
         cli_out_abort();
     } else if ((rc = cli_out_commit()) != EXIT_OK)
         return rc;
     if (cli_stopped())
-        return say_stopped(&pk, out_name, append != NULL);
-    if (data_err != ST_OK) {
-        rc = cli_report(data_err, &data_diag, data_file);
+        return say_stopped(pk, r->out_name, r->append != NULL);
+    if (r->data_err != ST_OK) {
+        rc = cli_report_place(r->data_err, &r->data_diag, r->data_file);
         /* a container without its end (cut off, an --append killed): its
          * complete frames are as good as any, and were copied */
-        if (data_err == ST_E_TRUNCATED && concat && !pk.quiet)
-            cli_msg("%s: its complete frames were copied to %s, which is complete", data_file, out_name);
-        if (data_err == ST_E_CYCLE_ORDER && !pk.quiet)
+        if (r->data_err == ST_E_TRUNCATED && r->concat && !pk->quiet)
+            cli_msg("%s: its complete frames were copied to %s, which is complete", r->data_file, r->out_name);
+        if (r->data_err == ST_E_CYCLE_ORDER && !pk->quiet)
             cli_msg("%s: the entries before it were kept; --allow-cycle-reset keeps such entries, or give them "
-                    "another --stream", out_name);
-        if (data_zkind[0] && !pk.quiet)
-            cli_msg("%s: it begins like %s data; if it is not, give --no-unpack", data_file, data_zkind);
+                    "another --stream", r->out_name);
+        if (r->data_zkind[0] && !pk->quiet)
+            cli_msg("%s: it begins like %s data; if it is not, give --no-unpack", r->data_file, r->data_zkind);
         return rc;
     }
     return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (cli_std_fds("simtrace-pack") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
+        return EXIT_DATA;
+    static packer pk;
+    static run r;
+    int rc = parse_args(argc, argv, &pk, &r);
+    if (rc >= 0)
+        return rc;
+    if (r.repair)
+        return repair_args(&pk, &r);
+    if ((rc = check_args(&pk, &r)) != EXIT_OK || (rc = open_output(&pk, &r)) >= 0)
+        return rc;
+    pack_inputs(&pk, &r);
+    return finish_run(&pk, &r);
 }

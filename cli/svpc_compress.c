@@ -171,14 +171,14 @@ int main(int argc, char **argv)
             }
             break;
         case 's':
-            if (!cli_opt_simtrace_stage(optarg, &wp.stage))
+            if (!cli_opt_stage(optarg, &wp.stage))
                 return EXIT_USAGE;
             break;
         case 'e': {
-            svpc_encoder enc;
-            if (!cli_opt_encoder(optarg, &enc))
+            int profile;
+            if (!cli_opt_encoder(optarg, &profile))
                 return EXIT_USAGE;
-            if (enc == SVPC_ENC_VPC) {
+            if (!profile) {
                 cli_msg("encoder vpc codes legacy VPC pairs only (simtrace-pack --type vpc)");
                 return EXIT_USAGE;
             }

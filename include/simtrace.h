@@ -945,6 +945,60 @@ typedef struct simtrace_recovery_info {
  * SIMTRACE_E_USAGE.  Thread safety: as every call on r. */
 SIMTRACE_API simtrace_error simtrace_reader_recovery(simtrace_reader *r, simtrace_recovery_info *info);
 
+/* ---- advanced: the programs' options ----------------------------------------- */
+
+/* Limits of simtrace_write_params, as the programs' -T and --frame-size
+ * check them. */
+#define SIMTRACE_THREADS_MAX 64u              /* params.threads */
+#define SIMTRACE_FRAME_ENTRIES_MAX 16777216u  /* params.frame_entries (2^24) */
+/* Bytes of a container's file header: a file of this size or less holds
+ * no frame (formats/SIMTRACE.md). */
+#define SIMTRACE_FILE_HEADER_SIZE 64u
+
+/* The second stage named name ("lzma", "bzip2", "zlib", "none", as the
+ * programs' -s), as a simtrace_stage into *stage.  Returns SIMTRACE_OK, or
+ * SIMTRACE_E_USAGE (name NULL or unknown; *stage unchanged).  Thread-safe. */
+SIMTRACE_API simtrace_error simtrace_stage_parse(const char *name, uint32_t *stage);
+
+/* Whether an encoder, as the programs' -e names it ("cm2", "cm", "fast",
+ * "vpc", ...), has the name name.  Returns SIMTRACE_OK, with *profile (if
+ * not NULL) 1 when name may also be simtrace_write_params.profile_name
+ * (every encoder but "vpc", which codes legacy VPC pairs only); or
+ * SIMTRACE_E_USAGE (name NULL or unknown; *profile unchanged).  Thread-safe. */
+SIMTRACE_API simtrace_error simtrace_encoder_check(const char *name, int *profile);
+
+/* The type whose simtrace_type_name is name ("d64", "vpc", "user"...), as
+ * the programs' --type names it; SIMTRACE_TYPE_NONE for another name or
+ * NULL.  Thread-safe. */
+SIMTRACE_API int simtrace_type_parse(const char *name);
+
+/* A writer's counts so far, as the programs' -v prints them. */
+typedef struct simtrace_write_stats {
+    uint64_t entries;         /* entries appended, all streams (wide values'
+                                 blocks included), as simtrace_writer_entries */
+    uint64_t entry_bytes;     /* their bytes */
+    uint64_t out_bytes;       /* bytes written to the output */
+    uint64_t frames;          /* data frames written to the output */
+    uint64_t entries_written; /* the entries of those frames: what a reader
+                                 finds if the writer stops now */
+    uint64_t reserved[5];     /* zero */
+} simtrace_write_stats;
+
+/* Copy w's counts to *s.  Returns SIMTRACE_OK or SIMTRACE_E_USAGE.  Valid
+ * after a failure and after simtrace_writer_close too.  Not thread-safe on
+ * one writer (as every call on w). */
+SIMTRACE_API simtrace_error simtrace_writer_stats(const simtrace_writer *w, simtrace_write_stats *s);
+
+/* How stream id of w codes its entries: its type (simtrace_type) into
+ * *type, and its encoder's name into *encoder ("cm2", "generic"...; a
+ * static string), either pointer NULL if not wanted.  The encoder is the
+ * one the stream was created with, whatever the writer's profile: a stream
+ * made by simtrace_writer_concat_* has its frames' encoder (and so does a
+ * stream of a container that simtrace-pack --append reopens).  Returns SIMTRACE_OK or SIMTRACE_E_USAGE (no stream id).  Not
+ * thread-safe on one writer (as every call on w). */
+SIMTRACE_API simtrace_error simtrace_writer_stream_coding(const simtrace_writer *w, uint32_t id, int *type,
+                                                          const char **encoder);
+
 /* ---- advanced: statistics --------------------------------------------------- */
 
 /*
@@ -1421,8 +1475,8 @@ typedef struct simtrace_concat_report {
  * (SIMTRACE_E_BAD_MAGIC, _TRUNCATED when it ends early, _PAYLOAD_CRC...):
  * the frames before the bad one are in w, which stays usable and closes
  * into a valid trace of them; SIMTRACE_E_CYCLE_ORDER (w's params
- * .check_cycles: a frame's cycles go below its stream's last: the frames
- * before it are in w, which stays usable); SIMTRACE_E_BAD_STREAM (a stream
+ * .check_cycles: a frame's cycles go below its stream's last, which
+ * rep->detail says: the frames before it are in w, which stays usable); SIMTRACE_E_BAD_STREAM (a stream
  * of the same name but another type, size or encoder; the input's frames
  * before it are in w, which stays usable); SIMTRACE_E_TOO_LARGE (an
  * owner entry past 48 bits, or a format limit of w); SIMTRACE_E_READ (the

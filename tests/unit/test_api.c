@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -203,6 +204,12 @@ static void test_common(void)
     CHECK(simtrace_type_size(SIMTRACE_TYPE_D64) == 32 && simtrace_type_size(SIMTRACE_TYPE_M32) == 16 &&
           simtrace_type_size(SIMTRACE_TYPE_USER) == 0 && simtrace_type_size(99) == 0);
     CHECK(strcmp(simtrace_type_name(SIMTRACE_TYPE_D32), "d32") == 0 && strcmp(simtrace_type_name(-3), "?") == 0);
+    /* every type's name is parsed back to it */
+    for (int t = SIMTRACE_TYPE_D64; t <= SIMTRACE_TYPE_DRMEMTRACE; t++)
+        CHECK(strcmp(simtrace_type_name(t), "?") == 0 || simtrace_type_parse(simtrace_type_name(t)) == t);
+    CHECK(simtrace_type_parse("user") == SIMTRACE_TYPE_USER && simtrace_type_parse("vpc") == SIMTRACE_TYPE_VPC);
+    CHECK(simtrace_type_parse("D64") == SIMTRACE_TYPE_NONE && simtrace_type_parse("?") == SIMTRACE_TYPE_NONE &&
+          simtrace_type_parse("") == SIMTRACE_TYPE_NONE && simtrace_type_parse(NULL) == SIMTRACE_TYPE_NONE);
     /* pack and unpack: a round trip, truncation to the layout */
     simtrace_entry e = {SIMTRACE_CYCLE_MAX + 5, 3, 0x1122334455667788ull, 0x99, 0xabcdef0123ull}, o;
     uint8_t raw[32];
@@ -244,6 +251,71 @@ static void test_common(void)
     CHECK(simtrace_access_unpack(SIMTRACE_TYPE_BYTES, raw, 1, &one) == SIMTRACE_E_USAGE);
     CHECK(simtrace_access_unpack(SIMTRACE_TYPE_D64, NULL, 1, &one) == SIMTRACE_E_USAGE);
     CHECK(simtrace_access_unpack(SIMTRACE_TYPE_D64, NULL, 0, NULL) == SIMTRACE_OK);
+}
+
+static uint64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : UINT64_MAX;
+}
+
+static int discard(void *opaque, const void *buf, size_t size)
+{
+    (void)opaque, (void)buf, (void)size;
+    return 0;
+}
+
+/* The programs' options: -s and -e names, and the limits of -T and
+ * --frame-size, as writer creation takes them. */
+static void test_options(void)
+{
+    static const struct {
+        const char *name;
+        uint32_t stage;
+    } stages[] = {{"lzma", SIMTRACE_STAGE_LZMA}, {"bzip2", SIMTRACE_STAGE_BZIP2}, {"zlib", SIMTRACE_STAGE_ZLIB},
+                  {"none", SIMTRACE_STAGE_NONE}};
+    for (unsigned i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        uint32_t st = 99;
+        CHECK(simtrace_stage_parse(stages[i].name, &st) == SIMTRACE_OK && st == stages[i].stage);
+    }
+    uint32_t st = 99;
+    CHECK(simtrace_stage_parse("xz", &st) == SIMTRACE_E_USAGE && st == 99);
+    CHECK(simtrace_stage_parse("", &st) == SIMTRACE_E_USAGE && simtrace_stage_parse(NULL, &st) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_stage_parse("lzma", NULL) == SIMTRACE_E_USAGE);
+
+    /* an encoder that may name a profile is one a writer takes */
+    static const char *const encoders[] = {"cm", "cm2", "cm1", "fast", "paper", "generic", "vpc"};
+    simtrace_write_io io = {discard, NULL};
+    for (unsigned i = 0; i < sizeof encoders / sizeof encoders[0]; i++) {
+        int profile = -1;
+        CHECK(simtrace_encoder_check(encoders[i], &profile) == SIMTRACE_OK);
+        CHECK(profile == (strcmp(encoders[i], "vpc") != 0));
+        CHECK(simtrace_encoder_check(encoders[i], NULL) == SIMTRACE_OK);
+        simtrace_write_params p;
+        simtrace_write_params_init(&p);
+        p.profile_name = encoders[i];
+        simtrace_writer *w = NULL;
+        CHECK(simtrace_writer_create_io(&w, &io, &p) == (profile ? SIMTRACE_OK : SIMTRACE_E_USAGE));
+        simtrace_writer_free(w);
+    }
+    int profile = -1;
+    CHECK(simtrace_encoder_check("lzma", &profile) == SIMTRACE_E_USAGE && profile == -1);
+    CHECK(simtrace_encoder_check("default", &profile) == SIMTRACE_E_USAGE); /* a profile, not an encoder */
+    CHECK(simtrace_encoder_check(NULL, &profile) == SIMTRACE_E_USAGE);
+
+    /* the limits are the writer's: at them it is made, past them refused */
+    simtrace_write_params p;
+    simtrace_write_params_init(&p);
+    simtrace_writer *w = NULL;
+    p.threads = SIMTRACE_THREADS_MAX;
+    p.frame_entries = SIMTRACE_FRAME_ENTRIES_MAX;
+    CHECK(simtrace_writer_create_io(&w, &io, &p) == SIMTRACE_OK);
+    simtrace_writer_free(w);
+    p.threads = SIMTRACE_THREADS_MAX + 1;
+    CHECK(simtrace_writer_create_io(&w, &io, &p) == SIMTRACE_E_USAGE && w == NULL);
+    p.threads = 1;
+    p.frame_entries = SIMTRACE_FRAME_ENTRIES_MAX + 1;
+    CHECK(simtrace_writer_create_io(&w, &io, &p) == SIMTRACE_E_USAGE && w == NULL);
 }
 
 /* Writer error paths: bad arguments, calls out of order, a closed trace. */
@@ -300,7 +372,16 @@ static void test_writer_errors(const char *dir)
     uint64_t n = 0, bytes = 0;
     CHECK(simtrace_writer_entries(w, id, &n, &bytes) == SIMTRACE_OK && n == 4 && bytes >= 64);
     CHECK(simtrace_writer_entries(w, 9, &n, NULL) == SIMTRACE_E_USAGE);
+    /* the counts: 4 entries taken, none in a frame written yet */
+    simtrace_write_stats ws;
+    memset(&ws, 0xa5, sizeof ws);
+    CHECK(simtrace_writer_stats(w, &ws) == SIMTRACE_OK && ws.entries == 4 && ws.entry_bytes == 4 * 32 &&
+          ws.frames == 0 && ws.entries_written == 0 && ws.out_bytes == bytes && ws.reserved[4] == 0);
+    CHECK(simtrace_writer_stats(w, NULL) == SIMTRACE_E_USAGE && simtrace_writer_stats(NULL, &ws) == SIMTRACE_E_USAGE);
     CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
+    /* closed: the frame is written, and the whole file counted */
+    CHECK(simtrace_writer_stats(w, &ws) == SIMTRACE_OK && ws.entries == 4 && ws.frames == 1 &&
+          ws.entries_written == 4 && ws.out_bytes == file_size(path));
     /* closed: nothing more is taken */
     CHECK(simtrace_writer_write(w, id, rd_raw, 1) == SIMTRACE_E_STATE);
     CHECK(strstr(simtrace_writer_message(w), "closed") != NULL);
@@ -1072,6 +1153,7 @@ int main(void)
     make_entries();
     test_common();
     test_export();
+    test_options();
     test_writer_errors(dir);
     test_write_failure();
 
@@ -1099,7 +1181,7 @@ int main(void)
     simtrace_write_io io = {mem_write, &mb};
     CHECK(simtrace_writer_create_io(&w, &io, NULL) == SIMTRACE_OK);
     simtrace_writer_free(w); /* header only: a trace never closed */
-    CHECK(mb.n == 64);
+    CHECK(mb.n == SIMTRACE_FILE_HEADER_SIZE);
     mb.n = 0;
     fill_params(&p, 2);
     CHECK(simtrace_writer_create_io(&w, &io, &p) == SIMTRACE_OK);

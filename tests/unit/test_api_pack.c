@@ -223,6 +223,54 @@ static void test_concat(const char *a, const char *b)
         CHECK(st == 0 && same_files(out, out_cli));
 }
 
+/* A stream made by a concatenation keeps the encoder of the frames it
+ * copies; a stream added after it takes the writer's profile. */
+static void test_stream_coding(const char *a)
+{
+    char out[600];
+    path_of(out, sizeof out, "coding.sim");
+    simtrace_write_params wp;
+    simtrace_write_params_init(&wp);
+    wp.profile_name = "cm1";
+    simtrace_writer *w;
+    CHECK(simtrace_writer_create_path(&w, out, &wp) == SIMTRACE_OK);
+    simtrace_concat_report rep;
+    CHECK(simtrace_writer_concat_path(w, a, NULL, &rep) == SIMTRACE_OK && rep.streams == 3);
+    uint32_t fresh;
+    CHECK(simtrace_writer_add_stream(w, "fresh", SIMTRACE_TYPE_D64, &fresh) == SIMTRACE_OK && fresh == 3);
+    int type = -1;
+    const char *enc = NULL;
+    CHECK(simtrace_writer_stream_coding(w, 0, &type, &enc) == SIMTRACE_OK && type == SIMTRACE_TYPE_D64 &&
+          strcmp(enc, "cm2") == 0);
+    CHECK(simtrace_writer_stream_coding(w, fresh, &type, &enc) == SIMTRACE_OK && type == SIMTRACE_TYPE_D64 &&
+          strcmp(enc, "cm1") == 0);
+    CHECK(simtrace_writer_stream_coding(w, fresh, NULL, NULL) == SIMTRACE_OK);
+    type = -1;
+    CHECK(simtrace_writer_stream_coding(w, fresh + 1, &type, &enc) == SIMTRACE_E_USAGE && type == -1);
+    CHECK(simtrace_writer_stream_coding(NULL, 0, &type, &enc) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
+    simtrace_writer_free(w);
+}
+
+/* With check_cycles, a copy whose cycles go below its stream's last stops
+ * there, and the report says which stream and entry. */
+static void test_concat_cycles(const char *a)
+{
+    char out[600];
+    path_of(out, sizeof out, "cycles.sim");
+    simtrace_write_params wp;
+    simtrace_write_params_init(&wp);
+    wp.check_cycles = 1;
+    simtrace_writer *w;
+    CHECK(simtrace_writer_create_path(&w, out, &wp) == SIMTRACE_OK);
+    simtrace_concat_report rep;
+    CHECK(simtrace_writer_concat_path(w, a, NULL, &rep) == SIMTRACE_OK);
+    CHECK(simtrace_writer_concat_path(w, a, NULL, &rep) == SIMTRACE_E_CYCLE_ORDER);
+    CHECK(strstr(rep.detail, "stream 'cpu0.") != NULL && strstr(rep.detail, "below cycle") != NULL);
+    CHECK(simtrace_writer_close(w) == SIMTRACE_OK); /* the frames before it: a valid trace */
+    simtrace_writer_free(w);
+}
+
 static void test_concat_errors(const char *a)
 {
     char out[600], cut[600], notc[600];
@@ -431,6 +479,8 @@ int main(void)
     CHECK(make_trace(b, 100000, NULL) == 0);
     test_concat(a, b);
     test_concat_errors(a);
+    test_stream_coding(a);
+    test_concat_cycles(a);
     test_repair(a);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
