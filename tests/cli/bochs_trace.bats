@@ -226,6 +226,24 @@ interrupt() {
     [[ $output == "$first_full" && $output -ge 280000 ]] || fail "first read at cycle $output, full trace: $first_full"
 }
 
+@test "bochs-trace --fast: the same entries, stream by stream, in the packer's fast encoding" {
+    need_tools
+    run "$TRACE" --skip 280000 --instructions 20000 -o cm2.sim
+    expect_status 0
+    run "$TRACE" --fast --skip 280000 --instructions 20000 -o fast.sim
+    expect_status 0
+    ! cmp -s cm2.sim fast.sim || fail "--fast gave the same container: the packer did not get it"
+    local names s n=0
+    names=$({ "$CAT" -q -l cm2.sim; "$CAT" -q -l fast.sim; } | awk 'NR > 1 && $1 != "stream" { print $1 }' | sort -u)
+    for s in $names; do
+        "$CAT" -q -s "$s" cm2.sim >cm2.part || fail "stream $s: not in the default container"
+        "$CAT" -q -s "$s" fast.sim >fast.part || fail "stream $s: not in the --fast container"
+        cmp cm2.part fast.part || fail "stream $s differs with --fast"
+        n=$((n + $(stat -c %s fast.part)))
+    done
+    ((n > 100000)) || fail "only $n bytes of entries compared; streams: $names"
+}
+
 @test "bochs-trace --skip past the end of the run: exit 1, a message, a valid empty container" {
     need_tools
     run "$TRACE" --skip 40000000 -o past.sim
