@@ -134,7 +134,7 @@ typedef struct {
     unsigned n;
 } cat_input;
 
-/* Stream si of a merge, read frame by frame through a public cursor (a
+/* One stream of a merge, read frame by frame through a public cursor (a
  * cycle range from the frame it starts in: every entry from there on is
  * checked for a decrease). */
 typedef struct {
