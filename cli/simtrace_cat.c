@@ -1218,14 +1218,15 @@ static int merge_done(int rc, int lost)
     return cr != EXIT_OK ? cr : rc;
 }
 
-/* What reading one container takes of the options. */
+/* The options, as parse_args() leaves them. */
 typedef struct {
     const char *out_path, *format;
     const char *stream; /* -s NAME or NULL; cat_file may name the whole stream it leaves to the sequential reader */
     int force, verbose, quiet, list, verify, salvage, stats, ignore_check, raw;
+    int all, no_fetch, list_frames, list_json; /* stats: 1 text, 2 json */
     unsigned threads;
     uint64_t memlimit;
-    const range *rg;
+    range rg;
 } cat_opts;
 
 /*
@@ -1241,7 +1242,7 @@ typedef struct {
 static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const char *in_name, int *regular, out_t *o)
 {
     int want_out = !co->list && !co->verify, rc;
-    const range *rg = co->rg;
+    const range *rg = &co->rg;
     if (want_out && !*regular && !co->salvage && !co->stats && cat_merge_needs_index(mo)) {
         /* a merge goes through the directory: a pipe is held in a file */
         if ((rc = cat_spill(in_fd, in_name)) != EXIT_OK)
@@ -1290,68 +1291,64 @@ static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const ch
     return -1;
 }
 
-int main(int argc, char **argv)
+/* Parse the command line into *co (optind is then at the first FILE) and
+ * check what goes together.  Returns -1 to go on, or the exit status of
+ * --help, --version or a usage error (message printed). */
+static int parse_args(int argc, char **argv, cat_opts *co)
 {
-    if (cli_std_fds("simtrace-cat") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
-        return EXIT_DATA;
-    const char *out_path = NULL, *stream = NULL, *format = "raw";
-    int force = 0, verbose = 0, quiet = 0, list = 0, verify = 0, salvage = 0, ignore_check = 0, all = 0, c;
-    int list_frames = 0, list_json = 0, stats = 0; /* stats: 1 text, 2 json */
-    int no_fetch = 0;
-    unsigned threads = cli_ncpu();
-    uint64_t memlimit = 0;
-    range rg = {{R_NONE, 0, UINT64_MAX}, NULL};
+    *co = (cat_opts){.format = "raw", .threads = cli_ncpu(), .rg = {{R_NONE, 0, UINT64_MAX}, NULL}};
+    int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "lts:F:o:cT:M:fkvqhV", longopts, NULL)) != -1) {
         switch (c) {
-        case 'l': list = 1; break;
-        case 't': verify = 1; break;
-        case OPT_SALVAGE: salvage = 1; break;
-        case OPT_IGNORE_CHECK: ignore_check = 1; break;
+        case 'l': co->list = 1; break;
+        case 't': co->verify = 1; break;
+        case OPT_SALVAGE: co->salvage = 1; break;
+        case OPT_IGNORE_CHECK: co->ignore_check = 1; break;
         case 's':
-            stream = optarg;
+            co->stream = optarg;
             cat_select(optarg);
             break;
-        case OPT_ALL: all = 1; break;
-        case OPT_NO_FETCH: no_fetch = 1; break;
-        case OPT_FRAMES: list_frames = 1; break;
-        case OPT_JSON: list_json = 1; break;
+        case OPT_ALL: co->all = 1; break;
+        case OPT_NO_FETCH: co->no_fetch = 1; break;
+        case OPT_FRAMES: co->list_frames = 1; break;
+        case OPT_JSON: co->list_json = 1; break;
         case OPT_STATS:
             if (optarg && strcmp(optarg, "json") != 0) {
                 cli_msg("--stats takes no value or =json (got '%s')", optarg);
                 return EXIT_USAGE;
             }
-            stats = optarg ? 2 : 1;
+            co->stats = optarg ? 2 : 1;
             break;
         case OPT_ENTRIES:
         case OPT_CYCLES:
         case OPT_TIME:
-            if (rg.r.kind != R_NONE) {
+            if (co->rg.r.kind != R_NONE) {
                 cli_msg("give one of --entries, --cycles, --time");
                 return EXIT_USAGE;
             }
-            if (!parse_range(optarg, &rg, c == OPT_ENTRIES ? R_ENTRIES : c == OPT_CYCLES ? R_CYCLES : R_TIME,
+            if (!parse_range(optarg, &co->rg, c == OPT_ENTRIES ? R_ENTRIES : c == OPT_CYCLES ? R_CYCLES : R_TIME,
                              c == OPT_TIME ? num_time : num_plain)) {
                 cli_msg("invalid range '%s' (A:B, A <= B, decimal with k, M, G or 0x hexadecimal, either end may be omitted)",
                         optarg);
                 return EXIT_USAGE;
             }
             break;
-        case 'F': format = optarg; break;
-        case 'o': out_path = optarg; break;
-        case 'c': out_path = NULL; break;
+        case 'F': co->format = optarg; break;
+        case 'o': co->out_path = optarg; break;
+        case 'c': co->out_path = NULL; break;
         case 'M':
-            if (!cli_opt_memlimit(optarg, &memlimit))
+            if (!cli_opt_memlimit(optarg, &co->memlimit))
                 return EXIT_USAGE;
             break;
         case 'T':
-            if (!cli_opt_threads(optarg, &threads))
+            if (!cli_opt_threads(optarg, &co->threads))
                 return EXIT_USAGE;
             break;
-        case 'f': force = 1; break;
+        case 'f': co->force = 1; break;
         case 'k': break;
-        case 'v': verbose = 1; break;
-        case 'q': quiet = cat_quiet = 1; break;
+        case 'v': co->verbose = 1; break;
+        case 'q': co->quiet = cat_quiet = 1; break;
         case 'h': usage(stdout); return cli_stdout_done();
         case 'V': printf("simtrace-cat (svpc) %s\n", SVPC_VERSION); return cli_stdout_done();
         default:
@@ -1360,31 +1357,50 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (argc - optind > 1 && (list || verify || salvage)) {
+    if (argc - optind > 1 && (co->list || co->verify || co->salvage)) {
         cli_msg("--list, --verify and --salvage take one container (got %d)", argc - optind);
         return EXIT_USAGE;
     }
-    if (list + verify + salvage + !!stats > 1) {
+    if (co->list + co->verify + co->salvage + !!co->stats > 1) {
         cli_msg("give at most one of --list, --verify, --salvage, --stats");
         return EXIT_USAGE;
     }
-    if ((list_frames || list_json) && !list) {
+    if ((co->list_frames || co->list_json) && !co->list) {
         cli_msg("--frames and --json go with --list");
         return EXIT_USAGE;
     }
-    lf.frames = list_frames;
-    lf.json = list_json;
+    lf.frames = co->list_frames;
+    lf.json = co->list_json;
     /* before the merge of several containers, which would take --stats
      * for an export and write entries instead */
-    if (stats && (argc - optind > 1 || rg.r.kind != R_NONE || all || cat_selected() > 1 || out_path)) {
+    if (co->stats && (argc - optind > 1 || co->rg.r.kind != R_NONE || co->all || cat_selected() > 1 || co->out_path)) {
         cli_msg("--stats takes one container, at most one -s NAME, no range, and writes to standard output");
         return EXIT_USAGE;
     }
+    co->raw = strcmp(co->format, "raw") == 0;
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (cli_std_fds("simtrace-cat") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
+        return EXIT_DATA;
+    cat_opts co;
+    int rc = parse_args(argc, argv, &co);
+    if (rc >= 0)
+        return rc;
+    /* (the sequential reading below takes the options by these names) */
+    const char *out_path = co.out_path, *stream = co.stream, *format = co.format;
+    int verbose = co.verbose, quiet = co.quiet, list = co.list, verify = co.verify, salvage = co.salvage;
+    int ignore_check = co.ignore_check, raw = co.raw;
+    unsigned threads = co.threads;
+    uint64_t memlimit = co.memlimit;
+    range rg = co.rg;
     if (argc - optind > 1) {
         /* several containers: their streams merged by cycle (cat_merge.c) */
-        cat_merge_opts mo = merge_opts(NULL, out_path, format, all, no_fetch, quiet, verbose, &rg);
-        int out_fd, rc, lost;
-        if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
+        cat_merge_opts mo = merge_opts(NULL, out_path, format, co.all, co.no_fetch, quiet, verbose, &rg);
+        int out_fd, lost;
+        if ((rc = cli_out_open(out_path, co.force, raw, -1, &out_fd)) != EXIT_OK)
             return rc;
         rc = cat_merge_files(argv + optind, (unsigned)(argc - optind), &mo, out_fd, &lost);
         return merge_done(rc, lost);
@@ -1393,7 +1409,6 @@ int main(int argc, char **argv)
         cli_msg("--list and --verify take no range");
         return EXIT_USAGE;
     }
-    int raw = strcmp(format, "raw") == 0;
     if (!raw) {
         int ok = 0;
         for (unsigned i = 0; simtrace_export_format(i); i++)
@@ -1404,16 +1419,13 @@ int main(int argc, char **argv)
         }
     }
     const char *in_name;
-    int in_fd, rc;
+    int in_fd;
     if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
         return rc;
     struct stat st;
     int regular = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
     int want_out = !list && !verify;
-    cat_merge_opts mo = merge_opts(in_name, out_path, format, all, no_fetch, quiet, verbose, &rg);
-    cat_opts co = {.out_path = out_path, .format = format, .stream = stream, .force = force, .verbose = verbose,
-                   .quiet = quiet, .list = list, .verify = verify, .salvage = salvage, .stats = stats,
-                   .ignore_check = ignore_check, .raw = raw, .threads = threads, .memlimit = memlimit, .rg = &rg};
+    cat_merge_opts mo = merge_opts(in_name, out_path, format, co.all, co.no_fetch, quiet, verbose, &rg);
     out_t o = {-1, NULL, 0};
     if ((rc = cat_file(&co, &mo, &in_fd, in_name, &regular, &o)) >= 0)
         return rc;
