@@ -1059,9 +1059,10 @@ SIMTRACE_API simtrace_error simtrace_reopen_check_fd(int fd, simtrace_reopen_rep
  *   _fd:   a regular file open for reading and writing; not closed.
  * *rep (NULL: not wanted) is filled on return, failure included.
  * Returns as simtrace_reopen_check_fd (nothing changed), and
- * SIMTRACE_E_USAGE (bad params); SIMTRACE_E_READ (_path: cannot open, errno
- * says why); SIMTRACE_E_WRITE (cutting the old end failed: the file is as
- * it was; errno says why); SIMTRACE_E_THREAD.  On failure *w is NULL.
+ * SIMTRACE_E_USAGE (w NULL, bad params); SIMTRACE_E_READ (_path: cannot
+ * open; reading the old end; errno says why); SIMTRACE_E_WRITE (the old end
+ * could not be cut off; errno says why); SIMTRACE_E_NOMEM;
+ * SIMTRACE_E_THREAD.  On failure *w is NULL.
  * Thread safety: as simtrace_writer_create_*; the file must not be
  * written by anyone else until w is freed.
  */
@@ -1118,7 +1119,8 @@ typedef enum simtrace_end_state {
  * container is kept with the frames this writer wrote whole if there are
  * any (SIMTRACE_END_KEPT), else put back as it was
  * (SIMTRACE_END_RESTORED); a created writer's output, or a container that
- * neither could be done for (a full disk), is left without directory.
+ * neither could be done for (a full disk, an old end over 64 MiB), is left
+ * without directory.
  * Afterwards w takes only simtrace_writer_stats, _entries, _message and
  * _free.  Returns SIMTRACE_OK (finish 1: complete; finish 0: *state
  * says what was done); the failure of finishing; SIMTRACE_E_WRITE (finish
