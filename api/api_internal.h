@@ -83,7 +83,8 @@ struct simtrace_writer {
     simtrace_write_io io;
     svpc_params params; /* the profile's, for memory types */
     int closed;
-    int borrowed;       /* w is the caller's (api_writer_adopt): not freed here */
+    int reopened;       /* from simtrace_writer_reopen_*: simtrace_writer_end keeps
+                           what was appended, or puts the container back */
     st_error failed;    /* sticky: a failure the container writer cannot recover from */
     api_wstream *s;
     uint32_t ns, cap;
@@ -118,18 +119,21 @@ svpc_params api_writer_params(const simtrace_writer *w); /* the profile's codec 
 
 /* The codec of a new imported or raw stream of type t in a writer of codec
  * p: p where its encoder codes t; else vpc pairs take the vpc encoder,
- * memory types the default one when p's is vpc (simtrace-pack -e vpc),
- * the rest generic. */
+ * cvp, champsim and drmemtrace records theirs, the rest generic. */
 svpc_params api_stream_params(svpc_params p, st_entry_type t);
 
-/*
- * A writer of this API over container writer core, which the caller made
- * (simtrace-pack's: new, or resumed by --append), keeps using, and frees
- * after this handle (simtrace_writer_free leaves it).  p is the codec of
- * the streams it adds.  Until simtrace-pack's --append has a call of the
- * public API, this is how its imports, raw inputs and --concat go through
- * simtrace_writer_import, _append_fd and _concat_fd.
- */
-simtrace_error api_writer_adopt(simtrace_writer **w, st_writer *core, const svpc_params *p);
+/* The start of simtrace_writer_create_* and _reopen_*: *out NULL until
+ * the caller completes the handle; *w the handle of params pp (NULL: the
+ * defaults) on fd, or on path opened with flags (closed by
+ * simtrace_writer_free), without its container writer, which the caller
+ * makes with *o.  Returns SIMTRACE_OK; SIMTRACE_E_USAGE (out NULL, bad
+ * params); SIMTRACE_E_NOMEM; open_error when path cannot be opened (errno
+ * says why). */
+simtrace_error api_writer_prepare(simtrace_writer **out, const simtrace_write_params *pp, const char *path, int flags,
+                                  simtrace_error open_error, int fd, simtrace_writer **w, st_write_opts *o);
+
+/* What the recovery of ix found, as simtrace_reader_recovery says it
+ * (api_recover.c). */
+void api_recovery_info(const st_index *ix, simtrace_recovery_info *info);
 
 #endif /* ST_API_INTERNAL_H */

@@ -188,14 +188,8 @@ SIMTRACE_API simtrace_error simtrace_resume(simtrace_reader *r, uint32_t index, 
     return finish(msg, e, &rl, &d);
 }
 
-SIMTRACE_API simtrace_error simtrace_reader_recovery(simtrace_reader *r, simtrace_recovery_info *info)
+void api_recovery_info(const st_index *ix, simtrace_recovery_info *info)
 {
-    if (!r || !info)
-        return SIMTRACE_E_USAGE;
-    simtrace_error pe;
-    st_index *ix = api_random_index(r, "the state of repair", &pe);
-    if (!ix)
-        return pe;
     st_recovery rc;
     st_index_recovery(ix, &rc);
     memset(info, 0, sizeof *info);
@@ -207,5 +201,16 @@ SIMTRACE_API simtrace_error simtrace_reader_recovery(simtrace_reader *r, simtrac
     info->frames_after = rc.frames_after;
     if (rc.recovered)
         memcpy(info->reason, rc.why.detail, sizeof info->reason);
+}
+
+SIMTRACE_API simtrace_error simtrace_reader_recovery(simtrace_reader *r, simtrace_recovery_info *info)
+{
+    if (!r || !info)
+        return SIMTRACE_E_USAGE;
+    simtrace_error pe;
+    st_index *ix = api_random_index(r, "the state of repair", &pe);
+    if (!ix)
+        return pe;
+    api_recovery_info(ix, info);
     return SIMTRACE_OK;
 }

@@ -111,9 +111,8 @@ static st_error io_write(void *arg, const uint8_t *p, size_t n)
     return w->io.write(w->io.opaque, p, n) == 0 ? ST_OK : ST_E_WRITE;
 }
 
-/* Create the handle; exactly one of path, fd >= 0, io is the output. */
-static simtrace_error create(simtrace_writer **out, const char *path, int fd, const simtrace_write_io *io,
-                             const simtrace_write_params *pp)
+simtrace_error api_writer_prepare(simtrace_writer **out, const simtrace_write_params *pp, const char *path, int flags,
+                                  simtrace_error open_error, int fd, simtrace_writer **wp, st_write_opts *o)
 {
     if (!out)
         return SIMTRACE_E_USAGE;
@@ -137,15 +136,29 @@ static simtrace_error create(simtrace_writer **out, const char *path, int fd, co
     w->params = sp;
     w->fd = fd;
     if (path) {
-        w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        w->fd = open(path, flags, 0666);
         if (w->fd < 0) {
-            API_KEEP_ERRNO(api_free(&al, w));
-            return SIMTRACE_E_WRITE;
+            API_KEEP_ERRNO(simtrace_writer_free(w));
+            return open_error;
         }
         w->own_fd = 1;
     }
-    st_write_opts o = {pp->threads ? pp->threads : 1, pp->frame_entries ? pp->frame_entries : svpc_method_frame_entries(sp.encoder, ST_DEFAULT_FRAME_ENTRIES),
-                       (int)pp->timestamps, (int)pp->check_cycles};
+    *o = (st_write_opts){pp->threads ? pp->threads : 1, pp->frame_entries ? pp->frame_entries : svpc_method_frame_entries(sp.encoder, ST_DEFAULT_FRAME_ENTRIES),
+                         (int)pp->timestamps, (int)pp->check_cycles};
+    *wp = w;
+    return SIMTRACE_OK;
+}
+
+/* Create the handle; exactly one of path, fd >= 0, io is the output. */
+static simtrace_error create(simtrace_writer **out, const char *path, int fd, const simtrace_write_io *io,
+                             const simtrace_write_params *pp)
+{
+    simtrace_writer *w;
+    st_write_opts o;
+    simtrace_error pe = api_writer_prepare(out, pp, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, SIMTRACE_E_WRITE,
+                                           fd, &w, &o);
+    if (pe != SIMTRACE_OK)
+        return pe;
     st_error e;
     if (io) {
         w->io = *io;
@@ -223,15 +236,10 @@ simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint
         snprintf(w->msg, sizeof w->msg, "a stream named '%.255s' exists", sp->name);
         return SIMTRACE_E_USAGE;
     }
-    /* the stream's number: an adopted container writer may hold streams
-     * declared without this layer (they get records with no name) */
-    uint32_t next = w->ns;
-    while (st_writer_stream_type(w->w, next, NULL, NULL) != ST_TYPE_NONE)
-        next++;
-    if (next >= w->cap) {
+    /* every stream of the container writer has its record (a reopened
+     * container's too: simtrace_writer_reopen_*), so the new one is next */
+    if (w->ns >= w->cap) {
         uint32_t nc = w->cap ? 2 * w->cap : 8;
-        while (nc <= next)
-            nc *= 2;
         api_wstream *ns = api_malloc(&w->al, nc * sizeof *ns);
         if (!ns)
             return SIMTRACE_E_NOMEM;
@@ -241,8 +249,6 @@ simtrace_error api_writer_add(simtrace_writer *w, const st_stream_spec *sp, uint
         w->s = ns;
         w->cap = nc;
     }
-    for (; w->ns < next; w->ns++)
-        w->s[w->ns] = (api_wstream){.vdata = UINT32_MAX};
     uint32_t sid;
     st_error e = st_writer_add_stream_spec(w->w, sp, &sid);
     if (e != ST_OK)
@@ -446,8 +452,7 @@ SIMTRACE_API void simtrace_writer_free(simtrace_writer *w)
 {
     if (!w)
         return;
-    if (!w->borrowed)
-        st_writer_free(w->w);
+    st_writer_free(w->w);
     if (w->own_fd)
         close(w->fd);
     api_alloc al = w->al;
@@ -461,22 +466,6 @@ char *api_writer_msg(simtrace_writer *w) { return w->msg; }
 
 svpc_params api_writer_params(const simtrace_writer *w) { return w->params; }
 
-simtrace_error api_writer_adopt(simtrace_writer **out, st_writer *core, const svpc_params *p)
-{
-    api_alloc al;
-    api_alloc_init(&al, NULL);
-    simtrace_writer *w = api_calloc(&al, sizeof *w);
-    if (!w)
-        return SIMTRACE_E_NOMEM;
-    w->al = al;
-    w->w = core;
-    w->borrowed = 1;
-    w->fd = -1;
-    w->params = *p;
-    *out = w;
-    return SIMTRACE_OK;
-}
-
 svpc_params api_stream_params(svpc_params p, st_entry_type t)
 {
     if (t == ST_TYPE_CVP && !svpc_encoder_supports(p.encoder, t))
@@ -485,7 +474,6 @@ svpc_params api_stream_params(svpc_params p, st_entry_type t)
         p.encoder = t == ST_TYPE_VPC                                    ? SVPC_ENC_VPC
                     : t == ST_TYPE_DRMEMTRACE                           ? SVPC_ENC_DRMEMTRACE
                     : t == ST_TYPE_CHAMPSIM || t == ST_TYPE_CHAMPSIM_CS  ? SVPC_ENC_CHAMPSIM
-                    : st_entry_is_memory(t) && p.encoder == SVPC_ENC_VPC ? SVPC_ENC_DEFAULT
                                                                        : SVPC_ENC_GENERIC;
     return p;
 }

@@ -11,12 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../api/api_internal.h"
-#include "../common/st_error.h"
-#include "../common/st_io.h"
-#include "../formats/entry.h"
-#include "../frames/container.h"
-#include "../svpc/svpc.h"
 #include "cli_util.h"
 
 static void usage(FILE *f)
@@ -37,7 +31,7 @@ static void usage(FILE *f)
             "                        vpc, event, bytes, or NAME:SIZE for a user type of SIZE\n"
             "                        bytes (1..%u); NAME is not a built-in type's\n"
             "      --from=FORMAT     import FORMAT instead of raw entries:",
-            ST_MAX_USER_ENTRY);
+            SIMTRACE_USER_ENTRY_MAX);
     for (unsigned i = 0; simtrace_import_format(i, NULL); i++)
         fprintf(f, " %s", simtrace_import_format(i, NULL));
     fprintf(f, "%s",
@@ -125,9 +119,8 @@ typedef struct {
 } input;
 
 typedef struct {
-    st_writer *w;
-    simtrace_writer *api; /* over w: imports and raw inputs go through the public API */
-    svpc_params p;
+    simtrace_writer *api;
+    simtrace_write_params wp; /* -e, -s, -1..-9, -T, --frame-size... */
     const char *enc_name; /* -e as given; NULL: none */
     int verbose, quiet, skip_bad;
     int split_cr3; /* --split-by cr3 */
@@ -176,30 +169,6 @@ static void user_guid(const char *name, uint32_t size, uint8_t g[16])
         g[0] ^= 0x80;
 }
 
-/* The place of a failure of the library's internals (the container writer
- * and index, until simtrace-pack's --append is a call of the public API). */
-static simtrace_input_place diag_place(const st_diag *d)
-{
-    simtrace_input_place p = {d->offset, d->line, "", d->frame, d->stream};
-    snprintf(p.detail, sizeof p.detail, "%s", d->detail);
-    return p;
-}
-
-/* The output stream named name, created with spec if new; an existing one
- * must have the same type and entry size. */
-static st_error get_stream(packer *pk, const st_stream_spec *sp, uint32_t *sid, simtrace_input_place *where)
-{
-    st_diag d = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, ""};
-    st_error e = api_writer_take(pk->api, sp, sid, &d);
-    *where = diag_place(&d);
-    return e;
-}
-
-/* The encoder of a new stream of type t: -e if it codes t; else vpc for
- * vpc pairs, cm for memory types when -e named vpc, generic otherwise
- * (without -e, pk->p has the default encoder, which codes no vpc pairs). */
-static svpc_params params_for(const packer *pk, st_entry_type t) { return api_stream_params(pk->p, t); }
-
 /*
  * Entries added to a stream that was in the container before this run
  * (--append) are coded with that stream's encoder, whatever -e says: a
@@ -213,10 +182,12 @@ static svpc_params params_for(const packer *pk, st_entry_type t) { return api_st
 static void note_kept_encoder(packer *pk, uint32_t sid, const char *name)
 {
     int t;
-    const char *enc;
+    const char *enc, *fresh = NULL; /* the encoder of a stream of type t created now */
     if (!pk->enc_name || pk->quiet || pk->enc_noted[sid] ||
-        simtrace_writer_stream_coding(pk->api, sid, &t, &enc) != SIMTRACE_OK ||
-        params_for(pk, (st_entry_type)t).encoder != pk->p.encoder || strcmp(enc, pk->enc_name) == 0)
+        simtrace_writer_stream_coding(pk->api, sid, &t, &enc) != SIMTRACE_OK)
+        return;
+    simtrace_write_params_unused(&pk->wp, t, &fresh);
+    if (!fresh || strcmp(fresh, pk->enc_name) != 0 || strcmp(enc, pk->enc_name) == 0)
         return;
     pk->enc_noted[sid] = 1;
     cli_msg("%s: stream '%s' is encoded with %s: the entries appended to it use %s too, not -e %s "
@@ -265,34 +236,36 @@ static simtrace_import_params import_params(packer *pk, int no_unpack)
 }
 
 /* The reading's own result (rep: the unpacking's), with its place. */
-static st_error read_result(const simtrace_import_report *rep, simtrace_input_place *where)
+static simtrace_error read_result(const simtrace_import_report *rep, simtrace_input_place *where)
 {
     *where = rep->where;
-    return (st_error)rep->read_error;
+    return (simtrace_error)rep->read_error;
 }
 
-static st_error pack_raw(packer *pk, const input *in, int fd, int no_unpack, simtrace_import_report *rep,
-                         simtrace_input_place *d)
+static simtrace_error pack_raw(packer *pk, const input *in, int fd, int no_unpack, simtrace_import_report *rep,
+                               simtrace_input_place *d)
 {
     uint8_t guid[16];
-    st_stream_spec sp = {.name = in->stream ? in->stream : "trace", .type = (st_entry_type)in->type,
-                         .owner = UINT32_MAX};
-    sp.params = params_for(pk, sp.type);
-    if (in->type == SIMTRACE_TYPE_USER) {
+    const char *name = in->stream ? in->stream : "trace";
+    const int user = in->type == SIMTRACE_TYPE_USER;
+    if (user)
         user_guid(in->user_name, in->user_size, guid);
-        sp.guid = guid;
-        sp.entry_size = in->user_size;
-        sp.type_name = in->user_name;
-    }
+    /* the stream of that name (an --append container's, an earlier
+     * input's), else a new one */
     uint32_t sid;
-    RETURN_IF_ERROR(get_stream(pk, &sp, &sid, d));
-    note_kept_encoder(pk, sid, sp.name);
+    simtrace_error e = simtrace_writer_take_stream(pk->api, name, in->type, user ? guid : NULL,
+                                                   user ? in->user_size : 0, user ? in->user_name : NULL, &sid);
+    if (e != SIMTRACE_OK) {
+        cli_place(d, simtrace_writer_message(pk->api));
+        return e;
+    }
+    note_kept_encoder(pk, sid, name);
     pk->warn_text = in->type != SIMTRACE_TYPE_BYTES;
     simtrace_import_params ip = import_params(pk, no_unpack);
     simtrace_writer_append_fd(pk->api, sid, fd, &ip, rep);
     pk->warn_text = 0;
-    st_error e = read_result(rep, d);
-    if (e == ST_E_PARTIAL_ENTRY) {
+    e = read_result(rep, d);
+    if (e == SIMTRACE_E_PARTIAL_ENTRY) {
         size_t esz = in->type == SIMTRACE_TYPE_USER ? in->user_size : simtrace_type_size(in->type);
         snprintf(d->detail, sizeof d->detail, "%llu trailing byte%s (entry size %zu); the %llu whole entries were packed",
                  (unsigned long long)rep->partial_bytes, rep->partial_bytes == 1 ? "" : "s", esz,
@@ -301,8 +274,8 @@ static st_error pack_raw(packer *pk, const input *in, int fd, int no_unpack, sim
     return e;
 }
 
-static st_error pack_import(packer *pk, const input *in, int fd, int no_unpack, simtrace_import_report *rep,
-                            simtrace_input_place *d)
+static simtrace_error pack_import(packer *pk, const input *in, int fd, int no_unpack, simtrace_import_report *rep,
+                                  simtrace_input_place *d)
 {
     simtrace_import_params ip = import_params(pk, no_unpack);
     ip.prefix = in->stream;
@@ -333,7 +306,7 @@ static simtrace_input_place report_place(uint64_t offset, uint64_t frame, uint64
     return p;
 }
 
-static st_error pack_container(packer *pk, int fd, unsigned threads, simtrace_input_place *d)
+static simtrace_error pack_container(packer *pk, int fd, unsigned threads, simtrace_input_place *d)
 {
     simtrace_concat_params cp;
     simtrace_concat_params_init(&cp);
@@ -344,20 +317,7 @@ static st_error pack_container(packer *pk, int fd, unsigned threads, simtrace_in
     simtrace_error e = simtrace_writer_concat_fd(pk->api, fd, &cp, &rep);
     if (e != SIMTRACE_OK)
         *d = report_place(rep.at_offset, rep.at_frame, rep.at_stream, rep.detail);
-    return (st_error)e;
-}
-
-/* The container at fd, opened for appending, was read through its frame
- * headers: say what it lacks and what was found (cli_say_recovered). */
-static void note_recovered(int fd, const char *file)
-{
-    simtrace_reader *r;
-    simtrace_recovery_info ri;
-    if (simtrace_reader_open_fd(&r, fd, NULL) != SIMTRACE_OK)
-        return;
-    if (simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && !ri.complete)
-        cli_say_recovered(file, ri.reason, ri.frames, ri.entries, ri.frames_end, ri.file_size, ri.frames_after);
-    simtrace_reader_free(r);
+    return e;
 }
 
 /* Parse --type: a built-in name or NAME:SIZE.  Returns 1, 0 if s is not
@@ -550,15 +510,15 @@ nomem:
  * the line reader drops a cut line; every other error stands.  Returns 1
  * (no further input is read).
  */
-static int stopped_input_end(packer *pk, st_error *e, simtrace_input_place *d)
+static int stopped_input_end(packer *pk, simtrace_error *e, simtrace_input_place *d)
 {
-    if (*e == ST_E_PARTIAL_ENTRY || *e == ST_E_TRUNCATED) {
+    if (*e == SIMTRACE_E_PARTIAL_ENTRY || *e == SIMTRACE_E_TRUNCATED) {
         /* the end the signal made: an entry, a record or a frame read in
          * part; what came before it is whole */
         if (!pk->quiet)
             cli_msg("%s: interrupted inside %s: the part read is dropped (%s)", pk->in_name,
-                    *e == ST_E_PARTIAL_ENTRY ? "an entry" : "a frame or record", d->detail);
-        *e = ST_OK;
+                    *e == SIMTRACE_E_PARTIAL_ENTRY ? "an entry" : "a frame or record", d->detail);
+        *e = SIMTRACE_OK;
         cli_place(d, "");
     }
     return 1;
@@ -670,7 +630,6 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
 /* What one run does: the command line, and what happened. */
 typedef struct {
     const char *out_path, *append, *repair;
-    st_write_opts wo;
     int force, concat, no_unpack, stdout_given;
     input *ins; /* the inputs named, in order */
     size_t nin;
@@ -678,12 +637,12 @@ typedef struct {
     const char *out_name; /* the container, for messages */
     struct stat out_st;   /* the output file as it is at the start, for open_inputs() */
     int have_out_st;
-    st_error e;           /* a failure that loses the output (I/O, a bad container) */
+    simtrace_error e;     /* a failure that loses the output (I/O, a bad container) */
     simtrace_input_place d; /* its place */
     const char *err_file; /* and the file it names */
     /* bad data in an input ends the run but keeps what came before it in a
      * valid container (exit 1) */
-    st_error data_err;
+    simtrace_error data_err;
     char data_zkind[8]; /* the data error is in input that began like this ("xz"...) */
     simtrace_input_place data_diag;
     const char *data_file;
@@ -693,11 +652,10 @@ typedef struct {
  * exit status (usage errors said; --help and --version done). */
 static int parse_args(int argc, char **argv, packer *pk, run *r)
 {
-    /* a stream's cycles may not decrease unless --allow-cycle-reset */
-    r->wo = (st_write_opts){cli_ncpu(), ST_DEFAULT_FRAME_ENTRIES, 0, 1};
-    pk->p = (svpc_params){SVPC_ENC_DEFAULT, SVPC_STAGE_LZMA, 6};
-    int stage_given = 0, level = 0, frame_given = 0, c;
-    uint32_t stage; /* -s as cli_opt_stage checks it */
+    simtrace_write_params_init(&pk->wp);
+    pk->wp.threads = cli_ncpu();
+    pk->wp.check_cycles = 1; /* a stream's cycles may not decrease unless --allow-cycle-reset */
+    int profile, c;
     input cur = {NULL, NULL, NULL, SIMTRACE_TYPE_D64, 0, NULL, NULL, -1, NULL};
     /* in the static run: reachable until exit on every return path */
     r->ins = calloc((size_t)argc + 1, sizeof *r->ins);
@@ -723,23 +681,26 @@ static int parse_args(int argc, char **argv, packer *pk, run *r)
             r->stdout_given = 1;
             break;
         case 's':
-            if (!cli_opt_stage(optarg, &stage) || !svpc_stage_parse(optarg, &pk->p.stage))
+            if (!cli_opt_stage(optarg, &pk->wp.stage))
                 return EXIT_USAGE;
-            stage_given = 1;
             break;
         case 'e':
-            if (!cli_opt_encoder(optarg, NULL) || !svpc_encoder_parse(optarg, &pk->p.encoder))
+            if (!cli_opt_encoder(optarg, &profile))
                 return EXIT_USAGE;
+            /* vpc codes vpc pairs only, and a writer gives them the vpc
+             * encoder unless its profile is cm or cm1: -e vpc names cm2,
+             * the default encoder, for the other types, with the level as
+             * its own (not the method's) */
+            pk->wp.profile_name = profile ? optarg : "cm2";
             pk->enc_name = optarg;
             break;
         case 'T':
-            if (!cli_opt_threads(optarg, &r->wo.threads))
+            if (!cli_opt_threads(optarg, &pk->wp.threads))
                 return EXIT_USAGE;
             break;
         case OPT_FRAME:
-            if (!cli_opt_frame_size(optarg, &r->wo.frame_entries))
+            if (!cli_opt_frame_size(optarg, &pk->wp.frame_entries))
                 return EXIT_USAGE;
-            frame_given = 1;
             break;
         case OPT_STREAM:
             if (!cli_opt_stream_name(optarg))
@@ -772,9 +733,9 @@ static int parse_args(int argc, char **argv, packer *pk, run *r)
         case OPT_CONCAT: r->concat = 1; break;
         case OPT_APPEND: r->append = optarg; break;
         case OPT_REPAIR: r->repair = optarg; break;
-        case OPT_ALLOW_CYCLE_RESET: r->wo.check_keys = 0; break;
+        case OPT_ALLOW_CYCLE_RESET: pk->wp.check_cycles = 0; break;
         case OPT_NO_UNPACK: r->no_unpack = 1; break;
-        case OPT_TIMESTAMPS: r->wo.timestamps = 1; break;
+        case OPT_TIMESTAMPS: pk->wp.timestamps = 1; break;
         case OPT_SKIP_BAD: pk->skip_bad = 1; break;
         case OPT_SPLIT_BY:
             if (strcmp(optarg, "cr3") != 0) {
@@ -791,7 +752,7 @@ static int parse_args(int argc, char **argv, packer *pk, run *r)
         case 'V': printf("simtrace-pack (svpc) %s\n", SVPC_VERSION); return cli_stdout_done();
         default:
             if (c >= '1' && c <= '9') {
-                level = c - '0';
+                pk->wp.level = (uint32_t)(c - '0'); /* the method, or -e's level */
                 break;
             }
             cli_bad_option(argv, optopt);
@@ -799,10 +760,6 @@ static int parse_args(int argc, char **argv, packer *pk, run *r)
             return EXIT_USAGE;
         }
     }
-    /* the level chooses the method unless -e named the encoder (svpc.h) */
-    pk->p = svpc_method(pk->enc_name ? pk->p.encoder : 0, stage_given, pk->p.stage, level);
-    if (!frame_given)
-        r->wo.frame_entries = svpc_method_frame_entries(pk->p.encoder, ST_DEFAULT_FRAME_ENTRIES);
     /* after "--" getopt stops: the rest are inputs, even if they start with '-' */
     for (; optind < argc; optind++) {
         cur.path = argv[optind];
@@ -847,6 +804,12 @@ static int repair_args(const packer *pk, const run *r)
  * Returns EXIT_OK or EXIT_USAGE. */
 static int check_args(const packer *pk, const run *r)
 {
+    if (r->append && strcmp(r->append, "-") == 0) {
+        /* an append rewrites the end of a file in place */
+        cli_msg("--append -: an append writes into its container in place; name the file (a container on "
+                "standard input cannot be appended to)");
+        return EXIT_USAGE;
+    }
     if (r->append && (r->out_path || r->stdout_given)) {
         cli_msg("--append writes into its container; %s cannot be used with it", r->out_path ? "-o" : "-c");
         return EXIT_USAGE;
@@ -883,11 +846,11 @@ static int open_output(packer *pk, run *r)
     int rc;
     r->out_fd = -1;
     cli_place(&r->d, "");
-    st_index *ix = NULL;
     /* the output file as it is now, for open_inputs(); standard output only
      * when it is a regular file (>> FILE) */
     r->out_name = r->append ? r->append : r->out_path && strcmp(r->out_path, "-") != 0 ? r->out_path : "(stdout)";
     int to_stdout = !r->append && (!r->out_path || strcmp(r->out_path, "-") == 0);
+    simtrace_reopen_report rep;
     if (r->append) {
         r->out_fd = open(r->append, O_RDWR);
         if (r->out_fd < 0) {
@@ -895,50 +858,38 @@ static int open_output(packer *pk, run *r)
             return EXIT_DATA;
         }
         r->have_out_st = fstat(r->out_fd, &r->out_st) == 0;
-        st_diag why = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, ""};
-        r->e = st_index_open(&ix, r->out_fd, &why);
-        if (r->e != ST_OK) {
-            r->d = diag_place(&why);
-            return cli_report_place(r->e, &r->d, r->append);
-        }
-        if (st_index_frames_after(ix)) {
-            /* appending starts where the frames listed end: the complete
-             * frames after a damaged header would be overwritten */
-            uint64_t end = 0;
-            st_index_recovered(ix, &end, NULL);
+        r->e = simtrace_reopen_check_fd(r->out_fd, &rep);
+        if (rep.refused) {
             cli_msg("%s: nothing appended, nothing changed: a damaged or misplaced frame lies at byte offset %llu and complete "
                     "frames follow it from byte offset %llu, which appending would overwrite; 'simtrace-cat "
-                    "--salvage %s' writes the entries of every intact frame", r->append, (unsigned long long)end,
-                    (unsigned long long)st_index_frames_after(ix), r->append);
-            st_index_free(ix);
+                    "--salvage %s' writes the entries of every intact frame", r->append,
+                    (unsigned long long)rep.found.frames_end, (unsigned long long)rep.found.frames_after, r->append);
             close(r->out_fd);
             return EXIT_DATA;
         }
-        if (!pk->quiet && st_index_recovered(ix, NULL, NULL))
-            note_recovered(r->out_fd, r->append);
+        if (r->e != SIMTRACE_OK)
+            return cli_report_place(r->e, &rep.where, r->append);
+        if (!pk->quiet && !rep.found.complete) /* read through its frame headers: say what it lacks */
+            cli_say_recovered(r->append, rep.found.reason, rep.found.frames, rep.found.entries,
+                              rep.found.frames_end, rep.found.file_size, rep.found.frames_after);
     } else if (r->out_path && strcmp(r->out_path, "-") != 0)
         r->have_out_st = stat(r->out_path, &r->out_st) == 0;
     else
         r->have_out_st = fstat(1, &r->out_st) == 0 && S_ISREG(r->out_st.st_mode);
-    if ((rc = open_inputs(r->ins, r->nin, r->have_out_st ? &r->out_st : NULL, r->out_name, r->append != NULL, to_stdout)) != EXIT_OK) {
-        st_index_free(ix);
+    if ((rc = open_inputs(r->ins, r->nin, r->have_out_st ? &r->out_st : NULL, r->out_name, r->append != NULL, to_stdout)) != EXIT_OK)
         return rc;
-    }
     if (r->append) {
-        /* from here on the container has no directory until st_writer_finish */
-        r->e = st_writer_resume(&pk->w, r->out_fd, &r->wo, &pk->p, ix);
-        st_index_free(ix);
+        /* from here on the container has no directory until simtrace_writer_end */
+        r->e = simtrace_writer_reopen_fd(&pk->api, r->out_fd, &pk->wp, &rep);
+        r->d = rep.where;
     } else {
         if ((rc = cli_out_open(r->out_path, r->force, 1, -1, &r->out_fd)) != EXIT_OK)
             return rc;
-        r->e = st_writer_new(&pk->w, r->out_fd, &r->wo);
+        r->e = simtrace_writer_create_fd(&pk->api, r->out_fd, &pk->wp);
     }
     r->err_file = r->out_name;
     pk->out_name = r->out_name;
-    if (r->e == ST_OK && api_writer_adopt(&pk->api, pk->w, &pk->p) != SIMTRACE_OK)
-        r->e = ST_E_NOMEM;
-    if (r->e != ST_OK) {
-        st_writer_free(pk->w);
+    if (r->e != SIMTRACE_OK) {
         cli_out_abort();
         return cli_report_place(r->e, &r->d, r->err_file);
     }
@@ -950,7 +901,7 @@ static void pack_inputs(packer *pk, run *r)
 {
     cli_stop_arm();
     pk->t0 = pk->last = cli_now();
-    for (size_t i = 0; i < r->nin && r->e == ST_OK && r->data_err == ST_OK && !cli_stopped(); i++) {
+    for (size_t i = 0; i < r->nin && r->e == SIMTRACE_OK && r->data_err == SIMTRACE_OK && !cli_stopped(); i++) {
         int fd = r->ins[i].fd;
         pk->in_name = r->ins[i].name;
         cli_place(&r->d, "");
@@ -968,7 +919,7 @@ static void pack_inputs(packer *pk, run *r)
                              "it has become the output file %s since the run began", r->out_name);
                     close(fd);
                 }
-                r->data_err = ST_E_READ;
+                r->data_err = SIMTRACE_E_READ;
                 r->data_file = pk->in_name;
                 break;
             }
@@ -977,7 +928,7 @@ static void pack_inputs(packer *pk, run *r)
          * calls; not containers) */
         if (r->concat) {
             cli_stop_input(fd);
-            r->e = pack_container(pk, fd, r->wo.threads, &r->d);
+            r->e = pack_container(pk, fd, pk->wp.threads, &r->d);
             cli_stop_input(-1);
         } else {
             simtrace_import_report rep;
@@ -987,10 +938,10 @@ static void pack_inputs(packer *pk, run *r)
             /* damaged compressed data is what went wrong, whatever the
              * reader of its output made of the early end (an input a
              * signal ended was not searched for damage past the end) */
-            if (rep.unpack_error != SIMTRACE_OK && r->e != ST_E_WRITE) {
-                if (r->e != ST_OK && !pk->quiet)
+            if (rep.unpack_error != SIMTRACE_OK && r->e != SIMTRACE_E_WRITE) {
+                if (r->e != SIMTRACE_OK && !pk->quiet)
                     cli_report_place(r->e, &r->d, pk->in_name); /* what the damage did, then the damage */
-                r->e = (st_error)rep.unpack_error;
+                r->e = (simtrace_error)rep.unpack_error;
                 r->d = rep.unpack_where;
                 snprintf(r->data_zkind, sizeof r->data_zkind, "%s", rep.unpacked);
             }
@@ -1003,17 +954,18 @@ static void pack_inputs(packer *pk, run *r)
          * input like any malformed line, and the writer can still finish;
          * from the writer (its directory full: the only source with raw
          * input or --concat) it is not. */
-        int too_large_input = r->e == ST_E_TOO_LARGE && !r->concat && r->ins[i].from && !pk->writer_failed;
-        if (r->e != ST_OK && (!r->concat || r->e == ST_E_CYCLE_ORDER || r->e == ST_E_TRUNCATED) && r->e != ST_E_WRITE && r->e != ST_E_NOMEM &&
-            (r->e != ST_E_TOO_LARGE || too_large_input) && r->e != ST_E_INTERNAL && simtrace_error_is_data(r->e)) {
+        int too_large_input = r->e == SIMTRACE_E_TOO_LARGE && !r->concat && r->ins[i].from && !pk->writer_failed;
+        if (r->e != SIMTRACE_OK && (!r->concat || r->e == SIMTRACE_E_CYCLE_ORDER || r->e == SIMTRACE_E_TRUNCATED) &&
+            r->e != SIMTRACE_E_WRITE && r->e != SIMTRACE_E_NOMEM && (r->e != SIMTRACE_E_TOO_LARGE || too_large_input) &&
+            r->e != SIMTRACE_E_INTERNAL && simtrace_error_is_data(r->e)) {
             r->data_err = r->e;
             r->data_diag = r->d;
             r->data_file = pk->in_name;
-            r->e = ST_OK;
+            r->e = SIMTRACE_OK;
             cli_place(&r->d, ""); /* a later error is reported with its own place */
-        } else if (r->e != ST_OK) {
+        } else if (r->e != SIMTRACE_OK) {
             r->err_file = pk->in_name;
-            if (r->e == ST_E_WRITE)
+            if (r->e == SIMTRACE_E_WRITE)
                 r->err_file = r->out_name;
         }
     }
@@ -1024,37 +976,32 @@ static void pack_inputs(packer *pk, run *r)
 static int finish_run(packer *pk, run *r)
 {
     int rc;
-    if (r->e == ST_OK) {
-        r->e = st_writer_finish(pk->w);
-        if (r->e != ST_OK)
+    /* An append that failed (a full disk, say) does not leave the
+     * container without its directory: simtrace_writer_end keeps the new
+     * frames written whole, or puts the container back as it was.  A bad
+     * input before does not stop the container from finishing. */
+    uint32_t end = SIMTRACE_END_NO_DIRECTORY;
+    if (r->e == SIMTRACE_OK) {
+        r->e = simtrace_writer_end(pk->api, 1, &end);
+        if (r->e != SIMTRACE_OK)
             r->err_file = r->out_name;
+    } else if (r->append) {
+        simtrace_writer_end(pk->api, 0, &end);
     }
-    if (r->e == ST_OK)
+    if (r->e == SIMTRACE_OK)
         progress(pk, 1);
-    simtrace_write_stats ws;
+    simtrace_write_stats ws; /* entries: all read; entries_written: those of the frames kept */
     simtrace_writer_stats(pk->api, &ws);
     pk->kept = ws.entries;
-    /* An append that failed (a full disk, say) does not leave the
-     * container without its directory: with new frames written whole, it
-     * ends after them (the entries may have come from a pipe, and cannot
-     * be read again); with none, or if that end cannot be written either,
-     * the container is put back as it was. */
-    int kept = 0, restored = 0;
     const uint64_t entries_read = ws.entries;
-    if (r->e != ST_OK && r->append) {
-        kept = ws.entries_written && st_writer_end_written(pk->w) == ST_OK;
-        restored = !kept && st_writer_restore(pk->w) == ST_OK;
-        simtrace_writer_stats(pk->api, &ws); /* the frames kept */
-    }
     simtrace_writer_free(pk->api);
-    st_writer_free(pk->w);
-    if (r->e != ST_OK) {
-        if (kept)
+    if (r->e != SIMTRACE_OK) {
+        if (end == SIMTRACE_END_KEPT)
             cli_msg("%s: the container is complete with the %llu entries appended before the error (%llu more read "
                     "were not written)",
                     r->append, (unsigned long long)ws.entries_written,
                     (unsigned long long)(entries_read - ws.entries_written));
-        else if (restored)
+        else if (end == SIMTRACE_END_RESTORED)
             cli_msg("%s: nothing appended: the container is as it was before", r->append);
         else if (r->append)
             cli_msg("%s: the container now lacks its directory; 'simtrace-cat --salvage' reads what it holds", r->append);
@@ -1066,19 +1013,19 @@ static int finish_run(packer *pk, run *r)
             cli_msg("%s: write error: %s", r->append, strerror(errno));
             return EXIT_DATA;
         }
-    } else if (!keep_output(pk, r->out_path, r->data_err != ST_OK)) {
+    } else if (!keep_output(pk, r->out_path, r->data_err != SIMTRACE_OK)) {
         cli_out_abort();
     } else if ((rc = cli_out_commit()) != EXIT_OK)
         return rc;
     if (cli_stopped())
         return say_stopped(pk, r->out_name, r->append != NULL);
-    if (r->data_err != ST_OK) {
+    if (r->data_err != SIMTRACE_OK) {
         rc = cli_report_place(r->data_err, &r->data_diag, r->data_file);
         /* a container without its end (cut off, an --append killed): its
          * complete frames are as good as any, and were copied */
-        if (r->data_err == ST_E_TRUNCATED && r->concat && !pk->quiet)
+        if (r->data_err == SIMTRACE_E_TRUNCATED && r->concat && !pk->quiet)
             cli_msg("%s: its complete frames were copied to %s, which is complete", r->data_file, r->out_name);
-        if (r->data_err == ST_E_CYCLE_ORDER && !pk->quiet)
+        if (r->data_err == SIMTRACE_E_CYCLE_ORDER && !pk->quiet)
             cli_msg("%s: the entries before it were kept; --allow-cycle-reset keeps such entries, or give them "
                     "another --stream", r->out_name);
         if (r->data_zkind[0] && !pk->quiet)

@@ -999,6 +999,137 @@ SIMTRACE_API simtrace_error simtrace_writer_stats(const simtrace_writer *w, simt
 SIMTRACE_API simtrace_error simtrace_writer_stream_coding(const simtrace_writer *w, uint32_t id, int *type,
                                                           const char **encoder);
 
+/* ---- advanced: appending in place ------------------------------------------- */
+
+/*
+ * A container written before, continued in place (what simtrace-pack
+ * --append does): its streams keep their ids, their encoders and their
+ * entry numbering, entries added to them follow their last, and new
+ * streams may be added.  From the reopening until the writer ends, the
+ * file has no directory: a reader still reads every complete frame,
+ * through the frame headers, so a crash loses only what was being added
+ * (simtrace_repair gives it its directory back).
+ */
+
+/* What a container opened for appending holds, and why it was refused. */
+typedef struct simtrace_reopen_report {
+    /* As simtrace_reader_recovery says it: complete (directory and footer
+     * read), or read through its frame headers (frames, entries, reason);
+     * frames_end is where the new frames go (the bytes after it, a
+     * directory or a cut-off frame, are replaced), frames_after the byte
+     * offset of complete frames after a damaged frame header (0: none),
+     * which appending would overwrite: the file is then refused. */
+    simtrace_recovery_info found;
+    uint32_t refused;   /* 1: complete frames follow damage (found.frames_after):
+                           nothing changed (SIMTRACE_E_CORRUPT) */
+    uint32_t reserved0;
+    simtrace_input_place where; /* of the failure: a damaged file header or
+                                   stream descriptor, or the damage that
+                                   refused the file (offset found.frames_end);
+                                   numbers SIMTRACE_UNKNOWN where not known */
+    uint64_t reserved[6];
+} simtrace_reopen_report;
+
+/*
+ * Examine the container open on fd (a regular file) as
+ * simtrace_writer_reopen_fd would, and change nothing: so that a program
+ * can say what it holds and refuse early, before it opens its inputs.
+ * *rep (NULL: not wanted) is filled on return, failure included.
+ * Returns SIMTRACE_OK; SIMTRACE_E_CORRUPT (rep->refused: complete frames
+ * follow a damaged one); SIMTRACE_E_USAGE (fd below 0); SIMTRACE_E_SEEK (not a
+ * regular file); SIMTRACE_E_BAD_MAGIC, _VERSION, _HEADER_CRC, _TRUNCATED
+ * (its file header), _BAD_STREAM, _PAYLOAD_CRC and other data errors of a
+ * stream descriptor (rep->where says where); SIMTRACE_E_READ (errno says
+ * why); SIMTRACE_E_NOMEM.  Thread-safe for distinct files.
+ */
+SIMTRACE_API simtrace_error simtrace_reopen_check_fd(int fd, simtrace_reopen_report *rep);
+
+/*
+ * Open the container for appending, as simtrace_reopen_check_fd examines
+ * it, and make *w a writer that continues it: the old directory and footer
+ * (or, in a file without them, the bytes after its last complete frame)
+ * are cut off, and up to 64 MiB of them kept for simtrace_writer_end to
+ * put back.  params as for simtrace_writer_create_*: the profile codes the
+ * new streams, and its second stage and level the entries added to old
+ * ones, which keep their own encoder (simtrace_writer_stream_coding says
+ * which).  Use w as a created writer, simtrace_writer_take_stream to add
+ * entries to a stream by its name, and end it with simtrace_writer_close
+ * or simtrace_writer_end.
+ *   _path: opens path for reading and writing; closed by simtrace_writer_free;
+ *   _fd:   a regular file open for reading and writing; not closed.
+ * *rep (NULL: not wanted) is filled on return, failure included.
+ * Returns as simtrace_reopen_check_fd (nothing changed), and
+ * SIMTRACE_E_USAGE (w NULL, bad params); SIMTRACE_E_READ (_path: cannot
+ * open; reading the old end; errno says why); SIMTRACE_E_WRITE (the old end
+ * could not be cut off; errno says why); SIMTRACE_E_NOMEM;
+ * SIMTRACE_E_THREAD.  On failure *w is NULL.
+ * Thread safety: as simtrace_writer_create_*; the file must not be
+ * written by anyone else until w is freed.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_reopen_path(simtrace_writer **w, const char *path,
+                                                        const simtrace_write_params *params,
+                                                        simtrace_reopen_report *rep);
+SIMTRACE_API simtrace_error simtrace_writer_reopen_fd(simtrace_writer **w, int fd, const simtrace_write_params *params,
+                                                      simtrace_reopen_report *rep);
+
+/*
+ * The stream named name for entries of type `type`, as an import takes
+ * one: a stream w holds (a reopened container's, or one added before)
+ * must hold that type with that entry size (SIMTRACE_E_BAD_STREAM
+ * otherwise); else a stream is added, coded as simtrace_writer_import
+ * codes its streams (the profile's encoder where it codes the type, vpc
+ * pairs the vpc encoder, the rest generic: unlike
+ * simtrace_writer_add_stream, which codes vpc pairs generically).  A user
+ * type (SIMTRACE_TYPE_USER) is given by guid, entry_size and type_name as
+ * for simtrace_writer_add_user_stream; for other types they are NULL, 0,
+ * NULL.  *id receives the stream's number.  simtrace_writer_message says
+ * what was wrong.  Returns SIMTRACE_OK; SIMTRACE_E_BAD_STREAM (the stream
+ * holds other entries: w stays usable); SIMTRACE_E_USAGE (name or type
+ * that cannot be declared); SIMTRACE_E_STATE; SIMTRACE_E_WRITE;
+ * SIMTRACE_E_NOMEM; SIMTRACE_E_TOO_LARGE.  Not thread-safe on one writer.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_take_stream(simtrace_writer *w, const char *name, int type,
+                                                        const uint8_t *guid, uint32_t entry_size,
+                                                        const char *type_name, uint32_t *id);
+
+/* What became of a writer's output (simtrace_writer_end).  Values never
+ * change. */
+typedef enum simtrace_end_state {
+    SIMTRACE_END_COMPLETE = 0,     /* finished: directory and footer written */
+    SIMTRACE_END_KEPT = 1,         /* a reopened container, complete with the
+                                      frames this writer wrote whole
+                                      (simtrace_writer_stats: entries_written);
+                                      the entries after them were dropped */
+    SIMTRACE_END_RESTORED = 2,     /* a reopened container, byte for byte as it
+                                      was before simtrace_writer_reopen_* */
+    SIMTRACE_END_NO_DIRECTORY = 3, /* left without directory, as
+                                      simtrace_writer_free leaves a writer not
+                                      closed: readable through its frame
+                                      headers (simtrace_repair) */
+} simtrace_end_state;
+
+/*
+ * End w's output, and say in *state (NULL: not wanted) what became of it.
+ * finish 1: as simtrace_writer_close, but also after a failed call whose
+ * failure was not the output's (a bad input, a stream of another type, a
+ * value too large for its format, a read error of an input: what was
+ * appended before it is sound); a failure of the output itself (earlier or
+ * now) is returned: SIMTRACE_E_WRITE, _NOMEM, _THREAD, _TOO_LARGE.
+ * finish 0, or finishing failed: nothing more is written, and a reopened
+ * container is kept with the frames this writer wrote whole if there are
+ * any (SIMTRACE_END_KEPT), else put back as it was
+ * (SIMTRACE_END_RESTORED); a created writer's output, or a container that
+ * neither could be done for (a full disk, an old end over 64 MiB), is left
+ * without directory.
+ * Afterwards w takes only simtrace_writer_stats, _entries, _message and
+ * _free.  Returns SIMTRACE_OK (finish 1: complete; finish 0: *state
+ * says what was done); the failure of finishing; SIMTRACE_E_WRITE (finish
+ * 0: a reopened container could be neither kept nor put back);
+ * SIMTRACE_E_STATE (w closed or ended before); SIMTRACE_E_USAGE (w NULL,
+ * finish not 0 or 1).  Not thread-safe on one writer.
+ */
+SIMTRACE_API simtrace_error simtrace_writer_end(simtrace_writer *w, int finish, uint32_t *state);
+
 /* ---- advanced: statistics --------------------------------------------------- */
 
 /*

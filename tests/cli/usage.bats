@@ -413,12 +413,16 @@ small_pair() {
     [[ -s p.sim && -s q.sim ]]
 }
 
-@test "simtrace-pack --repair - is bad usage (exit 2) that says a file is needed" {
-    run "$SIMTRACE_PACK" --repair - </dev/null
-    expect_status 2
-    expect_prefix simtrace-pack
-    expect_output_has "--repair -: a repair reads its container by random access; name the file"
-    [[ $output != *"No such file"* ]] || fail "$output"
+@test "simtrace-pack --repair - and --append - are bad usage (exit 2) that say a file is needed" {
+    local opt
+    for opt in "--repair -: a repair reads its container by random access" \
+        "--append -: an append writes into its container in place"; do
+        run "$SIMTRACE_PACK" "${opt%% *}" - </dev/null
+        expect_status 2
+        expect_prefix simtrace-pack
+        expect_output_has "$opt; name the file"
+        [[ $output != *"No such file"* ]] || fail "$output"
+    done
 }
 
 @test "the README quick start, pasted in order into a shell, works (its make lines left out: the programs are built)" {

@@ -106,6 +106,14 @@ static uint8_t *slurp(const char *path, size_t *n)
     return b;
 }
 
+/* slurp, where the file must be there (a failed check otherwise). */
+static uint8_t *slurp_checked(const char *path, size_t *n)
+{
+    uint8_t *b = slurp(path, n);
+    CHECK(b != NULL);
+    return b;
+}
+
 static int spit(const char *path, const uint8_t *b, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -379,8 +387,7 @@ static void test_repair(const char *a)
     path_of(cut_cli, sizeof cut_cli, "r_cli.sim");
     path_of(fixed_cli, sizeof fixed_cli, "r_cli_fixed.sim");
     size_t n;
-    uint8_t *b = slurp(a, &n);
-    CHECK(b != NULL);
+    uint8_t *b = slurp_checked(a, &n);
     if (!b)
         return;
     simtrace_repair_report rep;
@@ -462,6 +469,280 @@ static void test_repair(const char *a)
     free(b);
 }
 
+/* d64 entries for stream appends: cycles from cycle0 on. */
+static void some_entries(uint8_t *raw, unsigned n, uint64_t cycle0)
+{
+    for (unsigned i = 0; i < n; i++) {
+        simtrace_entry e = {cycle0 + i, 1, 0x401000 + 4 * (i % 7), 0x900000 + 8 * i, i};
+        simtrace_entry_pack(SIMTRACE_TYPE_D64, &e, raw + 32 * (size_t)i);
+    }
+}
+
+/* The writer's params of these tests: small frames. */
+static simtrace_write_params small_frames(void)
+{
+    simtrace_write_params wp;
+    simtrace_write_params_init(&wp);
+    wp.frame_entries = FRAME;
+    return wp;
+}
+
+/* Reopen path, add n entries to cpu0.read (after its last cycle) and to
+ * a new stream, end with finish; 0 on success. */
+static int append_some(const char *path, unsigned n, const simtrace_reopen_report *want_found)
+{
+    static uint8_t raw[4 * FRAME * 32];
+    simtrace_write_params wp = small_frames();
+    simtrace_writer *w;
+    simtrace_reopen_report rep;
+    if (n > 4 * FRAME || simtrace_writer_reopen_path(&w, path, &wp, &rep) != SIMTRACE_OK)
+        return 1;
+    int bad = want_found && memcmp(&rep.found, &want_found->found, sizeof rep.found) != 0;
+    uint32_t rs = 99, xs = 99, end = 99;
+    bad |= simtrace_writer_take_stream(w, "cpu0.read", SIMTRACE_TYPE_D64, NULL, 0, NULL, &rs) != SIMTRACE_OK || rs != 0;
+    bad |= simtrace_writer_take_stream(w, "extra", SIMTRACE_TYPE_D64, NULL, 0, NULL, &xs) != SIMTRACE_OK || xs != 3;
+    some_entries(raw, n, 1000000);
+    bad |= simtrace_writer_write(w, rs, raw, n) != SIMTRACE_OK || simtrace_writer_write(w, xs, raw, n) != SIMTRACE_OK;
+    bad |= simtrace_writer_end(w, 1, &end) != SIMTRACE_OK || end != SIMTRACE_END_COMPLETE;
+    simtrace_writer_free(w);
+    return bad;
+}
+
+/* Whether path is a complete container (directory read). */
+static int complete(const char *path)
+{
+    simtrace_reader *r;
+    int c = simtrace_reader_open_path(&r, path, NULL) == SIMTRACE_OK && simtrace_reader_complete(r) == 1;
+    simtrace_reader_free(r);
+    return c;
+}
+
+/* Appending in place: to a complete container, to one cut off inside a
+ * frame (read through its frame headers, the cut frame replaced), refused
+ * with complete frames after damage (the file unchanged), and ends that
+ * keep what was appended or put the container back. */
+static void test_reopen(const char *a)
+{
+    char ap[600], cut[600];
+    path_of(ap, sizeof ap, "ap.sim");
+    path_of(cut, sizeof cut, "ap_cut.sim");
+    size_t n;
+    uint8_t *b = slurp_checked(a, &n);
+    if (!b)
+        return;
+    const uint64_t had = entries_of(a);
+    simtrace_reopen_report rep;
+
+    /* a complete container: its streams continue, a new one is added */
+    CHECK(spit(ap, b, n) == 0);
+    int fd = open(ap, O_RDONLY);
+    CHECK(simtrace_reopen_check_fd(fd, &rep) == SIMTRACE_OK && rep.found.complete && !rep.refused &&
+          rep.found.entries == had && rep.found.frames_after == 0 && rep.where.offset == SIMTRACE_UNKNOWN);
+    close(fd);
+    CHECK(append_some(ap, 3 * FRAME / 2, &rep) == 0);
+    CHECK(complete(ap) && entries_of(ap) == had + 3 * FRAME);
+    simtrace_reader *r;
+    uint32_t xs = 0;
+    uint64_t got = 0;
+    static uint8_t back[2 * FRAME * 32], want[2 * FRAME * 32];
+    some_entries(want, 3 * FRAME / 2, 1000000);
+    CHECK(simtrace_reader_open_path(&r, ap, NULL) == SIMTRACE_OK && simtrace_reader_find_stream(r, "extra", &xs) ==
+          SIMTRACE_OK && simtrace_reader_read(r, xs, 0, UINT64_MAX, back, sizeof back, &got) == SIMTRACE_OK &&
+          got == 3 * FRAME / 2 && memcmp(back, want, 32 * got) == 0);
+    CHECK(simtrace_reader_read(r, 0, N_READ, UINT64_MAX, back, sizeof back, &got) == SIMTRACE_OK &&
+          got == 3 * FRAME / 2 && memcmp(back, want, 32 * got) == 0);
+    simtrace_reader_free(r);
+
+    /* a stream of another type or size; a user type; wide values on an
+     * old stream go to its companion */
+    simtrace_writer *w;
+    simtrace_write_params wp = small_frames();
+    CHECK(spit(ap, b, n) == 0);
+    CHECK(simtrace_writer_reopen_path(&w, ap, &wp, NULL) == SIMTRACE_OK);
+    uint32_t id = 99, uid = 99, end = 99;
+    CHECK(simtrace_writer_take_stream(w, "cpu0.read", SIMTRACE_TYPE_D32, NULL, 0, NULL, &id) ==
+              SIMTRACE_E_BAD_STREAM && id == 99 && strstr(simtrace_writer_message(w), "already holds d64") != NULL);
+    static const uint8_t guid[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    CHECK(simtrace_writer_take_stream(w, "u", SIMTRACE_TYPE_USER, guid, 7, "seven", &uid) == SIMTRACE_OK);
+    CHECK(simtrace_writer_take_stream(w, "u", SIMTRACE_TYPE_USER, guid, 8, "seven", &id) == SIMTRACE_E_BAD_STREAM);
+    CHECK(simtrace_writer_take_stream(w, "u", SIMTRACE_TYPE_USER, guid, 7, "seven", &id) == SIMTRACE_OK && id == uid);
+    CHECK(simtrace_writer_take_stream(w, NULL, SIMTRACE_TYPE_D64, NULL, 0, NULL, &id) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_writer_take_stream(w, "v", 99, NULL, 0, NULL, &id) == SIMTRACE_E_USAGE);
+    uint8_t raw[32], v[12];
+    some_entries(raw, 1, 5000000);
+    wide_value(7, v);
+    CHECK(simtrace_writer_write_wide(w, 1, raw, v, sizeof v) == SIMTRACE_OK);
+    CHECK(simtrace_writer_end(w, 1, &end) == SIMTRACE_OK && end == SIMTRACE_END_COMPLETE);
+    CHECK(simtrace_writer_end(w, 1, &end) == SIMTRACE_E_STATE);
+    CHECK(simtrace_writer_write(w, 0, raw, 1) == SIMTRACE_E_STATE);
+    simtrace_writer_free(w);
+    uint32_t n_streams = 0, ws = 0;
+    uint8_t vb[64];
+    size_t len = 0;
+    CHECK(simtrace_reader_open_path(&r, ap, NULL) == SIMTRACE_OK &&
+          simtrace_reader_stream_count(r, &n_streams) == SIMTRACE_OK && n_streams == 4 &&
+          simtrace_reader_find_stream(r, "cpu0.write", &ws) == SIMTRACE_OK &&
+          simtrace_reader_value(r, ws, N_WRITE, vb, sizeof vb, &len) == SIMTRACE_OK && len == 12 &&
+          memcmp(vb, v, 12) == 0);
+    simtrace_reader_free(r);
+
+    /* cut off inside a frame: read through its frame headers, the new
+     * frames follow the last complete one */
+    CHECK(spit(cut, b, n / 2) == 0);
+    fd = open(cut, O_RDONLY);
+    CHECK(simtrace_reopen_check_fd(fd, &rep) == SIMTRACE_OK && !rep.found.complete && !rep.refused &&
+          rep.found.reason[0] && rep.found.frames_end < n / 2 && rep.found.file_size == n / 2 &&
+          rep.found.entries > 0 && rep.found.entries < had);
+    close(fd);
+    const uint64_t kept = rep.found.entries;
+    CHECK(append_some(cut, FRAME, &rep) == 0);
+    CHECK(complete(cut) && entries_of(cut) == kept + 2 * FRAME);
+
+    /* complete frames after a damaged frame header: refused, unchanged */
+    uint64_t bad = frame_offset(a, 0, 4);
+    CHECK(bad > 64 && bad + 200 < n);
+    if (bad > 64 && bad + 200 < n) {
+        uint8_t *d = malloc(n);
+        CHECK(d != NULL);
+        if (d) {
+            memcpy(d, b, n);
+            d[bad + 20] ^= 0xff;
+            CHECK(spit(cut, d, n - 10) == 0);
+            fd = open(cut, O_RDONLY);
+            CHECK(simtrace_reopen_check_fd(fd, &rep) == SIMTRACE_E_CORRUPT && rep.refused &&
+                  rep.found.frames_end == bad && rep.found.frames_after > bad && rep.where.offset == bad);
+            close(fd);
+            w = (simtrace_writer *)1;
+            CHECK(simtrace_writer_reopen_path(&w, cut, NULL, &rep) == SIMTRACE_E_CORRUPT && w == NULL && rep.refused);
+            size_t nc;
+            uint8_t *c = slurp(cut, &nc);
+            CHECK(c && nc == n - 10 && memcmp(c, d, nc) == 0);
+            free(c);
+            free(d);
+        }
+    }
+
+    /* ended without finishing: nothing written whole, the container is
+     * put back; frames written whole are kept */
+    CHECK(spit(ap, b, n) == 0);
+    CHECK(simtrace_writer_reopen_path(&w, ap, &wp, NULL) == SIMTRACE_OK);
+    some_entries(raw, 1, 2000000);
+    CHECK(simtrace_writer_write(w, 0, raw, 1) == SIMTRACE_OK);
+    CHECK(simtrace_writer_end(w, 0, &end) == SIMTRACE_OK && end == SIMTRACE_END_RESTORED);
+    simtrace_writer_free(w);
+    CHECK(same_files(ap, a));
+    static uint8_t many[3 * FRAME * 32];
+    some_entries(many, 3 * FRAME, 2000000);
+    CHECK(simtrace_writer_reopen_path(&w, ap, &wp, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_writer_write(w, 0, many, 2 * FRAME) == SIMTRACE_OK && simtrace_writer_flush(w) == SIMTRACE_OK);
+    CHECK(simtrace_writer_write(w, 0, many + 2 * FRAME * 32, 5) == SIMTRACE_OK); /* not written: dropped */
+    simtrace_write_stats st;
+    CHECK(simtrace_writer_end(w, 0, &end) == SIMTRACE_OK && end == SIMTRACE_END_KEPT);
+    CHECK(simtrace_writer_stats(w, &st) == SIMTRACE_OK && st.entries_written == 2 * FRAME && st.entries == 2 * FRAME + 5);
+    simtrace_writer_free(w);
+    CHECK(complete(ap) && entries_of(ap) == had + 2 * FRAME);
+
+    /* a created writer ended without finishing: left without directory */
+    CHECK(simtrace_writer_create_path(&w, cut, &wp) == SIMTRACE_OK);
+    CHECK(simtrace_writer_end(w, 0, &end) == SIMTRACE_OK && end == SIMTRACE_END_NO_DIRECTORY);
+    simtrace_writer_free(w);
+
+    /* bad arguments */
+    CHECK(simtrace_reopen_check_fd(-1, &rep) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_writer_reopen_path(&w, NULL, NULL, &rep) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_writer_reopen_fd(NULL, 0, NULL, &rep) == SIMTRACE_E_USAGE);
+    errno = 0;
+    CHECK(simtrace_writer_reopen_path(&w, "/nonexistent.sim", NULL, &rep) == SIMTRACE_E_READ && errno == ENOENT &&
+          w == NULL);
+    wp.threads = 1000;
+    CHECK(simtrace_writer_reopen_path(&w, ap, &wp, &rep) == SIMTRACE_E_USAGE);
+    CHECK(same_files(ap, ap) && complete(ap));
+    CHECK(simtrace_writer_end(NULL, 1, &end) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_writer_create_path(&w, cut, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_writer_end(w, 2, &end) == SIMTRACE_E_USAGE);
+    simtrace_writer_free(w);
+    free(b);
+}
+
+/* Reopen path in a child whose file size limit is size (standing in for
+ * a full disk; SIGXFSZ ignored), write n entries in
+ * frames of frame_entries (random ones when noisy: frames too large for
+ * the old directory's place), and end with finish.  Returns 10 + the end
+ * state when the end failed with SIMTRACE_E_WRITE, else -1. */
+static int append_full_disk(const char *path, size_t size, unsigned n, uint32_t frame_entries, int noisy)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {size, size};
+        static uint8_t many[8192 * 32];
+        some_entries(many, n, 3000000);
+        unsigned long long seed = 7;
+        for (unsigned i = 0; noisy && i < n; i++)
+            for (unsigned k = 8; k < 32; k++)
+                many[32 * i + k] = (uint8_t)check_rand(&seed);
+        simtrace_write_params wp = small_frames();
+        wp.frame_entries = frame_entries;
+        wp.profile = SIMTRACE_PROFILE_FAST;
+        simtrace_writer *w;
+        uint32_t end = 99;
+        if (n > 8192 || setrlimit(RLIMIT_FSIZE, &rl) != 0 || simtrace_writer_reopen_path(&w, path, &wp, NULL) != SIMTRACE_OK)
+            _exit(1);
+        simtrace_writer_write(w, 0, many, n); /* may fail already */
+        _exit(simtrace_writer_end(w, 1, &end) == SIMTRACE_E_WRITE && end <= SIMTRACE_END_NO_DIRECTORY ? 10 + (int)end : 1);
+    }
+    int st;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) >= 10 ? WEXITSTATUS(st) : -1;
+}
+
+/* An append whose frames cannot all be written: kept with the frames
+ * written whole, or put back as it was when none was. */
+static void test_reopen_full_disk(const char *a)
+{
+    char ap[600];
+    path_of(ap, sizeof ap, "ap_full.sim");
+    size_t n;
+    uint8_t *b = slurp(a, &n);
+    CHECK(b && spit(ap, b, n) == 0);
+    /* room for a frame and the directory, not for all the frames */
+    CHECK(append_full_disk(ap, n + 10000, 8 * FRAME, FRAME, 1) == 10 + SIMTRACE_END_KEPT);
+    uint64_t after = entries_of(ap);
+    CHECK(complete(ap) && after > entries_of(a) && after < entries_of(a) + 8 * FRAME &&
+          (after - entries_of(a)) % FRAME == 0);
+    /* one frame larger than the old end: nothing written whole */
+    CHECK(b && spit(ap, b, n) == 0);
+    CHECK(append_full_disk(ap, n, 8192, 8192, 1) == 10 + SIMTRACE_END_RESTORED);
+    CHECK(same_files(ap, a));
+    free(b);
+}
+
+/* A failure of an input (a read error: a directory read as entries)
+ * leaves the writer failed, which simtrace_writer_close refuses, but its
+ * output sound: simtrace_writer_end finishes it, with the entries before. */
+static void test_end_after_input_failure(void)
+{
+    char out[600];
+    path_of(out, sizeof out, "end_fail.sim");
+    simtrace_writer *w;
+    uint32_t id, end = 99;
+    CHECK(simtrace_writer_create_path(&w, out, NULL) == SIMTRACE_OK &&
+          simtrace_writer_add_stream(w, "t", SIMTRACE_TYPE_D64, &id) == SIMTRACE_OK);
+    uint8_t raw[5 * 32];
+    some_entries(raw, 5, 10);
+    CHECK(simtrace_writer_write(w, id, raw, 5) == SIMTRACE_OK);
+    int fd = open(dir, O_RDONLY);
+    simtrace_import_params ip;
+    simtrace_import_params_init(&ip);
+    ip.no_unpack = 1;
+    simtrace_import_report rep;
+    CHECK(fd >= 0 && simtrace_writer_append_fd(w, id, fd, &ip, &rep) == SIMTRACE_E_READ && !rep.usable);
+    close(fd);
+    CHECK(simtrace_writer_close(w) == SIMTRACE_E_STATE);
+    CHECK(simtrace_writer_end(w, 1, &end) == SIMTRACE_OK && end == SIMTRACE_END_COMPLETE);
+    simtrace_writer_free(w);
+    CHECK(complete(out) && entries_of(out) == 5);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir))
@@ -482,6 +763,9 @@ int main(void)
     test_stream_coding(a);
     test_concat_cycles(a);
     test_repair(a);
+    test_reopen(a);
+    test_reopen_full_disk(a);
+    test_end_after_input_failure();
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
