@@ -55,24 +55,6 @@ static int64_t read_input(void *opaque, void *buf, size_t size)
     }
 }
 
-/* All n bytes at p to fd, through short writes and signals; 0, or -1 with
- * errno. */
-static int write_all(int fd, const void *p, size_t n)
-{
-    const char *b = p;
-    while (n) {
-        ssize_t k = write(fd, b, n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        b += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 /* -v's line: entries and megabytes so far, and the rate. */
 static void progress(uint64_t entries, uint64_t bytes, int test, double t0, double now, const char *end)
 {
@@ -134,7 +116,7 @@ static simtrace_error decompress(int in_fd, int out_fd, const simtrace_read_para
         bytes += f.count * si.entry_size;
         if (verbose && cli_progress_due(&last))
             progress(entries, bytes, test, t0, last, "");
-        if (out_fd >= 0 && write_all(out_fd, f.entries, f.count * si.entry_size) != 0) {
+        if (out_fd >= 0 && cli_write_all(out_fd, f.entries, f.count * si.entry_size) != 0) {
             int why = errno; /* EPIPE: a quiet end (cli_report) */
             simtrace_reader_free(r);
             errno = why;

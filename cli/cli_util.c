@@ -869,7 +869,7 @@ void cli_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* ---- simtrace-cat's shared helpers (simtrace_cat.c, cat_merge.c) ---- */
+/* ---- helpers of several programs' outputs and readers ---- */
 
 int cli_write_all(int fd, const void *buf, size_t n)
 {
