@@ -399,31 +399,71 @@ static void list_json_streams(FILE *f, const st_stream_info *s, unsigned n, cons
 typedef struct {
     const char *file;
     int quiet;
+    const simtrace_reader *r;
+    /* by stream index: a container has at most as many streams as ids */
     uint64_t last[ST_MAX_STREAMS_CLI];
     uint8_t seen[ST_MAX_STREAMS_CLI], noted[ST_MAX_STREAMS_CLI];
 } verify_t;
 
-static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
+static int verify_want(void *arg, const simtrace_frame_head *f)
 {
     verify_t *v = arg;
-    if (!st_entry_has_key(s->type) || s->id >= ST_MAX_STREAMS_CLI)
+    simtrace_stream_info s;
+    uint32_t i = f->index;
+    if (i >= ST_MAX_STREAMS_CLI || simtrace_reader_stream_info(v->r, i, &s) != SIMTRACE_OK || !s.has_cycles)
         return 1;
-    int between = v->seen[s->id] && f->first_cycle < v->last[s->id], within = f->first_cycle > f->last_cycle;
-    if ((between || within) && !v->noted[s->id]) {
-        v->noted[s->id] = 1;
+    int between = v->seen[i] && f->first_cycle < v->last[i], within = f->first_cycle > f->last_cycle;
+    if ((between || within) && !v->noted[i]) {
+        v->noted[i] = 1;
         if (!v->quiet && between)
             cli_msg("%s: stream '%s': the cycles decrease at entry %" PRIu64 " (frame %" PRIu64 "): cycle %" PRIu64
                     " after cycle %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
-                    v->file, s->name, f->first_entry, f->seq, f->first_cycle, v->last[s->id]);
+                    v->file, s.name, f->first_entry, f->seq, f->first_cycle, v->last[i]);
         else if (!v->quiet)
             cli_msg("%s: stream '%s': the cycles decrease within frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64
                     "): from cycle %" PRIu64 " to %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
-                    v->file, s->name, f->seq, f->first_entry, f->first_entry + f->count - 1, f->first_cycle,
+                    v->file, s.name, f->seq, f->first_entry, f->first_entry + f->count - 1, f->first_cycle,
                     f->last_cycle);
     }
-    v->seen[s->id] = 1;
-    v->last[s->id] = f->last_cycle;
+    v->seen[i] = 1;
+    v->last[i] = f->last_cycle;
     return 1;
+}
+
+/* --verify: every frame of the input decoded and checked in file order
+ * (a regular file too: its directory is checked against the frames), none
+ * delivered.  Returns the exit status. */
+static int verify_seq(int fd, const char *file, const simtrace_read_params *rp, int quiet, int verbose)
+{
+    static verify_t vt;
+    vt.file = file;
+    vt.quiet = quiet;
+    simtrace_seq_params sp = {.want = verify_want, .want_opaque = &vt, .verify_only = 1};
+    simtrace_read_params p = *rp;
+    p.keep_failed = 1; /* (the handle says where the open failed) */
+    simtrace_reader *r;
+    simtrace_frame f;
+    simtrace_error e = simtrace_reader_open_seq(&r, fd, &p, &sp);
+    vt.r = r;
+    if (e == SIMTRACE_OK)
+        e = simtrace_reader_next_frame(r, &f); /* verify_only: the end, or the first failure */
+    simtrace_input_place at;
+    int status = EXIT_OK;
+    if (e != SIMTRACE_OK) {
+        int saved = errno; /* (a read's reason, for the message) */
+        if (!r || simtrace_reader_place(r, &at) != SIMTRACE_OK)
+            cli_place(&at, "");
+        errno = saved;
+        status = cli_report_place(e, &at, file);
+    } else if (verbose) {
+        uint32_t n;
+        uint64_t bytes;
+        simtrace_reader_stream_count(r, &n);
+        simtrace_reader_bytes_read(r, &bytes);
+        cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", file, n, bytes);
+    }
+    simtrace_reader_free(r);
+    return status;
 }
 
 /* ---- --salvage of a regular file through its directory or its frame headers ---- */
@@ -1199,6 +1239,146 @@ static int export_index(st_index *ix, int in_fd, const char *in_name, const char
     return rc != EXIT_OK ? rc : lost ? EXIT_DATA : EXIT_OK;
 }
 
+/* What the sequential read (cat_seq) takes of the command line. */
+typedef struct {
+    const char *in_name, *stream, *out_path;
+    const char *format; /* NULL: raw */
+    const range *rg;
+    int list, salvage, quiet, regular, want_out;
+    const cat_merge_opts *mo;
+} seq_opts;
+
+/* The input read in file order: a pipe, --salvage or --list of a pipe or
+ * of a file without directory, a whole stream.  Returns the exit status. */
+static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp, out_t *o)
+{
+    const char *in_name = so->in_name, *stream = so->stream, *out_path = so->out_path;
+    const range *rg = so->rg;
+    int list = so->list, salvage = so->salvage, quiet = so->quiet, regular = so->regular, want_out = so->want_out;
+    const cat_merge_opts *mo = so->mo;
+    seq_t q;
+    memset(&q, 0, sizeof q);
+    q.pk.name = stream;
+    st_slicer_init(&q.sl, &rg->r, rg->r.lo, rg->r.hi);
+    q.o = o;
+    q.list = list;
+    q.salvage = salvage;
+    q.quiet = quiet;
+    q.file = in_name;
+    q.format = so->format;
+    st_buf_init(&q.hold, ST_SEQ_HOLD_MAX);
+    q.stored = list ? calloc(3 * 65536, sizeof *q.stored) : NULL;
+    q.fc = q.stored ? q.stored + 65536 : NULL;
+    q.lc = q.stored ? q.stored + 2 * 65536 : NULL;
+    if (list && !q.stored) {
+        cli_msg("out of memory");
+        return EXIT_DATA;
+    }
+    st_read_opts ro = {.threads = rp->threads, .ignore_check = (int)rp->ignore_check, .memlimit = rp->memlimit,
+                       .want = seq_want, .want_arg = &q, .on_damage = list ? NULL : seq_damage, .damage_arg = &q,
+                       .resync = salvage || (want_out && !regular)};
+    st_reader *r;
+    st_diag d;
+    st_diag_clear(&d);
+    st_error e = st_reader_new(&r, in_fd, &ro, &d);
+    if (e != ST_OK) {
+        cli_out_abort();
+        free(q.stored);
+        return cli_report(e, &d, in_name);
+    }
+    q.r = r;
+    if (list)
+        list_begin(stdout);
+    e = st_reader_read_all(r, seq_sink, &q, &d);
+    /* from a regular file, a whole stream is read here with its name */
+    if (e != ST_OK && simtrace_error_is_data(e) && !q.said && regular && !salvage && !list && stream &&
+        rg->r.kind == R_NONE) {
+        e = resume_past_damage(in_fd, r, in_name, stream, q.written_end, o, q.format, quiet, e, &d);
+        if (e == ST_OK)
+            q.pk.chosen = 1; /* the stream was read, through the directory */
+    }
+    int status = EXIT_OK;
+    if (e != ST_OK && q.said)
+        status = cli_status(e);
+    else if (e != ST_OK)
+        status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
+    if (e == ST_OK && !list && !q.pk.chosen && stream) {
+        /* a stream without data frames: nothing went by, but it exists */
+        const st_stream_info *s = NULL;
+        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+            if (strcmp(st_reader_stream(r, i)->name, stream) == 0)
+                s = st_reader_stream(r, i);
+        if (!s) {
+            cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
+            status = EXIT_DATA;
+        } else {
+            q.pk.chosen = 1;
+            q.pk.id = s->id;
+            if (q.format)
+                e = start_and_write(&q, s, 0, NULL, 0);
+            if (e != ST_OK)
+                status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
+        }
+    }
+    if (e == ST_OK && !list && st_seq_pick_end(&q.pk)) {
+        /* no memory stream came: the first stream it is */
+        const st_stream_info *s = NULL;
+        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+            if (st_reader_stream(r, i)->id == q.pk.id)
+                s = st_reader_stream(r, i);
+        if (s && q.hold_any)
+            e = start_and_write(&q, s, q.hold_first, q.hold.data, q.hold.len / s->entry_size);
+        else if (s && q.format)
+            e = start_and_write(&q, s, 0, NULL, 0);
+        if (e != ST_OK)
+            status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
+    }
+    if (e == ST_OK && q.pk.chosen && rg->r.kind == R_TIME && q.untimed) {
+        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.pk.id));
+        status = EXIT_USAGE;
+    } else if (e == ST_OK && q.pk.chosen && (rg->r.kind == R_TIME || rg->r.kind == R_CYCLES)) {
+        note_window_past_end(in_name, rg, chosen_name(r, q.pk.id), q.frames_seen,
+                             rg->r.kind == R_TIME ? q.last_time : q.last_key);
+    }
+    if (e == ST_OK && rg->r.kind == R_ENTRIES && q.pk.chosen) {
+        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+            if (st_reader_stream(r, i)->id == q.pk.id)
+                note_entries_past_end(in_name, rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
+    }
+    if (list && (e == ST_OK || salvage))
+        list_seq(r, &q);
+    if (list && status == EXIT_OK)
+        status = cli_stdout_done(); /* a listing that could not be written (a full disk) */
+    if (o->x) {
+        /* flush what the exporter holds: the entries of intact frames */
+        if (status != EXIT_USAGE) {
+            st_error fe = (st_error)simtrace_exporter_finish(o->x);
+            if (fe != ST_OK && status == EXIT_OK)
+                status = cli_report(fe, &d, out_path ? out_path : "(stdout)");
+        }
+        simtrace_exporter_free(o->x);
+        o->x = NULL;
+    }
+    if (salvage && want_out && q.pk.chosen)
+        cat_salvage_note(mo, r, q.pk.id);
+    if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular))
+        status = EXIT_DATA;
+    st_reader_free(r);
+    st_buf_free(&q.hold);
+    free(q.stored);
+    if (want_out) {
+        /* --salvage keeps what it saved, but a usage error saves nothing */
+        if (status != EXIT_OK && (!salvage || status == EXIT_USAGE)) {
+            cli_out_abort();
+            return status;
+        }
+        int rc = cli_out_commit();
+        if (rc != EXIT_OK)
+            return rc;
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (cli_std_fds("simtrace-cat") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
@@ -1386,130 +1566,9 @@ int main(int argc, char **argv)
         return rc;
 
     /* sequential: a pipe, --verify, --salvage, --list of a pipe, a whole stream */
-    seq_t q;
-    memset(&q, 0, sizeof q);
-    q.pk.name = stream;
-    st_slicer_init(&q.sl, &rg.r, rg.r.lo, rg.r.hi);
-    q.o = &o;
-    q.list = list;
-    q.salvage = salvage;
-    q.quiet = quiet;
-    q.file = in_name;
-    q.format = raw ? NULL : format;
-    st_buf_init(&q.hold, ST_SEQ_HOLD_MAX);
-    q.stored = list ? calloc(3 * 65536, sizeof *q.stored) : NULL;
-    q.fc = q.stored ? q.stored + 65536 : NULL;
-    q.lc = q.stored ? q.stored + 2 * 65536 : NULL;
-    if (list && !q.stored) {
-        cli_msg("out of memory");
-        return EXIT_DATA;
-    }
-    static verify_t vt;
-    vt.file = in_name;
-    vt.quiet = quiet;
-    st_read_opts ro = {.threads = threads, .verify_only = verify, .ignore_check = ignore_check, .memlimit = memlimit,
-                       .want = verify ? verify_want : seq_want,
-                       .want_arg = verify ? (void *)&vt : (void *)&q, .on_damage = verify || list ? NULL : seq_damage, .damage_arg = &q,
-                       .resync = salvage || (want_out && !regular)};
-    st_reader *r;
-    e = st_reader_new(&r, in_fd, &ro, &d);
-    if (e != ST_OK) {
-        cli_out_abort();
-        free(q.stored);
-        return cli_report(e, &d, in_name);
-    }
-    q.r = r;
-    if (list)
-        list_begin(stdout);
-    e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
-    /* from a regular file, a whole stream is read here with its name */
-    if (e != ST_OK && simtrace_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
-        rg.r.kind == R_NONE) {
-        e = resume_past_damage(in_fd, r, in_name, stream, q.written_end, &o, q.format, quiet, e, &d);
-        if (e == ST_OK)
-            q.pk.chosen = 1; /* the stream was read, through the directory */
-    }
-    int status = EXIT_OK;
-    if (e != ST_OK && q.said)
-        status = cli_status(e);
-    else if (e != ST_OK)
-        status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
-    if (e == ST_OK && !list && !verify && !q.pk.chosen && stream) {
-        /* a stream without data frames: nothing went by, but it exists */
-        const st_stream_info *s = NULL;
-        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (strcmp(st_reader_stream(r, i)->name, stream) == 0)
-                s = st_reader_stream(r, i);
-        if (!s) {
-            cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
-            status = EXIT_DATA;
-        } else {
-            q.pk.chosen = 1;
-            q.pk.id = s->id;
-            if (q.format)
-                e = start_and_write(&q, s, 0, NULL, 0);
-            if (e != ST_OK)
-                status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
-        }
-    }
-    if (e == ST_OK && !list && !verify && st_seq_pick_end(&q.pk)) {
-        /* no memory stream came: the first stream it is */
-        const st_stream_info *s = NULL;
-        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (st_reader_stream(r, i)->id == q.pk.id)
-                s = st_reader_stream(r, i);
-        if (s && q.hold_any)
-            e = start_and_write(&q, s, q.hold_first, q.hold.data, q.hold.len / s->entry_size);
-        else if (s && q.format)
-            e = start_and_write(&q, s, 0, NULL, 0);
-        if (e != ST_OK)
-            status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
-    }
-    if (e == ST_OK && q.pk.chosen && rg.r.kind == R_TIME && q.untimed) {
-        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.pk.id));
-        status = EXIT_USAGE;
-    } else if (e == ST_OK && q.pk.chosen && (rg.r.kind == R_TIME || rg.r.kind == R_CYCLES)) {
-        note_window_past_end(in_name, &rg, chosen_name(r, q.pk.id), q.frames_seen,
-                             rg.r.kind == R_TIME ? q.last_time : q.last_key);
-    }
-    if (e == ST_OK && rg.r.kind == R_ENTRIES && q.pk.chosen) {
-        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (st_reader_stream(r, i)->id == q.pk.id)
-                note_entries_past_end(in_name, &rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
-    }
-    if (list && (e == ST_OK || salvage))
-        list_seq(r, &q);
-    if (list && status == EXIT_OK)
-        status = cli_stdout_done(); /* a listing that could not be written (a full disk) */
-    if (o.x) {
-        /* flush what the exporter holds: the entries of intact frames */
-        if (status != EXIT_USAGE) {
-            st_error fe = (st_error)simtrace_exporter_finish(o.x);
-            if (fe != ST_OK && status == EXIT_OK)
-                status = cli_report(fe, &d, out_path ? out_path : "(stdout)");
-        }
-        simtrace_exporter_free(o.x);
-        o.x = NULL;
-    }
-    if (salvage && want_out && q.pk.chosen)
-        cat_salvage_note(&mo, r, q.pk.id);
-    if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular))
-        status = EXIT_DATA;
-    if (verify && e == ST_OK && verbose)
-        cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
-                st_reader_offset(r));
-    st_reader_free(r);
-    st_buf_free(&q.hold);
-    free(q.stored);
-    if (want_out) {
-        /* --salvage keeps what it saved, but a usage error saves nothing */
-        if (status != EXIT_OK && (!salvage || status == EXIT_USAGE)) {
-            cli_out_abort();
-            return status;
-        }
-        rc = cli_out_commit();
-        if (rc != EXIT_OK)
-            return rc;
-    }
-    return status;
+    simtrace_read_params rp = {.threads = threads, .ignore_check = (uint32_t)ignore_check, .memlimit = memlimit};
+    if (verify)
+        return verify_seq(in_fd, in_name, &rp, quiet, verbose);
+    seq_opts so = {in_name, stream, out_path, raw ? NULL : format, &rg, list, salvage, quiet, regular, want_out, &mo};
+    return cat_seq(in_fd, &so, &rp, &o);
 }
