@@ -63,6 +63,7 @@ LDLIBS += $(shell pkg-config --libs minizip)
 LIB_SRC += formats/import_champsim.c
 LIB_SRC += svpc/champsim.c
 LIB_SRC += api/api_export.c
+LIB_SRC += api/api_range.c
 CLI_UTIL = cli/cli_util.c
 PROGS   = svpc-compress svpc-decompress simtrace-pack simtrace-cat
 UNIT    = test_vpc test_rc test_codec test_container test_trace_io test_index test_bochs test_api test_stats test_signals test_recover

@@ -13,6 +13,7 @@
 #include "../common/st_error.h"
 #include "../frames/container.h"
 #include "../frames/frame_format.h"
+#include "../frames/range.h"
 
 /* Bytes of a handle's message (simtrace_*_message). */
 #define API_MSG_MAX 512u
@@ -44,6 +45,16 @@ void api_place_set(simtrace_input_place *p, const st_diag *d);
  * message buffer (API_MSG_MAX bytes). */
 st_index *api_reader_index(simtrace_reader *r);
 char *api_reader_msg(simtrace_reader *r);
+/* A failure of a read on r (simtrace_reader_read, a cursor, wide values):
+ * its message, and its place for simtrace_reader_place; returns
+ * api_error(e).  d may be NULL. */
+simtrace_error api_reader_fail(simtrace_reader *r, st_error e, const st_diag *d);
+/* The internal range of a public one (NULL: everything); SIMTRACE_E_USAGE
+ * for a bad kind or lo > hi (api_range.c). */
+simtrace_error api_range_in(const simtrace_range *in, st_range *rg);
+/* r's index, or NULL when r is sequential: then *pe is SIMTRACE_E_STATE and
+ * r's message says that `what` needs random access (api_recover.c). */
+st_index *api_random_index(simtrace_reader *r, const char *what, simtrace_error *pe);
 /* The st_in_fn of a caller's read callback: arg is the simtrace_read_io. */
 st_error api_read_io(void *arg, uint8_t *p, size_t n, size_t *got);
 

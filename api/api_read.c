@@ -389,7 +389,7 @@ SIMTRACE_API simtrace_error simtrace_reader_read(simtrace_reader *r, uint32_t in
     }
     st_range_iter_free(&it);
     if (e != ST_OK)
-        return api_fail(r->msg, e, &d);
+        return api_reader_fail(r, e, &d);
     if (got != n)
         return api_fail(r->msg, ST_E_INTERNAL, NULL);
     *count = n;
@@ -654,20 +654,6 @@ static void seq_fill(simtrace_cursor *c)
         seq_pull(c);
 }
 
-static simtrace_error range_in(const simtrace_range *in, st_range *rg)
-{
-    if (!in) {
-        *rg = (st_range){ST_RANGE_ALL, 0, UINT64_MAX};
-        return SIMTRACE_OK;
-    }
-    if (in->kind > SIMTRACE_RANGE_TIME || in->lo > in->hi)
-        return SIMTRACE_E_USAGE;
-    static const st_range_kind kinds[] = {ST_RANGE_ALL, ST_RANGE_ENTRIES, ST_RANGE_CYCLES, ST_RANGE_TIME};
-    *rg = (st_range){kinds[in->kind], in->kind == SIMTRACE_RANGE_ALL ? 0 : in->lo,
-                     in->kind == SIMTRACE_RANGE_ALL ? UINT64_MAX : in->hi};
-    return SIMTRACE_OK;
-}
-
 static simtrace_error open_random(simtrace_cursor *c, simtrace_reader *r, const char *name)
 {
     int i = name ? st_index_find_stream(r->ix, name) : st_index_default_stream(r->ix);
@@ -677,10 +663,7 @@ static simtrace_error open_random(simtrace_cursor *c, simtrace_reader *r, const 
         return SIMTRACE_E_NOT_FOUND;
     }
     const st_stream_info *s = st_index_stream(r->ix, (unsigned)i);
-    if (c->rg.kind == ST_RANGE_CYCLES && !st_entry_has_key(s->type)) {
-        snprintf(r->msg, sizeof r->msg, "stream '%s' (%s) has no cycles", s->name, s->type_name);
-        return SIMTRACE_E_USAGE;
-    }
+    /* (a cycle range of a type without cycles: st_range_iter_init says so) */
     c->index = (uint32_t)i;
     c->esz = s->entry_size;
     st_diag d;
@@ -691,7 +674,7 @@ static simtrace_error open_random(simtrace_cursor *c, simtrace_reader *r, const 
         e = ST_E_CYCLE_ORDER;
     else if (e == ST_E_USAGE && c->rg.kind == ST_RANGE_TIME)
         e = ST_E_UNSUPPORTED;
-    return e == ST_OK ? SIMTRACE_OK : api_fail(r->msg, e, &d);
+    return e == ST_OK ? SIMTRACE_OK : api_reader_fail(r, e, &d);
 }
 
 static simtrace_error open_sequential(simtrace_cursor *c, simtrace_reader *r, const char *name)
@@ -731,7 +714,7 @@ SIMTRACE_API simtrace_error simtrace_cursor_open(simtrace_cursor **out, simtrace
     *out = NULL;
     r->msg[0] = 0;
     st_range rg;
-    if (range_in(range, &rg) != SIMTRACE_OK)
+    if (api_range_in(range, &rg) != SIMTRACE_OK)
         return SIMTRACE_E_USAGE;
     if (r->open_failed)
         return api_fail(r->msg, r->open_failed, &r->next_d);
@@ -843,7 +826,7 @@ SIMTRACE_API simtrace_error simtrace_cursor_next(simtrace_cursor *c, void *buf, 
         *count = 0;
         if (e == ST_E_CORRUPT && (c->rd->ix ? c->it.sl.decreased : c->sl.decreased))
             e = ST_E_CYCLE_ORDER;
-        c->failed = api_fail(c->rd->msg, e, &d);
+        c->failed = api_reader_fail(c->rd, e, &d);
         return c->failed;
     }
     if (first)
@@ -906,7 +889,7 @@ SIMTRACE_API simtrace_error simtrace_cursor_peek(simtrace_cursor *c, const void 
     if (e != ST_OK) {
         if (e == ST_E_CORRUPT && (c->rd->ix ? c->it.sl.decreased : c->sl.decreased))
             e = ST_E_CYCLE_ORDER;
-        c->failed = api_fail(c->rd->msg, e, &d);
+        c->failed = api_reader_fail(c->rd, e, &d);
         return c->failed;
     }
     *entries = n ? p : NULL;
@@ -976,6 +959,28 @@ SIMTRACE_API simtrace_error simtrace_reader_place(const simtrace_reader *r, simt
     if (!r || !where)
         return SIMTRACE_E_USAGE;
     api_place_set(where, r->next_failed || r->open_failed ? &r->next_d : NULL);
+    return SIMTRACE_OK;
+}
+
+/* ---- for the ranges (api_range.c) ---- */
+
+simtrace_error api_reader_fail(simtrace_reader *r, st_error e, const st_diag *d)
+{
+    if (d)
+        r->next_d = *d;
+    else
+        st_diag_clear(&r->next_d);
+    r->next_failed = 1;
+    return api_fail(r->msg, e, d);
+}
+
+SIMTRACE_API simtrace_error simtrace_cursor_frames_decoded(const simtrace_cursor *c, uint64_t *frames)
+{
+    if (!c || !frames)
+        return SIMTRACE_E_USAGE;
+    if (!c->rd->ix)
+        return SIMTRACE_E_STATE;
+    *frames = c->it.decoded;
     return SIMTRACE_OK;
 }
 
@@ -1114,8 +1119,11 @@ SIMTRACE_API simtrace_error simtrace_reader_bytes_read(const simtrace_reader *r,
 {
     if (!r || !bytes)
         return SIMTRACE_E_USAGE;
-    if (!r->r)
+    if (r->r)
+        *bytes = st_reader_offset(r->r);
+    else if (r->ix)
+        *bytes = st_index_bytes_read(r->ix);
+    else
         return SIMTRACE_E_STATE;
-    *bytes = st_reader_offset(r->r);
     return SIMTRACE_OK;
 }

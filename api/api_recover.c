@@ -98,7 +98,7 @@ static simtrace_error finish(char *msg, st_error e, const relay *rl, const st_di
 }
 
 /* r's index, or NULL with the message and *pe set. */
-static st_index *random_index(simtrace_reader *r, const char *what, simtrace_error *pe)
+st_index *api_random_index(simtrace_reader *r, const char *what, simtrace_error *pe)
 {
     char *msg = api_reader_msg(r);
     msg[0] = 0;
@@ -117,7 +117,7 @@ SIMTRACE_API simtrace_error simtrace_salvage(simtrace_reader *r, const char *str
     if (!r || !entries_fn)
         return SIMTRACE_E_USAGE;
     simtrace_error pe;
-    st_index *ix = random_index(r, "a salvage", &pe);
+    st_index *ix = api_random_index(r, "a salvage", &pe);
     if (!ix)
         return pe;
     char *msg = api_reader_msg(r);
@@ -166,7 +166,7 @@ SIMTRACE_API simtrace_error simtrace_resume(simtrace_reader *r, uint32_t index, 
     if (!r || !entries_fn)
         return SIMTRACE_E_USAGE;
     simtrace_error pe;
-    st_index *ix = random_index(r, "reading past damage", &pe);
+    st_index *ix = api_random_index(r, "reading past damage", &pe);
     if (!ix)
         return pe;
     char *msg = api_reader_msg(r);
@@ -193,7 +193,7 @@ SIMTRACE_API simtrace_error simtrace_reader_recovery(simtrace_reader *r, simtrac
     if (!r || !info)
         return SIMTRACE_E_USAGE;
     simtrace_error pe;
-    st_index *ix = random_index(r, "the state of repair", &pe);
+    st_index *ix = api_random_index(r, "the state of repair", &pe);
     if (!ix)
         return pe;
     st_recovery rc;

@@ -14,11 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/st_io.h"
 #include "../formats/entry.h"
-#include "../formats/trace_io.h"
-#include "../frames/range.h"
 #include "cli_util.h"
+
+/* The name of the instruction stream beside CPU.read and CPU.write, with
+ * the same prefix (simtrace_export_role: 'I'). */
+#define FETCH_STREAM "fetch"
 
 static const char **sel;
 static unsigned nsel;
@@ -53,9 +54,9 @@ static int holds_all(const char *f)
 
 /* Whether a stream of type t goes into a merged export as format f: the
  * memory streams, and for text event streams too (IMPORT.md 8.6). */
-static int mergeable(const char *f, st_entry_type t)
+static int mergeable(const char *f, uint32_t t)
 {
-    return st_entry_is_memory(t) || (t == ST_TYPE_EVENT && strcmp(f, "text") == 0);
+    return simtrace_type_is_memory((int)t) || (t == SIMTRACE_TYPE_EVENT && strcmp(f, "text") == 0);
 }
 
 /* Append to b (cap bytes) at *m, cut at its end. */
@@ -98,7 +99,6 @@ int cat_spill(int *fd, const char *in_name)
     }
     unlink(path); /* gone with the descriptor, whatever ends the program */
     static uint8_t buf[1 << 20];
-    st_error e = ST_OK;
     for (;;) {
         ssize_t n = read(*fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
@@ -110,7 +110,7 @@ int cat_spill(int *fd, const char *in_name)
         }
         if (n == 0)
             break;
-        if ((e = st_write_all(t, buf, (size_t)n)) != ST_OK) {
+        if (cli_write_all(t, buf, (size_t)n) != 0) {
             cli_msg("%s: cannot copy it to a temporary file in %s to merge through (it needs as much room as "
                     "the container): %s; set TMPDIR to a directory with room, or save the container to a file",
                     in_name, dir, strerror(errno));
@@ -124,15 +124,26 @@ int cat_spill(int *fd, const char *in_name)
     return EXIT_OK;
 }
 
+/* One container of a merge. */
 typedef struct {
-    st_index *ix;
-    const char *file; /* its container, for messages */
-    unsigned si;     /* stream index */
-    uint64_t j, nf;  /* next frame, frames */
-    st_buf buf;
+    simtrace_reader *r;
+    const char *name;
+    simtrace_stream_info *s; /* its streams */
+    unsigned ns;
+    unsigned *pick; /* its streams in the merge */
+    unsigned n;
+} cat_input;
+
+/* Stream si of a merge, read frame by frame through a public cursor (a
+ * cycle range from the frame it starts in: every entry from there on is
+ * checked for a decrease). */
+typedef struct {
+    simtrace_cursor *c;
+    const cat_input *in; /* its container */
+    const simtrace_stream_info *s;
+    const uint8_t *p; /* the entries at hand, of one decoded frame */
     size_t pos, n;
-    uint64_t first;  /* index of the first entry in buf */
-    uint32_t esz;
+    uint64_t first;  /* index of the first entry at p */
     uint64_t last;   /* --cycles: the last cycle seen, to refuse a decrease */
     int seen, done;
 } cursor;
@@ -140,40 +151,68 @@ typedef struct {
 typedef struct {
     cursor *cur;
     const cat_merge_opts *o;
-    st_diag *d;
+    simtrace_input_place at; /* where the failure is */
     const char *bad; /* the container of the cursor that failed: the
-                      * diag's frame and offset are in it */
+                      * place's frame and offset are in it */
 } mctx;
 
-static st_error cursor_step(mctx *c, cursor *u, const uint8_t **e, uint64_t *index);
+/* A stream's wide values, whose failure's place goes to *at. */
+typedef struct {
+    simtrace_values *v;
+    simtrace_reader *r;
+    simtrace_input_place *at;
+} mvalues;
+
+static simtrace_error merge_value(void *arg, uint64_t entry, const void **value, size_t *len)
+{
+    mvalues *m = arg;
+    simtrace_error e = simtrace_values_get(m->v, entry, value, len);
+    if (e != SIMTRACE_OK)
+        simtrace_reader_place(m->r, m->at);
+    return e;
+}
+
+/* The 48-bit cycle of the memory or event entry at p (its first word,
+ * little-endian, holds the cycle in its low 48 bits). */
+static uint64_t cycle_of(const uint8_t *p)
+{
+    uint64_t c = 0;
+    for (int i = 5; i >= 0; i--)
+        c = c << 8 | p[i];
+    return c;
+}
+
+static simtrace_error cursor_step(mctx *c, cursor *u, const uint8_t **e, uint64_t *index);
 
 static simtrace_error cursor_next(void *arg, unsigned k, const void **e, uint64_t *index)
 {
     mctx *c = arg;
     const uint8_t *p;
-    st_error err = cursor_step(c, &c->cur[k], &p, index);
+    simtrace_error err = cursor_step(c, &c->cur[k], &p, index);
     *e = p;
-    if (err != ST_OK)
-        c->bad = c->cur[k].file;
-    return (simtrace_error)err;
+    if (err != SIMTRACE_OK)
+        c->bad = c->cur[k].in->name;
+    return err;
 }
 
 /* The next entry of cursor u within the range (*e NULL at its end). */
-static st_error cursor_step(mctx *c, cursor *u, const uint8_t **e, uint64_t *index)
+static simtrace_error cursor_step(mctx *c, cursor *u, const uint8_t **e, uint64_t *index)
 {
     int cycles = c->o->range == CAT_RANGE_CYCLES;
     *e = NULL;
     for (;;) {
         if (u->done)
-            return ST_OK;
+            return SIMTRACE_OK;
         if (u->pos < u->n) {
-            const uint8_t *p = u->buf.data + u->pos * u->esz;
-            uint64_t cyc = st_load64(p) & ST_CYCLE_MASK;
+            const uint8_t *p = u->p + u->pos * u->s->entry_size;
+            uint64_t cyc = cycle_of(p);
             if (cycles) {
                 if (u->seen && cyc < u->last) {
-                    const st_stream_info *s = st_index_stream(u->ix, u->si);
-                    return st_diag_set(c->d, ST_E_CORRUPT, "cycles decrease at entry %" PRIu64 " of stream '%s'; "
-                                       "--cycles needs non-decreasing cycles", u->first + u->pos, s->name);
+                    char why[SIMTRACE_NAME_MAX + 128];
+                    snprintf(why, sizeof why, "cycles decrease at entry %" PRIu64 " of stream '%s'; --cycles needs "
+                             "non-decreasing cycles", u->first + u->pos, u->s->name);
+                    cli_place(&c->at, why); /* cut as the place's detail is */
+                    return SIMTRACE_E_CORRUPT;
                 }
                 u->seen = 1;
                 u->last = cyc;
@@ -183,32 +222,46 @@ static st_error cursor_step(mctx *c, cursor *u, const uint8_t **e, uint64_t *ind
                 }
                 if (cyc >= c->o->hi) {
                     u->done = 1;
-                    return ST_OK;
+                    return SIMTRACE_OK;
                 }
             }
             *e = p;
             *index = u->first + u->pos++;
-            return ST_OK;
+            return SIMTRACE_OK;
         }
-        if (u->j >= u->nf) {
+        const void *p;
+        uint64_t n;
+        simtrace_error err = simtrace_cursor_peek(u->c, &p, &n, &u->first);
+        if (err != SIMTRACE_OK) {
+            simtrace_reader_place(u->in->r, &c->at);
+            return err;
+        }
+        if (n == 0) {
             u->done = 1;
-            return ST_OK;
+            return SIMTRACE_OK;
         }
-        const st_frame_ref *r = st_index_stream_frame(u->ix, u->si, u->j++);
-        RETURN_IF_ERROR(st_index_decode_frame(u->ix, r->ordinal, &u->buf, c->d));
+        u->p = p;
         u->pos = 0;
-        u->n = (size_t)r->count;
-        u->first = r->first_entry;
+        u->n = (size_t)n;
     }
 }
 
-/* Whether a vblock stream holds the wide values of stream id. */
-static int owns_values(st_index *ix, uint32_t id)
+/* Open cursor u on stream si of input in: from the frame a cycle range
+ * starts in (o->lo), or from the first entry. */
+static simtrace_error cursor_open(cursor *u, const cat_input *in, unsigned si, const cat_merge_opts *o,
+                                  simtrace_input_place *at)
 {
-    for (unsigned i = 0; i < st_index_stream_count(ix); i++)
-        if (st_index_stream(ix, i)->type == ST_TYPE_VBLOCK && st_index_stream(ix, i)->owner == id)
-            return 1;
-    return 0;
+    u->in = in;
+    u->s = &in->s[si];
+    simtrace_range from = {SIMTRACE_RANGE_ENTRIES, 0, 0, UINT64_MAX};
+    uint64_t k;
+    simtrace_frame_info fi;
+    if (o->range == CAT_RANGE_CYCLES && simtrace_reader_find_cycle_frame(in->r, si, o->lo, &k) == SIMTRACE_OK)
+        from.lo = simtrace_reader_frame_info(in->r, si, k, &fi) == SIMTRACE_OK ? fi.first_entry : u->s->entries;
+    simtrace_error e = simtrace_cursor_open(&u->c, in->r, u->s->name, &from);
+    if (e != SIMTRACE_OK)
+        simtrace_reader_place(in->r, at);
+    return e;
 }
 
 static int picked(const unsigned *pick, unsigned n, unsigned si)
@@ -248,45 +301,53 @@ void cat_salvage_note(const cat_merge_opts *o, const st_reader *r, uint32_t chos
                 "%u not written (%s); salvage each with -s NAME", o->in_name, name, o->format, left, names);
 }
 
+/* The stream named name in input in, or -1. */
+static int find(const cat_input *in, const char *name)
+{
+    uint32_t i;
+    return simtrace_reader_find_stream(in->r, name, &i) == SIMTRACE_OK ? (int)i : -1;
+}
+
 /* The fetch stream beside stream si: the name's prefix and "fetch" where
  * the name ends in "read" or "write" (the pairing export_merge.c follows),
  * or -1. */
-static int fetch_of(st_index *ix, unsigned si)
+static int fetch_of(const cat_input *in, unsigned si)
 {
-    const char *nm = st_index_stream(ix, si)->name;
+    const char *nm = in->s[si].name;
     size_t l = strlen(nm), p = SIZE_MAX;
     if (l >= 4 && strcmp(nm + l - 4, "read") == 0)
         p = l - 4;
     else if (l >= 5 && strcmp(nm + l - 5, "write") == 0)
         p = l - 5;
     char f[512];
-    if (p == SIZE_MAX || p + sizeof ST_FETCH_STREAM > sizeof f)
+    if (p == SIZE_MAX || p + sizeof FETCH_STREAM > sizeof f)
         return -1;
     memcpy(f, nm, p);
-    memcpy(f + p, ST_FETCH_STREAM, sizeof ST_FETCH_STREAM);
-    return st_index_find_stream(ix, f);
+    memcpy(f + p, FETCH_STREAM, sizeof FETCH_STREAM);
+    return find(in, f);
 }
 
 /* lackey, din, xdin: the fetch stream of every read or write stream picked
  * comes with it, as its instruction records give the entries their cycles
  * and ips, and lackey's M records, back on import; --no-fetch leaves it
  * out, with a note on what is lost. */
-static void with_fetch(st_index *ix, const cat_merge_opts *o, const char *in_name, unsigned *pick, unsigned *n)
+static void with_fetch(const cat_input *in, const cat_merge_opts *o, const char *in_name, unsigned *pick,
+                       unsigned *n)
 {
     if (!holds_all(o->format))
         return;
     unsigned asked = *n;
-    for (unsigned f = 0; f < st_index_stream_count(ix); f++) {
+    for (unsigned f = 0; f < in->ns; f++) {
         int beside = 0;
         for (unsigned i = 0; i < asked && !beside; i++)
-            beside = fetch_of(ix, pick[i]) == (int)f;
+            beside = fetch_of(in, pick[i]) == (int)f;
         if (!beside || picked(pick, *n, f))
             continue;
         if (!o->no_fetch)
             add(pick, n, f);
         else if (!o->quiet)
             cli_msg("%s: note: --no-fetch: the instruction records of stream '%s' are not written, so an import of "
-                    "this %s file gives every entry cycle 0 and ip 0%s", in_name, st_index_stream(ix, f)->name,
+                    "this %s file gives every entry cycle 0 and ip 0%s", in_name, in->s[f].name,
                     o->format, strcmp(o->format, "lackey") == 0 ? ", and each M record back as an L and an S" : "");
     }
 }
@@ -295,18 +356,17 @@ static void with_fetch(st_index *ix, const cat_merge_opts *o, const char *in_nam
  * else a list split at commas; found[a] counts the containers where the
  * a-th name (or list) was found.  A name missing from ix is an error when
  * ix is the only container.  Returns an exit status (EXIT_OK). */
-static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, int only, unsigned *pick,
+static int resolve(const cat_input *in, const cat_merge_opts *o, const char *in_name, int only, unsigned *pick,
                    unsigned *n, unsigned *found)
 {
-    unsigned ns = st_index_stream_count(ix);
     *n = 0;
     if (nsel == 0 || o->all)
-        for (unsigned i = 0; i < ns; i++)
-            if (mergeable(o->format, st_index_stream(ix, i)->type) &&
-                !(o->no_fetch && holds_all(o->format) && simtrace_export_role(st_index_stream(ix, i)->name) == 'I'))
+        for (unsigned i = 0; i < in->ns; i++)
+            if (mergeable(o->format, in->s[i].type) &&
+                !(o->no_fetch && holds_all(o->format) && simtrace_export_role(in->s[i].name) == 'I'))
                 add(pick, n, i);
     for (unsigned a = 0; a < nsel; a++) {
-        int si = st_index_find_stream(ix, sel[a]);
+        int si = find(in, sel[a]);
         if (si >= 0) {
             found[a]++;
             if (!add(pick, n, (unsigned)si) && !o->all) {
@@ -326,7 +386,7 @@ static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, i
             }
             memcpy(name, s, l);
             name[l] = 0;
-            si = st_index_find_stream(ix, name);
+            si = find(in, name);
             if (si < 0 && only) {
                 cli_msg("%s: no stream named '%s' (see --list)", in_name, name);
                 return EXIT_DATA;
@@ -344,28 +404,12 @@ static int resolve(st_index *ix, const cat_merge_opts *o, const char *in_name, i
         }
         found[a] += (unsigned)any;
     }
-    with_fetch(ix, o, in_name, pick, n);
+    with_fetch(in, o, in_name, pick, n);
     return EXIT_OK;
 }
 
 /* errno is kept for the message */
-static int write_fd(void *arg, const void *buf, size_t n) { return st_write_all(*(const int *)arg, buf, n) != ST_OK; }
-
-simtrace_error cat_index_value(void *vals, uint64_t index, const void **value, size_t *len)
-{
-    const uint8_t *p = NULL;
-    st_error e = st_values_get(vals, index, &p, len);
-    *value = p;
-    return (simtrace_error)e;
-}
-
-/* One container of a merge. */
-typedef struct {
-    st_index *ix;
-    const char *name;
-    unsigned *pick; /* its streams in the merge */
-    unsigned n;
-} cat_input;
+static int write_fd(void *arg, const void *buf, size_t n) { return cli_write_all(*(const int *)arg, buf, n); }
 
 /* After a merge of input c read through its frame headers (no directory):
  * 1 when entries the merge asked for are not in the file, with a message
@@ -375,15 +419,16 @@ typedef struct {
  * it (the test the one-stream export makes, simtrace_cat.c say_cut_loss). */
 static int cut_loss(const cat_input *c, const cat_merge_opts *o)
 {
-    if (st_index_frames_after(c->ix))
+    simtrace_recovery_info ri;
+    simtrace_cut_frame f;
+    if (simtrace_reader_recovery(c->r, &ri) == SIMTRACE_OK && ri.frames_after)
         return 1;
-    const st_frame_ref *f = st_index_cut_frame(c->ix);
-    if (!f || (o->range == CAT_RANGE_CYCLES && o->hi <= f->first_cycle))
+    if (simtrace_reader_cut_frame(c->r, &f) != SIMTRACE_OK ||
+        (o->range == CAT_RANGE_CYCLES && o->hi <= f.first_cycle))
         return 0;
     for (unsigned i = 0; i < c->n; i++) {
-        const st_stream_info *s = st_index_stream(c->ix, c->pick[i]);
-        if (s->id == f->stream) {
-            cli_say_cut_loss(c->name, f->first_entry, f->count, f->offset, s->name);
+        if (c->pick[i] == f.stream) {
+            cli_say_cut_loss(c->name, f.first_entry, f.entries, f.offset, c->s[f.stream].name);
             return 1;
         }
     }
@@ -406,14 +451,14 @@ static void say_one_kind(const cat_input *in, unsigned nc, const cat_merge_opts 
         unsigned same = 0;
         for (unsigned c = 0; c < nc; c++)
             for (unsigned i = 0; i < in[c].n; i++)
-                same += simtrace_export_role(st_index_stream(in[c].ix, in[c].pick[i])->name) == kinds[k].role;
+                same += simtrace_export_role(in[c].s[in[c].pick[i]].name) == kinds[k].role;
         if (same < 2)
             continue;
         put(note, sizeof note, &m, "%s%s of ", m ? "; " : "", kinds[k].what);
         unsigned j = 0;
         for (unsigned c = 0; c < nc; c++)
             for (unsigned i = 0; i < in[c].n; i++) {
-                const char *nm = st_index_stream(in[c].ix, in[c].pick[i])->name;
+                const char *nm = in[c].s[in[c].pick[i]].name;
                 if (simtrace_export_role(nm) == kinds[k].role)
                     put(note, sizeof note, &m, "%s%s%s%s", j++ ? ", " : "", nc > 1 ? in[c].name : "",
                         nc > 1 ? ":" : "", nm);
@@ -451,14 +496,13 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     }
     for (unsigned c = 0; c < nc; c++)
         for (unsigned i = 0; i < in[c].n; i++) {
-            st_index *ix = in[c].ix;
-            const st_stream_info *s = st_index_stream(ix, in[c].pick[i]);
+            const simtrace_stream_info *s = &in[c].s[in[c].pick[i]];
             if (!mergeable(o->format, s->type)) {
                 cli_msg("%s: stream '%s' of type %s cannot be written as %s", in[c].name, s->name, s->type_name,
                         o->format);
                 return EXIT_USAGE;
             }
-            if (o->range == CAT_RANGE_CYCLES && !st_index_keys_ordered(ix, in[c].pick[i])) {
+            if (o->range == CAT_RANGE_CYCLES && !s->cycles_ordered) {
                 cli_msg("%s: the cycles of stream '%s' decrease between frames; --cycles needs non-decreasing "
                         "cycles", in[c].name, s->name);
                 return EXIT_DATA;
@@ -469,13 +513,12 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
         char note[1024];
         size_t m = 0;
         unsigned left = 0;
-        for (unsigned i = 0; i < st_index_stream_count(in[c].ix); i++) {
-            const st_stream_info *s = st_index_stream(in[c].ix, i);
+        for (unsigned i = 0; i < in[c].ns; i++) {
+            const simtrace_stream_info *s = &in[c].s[i];
             int inside = picked(in[c].pick, in[c].n, i);
             for (unsigned k = 0; k < in[c].n; k++)
                 /* text writes a picked stream's wide values whole */
-                inside |= strcmp(o->format, "text") == 0 && s->type == ST_TYPE_VBLOCK &&
-                          st_index_stream(in[c].ix, in[c].pick[k])->id == s->owner;
+                inside |= strcmp(o->format, "text") == 0 && s->type == SIMTRACE_TYPE_VBLOCK && in[c].pick[k] == s->owner;
             if (inside)
                 continue;
             if (m < sizeof note - 1)
@@ -494,68 +537,62 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     char **qual = nc > 1 ? calloc(n, sizeof *qual) : NULL;
     /* the whole values of wide entries, which text writes (6.3), each
      * stream's from its vblock companion through the directory */
-    st_values *vals = calloc(n, sizeof *vals);
+    mvalues *vals = calloc(n, sizeof *vals);
     simtrace_export_value_fn *vf = calloc(n, sizeof *vf);
     void **va = calloc(n, sizeof *va);
-    st_diag d;
-    st_diag_clear(&d);
-    st_error e = es && cur && (nc == 1 || qual) && vals && vf && va ? ST_OK : ST_E_NOMEM;
+    mctx c = {cur, o, {0}, NULL};
+    cli_place(&c.at, "");
+    simtrace_error e = es && cur && (nc == 1 || qual) && vals && vf && va ? SIMTRACE_OK : SIMTRACE_E_NOMEM;
     unsigned j = 0;
-    for (unsigned c = 0; c < nc && e == ST_OK; c++)
-        for (unsigned i = 0; i < in[c].n; i++, j++) {
-            st_index *ix = in[c].ix;
-            const st_stream_info *s = st_index_stream(ix, in[c].pick[i]);
+    for (unsigned k = 0; k < nc && e == SIMTRACE_OK; k++)
+        for (unsigned i = 0; i < in[k].n && e == SIMTRACE_OK; i++, j++) {
+            uint32_t si = in[k].pick[i];
+            const simtrace_stream_info *s = &in[k].s[si];
             const char *name = s->name;
             if (qual) {
                 /* "FILE:NAME": the same names in several containers stay
                  * apart, and a fetch stream finds its reads and writes in
                  * its own container (formats/IMPORT.md 8.6) */
-                size_t l = strlen(in[c].name) + strlen(s->name) + 2;
+                size_t l = strlen(in[k].name) + strlen(s->name) + 2;
                 if (!(qual[j] = malloc(l))) {
-                    e = ST_E_NOMEM;
+                    e = SIMTRACE_E_NOMEM;
                     break;
                 }
-                snprintf(qual[j], l, "%s:%s", in[c].name, s->name);
+                snprintf(qual[j], l, "%s:%s", in[k].name, s->name);
                 name = qual[j];
             }
-            es[j] = (simtrace_export_stream){name, (uint32_t)s->type, s->entry_size, s->header, s->header_len};
-            if (owns_values(ix, s->id)) {
-                st_values_init(&vals[j], ix, in[c].pick[i], &d);
-                vf[j] = cat_index_value;
+            es[j] = (simtrace_export_stream){name, s->type, s->entry_size, NULL, 0};
+            simtrace_reader_stream_header(in[k].r, si, &es[j].header, &es[j].header_len);
+            if (s->values != UINT32_MAX) {
+                vals[j] = (mvalues){NULL, in[k].r, &c.at};
+                if ((e = simtrace_values_open(&vals[j].v, in[k].r, si)) != SIMTRACE_OK)
+                    break;
+                vf[j] = merge_value;
                 va[j] = &vals[j];
             }
-            cur[j].ix = ix;
-            cur[j].file = in[c].name;
-            cur[j].si = in[c].pick[i];
-            cur[j].nf = st_index_stream_frames(ix, in[c].pick[i]);
-            cur[j].esz = s->entry_size;
-            if (o->range == CAT_RANGE_CYCLES)
-                cur[j].j = st_index_lower_key(ix, in[c].pick[i], o->lo);
-            st_buf_init(&cur[j].buf, 0);
+            e = cursor_open(&cur[j], &in[k], si, o, &c.at);
         }
-    mctx c = {cur, o, &d, NULL};
-    if (e == ST_OK) {
+    if (e == SIMTRACE_OK) {
         if (o->verbose)
             cli_msg("merging %u streams of %u container%s by cycle into %s", n, nc, nc == 1 ? "" : "s", o->format);
-        e = (st_error)simtrace_export_merged(o->format, es, n, cursor_next, &c, vf, (void *const *)va, write_fd,
-                                             &out_fd);
+        e = simtrace_export_merged(o->format, es, n, cursor_next, &c, vf, (void *const *)va, write_fd, &out_fd);
     }
     int rc = EXIT_OK;
     /* an input's error names that input (of several, the one whose frame
      * it is); what no input caused (memory, too many streams for text)
      * names none of several */
-    if (e != ST_OK)
-        rc = cli_report(e, &d, e == ST_E_WRITE ? o->out_name : c.bad ? c.bad : nc == 1 ? in[0].name : NULL);
-    for (unsigned k = 0; k < nc && e == ST_OK; k++)
+    if (e != SIMTRACE_OK)
+        rc = cli_report_place(e, &c.at, e == SIMTRACE_E_WRITE ? o->out_name : c.bad ? c.bad : nc == 1 ? in[0].name : NULL);
+    for (unsigned k = 0; k < nc && e == SIMTRACE_OK; k++)
         if (cut_loss(&in[k], o)) {
             /* what could be read is written: the caller keeps it */
             *lost = 1;
             rc = EXIT_DATA;
         }
     for (unsigned i = 0; cur && i < n; i++) {
-        st_buf_free(&cur[i].buf);
-        if (va && va[i])
-            st_values_free(&vals[i]);
+        simtrace_cursor_free(cur[i].c);
+        if (vals)
+            simtrace_values_free(vals[i].v);
         if (qual)
             free(qual[i]);
     }
@@ -568,27 +605,44 @@ static int merge_inputs(cat_input *in, unsigned nc, const cat_merge_opts *o, int
     return rc;
 }
 
-int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd, int *lost)
+/* The streams of in->r into in->s, and room for its picks.  Returns an
+ * exit status (message printed). */
+static int input_streams(cat_input *in)
 {
-    *lost = 0;
-    int several = o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',') && st_index_find_stream(ix, sel[0]) < 0);
-    if (!several && !holds_all(o->format))
-        return -1;
-    unsigned ns = st_index_stream_count(ix), *found = calloc(nsel + 1, sizeof *found);
-    cat_input in = {ix, o->in_name, calloc(ns + 1, sizeof(unsigned)), 0};
-    if (!in.pick || !found) {
-        free(in.pick);
-        free(found);
+    uint32_t ns = 0;
+    simtrace_reader_stream_count(in->r, &ns);
+    in->ns = ns;
+    in->s = calloc(ns + 1, sizeof *in->s);
+    in->pick = calloc(ns + 1, sizeof *in->pick);
+    if (!in->s || !in->pick) {
         cli_msg("out of memory");
         return EXIT_DATA;
     }
-    int rc = resolve(ix, o, o->in_name, 1, in.pick, &in.n, found);
+    for (uint32_t i = 0; i < ns; i++)
+        simtrace_reader_stream_info(in->r, i, &in->s[i]);
+    return EXIT_OK;
+}
+
+int cat_merge(simtrace_reader *r, const cat_merge_opts *o, int out_fd, int *lost)
+{
+    *lost = 0;
+    cat_input in = {r, o->in_name, NULL, 0, NULL, 0};
+    int several = o->all || nsel > 1 || (nsel == 1 && strchr(sel[0], ',') && find(&in, sel[0]) < 0);
+    if (!several && !holds_all(o->format))
+        return -1;
+    unsigned *found = calloc(nsel + 1, sizeof *found);
+    int rc = found ? input_streams(&in) : EXIT_DATA;
+    if (!found)
+        cli_msg("out of memory");
+    if (rc == EXIT_OK)
+        rc = resolve(&in, o, o->in_name, 1, in.pick, &in.n, found);
     free(found);
     if (rc == EXIT_OK && in.n <= 1 && !several)
         rc = -1; /* one stream, or none, after all: the one-stream export */
     else if (rc == EXIT_OK)
         rc = merge_inputs(&in, 1, o, out_fd, lost);
     free(in.pick);
+    free(in.s);
     return rc;
 }
 
@@ -602,13 +656,11 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
         cli_msg("out of memory");
     for (unsigned c = 0; c < nc && rc == EXIT_OK; c++) {
         int fd;
-        st_diag d;
-        st_diag_clear(&d);
         if ((rc = cli_in_open(paths[c], &fd, &in[c].name)) != EXIT_OK || (rc = cat_spill(&fd, in[c].name)) != EXIT_OK)
             break;
-        st_error e = st_index_open(&in[c].ix, fd, &d);
-        if (e != ST_OK) {
-            rc = cli_report(e, &d, in[c].name);
+        simtrace_read_params rp;
+        simtrace_read_params_init(&rp);
+        if ((rc = cli_open_reader(fd, in[c].name, &rp, &in[c].r)) != EXIT_OK) {
             cli_msg("%s: several containers are merged through their directories (regular, complete files)",
                     in[c].name);
             break;
@@ -616,14 +668,9 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
         /* as for one container (simtrace_cat.c): the note on a file read
          * through its frame headers; with complete frames past a damaged
          * header, which are not in the list, even with -q */
-        if (!o->quiet || st_index_frames_after(in[c].ix))
-            cli_note_recovered(in[c].ix, in[c].name);
-        in[c].pick = calloc(st_index_stream_count(in[c].ix) + 1, sizeof(unsigned));
-        if (!in[c].pick) {
-            cli_msg("out of memory");
-            rc = EXIT_DATA;
-        } else
-            rc = resolve(in[c].ix, o, in[c].name, 0, in[c].pick, &in[c].n, found);
+        cli_note_reader(in[c].r, in[c].name, o->quiet);
+        if ((rc = input_streams(&in[c])) == EXIT_OK)
+            rc = resolve(&in[c], o, in[c].name, 0, in[c].pick, &in[c].n, found);
     }
     for (unsigned a = 0; a < nsel && rc == EXIT_OK; a++)
         if (!found[a]) {
@@ -633,8 +680,9 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
     if (rc == EXIT_OK)
         rc = merge_inputs(in, nc, o, out_fd, lost);
     for (unsigned c = 0; in && c < nc; c++) {
-        st_index_free(in[c].ix);
+        simtrace_reader_free(in[c].r);
         free(in[c].pick);
+        free(in[c].s);
     }
     free(found);
     free(in);

@@ -11,14 +11,12 @@
 
 #include "../frames/container.h"
 #include "../include/simtrace.h"
-#include "../frames/recover.h"
 #include "cli_util.h"
 
 /*
- * The messages of cli_util.h for simtrace-cat's errors and indexes, which
- * are still the library's internal ones (issue 21): cli_util.c itself
- * speaks the public API only, so that the other programs use no internal
- * symbol through it.
+ * The message of cli_util.h for simtrace-cat's errors that are still the
+ * library's internal ones (issue 21): cli_util.c itself speaks the public
+ * API only, so that the other programs use no internal symbol through it.
  */
 /* "prog: FILE: ...: what: detail" of e at d (NULL: nothing known). */
 static inline int cli_report(st_error e, const st_diag *d, const char *file)
@@ -28,16 +26,6 @@ static inline int cli_report(st_error e, const st_diag *d, const char *file)
         p = (simtrace_input_place){d->offset, d->line, "", d->frame, d->stream};
     snprintf(p.detail, sizeof p.detail, "%s", d ? d->detail : "");
     return cli_report_place(e, &p, file);
-}
-
-/* When ix was opened by scanning (st_index_recovered), say so on stderr
- * (cli_say_recovered). */
-static inline void cli_note_recovered(const st_index *ix, const char *file)
-{
-    st_recovery rc;
-    st_index_recovery(ix, &rc);
-    if (rc.recovered)
-        cli_say_recovered(file, rc.why.detail, rc.frames, rc.entries, rc.frames_end, rc.file_size, rc.frames_after);
 }
 
 /* Each -s NAME, in order (NAME may list several streams: "read,write"). */
@@ -96,7 +84,7 @@ void cat_salvage_note(const cat_merge_opts *o, const st_reader *r, uint32_t chos
  * with -q): the status is then EXIT_DATA, and the caller keeps the output,
  * as the one-stream export does with what it could read.
  */
-int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd, int *lost);
+int cat_merge(simtrace_reader *r, const cat_merge_opts *o, int out_fd, int *lost);
 
 /*
  * Several containers named on the command line: the streams asked for (or,
@@ -105,9 +93,5 @@ int cat_merge(st_index *ix, const cat_merge_opts *o, int out_fd, int *lost);
  * *lost as for cat_merge, the message naming the container.
  */
 int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, int out_fd, int *lost);
-
-/* The public exporter's value callback over an st_values (frames/range.h)
- * of a stream read through the directory: its wide values. */
-simtrace_error cat_index_value(void *vals, uint64_t index, const void **value, size_t *len);
 
 #endif

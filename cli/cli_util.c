@@ -868,3 +868,45 @@ void cli_json_string(FILE *f, const char *s)
     }
     fputc('"', f);
 }
+
+/* ---- simtrace-cat's shared helpers (simtrace_cat.c, cat_merge.c) ---- */
+
+int cli_write_all(int fd, const void *buf, size_t n)
+{
+    const uint8_t *p = buf;
+    while (n) {
+        /* a write of more than 1 GiB at once is cut short on some systems */
+        ssize_t k = write(fd, p, n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+int cli_open_reader(int fd, const char *file, simtrace_read_params *rp, simtrace_reader **r)
+{
+    rp->keep_failed = 1;
+    simtrace_error e = simtrace_reader_open_fd(r, fd, rp);
+    if (e == SIMTRACE_OK)
+        return EXIT_OK;
+    int saved = errno;
+    simtrace_input_place at;
+    if (!*r || simtrace_reader_place(*r, &at) != SIMTRACE_OK)
+        cli_place(&at, "");
+    simtrace_reader_free(*r);
+    *r = NULL;
+    errno = saved;
+    return cli_report_place(e, &at, file);
+}
+
+void cli_note_reader(simtrace_reader *r, const char *file, int quiet)
+{
+    simtrace_recovery_info ri;
+    if (simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && !ri.complete && (!quiet || ri.frames_after))
+        cli_say_recovered(file, ri.reason, ri.frames, ri.entries, ri.frames_end, ri.file_size, ri.frames_after);
+}

@@ -192,4 +192,20 @@ double cli_now(void);
 /* s as a JSON string, quoted and escaped, to f. */
 void cli_json_string(FILE *f, const char *s);
 
+/* ---- simtrace-cat's shared helpers (simtrace_cat.c, cat_merge.c) ---- */
+
+/* Write the n bytes at buf to fd whole (a write interrupted by a signal is
+ * taken up again).  Returns 0, or -1 with errno set. */
+int cli_write_all(int fd, const void *buf, size_t n);
+
+/* Open a reader on fd with rp (keep_failed set here); a failure is
+ * reported naming file, and where the container is bad.  Returns an exit
+ * status (EXIT_OK: *r is open). */
+int cli_open_reader(int fd, const char *file, simtrace_read_params *rp, simtrace_reader **r);
+
+/* When r read its file through its frame headers (no directory), say so
+ * (cli_say_recovered), not with quiet unless complete frames follow a
+ * damaged frame header (they are not read). */
+void cli_note_reader(simtrace_reader *r, const char *file, int quiet);
+
 #endif

@@ -176,7 +176,7 @@ static st_error out_write(void *arg, const void *buf, size_t n)
 {
     out_t *o = arg;
     o->written += n;
-    return st_write_all(o->fd, buf, n);
+    return cli_write_all(o->fd, buf, n) ? ST_E_WRITE : ST_OK;
 }
 
 /* out_write as an exporter's output (errno kept for the message) */
@@ -210,10 +210,17 @@ static simtrace_export_stream export_stream(const st_stream_info *s)
 
 static int cat_quiet; /* -q */
 
+/* The range as the public API takes it (the kinds are numbered alike). */
+static simtrace_range public_range(const range *rg)
+{
+    return (simtrace_range){(uint32_t)rg->r.kind, 0, rg->r.lo, rg->r.hi};
+}
+
 static void note_entries_past_end(const char *file, const range *rg, const char *stream, uint64_t n)
 {
-    uint64_t from, missing;
-    int past = st_range_entries_past(&rg->r, n, &from, &missing);
+    uint64_t from = 0, missing = 0;
+    simtrace_range pr = public_range(rg);
+    int past = simtrace_range_entries_past(&pr, n, &from, &missing);
     if (cat_quiet || !past)
         return;
     if (past == 1)
@@ -230,7 +237,8 @@ static void note_entries_past_end(const char *file, const range *rg, const char 
 static void note_window_past_end(const char *file, const range *rg, const char *stream, uint64_t frames,
                                  uint64_t last)
 {
-    if (cat_quiet || !st_range_window_past(&rg->r, frames, last))
+    simtrace_range pr = public_range(rg);
+    if (cat_quiet || !simtrace_range_window_past(&pr, frames, last))
         return;
     const char *opt = rg->r.kind == R_CYCLES ? "--cycles" : "--time";
     if (!frames)
@@ -240,61 +248,90 @@ static void note_window_past_end(const char *file, const range *rg, const char *
                 rg->text, rg->r.kind == R_CYCLES ? "cycle" : "frame time", stream, last);
 }
 
-/* The range of stream si through the directory: the library chooses the
- * frames, decodes them (an entry range's last only up to its last entry)
- * and slices them (frames/range.c); this writes and says what is past the
- * end. */
-static st_error cat_index(st_index *ix, unsigned si, const range *rg, out_t *o, int verbose, const char *file,
-                          st_diag *d)
+/* What the public exporter needs of stream si of r. */
+static simtrace_export_stream export_stream_of(const simtrace_reader *r, uint32_t si, const simtrace_stream_info *s)
 {
-    const st_stream_info *s = st_index_stream(ix, si);
-    st_range_iter it;
-    st_diag_clear(d);
-    st_error e = st_range_iter_init(&it, ix, si, &rg->r, d);
-    while (e == ST_OK) {
-        uint64_t first;
-        const uint8_t *p;
-        size_t n;
-        e = st_range_next(&it, &first, &p, &n, d);
-        if (e != ST_OK || n == 0)
+    simtrace_export_stream es = {s->name, s->type, s->entry_size, NULL, 0};
+    simtrace_reader_stream_header(r, si, &es.header, &es.header_len);
+    return es;
+}
+
+/* The error of a cursor as simtrace-cat has always named it: the library's
+ * cursor calls a decrease of cycles SIMTRACE_E_CYCLE_ORDER and a time
+ * range without timestamps SIMTRACE_E_UNSUPPORTED (opening), where the
+ * program says corrupt data and bad usage. */
+static simtrace_error cat_cursor_error(simtrace_error e, const range *rg, int opening)
+{
+    if (e == SIMTRACE_E_CYCLE_ORDER)
+        return SIMTRACE_E_CORRUPT;
+    if (opening && e == SIMTRACE_E_UNSUPPORTED && rg->r.kind == R_TIME)
+        return SIMTRACE_E_USAGE;
+    return e;
+}
+
+/* The range of stream si through the directory: the library's cursor
+ * chooses the frames, decodes them (an entry range's last only up to its
+ * last entry) and slices them; this writes and says what is past the end.
+ * A failure's place goes to *at (nothing known for the output's). */
+static simtrace_error cat_index(simtrace_reader *r, uint32_t si, const range *rg, out_t *o, int verbose,
+                                const char *file, simtrace_input_place *at)
+{
+    simtrace_stream_info s;
+    simtrace_reader_stream_info(r, si, &s);
+    simtrace_range pr = public_range(rg);
+    simtrace_cursor *c = NULL;
+    cli_place(at, "");
+    simtrace_error e = cat_cursor_error(simtrace_cursor_open(&c, r, s.name, &pr), rg, 1);
+    int lib = 1; /* the failure is the library's (the reader says where) */
+    while (e == SIMTRACE_OK) {
+        uint64_t first, n;
+        const void *p;
+        e = cat_cursor_error(simtrace_cursor_peek(c, &p, &n, &first), rg, 0);
+        if (e != SIMTRACE_OK || n == 0)
             break;
-        e = out_entries(o, first, p, n, s->entry_size);
+        e = (simtrace_error)out_entries(o, first, p, (size_t)n, s.entry_size);
+        lib = e != SIMTRACE_E_WRITE; /* else a wide value's */
     }
-    uint64_t decoded = it.decoded;
-    st_range_iter_free(&it);
-    if (e == ST_OK) {
-        uint64_t nf = st_index_stream_frames(ix, si);
-        const st_frame_ref *lf = nf ? st_index_stream_frame(ix, si, nf - 1) : NULL;
-        note_entries_past_end(file, rg, s->name, s->entries);
-        note_window_past_end(file, rg, s->name, nf,
-                             !lf ? 0 : rg->r.kind == R_CYCLES ? lf->last_cycle : lf->last_time);
+    if (e != SIMTRACE_OK && lib)
+        simtrace_reader_place(r, at);
+    uint64_t decoded = 0, bytes = 0;
+    if (c)
+        simtrace_cursor_frames_decoded(c, &decoded);
+    simtrace_cursor_free(c);
+    if (e == SIMTRACE_OK) {
+        simtrace_frame_info lf;
+        int any = s.frames && simtrace_reader_frame_info(r, si, s.frames - 1, &lf) == SIMTRACE_OK;
+        note_entries_past_end(file, rg, s.name, s.entries);
+        note_window_past_end(file, rg, s.name, s.frames, !any ? 0 : rg->r.kind == R_CYCLES ? lf.last_cycle : lf.last_time);
     }
-    if (verbose)
+    if (verbose) {
+        simtrace_reader_bytes_read(r, &bytes);
         cli_msg("decoded %" PRIu64 " of the %" PRIu64 " frames of stream '%s'; read %" PRIu64
-                " bytes of directory and descriptors", decoded, st_index_stream_frames(ix, si), s->name,
-                st_index_bytes_read(ix));
+                " bytes of directory and descriptors", decoded, s.frames, s.name, bytes);
+    }
     return e;
 }
 
 /* A file without footer read through its frame headers: when the frame
- * cut off at its end belongs to the stream read and the range would have
- * taken from it, say which entries are lost.  Returns 1 when it did, or
- * when complete frames follow a damaged header (cli_note_recovered() has
- * said so). */
-static int say_cut_loss(const st_index *ix, const st_stream_info *s, const range *rg, const char *file)
+ * cut off at its end belongs to stream si and the range would have taken
+ * from it, say which entries are lost.  Returns 1 when it did, or when
+ * complete frames follow a damaged header (cli_note_reader() has said
+ * so). */
+static int say_cut_loss(simtrace_reader *r, uint32_t si, const char *name, const range *rg, const char *file)
 {
+    simtrace_recovery_info ri;
+    simtrace_cut_frame c;
     /* complete frames after a damaged header, not read: of any stream */
-    if (st_index_frames_after(ix))
+    if (simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && ri.frames_after)
         return 1;
-    const st_frame_ref *c = st_index_cut_frame(ix);
-    if (!c || c->stream != s->id)
+    if (simtrace_reader_cut_frame(r, &c) != SIMTRACE_OK || c.stream != si)
         return 0;
     int touched = rg->r.kind == R_NONE ||
-                  (rg->r.kind == R_ENTRIES && rg->r.hi > c->first_entry) ||
-                  (rg->r.kind == R_CYCLES && rg->r.hi > c->first_cycle) ||
-                  (rg->r.kind == R_TIME && (c->flags & 1) && rg->r.hi > c->first_time);
+                  (rg->r.kind == R_ENTRIES && rg->r.hi > c.first_entry) ||
+                  (rg->r.kind == R_CYCLES && rg->r.hi > c.first_cycle) ||
+                  (rg->r.kind == R_TIME && c.has_time && rg->r.hi > c.first_time);
     if (touched)
-        cli_say_cut_loss(file, c->first_entry, c->count, c->offset, s->name);
+        cli_say_cut_loss(file, c.first_entry, c.entries, c.offset, name);
     return touched;
 }
 
@@ -343,7 +380,7 @@ static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
 {
     if (!lf.frames || r->kind != ST_FRAME_REF_DATA)
         return;
-    int keyed = st_entry_has_key(s->type), timed = r->flags & 1;
+    int keyed = simtrace_type_has_cycles((int)s->type), timed = r->flags & 1;
     if (lf.json) {
         fputs(lf.printed ? ",\n  {\"stream\": " : "\n  {\"stream\": ", f);
         cli_json_string(f, s->name);
@@ -383,7 +420,7 @@ static void list_json_streams(FILE *f, const st_stream_info *s, unsigned n, cons
         cli_json_string(f, s[i].type_name);
         fprintf(f, ", \"entries\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
                    ", \"stored_bytes\": %" PRIu64, s[i].entries, s[i].frames, s[i].entries * s[i].entry_size, stored[i]);
-        if (st_entry_has_key(s[i].type) && s[i].frames)
+        if (simtrace_type_has_cycles((int)s[i].type) && s[i].frames)
             fprintf(f, ", \"first_cycle\": %" PRIu64 ", \"last_cycle\": %" PRIu64, fc[i], lc[i]);
         fputc('}', f);
     }
@@ -983,7 +1020,7 @@ static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint6
     for (unsigned i = 0; i < n; i++) {
         uint64_t raw = s[i].entries * s[i].entry_size;
         char fcs[24] = "-", lcs[24] = "-";
-        if (st_entry_has_key(s[i].type) && s[i].frames) {
+        if (simtrace_type_has_cycles((int)s[i].type) && s[i].frames) {
             snprintf(fcs, sizeof fcs, "%" PRIu64, fc[i]);
             snprintf(lcs, sizeof lcs, "%" PRIu64, lc[i]);
         }
@@ -991,20 +1028,6 @@ static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint6
                 s[i].type_name, s[i].entries, s[i].frames, raw, stored[i],
                 stored[i] ? (double)raw / (double)stored[i] : 0.0, fcs, lcs);
     }
-}
-
-/* The failure of an open kept by keep_failed, as cli_report takes it. */
-static void place_diag(const simtrace_reader *r, st_diag *d)
-{
-    simtrace_input_place at;
-    st_diag_clear(d);
-    if (simtrace_reader_place(r, &at) != SIMTRACE_OK)
-        return;
-    d->offset = at.offset;
-    d->frame = at.frame;
-    d->stream = at.stream;
-    d->line = at.line;
-    snprintf(d->detail, sizeof d->detail, "%s", at.detail);
 }
 
 /* A frame of the public reader as list_frame takes it: frame k of its
@@ -1030,27 +1053,18 @@ static int list_file(int fd, const char *file, int quiet)
 {
     simtrace_read_params rp;
     simtrace_read_params_init(&rp);
-    rp.keep_failed = 1;
     simtrace_reader *r = NULL;
-    simtrace_error e = simtrace_reader_open_fd(&r, fd, &rp);
-    if (e != SIMTRACE_OK) {
-        int saved = errno;
-        st_diag d;
-        place_diag(r, &d);
-        simtrace_reader_free(r);
-        errno = saved;
-        return cli_report((st_error)e, &d, file);
-    }
-    simtrace_recovery_info ri;
-    if (simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && !ri.complete && (!quiet || ri.frames_after))
-        cli_say_recovered(file, ri.reason, ri.frames, ri.entries, ri.frames_end, ri.file_size, ri.frames_after);
+    int rc = cli_open_reader(fd, file, &rp, &r);
+    if (rc != EXIT_OK)
+        return rc;
+    cli_note_reader(r, file, quiet);
     uint32_t n = 0;
     simtrace_reader_stream_count(r, &n);
     simtrace_stream_info *info = calloc(n + 1, sizeof *info);
     st_stream_info *s = calloc(n + 1, sizeof *s);
     uint64_t *stored = calloc(n + 1, sizeof *stored), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
     uint64_t nf = 0;
-    int rc = info && s && stored && fc && lc ? EXIT_OK : EXIT_DATA;
+    rc = info && s && stored && fc && lc ? EXIT_OK : EXIT_DATA;
     for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
         simtrace_reader_stream_info(r, i, &info[i]);
         st_stream_info *si = &s[i];
@@ -1091,7 +1105,7 @@ static int list_file(int fd, const char *file, int quiet)
         for (uint64_t k = 0; k < m; k++)
             list_frame(stdout, &s[pos[fr[k].stream]], &fr[k]);
         print_list(stdout, s, n, stored, fc, lc);
-        rc = fflush(stdout) == 0 ? EXIT_OK : cli_report(ST_E_WRITE, NULL, "(stdout)");
+        rc = fflush(stdout) == 0 ? EXIT_OK : cli_report_place(SIMTRACE_E_WRITE, NULL, "(stdout)");
     }
     free(fr);
     free(info);
@@ -1156,84 +1170,77 @@ static cat_merge_opts merge_opts(const char *in_name, const char *out_path, cons
     return mo;
 }
 
-/* One stream of a regular file through its directory (ix, freed here):
+/* One stream of a regular file through its directory (r, freed here):
  * a range, a whole stream with wide values, or that of a recovered
  * index, to o.  Returns an exit status, or -1 when the whole stream is
  * read sequentially instead: *stream then names it, and in_fd is back
  * at its start. */
-static int export_index(st_index *ix, int in_fd, const char *in_name, const char **stream, const char *out_path,
-                        const char *format, int raw, const range *rg, int verbose, out_t *o)
+static int export_index(simtrace_reader *r, int in_fd, const char *in_name, const char **stream,
+                        const char *out_path, const char *format, int raw, const range *rg, int verbose, out_t *o)
 {
-    st_diag d;
-    st_diag_clear(&d);
-    st_error e = ST_OK;
+    simtrace_input_place at;
+    cli_place(&at, "");
+    simtrace_error e = SIMTRACE_OK;
     int rc = EXIT_OK;
-    st_values vals; /* wide values of the chosen stream, through the index */
-    int have_vals = 0;
-    const st_stream_info *chosen = NULL;
-    int si = -1;
-    if (*stream) {
-        si = st_index_find_stream(ix, *stream);
-        if (si < 0) {
+    simtrace_values *vals = NULL; /* wide values of the chosen stream, through the index */
+    simtrace_stream_info chosen;
+    uint32_t si = 0;
+    if (simtrace_reader_find_stream(r, *stream, &si) != SIMTRACE_OK) {
+        if (*stream)
             cli_msg("%s: no stream named '%s' (see --list)", in_name, *stream);
-            e = ST_E_BAD_STREAM;
-        }
-    } else {
-        si = st_index_default_stream(ix);
-        if (si < 0) {
+        else
             cli_msg("%s: the container holds no stream", in_name);
-            e = ST_E_BAD_STREAM;
-        }
+        e = SIMTRACE_E_BAD_STREAM;
     }
-    if (e == ST_OK) {
-        chosen = st_index_stream(ix, (unsigned)si);
-        st_values_init(&vals, ix, (unsigned)si, &d);
-        have_vals = 1;
+    if (e == SIMTRACE_OK) {
+        simtrace_reader_stream_info(r, si, &chosen);
+        simtrace_recovery_info ri;
+        simtrace_reader_recovery(r, &ri);
         /* a recovered index lists only the complete frames; the
          * sequential reader would also meet the cut at the end */
-        if (rg->r.kind == R_NONE && (raw || vals.vs < 0) && !st_index_recovered(ix, NULL, NULL)) {
+        if (rg->r.kind == R_NONE && (raw || chosen.values == UINT32_MAX) && ri.complete) {
             /* the whole stream: the sequential reader decodes on every
              * thread; wide values need the index, so not for them */
             static char whole[256];
-            snprintf(whole, sizeof whole, "%s", chosen->name);
+            snprintf(whole, sizeof whole, "%s", chosen.name);
             *stream = whole;
-            st_values_free(&vals);
-            st_index_free(ix);
+            simtrace_reader_free(r);
             if (lseek(in_fd, 0, SEEK_SET) != 0) {
                 cli_out_abort();
-                d.offset = 0;
-                return cli_report(ST_E_SEEK, &d, in_name);
+                at.offset = 0;
+                return cli_report_place(SIMTRACE_E_SEEK, &at, in_name);
             }
             return -1;
         }
-        if (!raw) {
-            simtrace_export_stream es = export_stream(chosen);
-            e = out_exporter(o, format, &es, cat_index_value, &vals);
-            if (e == ST_E_UNSUPPORTED) {
+        if (!raw && chosen.values != UINT32_MAX && (e = simtrace_values_open(&vals, r, si)) != SIMTRACE_OK)
+            rc = cli_report_place(e, NULL, in_name);
+        if (!raw && e == SIMTRACE_OK) {
+            simtrace_export_stream es = export_stream_of(r, si, &chosen);
+            e = (simtrace_error)out_exporter(o, format, &es, vals ? simtrace_values_get : NULL, vals);
+            if (e == SIMTRACE_E_UNSUPPORTED) {
                 /* the format chosen cannot hold this stream: bad usage */
-                cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen->name,
-                        chosen->type_name, format);
-                e = ST_E_USAGE;
-            } else if (e != ST_OK) {
-                rc = cli_report(e, NULL, in_name);
+                cli_msg("%s: stream '%s' of type %s cannot be written as %s", in_name, chosen.name,
+                        chosen.type_name, format);
+                e = SIMTRACE_E_USAGE;
+            } else if (e != SIMTRACE_OK) {
+                rc = cli_report_place(e, NULL, in_name);
             }
         }
-        if (e == ST_OK) {
-            e = cat_index(ix, (unsigned)si, rg, o, verbose, in_name, &d);
-            if (e == ST_OK && o->x)
-                e = (st_error)simtrace_exporter_finish(o->x);
-            if (e != ST_OK && e != ST_E_BAD_STREAM)
-                rc = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
+        if (e == SIMTRACE_OK) {
+            e = cat_index(r, si, rg, o, verbose, in_name, &at);
+            if (e == SIMTRACE_OK && o->x)
+                e = simtrace_exporter_finish(o->x);
+            if (e != SIMTRACE_OK && e != SIMTRACE_E_BAD_STREAM)
+                rc = cli_report_place(e, &at, e == SIMTRACE_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
         }
     }
-    int lost = e == ST_OK && chosen && say_cut_loss(ix, chosen, rg, in_name);
+    int lost = e == SIMTRACE_OK && say_cut_loss(r, si, chosen.name, rg, in_name);
     simtrace_exporter_free(o->x);
-    if (have_vals)
-        st_values_free(&vals);
-    st_index_free(ix);
-    if (e != ST_OK) {
+    simtrace_values_free(vals);
+    simtrace_reader_free(r);
+    if (e != SIMTRACE_OK) {
         cli_out_abort();
-        return e == ST_E_BAD_STREAM ? EXIT_DATA : (e == ST_E_USAGE ? EXIT_USAGE : rc);
+        return e == SIMTRACE_E_BAD_STREAM ? EXIT_DATA : (e == SIMTRACE_E_USAGE ? EXIT_USAGE : rc);
     }
     rc = cli_out_commit();
     return rc != EXIT_OK ? rc : lost ? EXIT_DATA : EXIT_OK;
@@ -1379,6 +1386,90 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     return status;
 }
 
+/* The end of a merge (cat_merge.c) that returned status rc: entries lost
+ * in an input (lost) keep what could be read, with that status. */
+static int merge_done(int rc, int lost)
+{
+    if (rc != EXIT_OK && !lost) {
+        cli_out_abort();
+        return rc;
+    }
+    int cr = cli_out_commit();
+    return cr != EXIT_OK ? cr : rc;
+}
+
+/* What reading one container takes of the options. */
+typedef struct {
+    const char *out_path, *format;
+    const char *stream; /* -s NAME or NULL; cat_file may name the whole stream it leaves to the sequential reader */
+    int force, verbose, quiet, list, verify, salvage, stats, ignore_check, raw;
+    unsigned threads;
+    uint64_t memlimit;
+    const range *rg;
+} cat_opts;
+
+/*
+ * One container (in_fd, named in_name; *regular: a regular file) through
+ * the library's random access where it can: --salvage and --list of a
+ * regular file, --stats, a merge of several streams (a pipe first held in
+ * a temporary file: *in_fd and *regular then say so), and a range or a
+ * whole stream with wide values through the directory.  Opens the output
+ * into o->fd when the run writes entries.  Returns an exit status, or -1
+ * when the sequential reader is to read the input (from its start):
+ * co->stream then names the stream when it was chosen here.
+ */
+static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const char *in_name, int *regular, out_t *o)
+{
+    int want_out = !co->list && !co->verify, rc;
+    const range *rg = co->rg;
+    if (want_out && !*regular && !co->salvage && !co->stats && cat_merge_needs_index(mo)) {
+        /* a merge goes through the directory: a pipe is held in a file */
+        if ((rc = cat_spill(in_fd, in_name)) != EXIT_OK)
+            return rc;
+        *regular = 1;
+    }
+    /* --salvage of a regular file: frame by frame through its index */
+    if (*regular && co->salvage && co->raw && rg->r.kind == R_NONE) {
+        int status;
+        if (salvage_index(*in_fd, in_name, co->stream, co->out_path, co->force, co->quiet, &status))
+            return status;
+    }
+    if (co->list && *regular)
+        return list_file(*in_fd, in_name, co->quiet);
+    /* a complete regular file: everything through the directory */
+    simtrace_reader *r = NULL;
+    if (*regular && !co->salvage && !co->verify) {
+        simtrace_read_params rp;
+        simtrace_read_params_init(&rp);
+        rp.memlimit = co->memlimit;
+        rp.ignore_check = (uint32_t)co->ignore_check;
+        if ((rc = cli_open_reader(*in_fd, in_name, &rp, &r)) != EXIT_OK)
+            return rc;
+        cli_note_reader(r, in_name, co->quiet);
+    }
+    if (co->stats) {
+        /* every frame decoded: through the directory of a regular file
+         * (its note said above), else in one pass */
+        simtrace_reader_free(r);
+        simtrace_read_params rp = {.threads = co->threads, .ignore_check = (uint32_t)co->ignore_check,
+                                   .memlimit = co->memlimit};
+        return cat_stats(*in_fd, in_name, co->stream, co->stats == 2, &rp, stdout);
+    }
+    if (want_out && (rc = cli_out_open(co->out_path, co->force, co->raw, *in_fd, &o->fd)) != EXIT_OK) {
+        simtrace_reader_free(r);
+        return rc;
+    }
+    int merge_lost;
+    if (want_out && r && (rc = cat_merge(r, mo, o->fd, &merge_lost)) >= 0) {
+        /* several streams, merged (cat_merge.c) */
+        simtrace_reader_free(r);
+        return merge_done(rc, merge_lost);
+    }
+    if (r)
+        return export_index(r, *in_fd, in_name, &co->stream, co->out_path, co->format, co->raw, rg, co->verbose, o);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     if (cli_std_fds("simtrace-cat") != EXIT_OK) /* first: before any file takes 0, 1 or 2 */
@@ -1476,13 +1567,7 @@ int main(int argc, char **argv)
         if ((rc = cli_out_open(out_path, force, strcmp(format, "raw") == 0, -1, &out_fd)) != EXIT_OK)
             return rc;
         rc = cat_merge_files(argv + optind, (unsigned)(argc - optind), &mo, out_fd, &lost);
-        if (rc != EXIT_OK && !lost) {
-            cli_out_abort();
-            return rc;
-        }
-        /* entries lost in an input: what could be read is kept, exit 1 */
-        int cr = cli_out_commit();
-        return cr != EXIT_OK ? cr : rc;
+        return merge_done(rc, lost);
     }
     if ((list || verify) && rg.r.kind != R_NONE) {
         cli_msg("--list and --verify take no range");
@@ -1502,68 +1587,17 @@ int main(int argc, char **argv)
     int in_fd, rc;
     if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
         return rc;
-    st_diag d;
-    st_diag_clear(&d);
     struct stat st;
     int regular = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
     int want_out = !list && !verify;
     cat_merge_opts mo = merge_opts(in_name, out_path, format, all, no_fetch, quiet, verbose, &rg);
-    if (want_out && !regular && !salvage && !stats && cat_merge_needs_index(&mo)) {
-        /* a merge goes through the directory: a pipe is held in a file */
-        if ((rc = cat_spill(&in_fd, in_name)) != EXIT_OK)
-            return rc;
-        regular = 1;
-    }
-
-    /* --salvage of a regular file: frame by frame through its index */
-    if (regular && salvage && raw && rg.r.kind == R_NONE) {
-        int status;
-        if (salvage_index(in_fd, in_name, stream, out_path, force, quiet, &status))
-            return status;
-    }
-    if (list && regular)
-        return list_file(in_fd, in_name, quiet);
-    /* a complete regular file: everything through the directory */
-    st_index *ix = NULL;
-    st_error e = ST_OK;
-    if (regular && !salvage && !verify) {
-        e = st_index_open(&ix, in_fd, &d);
-        if (e != ST_OK)
-            return cli_report(e, &d, in_name);
-        if (!quiet || st_index_frames_after(ix))
-            cli_note_recovered(ix, in_name);
-    }
-    if (ix) {
-        st_index_set_memlimit(ix, memlimit);
-        st_index_set_ignore_check(ix, ignore_check);
-    }
-    if (stats) {
-        /* every frame decoded: through the directory of a regular file
-         * (its note said above), else in one pass */
-        st_index_free(ix);
-        simtrace_read_params rp = {.threads = threads, .ignore_check = (uint32_t)ignore_check, .memlimit = memlimit};
-        return cat_stats(in_fd, in_name, stream, stats == 2, &rp, stdout);
-    }
-    int out_fd = -1;
-    if (want_out && (rc = cli_out_open(out_path, force, raw, in_fd, &out_fd)) != EXIT_OK) {
-        st_index_free(ix);
+    cat_opts co = {.out_path = out_path, .format = format, .stream = stream, .force = force, .verbose = verbose,
+                   .quiet = quiet, .list = list, .verify = verify, .salvage = salvage, .stats = stats,
+                   .ignore_check = ignore_check, .raw = raw, .threads = threads, .memlimit = memlimit, .rg = &rg};
+    out_t o = {-1, NULL, 0};
+    if ((rc = cat_file(&co, &mo, &in_fd, in_name, &regular, &o)) >= 0)
         return rc;
-    }
-    int merge_lost;
-    if (want_out && ix && (rc = cat_merge(ix, &mo, out_fd, &merge_lost)) >= 0) {
-        /* several streams, merged (cat_merge.c) */
-        st_index_free(ix);
-        if (rc != EXIT_OK && !merge_lost) {
-            cli_out_abort();
-            return rc;
-        }
-        /* entries lost at a cut: what could be read is kept, exit 1 */
-        int cr = cli_out_commit();
-        return cr != EXIT_OK ? cr : rc;
-    }
-    out_t o = {out_fd, NULL, 0};
-    if (ix && (rc = export_index(ix, in_fd, in_name, &stream, out_path, format, raw, &rg, verbose, &o)) >= 0)
-        return rc;
+    stream = co.stream;
 
     /* sequential: a pipe, --verify, --salvage, --list of a pipe, a whole stream */
     simtrace_read_params rp = {.threads = threads, .ignore_check = (uint32_t)ignore_check, .memlimit = memlimit};

@@ -903,10 +903,12 @@ SIMTRACE_API simtrace_error simtrace_reader_open_seq(simtrace_reader **r, int fd
  */
 SIMTRACE_API simtrace_error simtrace_reader_pick_end(simtrace_reader *r, uint32_t *index, int *first_held);
 
-/* The bytes a sequential reader has read of its input so far into *bytes
- * (at the end: the input's size).  Returns SIMTRACE_OK; SIMTRACE_E_STATE (a
- * random-access reader, or an open kept by keep_failed); SIMTRACE_E_USAGE.  Not thread-safe on one
- * reader. */
+/* The bytes r has read of its input so far into *bytes: a sequential
+ * reader's, in file order (at the end: the input's size); a random-access
+ * reader's, the footer, directory and stream descriptors (or, without
+ * directory, the frame headers) that opening it read.  Returns
+ * SIMTRACE_OK; SIMTRACE_E_STATE (an open kept by keep_failed);
+ * SIMTRACE_E_USAGE.  Not thread-safe on one reader. */
 SIMTRACE_API simtrace_error simtrace_reader_bytes_read(const simtrace_reader *r, uint64_t *bytes);
 
 /* ---- advanced: recovery: salvage, and reading past damage ------------------ */
@@ -1278,6 +1280,120 @@ SIMTRACE_API const char *simtrace_stats_field_name(uint32_t f);
  * (the last id simtrace_stats_pred.ids counts); 0 past the last field.
  * Thread-safe. */
 SIMTRACE_API uint32_t simtrace_stats_field_slots(uint32_t f);
+
+/* ---- advanced: ranges and merging ------------------------------------------- */
+
+/*
+ * What a program needs to read parts of streams through a random-access
+ * reader as simtrace-cat does: the entry types' kinds, what a range asks
+ * for past a stream's end, the frame a cycle range starts from, the frame
+ * cut off at the end of a file without directory, what a cursor decoded,
+ * and the wide values of a stream for an exporter.
+ *
+ * simtrace_reader_place also says where the last failed simtrace_reader_read,
+ * simtrace_reader_value, simtrace_values_get or cursor call on the reader
+ * found its error (the frame, stream, byte offset and detail its message
+ * names); that place stays until a later failure replaces it.
+ */
+
+/* 1 for the memory types (d64, d32, m64, m32), else 0.  Thread-safe. */
+SIMTRACE_API int simtrace_type_is_memory(int type);
+/* 1 for the types whose entries carry a cycle (the memory types, event),
+ * else 0.  Thread-safe. */
+SIMTRACE_API int simtrace_type_has_cycles(int type);
+
+/*
+ * For an entry range (SIMTRACE_RANGE_ENTRIES) over a stream of `entries`
+ * entries: 0 when all of it exists (an open end asks for what there is;
+ * and 0 for the other kinds, and range NULL); 1 when none of it exists:
+ * it starts past the end, or a closed range starts at the end; 2 when it
+ * runs past the end: then *from (if not NULL) is the first missing entry
+ * and *missing (if not NULL) how many are missing.  Thread-safe.
+ */
+SIMTRACE_API int simtrace_range_entries_past(const simtrace_range *range, uint64_t entries, uint64_t *from,
+                                             uint64_t *missing);
+
+/* For a cycle or time window (SIMTRACE_RANGE_CYCLES, _TIME) over a stream
+ * of `frames` data frames whose last cycle (cycles) or last frame time
+ * (times) is `last`: 1 when the window starts after it, or the stream has
+ * no frames; else 0 (and for the other kinds, and range NULL).
+ * Thread-safe. */
+SIMTRACE_API int simtrace_range_window_past(const simtrace_range *range, uint64_t frames, uint64_t last);
+
+/*
+ * Random access only.  *frame receives the first frame k of stream index
+ * (as simtrace_reader_frame_info numbers them) whose last cycle is >=
+ * cycle, the stream's frame count if none: where a read of the cycles from
+ * `cycle` on starts, frame by frame.  Meaningful when the stream's
+ * cycles_ordered is 1.  Decodes nothing.  Returns SIMTRACE_OK;
+ * SIMTRACE_E_USAGE (the type has no cycles; frame NULL); SIMTRACE_E_RANGE
+ * (no such stream); SIMTRACE_E_STATE (a sequential reader).  Thread
+ * safety: as every call on r.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_find_cycle_frame(simtrace_reader *r, uint32_t index, uint64_t cycle,
+                                                             uint64_t *frame);
+
+/* The data frame cut off at the end of a file read through its frame
+ * headers (simtrace_reader_complete 0), as its header describes it. */
+typedef struct simtrace_cut_frame {
+    uint32_t stream;      /* index of its stream in the reader's list;
+                             UINT32_MAX: a stream the file does not declare */
+    uint32_t has_time;    /* 1: first_time is set */
+    uint64_t offset;      /* byte offset of its header */
+    uint64_t first_entry; /* index in its stream of its first entry */
+    uint64_t entries;     /* the entries it held: lost */
+    uint64_t first_cycle; /* of its first entry (a type with cycles) */
+    uint64_t first_time;  /* ns since 1970 (has_time) */
+    uint64_t reserved[4];
+} simtrace_cut_frame;
+
+/*
+ * Random access only.  Copy the frame cut off at the end of r's file to
+ * *cut.  Decodes and reads nothing.  Returns SIMTRACE_OK;
+ * SIMTRACE_E_NOT_FOUND (none: the file is complete, or its listed frames
+ * end where the file or the damage does); SIMTRACE_E_STATE (a sequential
+ * reader); SIMTRACE_E_USAGE.  Thread safety: as every call on r.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_cut_frame(simtrace_reader *r, simtrace_cut_frame *cut);
+
+/* The header stream index keeps, as its importer found it (a vpc trace's
+ * file header, which an exporter of the same format writes back):
+ * *header its bytes, owned by r, *len their number (NULL and 0: none).
+ * Valid until r reads on (a sequential reader's cursor call) or is freed.
+ * Returns SIMTRACE_OK; SIMTRACE_E_RANGE (no such stream; sequential: not
+ * declared so far); SIMTRACE_E_USAGE.  Thread safety: as every call on r. */
+SIMTRACE_API simtrace_error simtrace_reader_stream_header(const simtrace_reader *r, uint32_t index,
+                                                          const void **header, size_t *len);
+
+/* A random-access cursor's count of the frames it decoded so far into
+ * *frames (a range decodes only those it needs).  Returns SIMTRACE_OK;
+ * SIMTRACE_E_STATE (a cursor of a sequential reader); SIMTRACE_E_USAGE. */
+SIMTRACE_API simtrace_error simtrace_cursor_frames_decoded(const simtrace_cursor *c, uint64_t *frames);
+
+/*
+ * The wide values of stream index (d64, d32) of the random-access reader
+ * r, from its vblock companion, for an exporter: simtrace_values_get has
+ * the signature of simtrace_export_value_fn, with the handle as opaque.
+ * It keeps one decoded frame of the companion, so values asked for in
+ * entry order cost one decode per frame.  Used by one thread at a time,
+ * with its reader (which must outlive it); its memory comes from malloc.
+ * Returns SIMTRACE_OK; SIMTRACE_E_RANGE (no such stream);
+ * SIMTRACE_E_STATE (a sequential reader); SIMTRACE_E_USAGE (v or r NULL);
+ * SIMTRACE_E_NOMEM.  On failure *v is NULL.
+ */
+typedef struct simtrace_values simtrace_values;
+SIMTRACE_API simtrace_error simtrace_values_open(simtrace_values **v, simtrace_reader *r, uint32_t index);
+
+/* The whole value of wide entry `entry` (v: a simtrace_values): *value its
+ * bytes, valid until the next call on v, and *len its length; *value NULL
+ * and *len 0 when the stream keeps no wide values.  Returns SIMTRACE_OK;
+ * SIMTRACE_E_CORRUPT (the value's blocks are missing or malformed: the
+ * reader's message and place say where); data and I/O errors;
+ * SIMTRACE_E_USAGE. */
+SIMTRACE_API simtrace_error simtrace_values_get(void *v, uint64_t entry, const void **value, size_t *len);
+
+/* Release v.  NULL is allowed. */
+SIMTRACE_API void simtrace_values_free(simtrace_values *v);
 
 /* ---- advanced: exporting: entries written back as a trace format ----------- */
 

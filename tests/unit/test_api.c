@@ -541,6 +541,128 @@ static void test_frame_info(const char *path)
     simtrace_reader_free(r);
 }
 
+/* The calls of "ranges and merging": type kinds, ranges past the end,
+ * the frame a cycle range starts in, what opening read, what a cursor
+ * decoded, wide values through a handle, kept headers, and where a read
+ * of a damaged frame failed (simtrace_reader_place). */
+static void test_ranges(const char *path, const char *damaged)
+{
+    CHECK(simtrace_type_is_memory(SIMTRACE_TYPE_D64) && simtrace_type_is_memory(SIMTRACE_TYPE_M32) &&
+          !simtrace_type_is_memory(SIMTRACE_TYPE_EVENT) && !simtrace_type_is_memory(SIMTRACE_TYPE_VBLOCK) &&
+          !simtrace_type_is_memory(-1));
+    CHECK(simtrace_type_has_cycles(SIMTRACE_TYPE_D32) && simtrace_type_has_cycles(SIMTRACE_TYPE_EVENT) &&
+          !simtrace_type_has_cycles(SIMTRACE_TYPE_BYTES) && !simtrace_type_has_cycles(SIMTRACE_TYPE_USER) &&
+          !simtrace_type_has_cycles(999));
+    /* ranges past the end of a stream of 100 entries */
+    uint64_t from = 7, missing = 7;
+    simtrace_range in = {SIMTRACE_RANGE_ENTRIES, 0, 10, 50}, over = {SIMTRACE_RANGE_ENTRIES, 0, 90, 130},
+                   after = {SIMTRACE_RANGE_ENTRIES, 0, 101, UINT64_MAX}, at_end = {SIMTRACE_RANGE_ENTRIES, 0, 100, UINT64_MAX},
+                   shut = {SIMTRACE_RANGE_ENTRIES, 0, 100, 130}, open_end = {SIMTRACE_RANGE_ENTRIES, 0, 10, UINT64_MAX},
+                   cyc = {SIMTRACE_RANGE_CYCLES, 0, 500, 600}, bad = {SIMTRACE_RANGE_ENTRIES, 0, 9, 8};
+    CHECK(simtrace_range_entries_past(&in, 100, &from, &missing) == 0 && from == 7 && missing == 7);
+    CHECK(simtrace_range_entries_past(&over, 100, &from, &missing) == 2 && from == 100 && missing == 30);
+    CHECK(simtrace_range_entries_past(&after, 100, NULL, NULL) == 1 &&
+          simtrace_range_entries_past(&at_end, 100, NULL, NULL) == 0 &&
+          simtrace_range_entries_past(&shut, 100, NULL, NULL) == 1);
+    CHECK(simtrace_range_entries_past(&open_end, 100, NULL, NULL) == 0);
+    CHECK(simtrace_range_entries_past(&cyc, 100, NULL, NULL) == 0 && simtrace_range_entries_past(NULL, 1, NULL, NULL) == 0);
+    CHECK(simtrace_range_entries_past(&bad, 5, NULL, NULL) == 0);
+    CHECK(simtrace_range_window_past(&cyc, 3, 499) == 1 && simtrace_range_window_past(&cyc, 3, 500) == 0 &&
+          simtrace_range_window_past(&cyc, 0, 0) == 1 && simtrace_range_window_past(&in, 0, 0) == 0 &&
+          simtrace_range_window_past(NULL, 0, 0) == 0);
+
+    simtrace_reader *r;
+    CHECK(simtrace_reader_open_path(&r, path, NULL) == SIMTRACE_OK);
+    simtrace_stream_info si;
+    CHECK(simtrace_reader_stream_info(r, 1, &si) == SIMTRACE_OK && si.frames >= 3);
+    /* the frame of each cycle, against the frames' last cycles */
+    simtrace_frame_info fi;
+    for (uint64_t c = 0; c < 11 + 4 * (uint64_t)N_WRITE + 10; c += 53) {
+        uint64_t k = 99, want = 0;
+        while (want < si.frames && simtrace_reader_frame_info(r, 1, want, &fi) == SIMTRACE_OK && fi.last_cycle < c)
+            want++;
+        CHECK(simtrace_reader_find_cycle_frame(r, 1, c, &k) == SIMTRACE_OK && k == want);
+    }
+    uint64_t k;
+    CHECK(simtrace_reader_find_cycle_frame(r, 2, 0, &k) == SIMTRACE_E_USAGE); /* user type: no cycles */
+    CHECK(simtrace_reader_find_cycle_frame(r, 9, 0, &k) == SIMTRACE_E_RANGE);
+    CHECK(simtrace_reader_find_cycle_frame(r, 1, 0, NULL) == SIMTRACE_E_USAGE);
+    /* a complete file: no frame cut off; opening read less than the file */
+    simtrace_cut_frame cut;
+    uint64_t bytes = 0;
+    CHECK(simtrace_reader_cut_frame(r, &cut) == SIMTRACE_E_NOT_FOUND);
+    CHECK(simtrace_reader_bytes_read(r, &bytes) == SIMTRACE_OK && bytes > 0 && bytes < file_size(path));
+    /* a cursor decodes only the frames its range needs */
+    simtrace_cursor *c;
+    simtrace_range two = {SIMTRACE_RANGE_ENTRIES, 0, FRAME - 1, FRAME + 1};
+    const void *p;
+    uint64_t n, first, decoded = 9, total = 0;
+    CHECK(simtrace_cursor_open(&c, r, "cpu0.read", &two) == SIMTRACE_OK);
+    CHECK(simtrace_cursor_frames_decoded(c, &decoded) == SIMTRACE_OK && decoded == 0);
+    while (simtrace_cursor_peek(c, &p, &n, &first) == SIMTRACE_OK && n)
+        total += n;
+    CHECK(total == 2 && simtrace_cursor_frames_decoded(c, &decoded) == SIMTRACE_OK && decoded == 2);
+    CHECK(simtrace_cursor_frames_decoded(c, NULL) == SIMTRACE_E_USAGE &&
+          simtrace_cursor_frames_decoded(NULL, &decoded) == SIMTRACE_E_USAGE);
+    simtrace_cursor_free(c);
+    /* wide values of cpu0.write, in entry order, as written */
+    simtrace_values *v;
+    const void *val;
+    size_t len;
+    CHECK(simtrace_values_open(&v, r, 1) == SIMTRACE_OK);
+    for (unsigned i = 0; i < N_WRITE; i += WIDE_EVERY)
+        CHECK(simtrace_values_get(v, i, &val, &len) == SIMTRACE_OK && len == 16 && memcmp(val, wide_val[i], 16) == 0);
+    CHECK(simtrace_values_get(v, 1, &val, &len) == SIMTRACE_E_CORRUPT); /* not a wide entry: no blocks */
+    CHECK(simtrace_values_get(NULL, 0, &val, &len) == SIMTRACE_E_USAGE);
+    simtrace_values_free(v);
+    /* cpu0.read keeps no wide values */
+    CHECK(simtrace_values_open(&v, r, 0) == SIMTRACE_OK);
+    CHECK(simtrace_values_get(v, 0, &val, &len) == SIMTRACE_OK && val == NULL && len == 0);
+    simtrace_values_free(v);
+    simtrace_values_free(NULL);
+    CHECK(simtrace_values_open(&v, r, 9) == SIMTRACE_E_RANGE && v == NULL);
+    CHECK(simtrace_values_open(&v, NULL, 0) == SIMTRACE_E_USAGE);
+    /* no kept header */
+    const void *h = &h;
+    size_t hl = 9;
+    CHECK(simtrace_reader_stream_header(r, 0, &h, &hl) == SIMTRACE_OK && h == NULL && hl == 0);
+    CHECK(simtrace_reader_stream_header(r, 9, &h, &hl) == SIMTRACE_E_RANGE);
+    simtrace_reader_free(r);
+
+    /* a damaged payload: the read fails, and the place names the frame */
+    CHECK(simtrace_reader_open_path(&r, damaged, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_reader_frame_info(r, 0, 1, &fi) == SIMTRACE_OK);
+    simtrace_input_place at;
+    CHECK(simtrace_reader_place(r, &at) == SIMTRACE_OK && at.offset == UINT64_MAX && at.frame == UINT64_MAX);
+    static uint8_t buf[FRAME * 32];
+    CHECK(simtrace_reader_read(r, 0, 0, FRAME, buf, sizeof buf, &n) == SIMTRACE_OK); /* frame 0: sound */
+    CHECK(simtrace_reader_read(r, 0, fi.first_entry, fi.first_entry + 1, buf, sizeof buf, &n) ==
+          SIMTRACE_E_PAYLOAD_CRC);
+    CHECK(simtrace_reader_place(r, &at) == SIMTRACE_OK && at.offset == fi.offset && at.frame == 1 && at.stream == 0);
+    CHECK(simtrace_cursor_open(&c, r, "cpu0.read", NULL) == SIMTRACE_OK);
+    simtrace_error e = SIMTRACE_OK;
+    while ((e = simtrace_cursor_peek(c, &p, &n, &first)) == SIMTRACE_OK && n)
+        ;
+    CHECK(e == SIMTRACE_E_PAYLOAD_CRC && simtrace_reader_place(r, &at) == SIMTRACE_OK && at.offset == fi.offset);
+    simtrace_cursor_free(c);
+    simtrace_reader_free(r);
+    /* a sequential reader */
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    close(fds[1]);
+    simtrace_read_params rp;
+    simtrace_read_params_init(&rp);
+    rp.keep_failed = 1;
+    r = NULL;
+    simtrace_reader_open_fd(&r, fds[0], &rp); /* an empty pipe: the open fails, the handle stays */
+    CHECK(r != NULL && simtrace_reader_random_access(r) == 0);
+    CHECK(simtrace_reader_bytes_read(r, &bytes) == SIMTRACE_E_STATE && simtrace_reader_cut_frame(r, &cut) ==
+          SIMTRACE_E_STATE && simtrace_values_open(&v, r, 0) == SIMTRACE_E_STATE &&
+          simtrace_reader_find_cycle_frame(r, 0, 0, &k) == SIMTRACE_E_STATE);
+    simtrace_reader_free(r);
+    close(fds[0]);
+}
+
 static void test_random_access(const char *path)
 {
     simtrace_reader *r = (simtrace_reader *)&r;
@@ -1249,7 +1371,7 @@ static void test_seq_options(const char *path, const char *dir)
     CHECK(simtrace_reader_frame_info(ra, 1, 1, &fi) == SIMTRACE_OK);
     uint64_t w1_offset = fi.offset, w1_size = fi.stored_bytes, w1_first = fi.first_entry, w1_n = fi.entries;
     uint64_t bytes_seq;
-    CHECK(simtrace_reader_bytes_read(ra, &bytes_seq) == SIMTRACE_E_STATE);
+    CHECK(simtrace_reader_bytes_read(ra, &bytes_seq) == SIMTRACE_OK && bytes_seq > 0); /* what opening read */
     simtrace_reader_free(ra);
 
     /* a regular file read in file order, checked only: the end, no frame */
@@ -1430,6 +1552,25 @@ int main(void)
     test_open_errno(dir);
     test_random_access(path);
     test_frame_info(path);
+    {
+        /* a copy whose second frame of cpu0.read has a bad payload byte */
+        char dmg[512];
+        snprintf(dmg, sizeof dmg, "%s/damaged.sim", dir);
+        simtrace_reader *rr;
+        simtrace_frame_info f1;
+        size_t dl;
+        uint8_t *img = check_slurp(path, &dl);
+        CHECK(simtrace_reader_open_path(&rr, path, NULL) == SIMTRACE_OK &&
+              simtrace_reader_frame_info(rr, 0, 1, &f1) == SIMTRACE_OK);
+        simtrace_reader_free(rr);
+        img[f1.offset + f1.stored_bytes - 1] ^= 0x40;
+        FILE *df = fopen(dmg, "wb");
+        fwrite(img, 1, dl, df);
+        fclose(df);
+        free(img);
+        test_ranges(path, dmg);
+        unlink(dmg);
+    }
     test_sequential(path);
     test_signals_while_reading(path);
     test_sequential_default();
@@ -1471,6 +1612,14 @@ int main(void)
     uint64_t cnt;
     CHECK(simtrace_reader_read(r, 0, 0, UINT64_MAX, buf, sizeof buf, &cnt) == SIMTRACE_OK && cnt == si.entries &&
           memcmp(buf, rd_raw, (size_t)cnt * 32) == 0);
+    /* the frame cut off: its stream's entries from the last complete one on */
+    simtrace_cut_frame cf;
+    simtrace_recovery_info ri;
+    simtrace_stream_info cs;
+    CHECK(simtrace_reader_cut_frame(r, &cf) == SIMTRACE_OK && simtrace_reader_recovery(r, &ri) == SIMTRACE_OK);
+    CHECK(simtrace_reader_stream_info(r, cf.stream, &cs) == SIMTRACE_OK && cf.first_entry == cs.entries &&
+          cf.entries > 0 && cf.entries <= FRAME && cf.offset == ri.frames_end && !cf.has_time);
+    CHECK(simtrace_reader_cut_frame(r, NULL) == SIMTRACE_E_USAGE && simtrace_reader_cut_frame(NULL, &cf) == SIMTRACE_E_USAGE);
     simtrace_reader_free(r);
 
     unlink(path);

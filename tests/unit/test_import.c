@@ -319,6 +319,33 @@ static void wide_after_import(void)
     free(m.p);
 }
 
+/* A vpc3 import keeps the file's 4-byte header with its stream, which a
+ * reader gives back (simtrace_reader_stream_header) for an exporter. */
+static void kept_header(void)
+{
+    membuf m = {0};
+    simtrace_writer *w = new_writer(&m, 0);
+    int fd = open("testdata/good/sample.vpc3", O_RDONLY);
+    CHECK(fd >= 0 && simtrace_writer_import(w, fd, "vpc3", NULL, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
+    simtrace_writer_free(w);
+    close(fd);
+    char path[] = "/tmp/test_import_hdr_XXXXXX";
+    int tfd = mkstemp(path);
+    CHECK(tfd >= 0 && write(tfd, m.p, m.n) == (ssize_t)m.n);
+    simtrace_reader *r;
+    const void *h = NULL;
+    size_t len = 0;
+    uint32_t si;
+    CHECK(simtrace_reader_open_fd(&r, tfd, NULL) == SIMTRACE_OK && simtrace_reader_find_stream(r, NULL, &si) == SIMTRACE_OK);
+    CHECK(simtrace_reader_stream_header(r, si, &h, &len) == SIMTRACE_OK && len == 4 && memcmp(h, "vpc3", 4) == 0);
+    CHECK(simtrace_reader_stream_header(r, si, NULL, &len) == SIMTRACE_E_USAGE);
+    simtrace_reader_free(r);
+    close(tfd);
+    unlink(path);
+    free(m.p);
+}
+
 int main(void)
 {
     const char *bin = getenv("SVPC_BIN");
@@ -336,5 +363,6 @@ int main(void)
     bad_inputs();
     stages();
     wide_after_import();
+    kept_header();
     return check_done("test_import");
 }
