@@ -107,16 +107,6 @@ SIMTRACE_API simtrace_error simtrace_reader_cut_frame(simtrace_reader *r, simtra
     return SIMTRACE_OK;
 }
 
-SIMTRACE_API simtrace_error simtrace_reader_bytes_read(simtrace_reader *r, uint64_t *bytes)
-{
-    st_index *ix;
-    simtrace_error pe = random_index(r, NULL, bytes, &ix);
-    if (pe != SIMTRACE_OK)
-        return pe;
-    *bytes = st_index_bytes_read(ix);
-    return SIMTRACE_OK;
-}
-
 SIMTRACE_API simtrace_error simtrace_reader_stream_header(const simtrace_reader *r, uint32_t index,
                                                           const void **header, size_t *len)
 {

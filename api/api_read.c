@@ -37,6 +37,11 @@ struct simtrace_reader {
     /* the streams seen so far, with the frames and entries read of each */
     st_stream_info *seen;
     uint32_t nseen, capseen;
+    /* simtrace_reader_open_seq: the caller's options, and the pick rule's state */
+    simtrace_seq_params seq;
+    int seq_open;
+    char seq_name[ST_MAX_NAME + 1];
+    st_seq_pick seq_pk;
 };
 
 struct simtrace_cursor {
@@ -80,9 +85,10 @@ SIMTRACE_API void simtrace_read_params_init(simtrace_read_params *p)
 /* Called from st_reader_next (sequential reads). */
 static st_error on_stream(void *arg, const st_stream_info *s);
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f);
+static void seq_options(simtrace_reader *rd, const simtrace_seq_params *seq, st_read_opts *ro);
 
 static simtrace_error open_reader(simtrace_reader **out, const char *path, int fd, const simtrace_read_io *io,
-                                  const simtrace_read_params *pp)
+                                  const simtrace_read_params *pp, const simtrace_seq_params *seq)
 {
     if (!out)
         return SIMTRACE_E_USAGE;
@@ -117,7 +123,7 @@ static simtrace_error open_reader(simtrace_reader **out, const char *path, int f
     st_diag_clear(&d);
     struct stat st;
     st_error e;
-    if (!io && fstat(rd->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (!io && !seq && fstat(rd->fd, &st) == 0 && S_ISREG(st.st_mode)) {
         e = st_index_open(&rd->ix, rd->fd, &d);
         if (e == ST_OK) {
             st_index_set_memlimit(rd->ix, rd->p.memlimit);
@@ -127,6 +133,8 @@ static simtrace_error open_reader(simtrace_reader **out, const char *path, int f
         st_read_opts ro = {.threads = rd->p.threads, .ignore_check = (int)rd->p.ignore_check,
                            .memlimit = rd->p.memlimit, .want = seq_want, .want_arg = rd,
                            .on_stream = on_stream, .stream_arg = rd};
+        if (seq)
+            seq_options(rd, seq, &ro);
         if (io) {
             rd->io = *io;
             e = st_reader_new_in(&rd->r, api_read_io, &rd->io, &ro, &d);
@@ -158,14 +166,14 @@ SIMTRACE_API simtrace_error simtrace_reader_open_path(simtrace_reader **r, const
 {
     if (!path)
         return SIMTRACE_E_USAGE;
-    return open_reader(r, path, -1, NULL, params);
+    return open_reader(r, path, -1, NULL, params, NULL);
 }
 
 SIMTRACE_API simtrace_error simtrace_reader_open_fd(simtrace_reader **r, int fd, const simtrace_read_params *params)
 {
     if (fd < 0)
         return SIMTRACE_E_USAGE;
-    return open_reader(r, NULL, fd, NULL, params);
+    return open_reader(r, NULL, fd, NULL, params, NULL);
 }
 
 SIMTRACE_API simtrace_error simtrace_reader_open_io(simtrace_reader **r, const simtrace_read_io *io,
@@ -173,7 +181,7 @@ SIMTRACE_API simtrace_error simtrace_reader_open_io(simtrace_reader **r, const s
 {
     if (!io || !io->read)
         return SIMTRACE_E_USAGE;
-    return open_reader(r, NULL, -1, io, params);
+    return open_reader(r, NULL, -1, io, params, NULL);
 }
 
 SIMTRACE_API int simtrace_reader_random_access(const simtrace_reader *r) { return r ? r->ix != NULL : -1; }
@@ -516,6 +524,8 @@ SIMTRACE_API simtrace_error simtrace_reader_value(simtrace_reader *r, uint32_t i
 
 /* The reader's callbacks (sequential), called inside st_reader_next. */
 
+static int seq_head_want(simtrace_reader *rd, const st_stream_info *s, const st_frame_ref *f);
+
 /* The reader's list grows with each descriptor read: a stream it could
  * not record would shift every later stream's index, so that fails the
  * read instead. */
@@ -548,6 +558,8 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
             rd->seen[i].frames++;
             rd->seen[i].entries += f->count;
         }
+    if (rd->seq_open)
+        return seq_head_want(rd, s, f);
     if (!c)
         return rd->all_frames;
     int dropped;
@@ -667,7 +679,7 @@ static simtrace_error open_random(simtrace_cursor *c, simtrace_reader *r, const 
 
 static simtrace_error open_sequential(simtrace_cursor *c, simtrace_reader *r, const char *name)
 {
-    if (r->cursor_made) {
+    if (r->cursor_made || r->seq_open) {
         snprintf(r->msg, sizeof r->msg, "a sequential reader reads its input once: one cursor");
         return SIMTRACE_E_STATE;
     }
@@ -996,4 +1008,122 @@ st_error api_reader_pull_frame(simtrace_reader *r, st_frame_sink sink, void *arg
     st_error e = st_reader_next(r->r, &o, d);
     *more = e == ST_OK && o.sunk;
     return e;
+}
+
+/* ---- advanced: the sequential reader's options ---- */
+
+_Static_assert((int)SIMTRACE_PICK_SKIP == (int)ST_PICK_SKIP && (int)SIMTRACE_PICK_READ == (int)ST_PICK_READ &&
+                   (int)SIMTRACE_PICK_HOLD == (int)ST_PICK_HOLD, "simtrace_pick is the pick rule's own word");
+
+static uint32_t seen_index(const simtrace_reader *rd, const st_stream_info *s)
+{
+    for (uint32_t i = 0; s && i < rd->nseen; i++)
+        if (rd->seen[i].id == s->id)
+            return i;
+    return UINT32_MAX;
+}
+
+/* A data frame's header, for the caller's want: the pick rule's word on
+ * it first, so that the rule stays the library's (st_seq_pick_frame). */
+static int seq_head_want(simtrace_reader *rd, const st_stream_info *s, const st_frame_ref *f)
+{
+    simtrace_frame_head h;
+    memset(&h, 0, sizeof h);
+    int dropped;
+    h.pick = (uint32_t)st_seq_pick_frame(&rd->seq_pk, rd->r, s, &dropped);
+    h.dropped = (uint32_t)dropped;
+    h.index = seen_index(rd, s);
+    h.timed = (f->flags & ST_FRAME_REF_TIMED) != 0;
+    h.seq = f->seq;
+    h.offset = f->offset;
+    h.size = f->size;
+    h.first_entry = f->first_entry;
+    h.count = f->count;
+    h.first_cycle = f->first_cycle;
+    h.last_cycle = f->last_cycle;
+    h.first_time = f->first_time;
+    h.last_time = f->last_time;
+    return rd->seq.want ? rd->seq.want(rd->seq.want_opaque, &h) : 1;
+}
+
+/* The frame reader's damage (st_read_opts.on_damage, its cases told apart
+ * as its comment says) as the caller's simtrace_damage. */
+static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
+{
+    simtrace_reader *rd = arg;
+    simtrace_damage o;
+    memset(&o, 0, sizeof o);
+    o.kind = !s ? (f->kind == ST_FRAME_REF_DATA ? SIMTRACE_DAMAGE_UNDECLARED : SIMTRACE_DAMAGE_GAP)
+           : f->ordinal == ST_DIAG_UNKNOWN ? SIMTRACE_DAMAGE_LOST : SIMTRACE_DAMAGE_FRAME;
+    o.stream = seen_index(rd, s);
+    o.error = (uint32_t)api_error(e);
+    o.seq = f->seq;
+    o.offset = f->offset;
+    o.size = f->size;
+    o.first_entry = f->first_entry;
+    o.entries = f->count;
+    o.at_offset = d ? d->offset : ST_DIAG_UNKNOWN;
+    o.at_frame = d ? d->frame : ST_DIAG_UNKNOWN;
+    o.at_stream = d ? d->stream : ST_DIAG_UNKNOWN;
+    o.detail = d ? d->detail : "";
+    return rd->seq.damage(rd->seq.damage_opaque, &o) == 0 ? ST_OK : ST_E_WRITE;
+}
+
+static void seq_options(simtrace_reader *rd, const simtrace_seq_params *seq, st_read_opts *ro)
+{
+    rd->seq = *seq;
+    rd->seq_open = 1;
+    if (seq->stream) {
+        snprintf(rd->seq_name, sizeof rd->seq_name, "%s", seq->stream);
+        rd->seq_pk.name = rd->seq_name;
+    }
+    rd->seq.stream = NULL; /* (the copy in seq_name is the one kept) */
+    ro->verify_only = (int)seq->verify_only;
+    ro->resync = (int)seq->resync;
+    if (seq->damage) {
+        ro->on_damage = seq_damage;
+        ro->damage_arg = rd;
+    }
+}
+
+SIMTRACE_API simtrace_error simtrace_reader_open_seq(simtrace_reader **r, int fd, const simtrace_read_params *params,
+                                                     const simtrace_seq_params *seq)
+{
+    if (r)
+        *r = NULL;
+    if (fd < 0 || !seq || seq->verify_only > 1 || seq->resync > 1 || (seq->resync && !seq->damage) ||
+        (seq->stream && strlen(seq->stream) > ST_MAX_NAME))
+        return SIMTRACE_E_USAGE;
+    for (size_t i = 0; i < sizeof seq->reserved / sizeof seq->reserved[0]; i++)
+        if (seq->reserved[i])
+            return SIMTRACE_E_USAGE;
+    return open_reader(r, NULL, fd, NULL, params, seq);
+}
+
+SIMTRACE_API simtrace_error simtrace_reader_pick_end(simtrace_reader *r, uint32_t *index, int *first_held)
+{
+    if (!r || !index || !first_held)
+        return SIMTRACE_E_USAGE;
+    if (!r->seq_open)
+        return SIMTRACE_E_STATE;
+    *first_held = st_seq_pick_end(&r->seq_pk);
+    if (!r->seq_pk.chosen)
+        return SIMTRACE_E_NOT_FOUND;
+    for (uint32_t i = 0; i < r->nseen; i++)
+        if (r->seen[i].id == r->seq_pk.id)
+            *index = i;
+    return SIMTRACE_OK;
+}
+
+SIMTRACE_API simtrace_error simtrace_reader_bytes_read(const simtrace_reader *r, uint64_t *bytes)
+{
+    if (!r || !bytes)
+        return SIMTRACE_E_USAGE;
+    if (r->r)
+        *bytes = st_reader_offset(r->r);
+    else if (r->ix)
+        *bytes = st_index_bytes_read(r->ix);
+    else
+        return SIMTRACE_E_STATE;
+    return SIMTRACE_OK;
 }

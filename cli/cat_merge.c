@@ -281,7 +281,7 @@ static int add(unsigned *pick, unsigned *n, unsigned si)
     return 1;
 }
 
-void cat_salvage_note(const cat_merge_opts *o, const st_reader *r, uint32_t chosen)
+void cat_salvage_note(const cat_merge_opts *o, const simtrace_stream_info *s, unsigned n, unsigned chosen)
 {
     if (o->quiet || nsel || o->all || !holds_all(o->format))
         return;
@@ -289,12 +289,11 @@ void cat_salvage_note(const cat_merge_opts *o, const st_reader *r, uint32_t chos
     size_t m = 0;
     unsigned left = 0;
     const char *name = "?";
-    for (unsigned i = 0; i < st_reader_stream_count(r); i++) {
-        const st_stream_info *s = st_reader_stream(r, i);
-        if (s->id == chosen)
-            name = s->name;
-        else if (st_entry_is_memory(s->type))
-            put(names, sizeof names, &m, "%s%s", left++ ? ", " : "", s->name);
+    for (unsigned i = 0; i < n; i++) {
+        if (i == chosen)
+            name = s[i].name;
+        else if (simtrace_type_is_memory((int)s[i].type))
+            put(names, sizeof names, &m, "%s%s", left++ ? ", " : "", s[i].name);
     }
     if (left)
         cli_msg("%s: note: --salvage writes one stream, '%s', not every memory stream as -F %s does otherwise: "

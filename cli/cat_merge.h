@@ -68,10 +68,10 @@ int cat_spill(int *fd, const char *in_name);
 /*
  * --salvage writes one stream; with -F lackey, din or xdin and no -s,
  * where the export takes every memory stream otherwise, a note (not with
- * -q) names the stream written, `chosen`, and the memory streams of r not
- * written.
+ * -q) names the stream written, s[chosen], and the memory streams of
+ * s[0..n) not written.
  */
-void cat_salvage_note(const cat_merge_opts *o, const st_reader *r, uint32_t chosen);
+void cat_salvage_note(const cat_merge_opts *o, const simtrace_stream_info *s, unsigned n, unsigned chosen);
 
 /*
  * If the selection is more than one stream (several -s, a list, --all, or

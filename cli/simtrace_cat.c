@@ -349,15 +349,18 @@ static struct {
  * wide), so that long names such as cpu0.cr3-487c000.write.vdata do not
  * push the columns after them out of line. */
 #define LIST_NAME_MIN 24
-static int list_name_width(const st_stream_info *(*get)(const void *, unsigned), const void *src, unsigned n)
+static int list_name_width(const simtrace_reader *r)
 {
     size_t w = LIST_NAME_MIN;
-    for (unsigned i = 0; i < n; i++)
-        if (strlen(get(src, i)->name) > w)
-            w = strlen(get(src, i)->name);
+    uint32_t n = 0;
+    simtrace_reader_stream_count(r, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        simtrace_stream_info s;
+        if (simtrace_reader_stream_info(r, i, &s) == SIMTRACE_OK && strlen(s.name) > w)
+            w = strlen(s.name);
+    }
     return (int)w;
 }
-static const st_stream_info *array_get(const void *s, unsigned i) { return (const st_stream_info *)s + i; }
 
 static void list_begin(FILE *f)
 {
@@ -376,11 +379,11 @@ static void list_frames_header(FILE *f)
             "entries", "first cycle", "last cycle", "first time", "last time", "offset", "bytes");
 }
 
-static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
+static void list_frame(FILE *f, const simtrace_stream_info *s, const simtrace_frame_head *r)
 {
-    if (!lf.frames || r->kind != ST_FRAME_REF_DATA)
+    if (!lf.frames)
         return;
-    int keyed = simtrace_type_has_cycles((int)s->type), timed = r->flags & 1;
+    int keyed = simtrace_type_has_cycles((int)s->type), timed = r->timed != 0;
     if (lf.json) {
         fputs(lf.printed ? ",\n  {\"stream\": " : "\n  {\"stream\": ", f);
         cli_json_string(f, s->name);
@@ -409,8 +412,7 @@ static void list_frame(FILE *f, const st_stream_info *s, const st_frame_ref *r)
 }
 
 /* The streams as JSON, closing the object list_begin opened. */
-static void list_json_streams(FILE *f, const st_stream_info *s, unsigned n, const uint64_t *stored,
-                              const uint64_t *fc, const uint64_t *lc)
+static void list_json_streams(FILE *f, const simtrace_stream_info *s, unsigned n)
 {
     fputs(lf.frames ? "\n],\n\"streams\": [" : "\"streams\": [", f);
     for (unsigned i = 0; i < n; i++) {
@@ -419,9 +421,10 @@ static void list_json_streams(FILE *f, const st_stream_info *s, unsigned n, cons
         fputs(", \"type\": ", f);
         cli_json_string(f, s[i].type_name);
         fprintf(f, ", \"entries\": %" PRIu64 ", \"frames\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
-                   ", \"stored_bytes\": %" PRIu64, s[i].entries, s[i].frames, s[i].entries * s[i].entry_size, stored[i]);
+                   ", \"stored_bytes\": %" PRIu64, s[i].entries, s[i].frames, s[i].entries * s[i].entry_size,
+                s[i].stored_bytes);
         if (simtrace_type_has_cycles((int)s[i].type) && s[i].frames)
-            fprintf(f, ", \"first_cycle\": %" PRIu64 ", \"last_cycle\": %" PRIu64, fc[i], lc[i]);
+            fprintf(f, ", \"first_cycle\": %" PRIu64 ", \"last_cycle\": %" PRIu64, s[i].first_cycle, s[i].last_cycle);
         fputc('}', f);
     }
     fputs("\n]}\n", f);
@@ -436,31 +439,97 @@ static void list_json_streams(FILE *f, const st_stream_info *s, unsigned n, cons
 typedef struct {
     const char *file;
     int quiet;
+    const simtrace_reader *r;
+    /* by stream index: a container has at most as many streams as ids */
     uint64_t last[ST_MAX_STREAMS_CLI];
     uint8_t seen[ST_MAX_STREAMS_CLI], noted[ST_MAX_STREAMS_CLI];
 } verify_t;
 
-static int verify_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
+static int verify_want(void *arg, const simtrace_frame_head *f)
 {
     verify_t *v = arg;
-    if (!st_entry_has_key(s->type) || s->id >= ST_MAX_STREAMS_CLI)
+    simtrace_stream_info s;
+    uint32_t i = f->index;
+    if (i >= ST_MAX_STREAMS_CLI || simtrace_reader_stream_info(v->r, i, &s) != SIMTRACE_OK || !s.has_cycles)
         return 1;
-    int between = v->seen[s->id] && f->first_cycle < v->last[s->id], within = f->first_cycle > f->last_cycle;
-    if ((between || within) && !v->noted[s->id]) {
-        v->noted[s->id] = 1;
+    int between = v->seen[i] && f->first_cycle < v->last[i], within = f->first_cycle > f->last_cycle;
+    if ((between || within) && !v->noted[i]) {
+        v->noted[i] = 1;
         if (!v->quiet && between)
             cli_msg("%s: stream '%s': the cycles decrease at entry %" PRIu64 " (frame %" PRIu64 "): cycle %" PRIu64
                     " after cycle %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
-                    v->file, s->name, f->first_entry, f->seq, f->first_cycle, v->last[s->id]);
+                    v->file, s.name, f->first_entry, f->seq, f->first_cycle, v->last[i]);
         else if (!v->quiet)
             cli_msg("%s: stream '%s': the cycles decrease within frame %" PRIu64 " (entries %" PRIu64 "..%" PRIu64
                     "): from cycle %" PRIu64 " to %" PRIu64 "; --cycles cannot select from this stream (use --entries)",
-                    v->file, s->name, f->seq, f->first_entry, f->first_entry + f->count - 1, f->first_cycle,
+                    v->file, s.name, f->seq, f->first_entry, f->first_entry + f->count - 1, f->first_cycle,
                     f->last_cycle);
     }
-    v->seen[s->id] = 1;
-    v->last[s->id] = f->last_cycle;
+    v->seen[i] = 1;
+    v->last[i] = f->last_cycle;
     return 1;
+}
+
+/* fd opened as a sequential reader with the options sp, keeping the
+ * handle of an open that fails on the input (it says where). */
+static simtrace_error open_seq(simtrace_reader **r, int fd, const simtrace_read_params *rp,
+                               const simtrace_seq_params *sp)
+{
+    simtrace_read_params p = *rp;
+    p.keep_failed = 1;
+    return simtrace_reader_open_seq(r, fd, &p, sp);
+}
+
+/* Every frame of r pulled, for what its callbacks do with them: the end,
+ * or the first failure. */
+static simtrace_error read_seq(simtrace_reader *r)
+{
+    simtrace_frame f;
+    simtrace_error e;
+    do
+        e = simtrace_reader_next_frame(r, &f);
+    while (e == SIMTRACE_OK && f.entries);
+    return e;
+}
+
+/* The failure e of a sequential read of file, reported where r (NULL: not
+ * opened) says it lies.  Returns the exit status. */
+static int seq_failed(const simtrace_reader *r, simtrace_error e, const char *file)
+{
+    simtrace_input_place at;
+    int saved = errno; /* (a read's reason, for the message) */
+    if (!r || simtrace_reader_place(r, &at) != SIMTRACE_OK)
+        cli_place(&at, "");
+    errno = saved;
+    return cli_report_place(e, &at, file);
+}
+
+/* --verify: every frame of the input decoded and checked in file order
+ * (a regular file too: its directory is checked against the frames), none
+ * delivered.  Returns the exit status. */
+static int verify_seq(int fd, const char *file, const simtrace_read_params *rp, int quiet, int verbose)
+{
+    static verify_t vt;
+    vt.file = file;
+    vt.quiet = quiet;
+    simtrace_seq_params sp = {.want = verify_want, .want_opaque = &vt, .verify_only = 1};
+    simtrace_reader *r;
+    simtrace_error e = open_seq(&r, fd, rp, &sp);
+    vt.r = r;
+    if (e == SIMTRACE_OK)
+        e = read_seq(r);
+    int status = EXIT_OK;
+    if (e != SIMTRACE_OK) {
+        status = seq_failed(r, e, file);
+    } else if (verbose) {
+        uint32_t n;
+        uint64_t bytes;
+        simtrace_reader_stream_count(r, &n);
+        simtrace_reader_bytes_read(r, &bytes);
+        cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", file, n, bytes);
+    }
+    simtrace_reader_free(r);
+    return status;
 }
 
 /* ---- --salvage of a regular file through its directory or its frame headers ---- */
@@ -570,7 +639,7 @@ static int recover_damage(void *arg, const simtrace_damage *dm)
         if (!rv->quiet)
             cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), not "
                     "the stream read: the rest of '%s' is read through the directory", rv->file, dm->seq,
-                    damage_stream(rv, dm, &info), dm->offset, st_error_name(rv->seq_e), own->name);
+                    damage_stream(rv, dm, &info), dm->offset, simtrace_strerror(rv->seq_e), own->name);
         break;
     }
     default:
@@ -700,7 +769,6 @@ typedef struct {
     st_seq_pick pk;        /* which stream is read (its rule: st_seq_pick_frame) */
     st_slicer sl;
     out_t *o;
-    int list;
     int salvage, quiet;
     uint64_t lost_frames, lost_entries;
     uint64_t lost_unknown; /* frames of streams whose declarations were lost */
@@ -708,8 +776,6 @@ typedef struct {
     uint64_t gap_lo, gap_hi; /* a pipe: the last bytes passed over (a damaged frame header), [lo, hi) */
     uint64_t written_end; /* entries of the chosen stream written so far (whole-stream reads) */
     const char *file;
-    uint64_t *stored; /* --list: bytes of data frames per stream id */
-    uint64_t *fc, *lc; /* --list: first and last cycle per stream id */
     const char *format; /* NULL: raw */
     /* the chosen stream's frames, for range checks after a pipe is read */
     uint64_t frames_seen, last_key, last_time;
@@ -740,21 +806,10 @@ static simtrace_error value_none(void *arg, uint64_t index, const void **value, 
         }
     return SIMTRACE_OK;
 }
-static const st_stream_info *reader_get(const void *r, unsigned i) { return st_reader_stream(r, i); }
 
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
 {
     seq_t *q = arg;
-    if (q->list) {
-        if (!lf.header_done)
-            lf.name_w = list_name_width(reader_get, q->r, st_reader_stream_count(q->r));
-        list_frame(stdout, s, f);
-        q->stored[s->id] += f->size;
-        if (f->seq == 0)
-            q->fc[s->id] = f->first_cycle;
-        q->lc[s->id] = f->last_cycle;
-        return 0;
-    }
     int dropped;
     int pick = st_seq_pick_frame(&q->pk, q->r, s, &dropped);
     if (dropped) {
@@ -862,7 +917,7 @@ static st_error other_stream_damage(seq_t *q, const st_stream_info *s, const st_
     if (!q->quiet)
         cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), "
                 "not the stream read", q->file, f->seq, s->name, d && d->offset != ST_DIAG_UNKNOWN ? d->offset : 0,
-                st_error_name(e));
+                simtrace_strerror(e));
     return ST_OK;
 }
 
@@ -963,46 +1018,47 @@ static const char *chosen_name(const st_reader *r, uint32_t id)
     return "?";
 }
 
-static void print_list(FILE *f, const st_stream_info *s, unsigned n, const uint64_t *stored, const uint64_t *fc,
-                       const uint64_t *lc)
+/* The streams s[0..n) of r, after their frames when those are listed. */
+static void print_list(FILE *f, const simtrace_reader *r, const simtrace_stream_info *s, unsigned n)
 {
     if (lf.json) {
-        list_json_streams(f, s, n, stored, fc, lc);
+        list_json_streams(f, s, n);
         return;
     }
     if (lf.frames) {
         list_frames_header(f);
         return;
     }
-    int w = list_name_width(array_get, s, n);
+    int w = list_name_width(r);
     fprintf(f, "%-*s %-8s %14s %8s %14s %12s %8s %16s %16s\n", w, "stream", "type", "entries", "frames", "raw bytes",
             "stored", "ratio", "first cycle", "last cycle");
     for (unsigned i = 0; i < n; i++) {
-        uint64_t raw = s[i].entries * s[i].entry_size;
+        uint64_t raw = s[i].entries * s[i].entry_size, stored = s[i].stored_bytes;
         char fcs[24] = "-", lcs[24] = "-";
         if (simtrace_type_has_cycles((int)s[i].type) && s[i].frames) {
-            snprintf(fcs, sizeof fcs, "%" PRIu64, fc[i]);
-            snprintf(lcs, sizeof lcs, "%" PRIu64, lc[i]);
+            snprintf(fcs, sizeof fcs, "%" PRIu64, s[i].first_cycle);
+            snprintf(lcs, sizeof lcs, "%" PRIu64, s[i].last_cycle);
         }
         fprintf(f, "%-*s %-8s %14" PRIu64 " %8" PRIu64 " %14" PRIu64 " %12" PRIu64 " %8.2f %16s %16s\n", w, s[i].name,
-                s[i].type_name, s[i].entries, s[i].frames, raw, stored[i],
-                stored[i] ? (double)raw / (double)stored[i] : 0.0, fcs, lcs);
+                s[i].type_name, s[i].entries, s[i].frames, raw, stored, stored ? (double)raw / (double)stored : 0.0,
+                fcs, lcs);
     }
 }
 
-/* A frame of the public reader as list_frame takes it: frame k of its
- * stream, whose sequence number is k (the reader checks it). */
-static st_frame_ref frame_ref_of(const simtrace_stream_info *s, uint64_t k, const simtrace_frame_info *fi)
+/* Frame k of stream index of a random-access reader as a sequential
+ * reader describes a frame going by: its sequence number is k (the
+ * reader checks it). */
+static simtrace_frame_head frame_head_of(uint32_t index, uint64_t k, const simtrace_frame_info *fi)
 {
-    return (st_frame_ref){.offset = fi->offset, .size = fi->stored_bytes, .stream = s->id,
-                          .kind = ST_FRAME_REF_DATA, .flags = fi->has_time ? ST_FRAME_REF_TIMED : 0, .seq = k,
-                          .first_entry = fi->first_entry, .count = fi->entries, .first_cycle = fi->first_cycle,
-                          .last_cycle = fi->last_cycle, .first_time = fi->first_time, .last_time = fi->last_time};
+    return (simtrace_frame_head){.index = index, .timed = fi->has_time != 0, .seq = k, .offset = fi->offset,
+                                 .size = fi->stored_bytes, .first_entry = fi->first_entry, .count = fi->entries,
+                                 .first_cycle = fi->first_cycle, .last_cycle = fi->last_cycle,
+                                 .first_time = fi->first_time, .last_time = fi->last_time};
 }
 
 static int by_offset(const void *a, const void *b)
 {
-    const st_frame_ref *x = a, *y = b;
+    const simtrace_frame_head *x = a, *y = b;
     return (x->offset > y->offset) - (x->offset < y->offset);
 }
 
@@ -1021,82 +1077,120 @@ static int list_file(int fd, const char *file, int quiet)
     uint32_t n = 0;
     simtrace_reader_stream_count(r, &n);
     simtrace_stream_info *info = calloc(n + 1, sizeof *info);
-    st_stream_info *s = calloc(n + 1, sizeof *s);
-    uint64_t *stored = calloc(n + 1, sizeof *stored), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
     uint64_t nf = 0;
-    rc = info && s && stored && fc && lc ? EXIT_OK : EXIT_DATA;
+    rc = info ? EXIT_OK : EXIT_DATA;
     for (uint32_t i = 0; i < n && rc == EXIT_OK; i++) {
         simtrace_reader_stream_info(r, i, &info[i]);
-        st_stream_info *si = &s[i];
-        snprintf(si->name, sizeof si->name, "%s", info[i].name);
-        snprintf(si->type_name, sizeof si->type_name, "%s", info[i].type_name);
-        si->id = info[i].id;
-        si->type = (st_entry_type)info[i].type;
-        si->entry_size = info[i].entry_size;
-        si->entries = info[i].entries;
-        si->frames = info[i].frames;
-        stored[i] = info[i].stored_bytes;
-        fc[i] = info[i].first_cycle;
-        lc[i] = info[i].last_cycle;
         nf += info[i].frames;
     }
     /* every data frame, in file order: the directory's are held already */
-    st_frame_ref *fr = rc == EXIT_OK && lf.frames ? calloc(nf + 1, sizeof *fr) : NULL;
+    simtrace_frame_head *fr = rc == EXIT_OK && lf.frames ? calloc(nf + 1, sizeof *fr) : NULL;
     if (lf.frames && !fr)
         rc = EXIT_DATA;
     if (rc != EXIT_OK)
         cli_msg("out of memory");
     if (rc == EXIT_OK) {
-        lf.name_w = list_name_width(array_get, s, n);
+        lf.name_w = list_name_width(r);
         list_begin(stdout);
         uint64_t m = 0;
         for (uint32_t i = 0; fr && i < n; i++)
             for (uint64_t k = 0; k < info[i].frames; k++) {
                 simtrace_frame_info fi;
                 if (simtrace_reader_frame_info(r, i, k, &fi) == SIMTRACE_OK)
-                    fr[m++] = frame_ref_of(&info[i], k, &fi);
+                    fr[m++] = frame_head_of(i, k, &fi);
             }
         if (fr)
             qsort(fr, m, sizeof *fr, by_offset);
-        /* stream ids are at most 65535: a direct map to their info */
-        static uint32_t pos[ST_MAX_STREAMS_CLI];
-        for (uint32_t i = 0; i < n; i++)
-            pos[s[i].id] = i;
         for (uint64_t k = 0; k < m; k++)
-            list_frame(stdout, &s[pos[fr[k].stream]], &fr[k]);
-        print_list(stdout, s, n, stored, fc, lc);
+            list_frame(stdout, &info[fr[k].index], &fr[k]);
+        print_list(stdout, r, info, n);
         rc = fflush(stdout) == 0 ? EXIT_OK : cli_report_place(SIMTRACE_E_WRITE, NULL, "(stdout)");
     }
     free(fr);
     free(info);
-    free(s);
-    free(stored);
-    free(fc);
-    free(lc);
     simtrace_reader_free(r);
     return rc;
 }
 
-/* --list read sequentially: the streams as the reader knows them at the
- * end, with the bytes and cycles q counted of their frames. */
-static void list_seq(const st_reader *r, const seq_t *q)
+/* --list of a pipe: the frames' headers as they go by (none decoded:
+ * their payload checksums are checked), then the streams as the reader
+ * knows them at the end, with what was counted of their frames. */
+typedef struct {
+    const simtrace_reader *r;
+    uint64_t *stored;  /* by stream index: bytes of data frames */
+    uint64_t *fc, *lc; /* by stream index: first and last cycle */
+} list_pipe_t;
+
+static int list_want(void *arg, const simtrace_frame_head *h)
 {
-    unsigned n = st_reader_stream_count(r);
-    st_stream_info *s = calloc(n + 1, sizeof *s);
-    uint64_t *stored = calloc(n + 1, 8), *fc = calloc(n + 1, 8), *lc = calloc(n + 1, 8);
-    if (s && stored && fc && lc) {
-        for (unsigned i = 0; i < n; i++) {
-            s[i] = *st_reader_stream(r, i);
-            stored[i] = q->stored[s[i].id];
-            fc[i] = q->fc[s[i].id];
-            lc[i] = q->lc[s[i].id];
-        }
-        print_list(stdout, s, n, stored, fc, lc);
+    list_pipe_t *l = arg;
+    simtrace_stream_info s;
+    if (h->index >= ST_MAX_STREAMS_CLI || simtrace_reader_stream_info(l->r, h->index, &s) != SIMTRACE_OK)
+        return 0;
+    if (!lf.header_done)
+        lf.name_w = list_name_width(l->r);
+    list_frame(stdout, &s, h);
+    l->stored[h->index] += h->size;
+    if (h->seq == 0)
+        l->fc[h->index] = h->first_cycle;
+    l->lc[h->index] = h->last_cycle;
+    return 0;
+}
+
+static int list_pipe(int fd, const char *file, const simtrace_read_params *rp)
+{
+    list_pipe_t l = {.stored = calloc(3 * (size_t)ST_MAX_STREAMS_CLI, sizeof *l.stored)};
+    if (!l.stored) {
+        cli_msg("out of memory");
+        return EXIT_DATA;
     }
+    l.fc = l.stored + ST_MAX_STREAMS_CLI;
+    l.lc = l.stored + 2 * ST_MAX_STREAMS_CLI;
+    simtrace_seq_params sp = {.want = list_want, .want_opaque = &l};
+    simtrace_reader *r;
+    simtrace_error e = open_seq(&r, fd, rp, &sp);
+    l.r = r;
+    if (e == SIMTRACE_OK) {
+        list_begin(stdout);
+        e = read_seq(r);
+    }
+    int status = e == SIMTRACE_OK ? EXIT_OK : seq_failed(r, e, file);
+    if (e == SIMTRACE_OK) {
+        uint32_t n = 0;
+        simtrace_reader_stream_count(r, &n);
+        simtrace_stream_info *s = calloc(n + 1, sizeof *s);
+        for (uint32_t i = 0; s && i < n; i++) {
+            simtrace_reader_stream_info(r, i, &s[i]);
+            s[i].stored_bytes = l.stored[i];
+            s[i].first_cycle = l.fc[i];
+            s[i].last_cycle = l.lc[i];
+        }
+        if (s)
+            print_list(stdout, r, s, n);
+        free(s);
+        status = cli_stdout_done(); /* a listing that could not be written (a full disk) */
+    }
+    simtrace_reader_free(r);
+    free(l.stored);
+    return status;
+}
+
+/* cat_salvage_note of the streams r knows, stream id written: their
+ * names and types as the public reader gives them (out of memory: no note). */
+static void salvage_note(const cat_merge_opts *mo, const st_reader *r, uint32_t id)
+{
+    unsigned n = st_reader_stream_count(r), chosen = n;
+    simtrace_stream_info *s = calloc(n + 1, sizeof *s);
+    for (unsigned i = 0; s && i < n; i++) {
+        const st_stream_info *si = st_reader_stream(r, i);
+        snprintf(s[i].name, sizeof s[i].name, "%s", si->name);
+        s[i].type = (uint32_t)si->type;
+        if (si->id == id)
+            chosen = i;
+    }
+    if (s)
+        cat_salvage_note(mo, s, n, chosen);
     free(s);
-    free(stored);
-    free(fc);
-    free(lc);
 }
 
 /* --salvage read sequentially (e: what stopped it, at d): what was
@@ -1204,6 +1298,130 @@ static int export_index(simtrace_reader *r, int in_fd, const char *in_name, cons
     }
     rc = cli_out_commit();
     return rc != EXIT_OK ? rc : lost ? EXIT_DATA : EXIT_OK;
+}
+
+/* What the sequential read (cat_seq) takes of the command line. */
+typedef struct {
+    const char *in_name, *stream, *out_path;
+    const char *format; /* NULL: raw */
+    const range *rg;
+    int salvage, quiet, regular, want_out;
+    const cat_merge_opts *mo;
+} seq_opts;
+
+/* The input read in file order: a pipe, --salvage of a file without
+ * directory, a whole stream.  Returns the exit status. */
+static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp, out_t *o)
+{
+    const char *in_name = so->in_name, *stream = so->stream, *out_path = so->out_path;
+    const range *rg = so->rg;
+    int salvage = so->salvage, quiet = so->quiet, regular = so->regular, want_out = so->want_out;
+    const cat_merge_opts *mo = so->mo;
+    seq_t q;
+    memset(&q, 0, sizeof q);
+    q.pk.name = stream;
+    st_slicer_init(&q.sl, &rg->r, rg->r.lo, rg->r.hi);
+    q.o = o;
+    q.salvage = salvage;
+    q.quiet = quiet;
+    q.file = in_name;
+    q.format = so->format;
+    st_buf_init(&q.hold, ST_SEQ_HOLD_MAX);
+    st_read_opts ro = {.threads = rp->threads, .ignore_check = (int)rp->ignore_check, .memlimit = rp->memlimit,
+                       .want = seq_want, .want_arg = &q, .on_damage = seq_damage, .damage_arg = &q,
+                       .resync = salvage || (want_out && !regular)};
+    st_reader *r;
+    st_diag d;
+    st_diag_clear(&d);
+    st_error e = st_reader_new(&r, in_fd, &ro, &d);
+    if (e != ST_OK) {
+        cli_out_abort();
+        return cli_report(e, &d, in_name);
+    }
+    q.r = r;
+    e = st_reader_read_all(r, seq_sink, &q, &d);
+    /* from a regular file, a whole stream is read here with its name */
+    if (e != ST_OK && simtrace_error_is_data(e) && !q.said && regular && !salvage && stream &&
+        rg->r.kind == R_NONE) {
+        e = resume_past_damage(in_fd, r, in_name, stream, q.written_end, o, q.format, quiet, e, &d);
+        if (e == ST_OK)
+            q.pk.chosen = 1; /* the stream was read, through the directory */
+    }
+    int status = EXIT_OK;
+    if (e != ST_OK && q.said)
+        status = cli_status(e);
+    else if (e != ST_OK)
+        status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
+    if (e == ST_OK && !q.pk.chosen && stream) {
+        /* a stream without data frames: nothing went by, but it exists */
+        const st_stream_info *s = NULL;
+        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+            if (strcmp(st_reader_stream(r, i)->name, stream) == 0)
+                s = st_reader_stream(r, i);
+        if (!s) {
+            cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
+            status = EXIT_DATA;
+        } else {
+            q.pk.chosen = 1;
+            q.pk.id = s->id;
+            if (q.format)
+                e = start_and_write(&q, s, 0, NULL, 0);
+            if (e != ST_OK)
+                status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
+        }
+    }
+    if (e == ST_OK && st_seq_pick_end(&q.pk)) {
+        /* no memory stream came: the first stream it is */
+        const st_stream_info *s = NULL;
+        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+            if (st_reader_stream(r, i)->id == q.pk.id)
+                s = st_reader_stream(r, i);
+        if (s && q.hold_any)
+            e = start_and_write(&q, s, q.hold_first, q.hold.data, q.hold.len / s->entry_size);
+        else if (s && q.format)
+            e = start_and_write(&q, s, 0, NULL, 0);
+        if (e != ST_OK)
+            status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
+    }
+    if (e == ST_OK && q.pk.chosen && rg->r.kind == R_TIME && q.untimed) {
+        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.pk.id));
+        status = EXIT_USAGE;
+    } else if (e == ST_OK && q.pk.chosen && (rg->r.kind == R_TIME || rg->r.kind == R_CYCLES)) {
+        note_window_past_end(in_name, rg, chosen_name(r, q.pk.id), q.frames_seen,
+                             rg->r.kind == R_TIME ? q.last_time : q.last_key);
+    }
+    if (e == ST_OK && rg->r.kind == R_ENTRIES && q.pk.chosen) {
+        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
+            if (st_reader_stream(r, i)->id == q.pk.id)
+                note_entries_past_end(in_name, rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
+    }
+    if (o->x) {
+        /* flush what the exporter holds: the entries of intact frames */
+        if (status != EXIT_USAGE) {
+            st_error fe = (st_error)simtrace_exporter_finish(o->x);
+            if (fe != ST_OK && status == EXIT_OK)
+                status = cli_report(fe, &d, out_path ? out_path : "(stdout)");
+        }
+        simtrace_exporter_free(o->x);
+        o->x = NULL;
+    }
+    if (salvage && want_out && q.pk.chosen)
+        salvage_note(mo, r, q.pk.id);
+    if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular))
+        status = EXIT_DATA;
+    st_reader_free(r);
+    st_buf_free(&q.hold);
+    if (want_out) {
+        /* --salvage keeps what it saved, but a usage error saves nothing */
+        if (status != EXIT_OK && (!salvage || status == EXIT_USAGE)) {
+            cli_out_abort();
+            return status;
+        }
+        int rc = cli_out_commit();
+        if (rc != EXIT_OK)
+            return rc;
+    }
+    return status;
 }
 
 /* The end of a merge (cat_merge.c) that returned status rc: entries lost
@@ -1430,135 +1648,13 @@ int main(int argc, char **argv)
     if ((rc = cat_file(&co, &mo, &in_fd, in_name, &regular, &o)) >= 0)
         return rc;
     stream = co.stream;
-    st_diag d;
-    st_diag_clear(&d);
-    st_error e;
 
     /* sequential: a pipe, --verify, --salvage, --list of a pipe, a whole stream */
-    seq_t q;
-    memset(&q, 0, sizeof q);
-    q.pk.name = stream;
-    st_slicer_init(&q.sl, &rg.r, rg.r.lo, rg.r.hi);
-    q.o = &o;
-    q.list = list;
-    q.salvage = salvage;
-    q.quiet = quiet;
-    q.file = in_name;
-    q.format = raw ? NULL : format;
-    st_buf_init(&q.hold, ST_SEQ_HOLD_MAX);
-    q.stored = list ? calloc(3 * 65536, sizeof *q.stored) : NULL;
-    q.fc = q.stored ? q.stored + 65536 : NULL;
-    q.lc = q.stored ? q.stored + 2 * 65536 : NULL;
-    if (list && !q.stored) {
-        cli_msg("out of memory");
-        return EXIT_DATA;
-    }
-    static verify_t vt;
-    vt.file = in_name;
-    vt.quiet = quiet;
-    st_read_opts ro = {.threads = threads, .verify_only = verify, .ignore_check = ignore_check, .memlimit = memlimit,
-                       .want = verify ? verify_want : seq_want,
-                       .want_arg = verify ? (void *)&vt : (void *)&q, .on_damage = verify || list ? NULL : seq_damage, .damage_arg = &q,
-                       .resync = salvage || (want_out && !regular)};
-    st_reader *r;
-    e = st_reader_new(&r, in_fd, &ro, &d);
-    if (e != ST_OK) {
-        cli_out_abort();
-        free(q.stored);
-        return cli_report(e, &d, in_name);
-    }
-    q.r = r;
+    simtrace_read_params rp = {.threads = threads, .ignore_check = (uint32_t)ignore_check, .memlimit = memlimit};
+    if (verify)
+        return verify_seq(in_fd, in_name, &rp, quiet, verbose);
     if (list)
-        list_begin(stdout);
-    e = st_reader_read_all(r, verify ? NULL : seq_sink, &q, &d);
-    /* from a regular file, a whole stream is read here with its name */
-    if (e != ST_OK && simtrace_error_is_data(e) && !q.said && regular && !salvage && !verify && !list && stream &&
-        rg.r.kind == R_NONE) {
-        e = resume_past_damage(in_fd, r, in_name, stream, q.written_end, &o, q.format, quiet, e, &d);
-        if (e == ST_OK)
-            q.pk.chosen = 1; /* the stream was read, through the directory */
-    }
-    int status = EXIT_OK;
-    if (e != ST_OK && q.said)
-        status = cli_status(e);
-    else if (e != ST_OK)
-        status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
-    if (e == ST_OK && !list && !verify && !q.pk.chosen && stream) {
-        /* a stream without data frames: nothing went by, but it exists */
-        const st_stream_info *s = NULL;
-        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (strcmp(st_reader_stream(r, i)->name, stream) == 0)
-                s = st_reader_stream(r, i);
-        if (!s) {
-            cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
-            status = EXIT_DATA;
-        } else {
-            q.pk.chosen = 1;
-            q.pk.id = s->id;
-            if (q.format)
-                e = start_and_write(&q, s, 0, NULL, 0);
-            if (e != ST_OK)
-                status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
-        }
-    }
-    if (e == ST_OK && !list && !verify && st_seq_pick_end(&q.pk)) {
-        /* no memory stream came: the first stream it is */
-        const st_stream_info *s = NULL;
-        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (st_reader_stream(r, i)->id == q.pk.id)
-                s = st_reader_stream(r, i);
-        if (s && q.hold_any)
-            e = start_and_write(&q, s, q.hold_first, q.hold.data, q.hold.len / s->entry_size);
-        else if (s && q.format)
-            e = start_and_write(&q, s, 0, NULL, 0);
-        if (e != ST_OK)
-            status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
-    }
-    if (e == ST_OK && q.pk.chosen && rg.r.kind == R_TIME && q.untimed) {
-        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.pk.id));
-        status = EXIT_USAGE;
-    } else if (e == ST_OK && q.pk.chosen && (rg.r.kind == R_TIME || rg.r.kind == R_CYCLES)) {
-        note_window_past_end(in_name, &rg, chosen_name(r, q.pk.id), q.frames_seen,
-                             rg.r.kind == R_TIME ? q.last_time : q.last_key);
-    }
-    if (e == ST_OK && rg.r.kind == R_ENTRIES && q.pk.chosen) {
-        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (st_reader_stream(r, i)->id == q.pk.id)
-                note_entries_past_end(in_name, &rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
-    }
-    if (list && (e == ST_OK || salvage))
-        list_seq(r, &q);
-    if (list && status == EXIT_OK)
-        status = cli_stdout_done(); /* a listing that could not be written (a full disk) */
-    if (o.x) {
-        /* flush what the exporter holds: the entries of intact frames */
-        if (status != EXIT_USAGE) {
-            st_error fe = (st_error)simtrace_exporter_finish(o.x);
-            if (fe != ST_OK && status == EXIT_OK)
-                status = cli_report(fe, &d, out_path ? out_path : "(stdout)");
-        }
-        simtrace_exporter_free(o.x);
-        o.x = NULL;
-    }
-    if (salvage && want_out && q.pk.chosen)
-        cat_salvage_note(&mo, r, q.pk.id);
-    if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular))
-        status = EXIT_DATA;
-    if (verify && e == ST_OK && verbose)
-        cli_msg("%s: ok: %u streams, %" PRIu64 " bytes checked", in_name, st_reader_stream_count(r),
-                st_reader_offset(r));
-    st_reader_free(r);
-    st_buf_free(&q.hold);
-    free(q.stored);
-    if (want_out) {
-        /* --salvage keeps what it saved, but a usage error saves nothing */
-        if (status != EXIT_OK && (!salvage || status == EXIT_USAGE)) {
-            cli_out_abort();
-            return status;
-        }
-        rc = cli_out_commit();
-        if (rc != EXIT_OK)
-            return rc;
-    }
-    return status;
+        return list_pipe(in_fd, in_name, &rp);
+    seq_opts so = {in_name, stream, out_path, raw ? NULL : format, &rg, salvage, quiet, regular, want_out, &mo};
+    return cat_seq(in_fd, &so, &rp, &o);
 }

@@ -789,6 +789,128 @@ typedef struct simtrace_input_place {
  */
 SIMTRACE_API simtrace_error simtrace_reader_place(const simtrace_reader *r, simtrace_input_place *where);
 
+/* ---- advanced: the sequential reader's options ------------------------------ */
+
+/*
+ * A container read in file order as simtrace-cat reads a pipe, --verify,
+ * --list and --salvage a file without directory: the caller chooses which
+ * data frames are decoded (from their headers, before any decoding), may
+ * have every frame checked and none delivered, and may read past damage
+ * with a report per damaged frame.  The stream read by default is chosen
+ * by the library's one rule (the first memory stream, else the first
+ * stream), the rule simtrace_cursor_open applies to a sequential reader.
+ */
+
+struct simtrace_damage; /* (advanced: recovery, below) */
+
+/* What the default-stream rule says of a data frame's stream
+ * (simtrace_frame_head.pick). */
+typedef enum simtrace_pick {
+    SIMTRACE_PICK_SKIP = 0, /* not the stream read */
+    SIMTRACE_PICK_READ = 1, /* the stream read */
+    SIMTRACE_PICK_HOLD = 2, /* the first stream, not a memory stream: the stream
+                               read if no memory stream is declared before the
+                               end of the input (simtrace_reader_pick_end); a
+                               caller holds its entries back until then */
+} simtrace_pick;
+
+/* A data frame as its header describes it, before it is decoded. */
+typedef struct simtrace_frame_head {
+    uint32_t index;       /* its stream (simtrace_reader_stream_info) */
+    uint32_t pick;        /* simtrace_pick, for simtrace_seq_params.stream */
+    uint32_t dropped;     /* 1: this frame's memory stream replaces the stream
+                             held so far (SIMTRACE_PICK_HOLD): what was held
+                             of that one is not the stream read */
+    uint32_t timed;       /* 1: first_time and last_time are set */
+    uint64_t seq;         /* its number among its stream's data frames, from 0 */
+    uint64_t offset;      /* byte offset of its header in the input */
+    uint64_t size;        /* its bytes, header and payload */
+    uint64_t first_entry; /* index in the stream of its first entry */
+    uint64_t count;       /* its entries */
+    uint64_t first_cycle, last_cycle; /* of its first and last entry
+                                         (streams whose entries carry one) */
+    uint64_t first_time, last_time;   /* wall-clock times, when timed */
+    uint64_t reserved[4];
+} simtrace_frame_head;
+
+/* Says whether the data frame h is decoded and delivered (nonzero) or
+ * only read and its payload checksum checked (0).  h is valid during the
+ * call only. */
+typedef int (*simtrace_frame_want_fn)(void *opaque, const simtrace_frame_head *h);
+
+/* Damage met by a sequential read with simtrace_seq_params.resync, beyond
+ * SIMTRACE_DAMAGE_FRAME (a frame whose header is sound and whose payload
+ * is damaged: its entries are lost, the read goes on). */
+typedef enum simtrace_seq_damage_kind {
+    SIMTRACE_DAMAGE_GAP = 4,        /* bytes [offset, offset + size) passed over to
+                                       the next sound frame header: what they held
+                                       is told by the reports that follow; stream
+                                       is UINT32_MAX */
+    SIMTRACE_DAMAGE_LOST = 5,       /* frames of stream that lay in bytes passed
+                                       over, shown by its next frame or the
+                                       directory: seq is how many, first_entry
+                                       and entries their entries */
+    SIMTRACE_DAMAGE_UNDECLARED = 6, /* frames the directory lists of streams whose
+                                       declarations were passed over: seq frames,
+                                       entries entries; stream is UINT32_MAX */
+} simtrace_seq_damage_kind;
+
+typedef struct simtrace_seq_params {
+    const char *stream;            /* the stream the pick rule reads; NULL: the
+                                      default stream (simtrace_pick); copied */
+    simtrace_frame_want_fn want;   /* NULL: every data frame is decoded */
+    void *want_opaque;
+    int (*damage)(void *opaque, const struct simtrace_damage *d);
+                                   /* as simtrace_damage_fn; NULL: damage ends
+                                      the read with its error */
+    void *damage_opaque;
+    uint32_t verify_only;          /* 1: every frame decoded and checked, none
+                                      delivered: simtrace_reader_next_frame
+                                      gives the end, or the first error */
+    uint32_t resync;               /* 1 (with damage): a damaged or misplaced
+                                      frame header does not end the read either:
+                                      it goes on from the next sound frame
+                                      header (SIMTRACE_DAMAGE_GAP, _LOST,
+                                      _UNDECLARED) */
+    uint64_t reserved[6];          /* zero */
+} simtrace_seq_params;
+
+/*
+ * Open fd (a pipe, or a regular file read in file order, without its
+ * directory) as a sequential reader with the options seq, read through
+ * simtrace_reader_next_frame; params as for simtrace_reader_open_fd (NULL:
+ * the defaults).  want is called for every data frame, and damage for
+ * every damaged frame (SIMTRACE_DAMAGE_FRAME, or with resync any kind),
+ * from inside simtrace_reader_next_frame, on its thread, one at a time;
+ * both may call the calls that take r const, nothing else on r.  A damage
+ * callback that returns nonzero ends the read: simtrace_reader_next_frame
+ * returns SIMTRACE_E_WRITE.  Takes no cursor (SIMTRACE_E_STATE).
+ * Returns as simtrace_reader_open_fd; SIMTRACE_E_USAGE also for nonzero
+ * reserved fields, flags above 1, or resync without damage.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_open_seq(simtrace_reader **r, int fd, const simtrace_read_params *params,
+                                                     const simtrace_seq_params *seq);
+
+/*
+ * At the end of the input of a reader opened by simtrace_reader_open_seq:
+ * the stream the pick rule reads, its index into *index.  The stream held
+ * back (SIMTRACE_PICK_HOLD) becomes it here, as no memory stream came.
+ * Returns SIMTRACE_OK with *first_held 1 when it became the stream read in
+ * this call (its held entries are now the caller's to write), else 0;
+ * SIMTRACE_E_NOT_FOUND (no data frame of the stream, or of any stream,
+ * went by); SIMTRACE_E_STATE (not such a reader); SIMTRACE_E_USAGE.
+ * Not thread-safe on one reader.
+ */
+SIMTRACE_API simtrace_error simtrace_reader_pick_end(simtrace_reader *r, uint32_t *index, int *first_held);
+
+/* The bytes r has read of its input so far into *bytes: a sequential
+ * reader's, in file order (at the end: the input's size); a random-access
+ * reader's, the footer, directory and stream descriptors (or, without
+ * directory, the frame headers) that opening it read.  Returns
+ * SIMTRACE_OK; SIMTRACE_E_STATE (an open kept by keep_failed);
+ * SIMTRACE_E_USAGE.  Not thread-safe on one reader. */
+SIMTRACE_API simtrace_error simtrace_reader_bytes_read(const simtrace_reader *r, uint64_t *bytes);
+
 /* ---- advanced: recovery: salvage, and reading past damage ------------------ */
 
 /*
@@ -831,7 +953,9 @@ typedef struct simtrace_damage {
     uint64_t at_offset, at_frame, at_stream;
     const char *detail;    /* what the check found, in words, or "" when not
                               known; valid during the callback only */
-    uint64_t reserved[4];
+    uint64_t size;         /* the frame's bytes (SIMTRACE_DAMAGE_GAP: the bytes
+                              passed over); 0 when not known */
+    uint64_t reserved[3];
 } simtrace_damage;
 
 /* Receives count entries of the stream (raw, as simtrace_cursor_next
@@ -1371,12 +1495,6 @@ SIMTRACE_API simtrace_error simtrace_reader_cut_frame(simtrace_reader *r, simtra
  * declared so far); SIMTRACE_E_USAGE.  Thread safety: as every call on r. */
 SIMTRACE_API simtrace_error simtrace_reader_stream_header(const simtrace_reader *r, uint32_t index,
                                                           const void **header, size_t *len);
-
-/* Random access only.  *bytes receives the bytes of footer, directory,
- * stream descriptors (or, without directory, frame headers) that opening
- * r read.  Returns SIMTRACE_OK; SIMTRACE_E_STATE (a sequential reader);
- * SIMTRACE_E_USAGE.  Thread safety: as every call on r. */
-SIMTRACE_API simtrace_error simtrace_reader_bytes_read(simtrace_reader *r, uint64_t *bytes);
 
 /* A random-access cursor's count of the frames it decoded so far into
  * *frames (a range decodes only those it needs).  Returns SIMTRACE_OK;

@@ -913,6 +913,23 @@ static void test_sequential(const char *path)
     free(file);
 }
 
+/* A trace whose first stream is not a memory stream ("raw": n bytes),
+ * and with late_memory a memory stream ("mem") declared after its frames;
+ * w is closed and freed. */
+static void write_raw_then_memory(simtrace_writer *w, const uint8_t *bytes, size_t n, int late_memory)
+{
+    uint32_t bs, ms;
+    CHECK(simtrace_writer_add_stream(w, "raw", SIMTRACE_TYPE_BYTES, &bs) == SIMTRACE_OK);
+    CHECK(simtrace_writer_write(w, bs, bytes, n) == SIMTRACE_OK);
+    CHECK(simtrace_writer_flush(w) == SIMTRACE_OK);
+    if (late_memory) {
+        CHECK(simtrace_writer_add_stream(w, "mem", SIMTRACE_TYPE_D64, &ms) == SIMTRACE_OK);
+        CHECK(simtrace_writer_write(w, ms, rd_raw, 500) == SIMTRACE_OK);
+    }
+    CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
+    simtrace_writer_free(w);
+}
+
 /* The default stream read sequentially is the default of a file: the
  * first memory stream, even one declared after the first stream's
  * frames, else the first stream (held back until the end shows that no
@@ -928,17 +945,8 @@ static void test_sequential_default(void)
         simtrace_write_params p;
         fill_params(&p, 1);
         simtrace_writer *w;
-        uint32_t bs, ms;
         CHECK(simtrace_writer_create_io(&w, &wio, &p) == SIMTRACE_OK);
-        CHECK(simtrace_writer_add_stream(w, "raw", SIMTRACE_TYPE_BYTES, &bs) == SIMTRACE_OK);
-        CHECK(simtrace_writer_write(w, bs, bytes, sizeof bytes) == SIMTRACE_OK);
-        CHECK(simtrace_writer_flush(w) == SIMTRACE_OK);
-        if (late_memory) {
-            CHECK(simtrace_writer_add_stream(w, "mem", SIMTRACE_TYPE_D64, &ms) == SIMTRACE_OK);
-            CHECK(simtrace_writer_write(w, ms, rd_raw, 500) == SIMTRACE_OK);
-        }
-        CHECK(simtrace_writer_close(w) == SIMTRACE_OK);
-        simtrace_writer_free(w);
+        write_raw_then_memory(w, bytes, sizeof bytes, late_memory);
         memin m = {mb.p, mb.n, 0};
         simtrace_read_io io = {mem_read, &m};
         simtrace_reader *r;
@@ -1264,6 +1272,229 @@ static void test_export(void)
     free(mb.p);
 }
 
+
+/* ---- the sequential reader's options (simtrace_reader_open_seq) ---- */
+
+typedef struct {
+    simtrace_frame_head h[64];
+    unsigned nh, only; /* only: the stream whose frames are decoded; 9: all */
+    simtrace_damage dm[16];
+    unsigned ndm;
+    int stop;          /* the damage callback stops the read */
+} seq_seen;
+
+static int seq_want_cb(void *opaque, const simtrace_frame_head *h)
+{
+    seq_seen *v = opaque;
+    if (v->nh < 64)
+        v->h[v->nh++] = *h;
+    return v->only == 9 || h->index == v->only;
+}
+
+static int seq_damage_cb(void *opaque, const struct simtrace_damage *d)
+{
+    seq_seen *v = opaque;
+    if (v->ndm < 16)
+        v->dm[v->ndm++] = *d;
+    return v->stop;
+}
+
+/* Read fd to its end with seq; returns the last error, *frames the frames
+ * delivered (all of stream v->only unless 9). */
+static simtrace_error seq_read(int fd, simtrace_seq_params *seq, seq_seen *v, unsigned *frames, uint64_t *bytes)
+{
+    simtrace_reader *r;
+    simtrace_error e = simtrace_reader_open_seq(&r, fd, NULL, seq);
+    *frames = 0;
+    if (e != SIMTRACE_OK)
+        return e;
+    simtrace_frame f;
+    while ((e = simtrace_reader_next_frame(r, &f)) == SIMTRACE_OK && f.count)
+        *frames += v->only == 9 || f.index == v->only;
+    CHECK(simtrace_reader_bytes_read(r, bytes) == SIMTRACE_OK);
+    simtrace_reader_free(r);
+    return e;
+}
+
+/* A copy of the file with byte at flipped, opened for reading. */
+static int damaged_copy(const char *dir, const uint8_t *file, size_t len, uint64_t at)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/damaged.sim", dir);
+    FILE *f = fopen(p, "wb");
+    CHECK(f != NULL && fwrite(file, 1, len, f) == len);
+    fclose(f);
+    int fd = open(p, O_RDWR);
+    uint8_t b = file[at] ^ 0x5a;
+    CHECK(fd >= 0 && pwrite(fd, &b, 1, (off_t)at) == 1);
+    return fd;
+}
+
+static void test_seq_options(const char *path, const char *dir)
+{
+    size_t len;
+    uint8_t *file = slurp_checked(path, &len);
+    if (!file)
+        return;
+    simtrace_stream_info wsi;
+    simtrace_reader *ra;
+    CHECK(simtrace_reader_open_path(&ra, path, NULL) == SIMTRACE_OK &&
+          simtrace_reader_stream_info(ra, 1, &wsi) == SIMTRACE_OK && wsi.frames > 2);
+    simtrace_reader_free(ra);
+    unsigned w_frames = (unsigned)wsi.frames;
+    /* a pipe: only stream 1's frames decoded; every header seen, the
+     * default stream (memory stream 0) picked */
+    seq_seen v = {.only = 1};
+    simtrace_seq_params seq = {.want = seq_want_cb, .want_opaque = &v};
+    int rfd;
+    pid_t pid = feed_pipe(file, len, 4096, 0, &rfd);
+    unsigned frames;
+    uint64_t bytes = 0;
+    CHECK(seq_read(rfd, &seq, &v, &frames, &bytes) == SIMTRACE_OK);
+    close(rfd);
+    waitpid(pid, NULL, 0);
+    CHECK(bytes == len && frames == w_frames && v.nh > frames);
+    int ok = 1;
+    for (unsigned i = 0; i < v.nh; i++) {
+        ok &= v.h[i].pick == (v.h[i].index == 0 ? SIMTRACE_PICK_READ : SIMTRACE_PICK_SKIP) && !v.h[i].dropped;
+        ok &= i == 0 || v.h[i].offset > v.h[i - 1].offset;
+        ok &= v.h[i].size > 0 && v.h[i].offset + v.h[i].size <= len;
+    }
+    CHECK(ok);
+    /* the headers are the directory's */
+    simtrace_frame_info fi;
+    CHECK(simtrace_reader_open_path(&ra, path, NULL) == SIMTRACE_OK);
+    CHECK(simtrace_reader_frame_info(ra, v.h[0].index, v.h[0].seq, &fi) == SIMTRACE_OK && fi.offset == v.h[0].offset &&
+          fi.stored_bytes == v.h[0].size && fi.first_cycle == v.h[0].first_cycle &&
+          fi.last_cycle == v.h[0].last_cycle && fi.entries == v.h[0].count);
+    /* stream 1's second frame: its payload's last byte, and its header's first */
+    CHECK(simtrace_reader_frame_info(ra, 1, 1, &fi) == SIMTRACE_OK);
+    uint64_t w1_offset = fi.offset, w1_size = fi.stored_bytes, w1_first = fi.first_entry, w1_n = fi.entries;
+    uint64_t bytes_seq;
+    CHECK(simtrace_reader_bytes_read(ra, &bytes_seq) == SIMTRACE_OK && bytes_seq > 0); /* what opening read */
+    simtrace_reader_free(ra);
+
+    /* a regular file read in file order, checked only: the end, no frame */
+    seq_seen vv = {.only = 9};
+    simtrace_seq_params sv = {.want = seq_want_cb, .want_opaque = &vv, .verify_only = 1};
+    int fd = open(path, O_RDONLY);
+    CHECK(seq_read(fd, &sv, &vv, &frames, &bytes) == SIMTRACE_OK && frames == 0 && bytes == len && vv.nh == v.nh);
+    /* the pick rule's end: the stream read is known; no cursor */
+    simtrace_reader *r;
+    simtrace_cursor *c;
+    uint32_t idx = 9;
+    int held = 9;
+    CHECK(lseek(fd, 0, SEEK_SET) == 0 && simtrace_reader_open_seq(&r, fd, NULL, &seq) == SIMTRACE_OK);
+    CHECK(simtrace_reader_pick_end(r, &idx, &held) == SIMTRACE_E_NOT_FOUND); /* no frame yet */
+    CHECK(simtrace_cursor_open(&c, r, NULL, NULL) == SIMTRACE_E_STATE);
+    simtrace_frame f;
+    while (simtrace_reader_next_frame(r, &f) == SIMTRACE_OK && f.count)
+        ;
+    CHECK(simtrace_reader_pick_end(r, &idx, &held) == SIMTRACE_OK && idx == 0 && held == 0);
+    CHECK(simtrace_reader_pick_end(r, NULL, &held) == SIMTRACE_E_USAGE);
+    simtrace_reader_free(r);
+    CHECK(simtrace_reader_open_path(&ra, path, NULL) == SIMTRACE_OK &&
+          simtrace_reader_pick_end(ra, &idx, &held) == SIMTRACE_E_STATE);
+    simtrace_reader_free(ra);
+    /* a named stream */
+    seq_seen vn = {.only = 9};
+    simtrace_seq_params sn = {.stream = "cpu0.write", .want = seq_want_cb, .want_opaque = &vn};
+    CHECK(lseek(fd, 0, SEEK_SET) == 0 && seq_read(fd, &sn, &vn, &frames, &bytes) == SIMTRACE_OK);
+    ok = 1;
+    for (unsigned i = 0; i < vn.nh; i++)
+        ok &= vn.h[i].pick == (vn.h[i].index == 1 ? SIMTRACE_PICK_READ : SIMTRACE_PICK_SKIP);
+    CHECK(ok);
+    close(fd);
+    /* usage */
+    simtrace_seq_params bad = {.resync = 1};
+    CHECK(simtrace_reader_open_seq(&r, 0, NULL, &bad) == SIMTRACE_E_USAGE && r == NULL);
+    bad = (simtrace_seq_params){.verify_only = 2};
+    CHECK(simtrace_reader_open_seq(&r, 0, NULL, &bad) == SIMTRACE_E_USAGE);
+    bad = (simtrace_seq_params){.reserved = {0, 1}};
+    CHECK(simtrace_reader_open_seq(&r, 0, NULL, &bad) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_reader_open_seq(&r, -1, NULL, &seq) == SIMTRACE_E_USAGE &&
+          simtrace_reader_open_seq(&r, 0, NULL, NULL) == SIMTRACE_E_USAGE);
+    CHECK(simtrace_reader_bytes_read(NULL, &bytes) == SIMTRACE_E_USAGE);
+
+    /* a damaged payload: without a damage callback it ends the read; with
+     * one, the frame is reported and the read goes on */
+    fd = damaged_copy(dir, file, len, w1_offset + w1_size - 1);
+    seq_seen vd = {.only = 1};
+    simtrace_seq_params sd = {.want = seq_want_cb, .want_opaque = &vd};
+    simtrace_error e = seq_read(fd, &sd, &vd, &frames, &bytes);
+    CHECK(simtrace_error_is_data(e) && frames == 1);
+    sd.damage = seq_damage_cb;
+    sd.damage_opaque = &vd;
+    vd.nh = 0;
+    CHECK(lseek(fd, 0, SEEK_SET) == 0 && seq_read(fd, &sd, &vd, &frames, &bytes) == SIMTRACE_OK);
+    CHECK(frames == w_frames - 1 && vd.ndm == 1 && vd.dm[0].kind == SIMTRACE_DAMAGE_FRAME &&
+          vd.dm[0].stream == 1 && vd.dm[0].seq == 1 && vd.dm[0].offset == w1_offset && vd.dm[0].size == w1_size &&
+          vd.dm[0].first_entry == w1_first && vd.dm[0].entries == w1_n && simtrace_error_is_data((int)vd.dm[0].error) &&
+          vd.dm[0].at_offset != UINT64_MAX && bytes == len);
+    /* a callback that stops the read */
+    vd.stop = 1;
+    vd.ndm = 0;
+    CHECK(lseek(fd, 0, SEEK_SET) == 0 && seq_read(fd, &sd, &vd, &frames, &bytes) == SIMTRACE_E_WRITE &&
+          vd.ndm == 1 && bytes < len);
+    close(fd);
+
+    /* a damaged frame header: without resync the read ends there; with it,
+     * the bytes passed over are reported, then the frame lost in them */
+    fd = damaged_copy(dir, file, len, w1_offset);
+    seq_seen vg = {.only = 1};
+    simtrace_seq_params sg = {.want = seq_want_cb, .want_opaque = &vg, .damage = seq_damage_cb, .damage_opaque = &vg};
+    e = seq_read(fd, &sg, &vg, &frames, &bytes);
+    CHECK(simtrace_error_is_data(e) && vg.ndm == 0 && frames == 1);
+    sg.resync = 1;
+    vg.nh = 0;
+    CHECK(lseek(fd, 0, SEEK_SET) == 0 && seq_read(fd, &sg, &vg, &frames, &bytes) == SIMTRACE_OK);
+    ok = vg.ndm >= 2 && vg.dm[0].kind == SIMTRACE_DAMAGE_GAP && vg.dm[0].stream == UINT32_MAX &&
+         vg.dm[0].offset == w1_offset && vg.dm[0].size > 0;
+    int lost = 0;
+    for (unsigned i = 1; i < vg.ndm; i++)
+        lost |= vg.dm[i].kind == SIMTRACE_DAMAGE_LOST && vg.dm[i].stream == 1 && vg.dm[i].seq == 1 &&
+                vg.dm[i].first_entry == w1_first && vg.dm[i].entries == w1_n;
+    CHECK(ok && lost && frames == w_frames - 1);
+    close(fd);
+    free(file);
+}
+
+/* The default stream read sequentially: the first stream, not a memory
+ * stream, is held (SIMTRACE_PICK_HOLD) until a memory stream replaces it
+ * (dropped) or the end makes it the stream read (simtrace_reader_pick_end). */
+static void test_seq_pick(const char *dir)
+{
+    uint8_t bytes[3000];
+    memset(bytes, 7, sizeof bytes);
+    char p[512];
+    snprintf(p, sizeof p, "%s/pick.sim", dir);
+    for (int late_memory = 0; late_memory < 2; late_memory++) {
+        simtrace_write_params wp;
+        fill_params(&wp, 1);
+        simtrace_writer *w;
+        CHECK(simtrace_writer_create_path(&w, p, &wp) == SIMTRACE_OK);
+        write_raw_then_memory(w, bytes, sizeof bytes, late_memory);
+        seq_seen v = {.only = 9};
+        simtrace_seq_params seq = {.want = seq_want_cb, .want_opaque = &v};
+        int fd = open(p, O_RDONLY);
+        simtrace_reader *r;
+        CHECK(fd >= 0 && simtrace_reader_open_seq(&r, fd, NULL, &seq) == SIMTRACE_OK);
+        simtrace_frame f;
+        while (simtrace_reader_next_frame(r, &f) == SIMTRACE_OK && f.count)
+            ;
+        uint32_t idx = 9;
+        int held = 9;
+        CHECK(simtrace_reader_pick_end(r, &idx, &held) == SIMTRACE_OK);
+        int ok = v.nh > 1 && v.h[0].index == 0 && v.h[0].pick == SIMTRACE_PICK_HOLD && !v.h[0].dropped;
+        for (unsigned i = 1; i < v.nh; i++)
+            ok &= v.h[i].index == 0 ? v.h[i].pick == SIMTRACE_PICK_HOLD || late_memory
+                                    : v.h[i].pick == SIMTRACE_PICK_READ && v.h[i].dropped == (v.h[i].seq == 0);
+        CHECK(ok && (late_memory ? idx == 1 && held == 0 : idx == 0 && held == 1));
+        simtrace_reader_free(r);
+        close(fd);
+    }
+}
+
 int main(void)
 {
     char dir[] = "/tmp/test_api.XXXXXX";
@@ -1344,6 +1575,8 @@ int main(void)
     test_signals_while_reading(path);
     test_sequential_default();
     test_next_frame(path);
+    test_seq_options(path, dir);
+    test_seq_pick(dir);
 
     /* the reader's allocator: used, and everything given back */
     simtrace_read_params rp;
