@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../formats/entry.h"
 #include "cli_util.h"
 
 /* The name of the instruction stream beside CPU.read and CPU.write, with

@@ -9,24 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../frames/container.h"
 #include "../include/simtrace.h"
 #include "cli_util.h"
-
-/*
- * The message of cli_util.h for simtrace-cat's errors that are still the
- * library's internal ones (issue 21): cli_util.c itself speaks the public
- * API only, so that the other programs use no internal symbol through it.
- */
-/* "prog: FILE: ...: what: detail" of e at d (NULL: nothing known). */
-static inline int cli_report(st_error e, const st_diag *d, const char *file)
-{
-    simtrace_input_place p = {UINT64_MAX, UINT64_MAX, "", UINT64_MAX, UINT64_MAX};
-    if (d)
-        p = (simtrace_input_place){d->offset, d->line, "", d->frame, d->stream};
-    snprintf(p.detail, sizeof p.detail, "%s", d ? d->detail : "");
-    return cli_report_place(e, &p, file);
-}
 
 /* Each -s NAME, in order (NAME may list several streams: "read,write"). */
 void cat_select(const char *arg);

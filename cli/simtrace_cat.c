@@ -23,6 +23,21 @@
 #include "cat_stats.h"
 #include "cli_util.h"
 
+/*
+ * The message of cli_util.h for the errors of simtrace-cat's sequential
+ * path that are still the library's internal ones (issue 21): here, its
+ * one user, so that cat_merge.h and cli_util.c speak the public API only.
+ */
+/* "prog: FILE: ...: what: detail" of e at d (NULL: nothing known). */
+static int cli_report(st_error e, const st_diag *d, const char *file)
+{
+    simtrace_input_place p = {UINT64_MAX, UINT64_MAX, "", UINT64_MAX, UINT64_MAX};
+    if (d)
+        p = (simtrace_input_place){d->offset, d->line, "", d->frame, d->stream};
+    snprintf(p.detail, sizeof p.detail, "%s", d ? d->detail : "");
+    return cli_report_place(e, &p, file);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "%s",
@@ -899,7 +914,7 @@ static int may_be_read(const seq_t *q, const st_stream_info *s)
         return strcmp(s->name, q->pk.name) == 0;
     if (q->pk.chosen)
         return s->id == q->pk.id;
-    return (q->pk.held && s->id == q->pk.hid) || st_entry_is_memory(s->type);
+    return (q->pk.held && s->id == q->pk.hid) || simtrace_type_is_memory((int)s->type);
 }
 
 /* One stream's damage stays in its stream: a damaged frame of another
