@@ -42,6 +42,8 @@ struct simtrace_reader {
     int seq_open;
     char seq_name[ST_MAX_NAME + 1];
     st_seq_pick seq_pk;
+    st_range seq_rg;      /* simtrace_seq_params.range, cutting the stream read */
+    st_slicer seq_sl;
 };
 
 struct simtrace_cursor {
@@ -86,6 +88,8 @@ SIMTRACE_API void simtrace_read_params_init(simtrace_read_params *p)
 static st_error on_stream(void *arg, const st_stream_info *s);
 static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f);
 static void seq_options(simtrace_reader *rd, const simtrace_seq_params *seq, st_read_opts *ro);
+static uint32_t seq_pick_now(const simtrace_reader *rd, const st_stream_info *s);
+static st_error seq_cut(simtrace_reader *rd, st_frame_out *o);
 
 static simtrace_error open_reader(simtrace_reader **out, const char *path, int fd, const simtrace_read_io *io,
                                   const simtrace_read_params *pp, const simtrace_seq_params *seq)
@@ -934,9 +938,15 @@ SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtr
     r->msg[0] = 0;
     st_frame_out o;
     st_error e;
-    /* (a frame of no entries would read as the end) */
-    while ((e = st_reader_next(r->r, &o, &r->next_d)) == ST_OK && o.s && !o.n)
-        ;
+    uint32_t pick = SIMTRACE_PICK_SKIP;
+    /* (a frame of no entries, or none in the range, would read as the end) */
+    while ((e = st_reader_next(r->r, &o, &r->next_d)) == ST_OK && o.s) {
+        pick = seq_pick_now(r, o.s);
+        if (pick != SIMTRACE_PICK_SKIP && r->seq_rg.kind != ST_RANGE_ALL)
+            e = seq_cut(r, &o);
+        if (e != ST_OK || o.n)
+            break;
+    }
     if (e != ST_OK) {
         r->next_failed = 1;
         return api_fail(r->msg, e, &r->next_d);
@@ -946,6 +956,7 @@ SIMTRACE_API simtrace_error simtrace_reader_next_frame(simtrace_reader *r, simtr
     for (uint32_t i = 0; i < r->nseen; i++)
         if (r->seen[i].id == o.s->id)
             f->index = i;
+    f->pick = pick;
     f->first_entry = o.first;
     f->seq = o.seq;
     f->offset = o.offset;
@@ -1032,6 +1043,8 @@ static int seq_head_want(simtrace_reader *rd, const st_stream_info *s, const st_
     int dropped;
     h.pick = (uint32_t)st_seq_pick_frame(&rd->seq_pk, rd->r, s, &dropped);
     h.dropped = (uint32_t)dropped;
+    if (dropped) /* the memory stream's range starts over, as a cursor's does */
+        st_slicer_init(&rd->seq_sl, &rd->seq_rg, rd->seq_rg.lo, rd->seq_rg.hi);
     h.index = seen_index(rd, s);
     h.timed = (f->flags & ST_FRAME_REF_TIMED) != 0;
     h.seq = f->seq;
@@ -1043,7 +1056,33 @@ static int seq_head_want(simtrace_reader *rd, const st_stream_info *s, const st_
     h.last_cycle = f->last_cycle;
     h.first_time = f->first_time;
     h.last_time = f->last_time;
-    return rd->seq.want ? rd->seq.want(rd->seq.want_opaque, &h) : 1;
+    int want = rd->seq.want ? rd->seq.want(rd->seq.want_opaque, &h) : 1;
+    /* frames of the stream read that its range cannot touch: not decoded */
+    return want && (h.pick == SIMTRACE_PICK_SKIP || st_range_wants_frame(&rd->seq_rg, f));
+}
+
+/* The pick rule's word on the stream of a frame delivered now (frames come
+ * out after want() saw them: a held stream's may be replaced by then). */
+static uint32_t seq_pick_now(const simtrace_reader *rd, const st_stream_info *s)
+{
+    if (!rd->seq_open)
+        return SIMTRACE_PICK_SKIP;
+    if (rd->seq_pk.chosen)
+        return s->id == rd->seq_pk.id ? SIMTRACE_PICK_READ : SIMTRACE_PICK_SKIP;
+    return rd->seq_pk.held && s->id == rd->seq_pk.hid ? SIMTRACE_PICK_HOLD : SIMTRACE_PICK_SKIP;
+}
+
+/* A frame of the stream read (or held) cut to simtrace_seq_params.range by
+ * the library's slicer, the one home of the range rule and its errors. */
+static st_error seq_cut(simtrace_reader *rd, st_frame_out *o)
+{
+    size_t a, b;
+    st_diag_clear(&rd->next_d);
+    RETURN_IF_ERROR(st_slice(&rd->seq_sl, o->s, o->first, o->entries, o->n, &a, &b, &rd->next_d));
+    o->entries += a * o->s->entry_size;
+    o->first += a;
+    o->n = b - a;
+    return ST_OK;
 }
 
 /* The frame reader's damage (st_read_opts.on_damage, its cases told apart
@@ -1078,6 +1117,9 @@ static void seq_options(simtrace_reader *rd, const simtrace_seq_params *seq, st_
         rd->seq_pk.name = rd->seq_name;
     }
     rd->seq.stream = NULL; /* (the copy in seq_name is the one kept) */
+    api_range_in(seq->range, &rd->seq_rg); /* (checked by simtrace_reader_open_seq) */
+    rd->seq.range = NULL;  /* (so is seq_rg) */
+    st_slicer_init(&rd->seq_sl, &rd->seq_rg, rd->seq_rg.lo, rd->seq_rg.hi);
     ro->verify_only = (int)seq->verify_only;
     ro->resync = (int)seq->resync;
     if (seq->damage) {
@@ -1093,6 +1135,9 @@ SIMTRACE_API simtrace_error simtrace_reader_open_seq(simtrace_reader **r, int fd
         *r = NULL;
     if (fd < 0 || !seq || seq->verify_only > 1 || seq->resync > 1 || (seq->resync && !seq->damage) ||
         (seq->stream && strlen(seq->stream) > ST_MAX_NAME))
+        return SIMTRACE_E_USAGE;
+    st_range rg;
+    if (api_range_in(seq->range, &rg) != SIMTRACE_OK)
         return SIMTRACE_E_USAGE;
     for (size_t i = 0; i < sizeof seq->reserved / sizeof seq->reserved[0]; i++)
         if (seq->reserved[i])

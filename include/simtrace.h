@@ -735,7 +735,10 @@ SIMTRACE_API void simtrace_cursor_free(simtrace_cursor *c);
 /* A decoded data frame of any stream (simtrace_reader_next_frame). */
 typedef struct simtrace_frame {
     uint32_t index;       /* its stream (simtrace_reader_stream_info) */
-    uint32_t reserved0;
+    uint32_t pick;        /* a reader of simtrace_reader_open_seq: the pick
+                             rule's word (simtrace_pick) on its stream when it
+                             is delivered, which may differ from the word its
+                             header got (a held stream replaced since); else 0 */
     uint64_t first_entry; /* the index in the stream of its first entry */
     uint64_t count;       /* its entries; 0 and entries NULL: the end */
     const void *entries;  /* count x the stream's entry_size bytes, in the
@@ -872,7 +875,14 @@ typedef struct simtrace_seq_params {
                                       it goes on from the next sound frame
                                       header (SIMTRACE_DAMAGE_GAP, _LOST,
                                       _UNDECLARED) */
-    uint64_t reserved[6];          /* zero */
+    const simtrace_range *range;   /* NULL: whole streams.  Else the frames of
+                                      the stream read (or held: pick READ or
+                                      HOLD) are cut to it, as a cursor cuts
+                                      them, and those it cannot touch are not
+                                      decoded (want still sees them); a
+                                      decrease of cycles or times ends the read
+                                      as a cursor's does; copied */
+    uint64_t reserved[5];          /* zero */
 } simtrace_seq_params;
 
 /*

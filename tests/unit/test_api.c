@@ -1459,6 +1459,78 @@ static void test_seq_options(const char *path, const char *dir)
     free(file);
 }
 
+/* simtrace_seq_params.range: the stream read, cut as a random-access
+ * cursor cuts it (the same entries, in the same order), the frames the
+ * range cannot touch not decoded, the other streams' frames whole. */
+static void test_seq_range(const char *path)
+{
+    simtrace_reader *ra;
+    simtrace_stream_info si;
+    simtrace_frame_info f1, f4;
+    CHECK(simtrace_reader_open_path(&ra, path, NULL) == SIMTRACE_OK && simtrace_reader_stream_info(ra, 0, &si) == SIMTRACE_OK &&
+          simtrace_reader_frame_info(ra, 0, 1, &f1) == SIMTRACE_OK && simtrace_reader_frame_info(ra, 0, 4, &f4) == SIMTRACE_OK);
+    /* cycles from inside frame 1 to inside frame 4 */
+    simtrace_range ranges[] = {{SIMTRACE_RANGE_ENTRIES, 0, 450, 1000},
+                               {SIMTRACE_RANGE_CYCLES, 0, f1.first_cycle + 1, f4.last_cycle},
+                               {SIMTRACE_RANGE_ENTRIES, 0, N_READ + 5, UINT64_MAX}};
+    for (unsigned k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
+        static uint8_t want[N_READ * 32], got[N_READ * 32];
+        uint64_t nwant = 0, ngot = 0, n, first, got_first = UINT64_MAX, want_first = UINT64_MAX;
+        simtrace_cursor *c;
+        CHECK(simtrace_cursor_open(&c, ra, NULL, &ranges[k]) == SIMTRACE_OK);
+        while (simtrace_cursor_next(c, want + nwant * si.entry_size, sizeof want - nwant * si.entry_size, &n, &first) ==
+                   SIMTRACE_OK && n) {
+            if (!nwant)
+                want_first = first;
+            nwant += n;
+        }
+        simtrace_cursor_free(c);
+        seq_seen v = {.only = 9};
+        simtrace_seq_params sp = {.want = seq_want_cb, .want_opaque = &v, .range = &ranges[k]};
+        simtrace_reader *r;
+        int fd = open(path, O_RDONLY);
+        CHECK(fd >= 0 && simtrace_reader_open_seq(&r, fd, NULL, &sp) == SIMTRACE_OK);
+        simtrace_frame f;
+        unsigned decoded0 = 0, others = 0, ok = 1;
+        while (simtrace_reader_next_frame(r, &f) == SIMTRACE_OK && f.count) {
+            if (f.index != 0) {
+                others++;
+                ok &= f.pick == SIMTRACE_PICK_SKIP;
+                continue;
+            }
+            ok &= f.pick == SIMTRACE_PICK_READ && (ngot + f.count) * si.entry_size <= sizeof got;
+            if (!ok)
+                break;
+            if (!ngot)
+                got_first = f.first_entry;
+            memcpy(got + ngot * si.entry_size, f.entries, f.count * si.entry_size);
+            ngot += f.count;
+            decoded0++;
+        }
+        simtrace_reader_free(r);
+        close(fd);
+        unsigned heads0 = 0, touched = 0;
+        for (unsigned i = 0; i < v.nh; i++)
+            if (v.h[i].index == 0) {
+                heads0++;
+                touched += k == 0 ? v.h[i].first_entry < 1000 && v.h[i].first_entry + v.h[i].count > 450 : 0;
+            }
+        CHECK(ok && ngot == nwant && got_first == (nwant ? want_first : UINT64_MAX) &&
+              memcmp(got, want, nwant * si.entry_size) == 0);
+        /* every header seen, every write frame whole, the read stream's
+         * frames outside the range not decoded */
+        CHECK(heads0 == si.frames && others > 0 && decoded0 < si.frames && (k != 0 || decoded0 == touched));
+        CHECK(k != 0 || (nwant == 550 && want_first == 450));
+        CHECK(k != 2 || (nwant == 0 && decoded0 == 0));
+    }
+    simtrace_reader_free(ra);
+    /* a range that is no range */
+    simtrace_range bad = {SIMTRACE_RANGE_ENTRIES, 0, 9, 3};
+    simtrace_seq_params sb = {.range = &bad};
+    simtrace_reader *r;
+    CHECK(simtrace_reader_open_seq(&r, 0, NULL, &sb) == SIMTRACE_E_USAGE && r == NULL);
+}
+
 /* The default stream read sequentially: the first stream, not a memory
  * stream, is held (SIMTRACE_PICK_HOLD) until a memory stream replaces it
  * (dropped) or the end makes it the stream read (simtrace_reader_pick_end). */
@@ -1576,6 +1648,7 @@ int main(void)
     test_sequential_default();
     test_next_frame(path);
     test_seq_options(path, dir);
+    test_seq_range(path);
     test_seq_pick(dir);
 
     /* the reader's allocator: used, and everything given back */
