@@ -1023,6 +1023,7 @@ st_error api_reader_pull_frame(simtrace_reader *r, st_frame_sink sink, void *arg
 
 /* ---- advanced: the sequential reader's options ---- */
 
+_Static_assert(SIMTRACE_SEQ_HOLD_MAX == ST_SEQ_HOLD_MAX, "the public hold bound is the pick rule's own");
 _Static_assert((int)SIMTRACE_PICK_SKIP == (int)ST_PICK_SKIP && (int)SIMTRACE_PICK_READ == (int)ST_PICK_READ &&
                    (int)SIMTRACE_PICK_HOLD == (int)ST_PICK_HOLD, "simtrace_pick is the pick rule's own word");
 

@@ -779,6 +779,35 @@ static st_error resume_past_damage(int fd, const st_reader *sr, const char *file
 
 /* ---- sequential reading (pipes, cut-off files, --salvage, --verify, --list) ---- */
 
+/* The entries of the first stream held back (SIMTRACE_PICK_HOLD) until
+ * the end shows that no memory stream replaces it: at most
+ * SIMTRACE_SEQ_HOLD_MAX bytes, the bound of the library's pick rule. */
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+} hold_buf;
+
+/* ST_E_MEMLIMIT past the bound, ST_E_NOMEM. */
+static st_error hold_append(hold_buf *h, const void *p, size_t n)
+{
+    if (n > SIMTRACE_SEQ_HOLD_MAX - h->len)
+        return ST_E_MEMLIMIT;
+    if (h->len + n > h->cap) {
+        size_t cap = h->cap ? h->cap : 4096;
+        while (cap < h->len + n)
+            cap *= 2;
+        uint8_t *d = realloc(h->data, cap < SIMTRACE_SEQ_HOLD_MAX ? cap : SIMTRACE_SEQ_HOLD_MAX);
+        if (!d)
+            return ST_E_NOMEM;
+        h->data = d;
+        h->cap = cap < SIMTRACE_SEQ_HOLD_MAX ? cap : SIMTRACE_SEQ_HOLD_MAX;
+    }
+    if (n)
+        memcpy(h->data + h->len, p, n);
+    h->len += n;
+    return ST_OK;
+}
+
 typedef struct {
     st_reader *r;
     st_seq_pick pk;        /* which stream is read (its rule: st_seq_pick_frame) */
@@ -796,7 +825,7 @@ typedef struct {
     uint64_t frames_seen, last_key, last_time;
     int untimed;
     /* the entries of a stream held back (ST_PICK_HOLD) */
-    st_buf hold;
+    hold_buf hold;
     uint64_t hold_first;
     int hold_any;
     /* a callback has printed the message of the error it returned: the
@@ -886,7 +915,7 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
             q->hold_first = first + a;
             q->hold_any = 1;
         }
-        e = st_buf_append(&q->hold, p + a * s->entry_size, (b - a) * s->entry_size);
+        e = hold_append(&q->hold, p + a * s->entry_size, (b - a) * s->entry_size);
         if (e == ST_E_MEMLIMIT) {
             /* nothing can be written before the end decides, and a pipe
              * cannot be read twice: only the user can settle it */
@@ -894,7 +923,7 @@ static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, con
                     "stream, and read sequentially it is the default only if no memory stream is declared "
                     "after it, which is known only at the end of the input; more than %u MiB of it would "
                     "have to be held until then: name the stream with -s '%s'",
-                    q->file, s->name, s->type_name, (unsigned)(ST_SEQ_HOLD_MAX >> 20), s->name);
+                    q->file, s->name, s->type_name, (unsigned)(SIMTRACE_SEQ_HOLD_MAX >> 20), s->name);
             q->said = 1;
             return ST_E_USAGE;
         }
@@ -1341,7 +1370,6 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     q.quiet = quiet;
     q.file = in_name;
     q.format = so->format;
-    st_buf_init(&q.hold, ST_SEQ_HOLD_MAX);
     st_read_opts ro = {.threads = rp->threads, .ignore_check = (int)rp->ignore_check, .memlimit = rp->memlimit,
                        .want = seq_want, .want_arg = &q, .on_damage = seq_damage, .damage_arg = &q,
                        .resync = salvage || (want_out && !regular)};
@@ -1425,7 +1453,7 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular))
         status = EXIT_DATA;
     st_reader_free(r);
-    st_buf_free(&q.hold);
+    free(q.hold.data);
     if (want_out) {
         /* --salvage keeps what it saved, but a usage error saves nothing */
         if (status != EXIT_OK && (!salvage || status == EXIT_USAGE)) {

@@ -817,6 +817,11 @@ typedef enum simtrace_pick {
                                caller holds its entries back until then */
 } simtrace_pick;
 
+/* The most bytes of entries a caller need hold back for SIMTRACE_PICK_HOLD,
+ * the bound the library's own cursor keeps: beyond it the stream read
+ * cannot be chosen in one pass (the caller asks for it by name). */
+#define SIMTRACE_SEQ_HOLD_MAX ((size_t)64 << 20)
+
 /* A data frame as its header describes it, before it is decoded. */
 typedef struct simtrace_frame_head {
     uint32_t index;       /* its stream (simtrace_reader_stream_info) */

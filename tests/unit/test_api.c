@@ -1531,6 +1531,42 @@ static void test_seq_range(const char *path)
     CHECK(simtrace_reader_open_seq(&r, 0, NULL, &sb) == SIMTRACE_E_USAGE && r == NULL);
 }
 
+/* SIMTRACE_SEQ_HOLD_MAX is the bound the library's cursor holds a first
+ * stream to: read from a pipe, a first stream (not a memory stream) of
+ * exactly that many bytes is held and read; one byte more is refused. */
+static void test_seq_hold_max(void)
+{
+    uint8_t *bytes = calloc(SIMTRACE_SEQ_HOLD_MAX + 1, 1);
+    CHECK(bytes != NULL);
+    for (size_t n = SIMTRACE_SEQ_HOLD_MAX; bytes && n <= SIMTRACE_SEQ_HOLD_MAX + 1; n++) {
+        membuf mb = {NULL, 0, 0};
+        simtrace_write_io wio = {mem_write, &mb};
+        simtrace_write_params wp;
+        simtrace_write_params_init(&wp); /* (big frames, the fast encoder: 64 MiB in a second) */
+        wp.level = 1;
+        simtrace_writer *w;
+        CHECK(simtrace_writer_create_io(&w, &wio, &wp) == SIMTRACE_OK);
+        write_raw_then_memory(w, bytes, n, 0);
+        int rfd;
+        pid_t pid = feed_pipe(mb.p, mb.n, mb.n, 0, &rfd);
+        simtrace_reader *r;
+        simtrace_cursor *c = NULL;
+        CHECK(simtrace_reader_open_fd(&r, rfd, NULL) == SIMTRACE_OK);
+        simtrace_error e = simtrace_cursor_open(&c, r, NULL, NULL);
+        uint64_t total = 0, k;
+        const void *q;
+        while (e == SIMTRACE_OK && simtrace_cursor_peek(c, &q, &k, NULL) == SIMTRACE_OK && k)
+            total += k;
+        CHECK(n == SIMTRACE_SEQ_HOLD_MAX ? e == SIMTRACE_OK && total == n : e == SIMTRACE_E_USAGE);
+        simtrace_cursor_free(c);
+        simtrace_reader_free(r);
+        close(rfd);
+        waitpid(pid, NULL, 0);
+        free(mb.p);
+    }
+    free(bytes);
+}
+
 /* The default stream read sequentially: the first stream, not a memory
  * stream, is held (SIMTRACE_PICK_HOLD) until a memory stream replaces it
  * (dropped) or the end makes it the stream read (simtrace_reader_pick_end). */
@@ -1650,6 +1686,7 @@ int main(void)
     test_seq_options(path, dir);
     test_seq_range(path);
     test_seq_pick(dir);
+    test_seq_hold_max();
 
     /* the reader's allocator: used, and everything given back */
     simtrace_read_params rp;
