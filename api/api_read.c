@@ -1078,8 +1078,15 @@ static uint32_t seq_pick_now(const simtrace_reader *rd, const st_stream_info *s)
 static st_error seq_cut(simtrace_reader *rd, st_frame_out *o)
 {
     size_t a, b;
-    st_diag_clear(&rd->next_d);
-    RETURN_IF_ERROR(st_slice(&rd->seq_sl, o->s, o->first, o->entries, o->n, &a, &b, &rd->next_d));
+    /* (next_d is the frame reader's running place: a damaged frame after
+     * this one is reported where it says, so only a failure here sets it) */
+    st_diag sd;
+    st_diag_clear(&sd);
+    st_error e = st_slice(&rd->seq_sl, o->s, o->first, o->entries, o->n, &a, &b, &sd);
+    if (e != ST_OK) {
+        rd->next_d = sd;
+        return e;
+    }
     o->entries += a * o->s->entry_size;
     o->first += a;
     o->n = b - a;
@@ -1158,6 +1165,22 @@ SIMTRACE_API simtrace_error simtrace_reader_pick_end(simtrace_reader *r, uint32_
     for (uint32_t i = 0; i < r->nseen; i++)
         if (r->seen[i].id == r->seq_pk.id)
             *index = i;
+    return SIMTRACE_OK;
+}
+
+SIMTRACE_API simtrace_error simtrace_reader_pick_state(const simtrace_reader *r, uint32_t *read, uint32_t *held)
+{
+    if (!r || !read || !held)
+        return SIMTRACE_E_USAGE;
+    if (!r->seq_open)
+        return SIMTRACE_E_STATE;
+    *read = *held = UINT32_MAX;
+    for (uint32_t i = 0; i < r->nseen; i++) {
+        if (r->seq_pk.chosen && r->seen[i].id == r->seq_pk.id)
+            *read = i;
+        if (!r->seq_pk.chosen && r->seq_pk.held && r->seen[i].id == r->seq_pk.hid)
+            *held = i;
+    }
     return SIMTRACE_OK;
 }
 

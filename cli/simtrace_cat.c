@@ -12,31 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/st_error.h"
-#include "../common/st_io.h"
-#include "../formats/entry.h"
-#include "../formats/trace_io.h"
-#include "../frames/container.h"
-#include "../frames/range.h"
 #include "../include/simtrace.h"
 #include "cat_merge.h"
 #include "cat_stats.h"
 #include "cli_util.h"
-
-/*
- * The message of cli_util.h for the errors of simtrace-cat's sequential
- * path that are still the library's internal ones (issue 21): here, its
- * one user, so that cat_merge.h and cli_util.c speak the public API only.
- */
-/* "prog: FILE: ...: what: detail" of e at d (NULL: nothing known). */
-static int cli_report(st_error e, const st_diag *d, const char *file)
-{
-    simtrace_input_place p = {UINT64_MAX, UINT64_MAX, "", UINT64_MAX, UINT64_MAX};
-    if (d)
-        p = (simtrace_input_place){d->offset, d->line, "", d->frame, d->stream};
-    snprintf(p.detail, sizeof p.detail, "%s", d ? d->detail : "");
-    return cli_report_place(e, &p, file);
-}
 
 static void usage(FILE *f)
 {
@@ -125,16 +104,16 @@ static const struct option longopts[] = {
     {"no-fetch", no_argument, NULL, OPT_NO_FETCH},
     {NULL, 0, NULL, 0}};
 
-/* the library's range kinds (frames/range.h) */
-#define R_NONE ST_RANGE_ALL
-#define R_ENTRIES ST_RANGE_ENTRIES
-#define R_CYCLES ST_RANGE_CYCLES
-#define R_TIME ST_RANGE_TIME
+/* the library's range kinds */
+#define R_NONE SIMTRACE_RANGE_ALL
+#define R_ENTRIES SIMTRACE_RANGE_ENTRIES
+#define R_CYCLES SIMTRACE_RANGE_CYCLES
+#define R_TIME SIMTRACE_RANGE_TIME
 
 #define ST_MAX_STREAMS_CLI 65536u /* stream ids are 0..65535 (SIMTRACE.md 8.1) */
 
 typedef struct {
-    st_range r;       /* half-open [lo, hi); hi = UINT64_MAX when omitted */
+    simtrace_range r; /* half-open [lo, hi); hi = UINT64_MAX when omitted */
     const char *text; /* as given: messages quote it, not what it was taken for */
 } range;
 
@@ -144,7 +123,7 @@ static int parse_range(const char *s, range *r, int kind, int (*num)(const char 
     const char *colon = strchr(s, ':');
     if (!colon)
         return 0;
-    r->r.kind = (st_range_kind)kind;
+    r->r.kind = (uint32_t)kind;
     r->text = s;
     r->r.lo = 0;
     r->r.hi = UINT64_MAX;
@@ -187,37 +166,30 @@ typedef struct {
     uint64_t written;
 } out_t;
 
-static st_error out_write(void *arg, const void *buf, size_t n)
+static simtrace_error out_write(void *arg, const void *buf, size_t n)
 {
     out_t *o = arg;
     o->written += n;
-    return cli_write_all(o->fd, buf, n) ? ST_E_WRITE : ST_OK;
+    return cli_write_all(o->fd, buf, n) ? SIMTRACE_E_WRITE : SIMTRACE_OK;
 }
 
 /* out_write as an exporter's output (errno kept for the message) */
-static int out_export(void *arg, const void *buf, size_t n) { return out_write(arg, buf, n) != ST_OK; }
+static int out_export(void *arg, const void *buf, size_t n) { return out_write(arg, buf, n) != SIMTRACE_OK; }
 
 /* Start the exporter of format for stream es, writing to o. */
-static st_error out_exporter(out_t *o, const char *format, const simtrace_export_stream *es,
+static simtrace_error out_exporter(out_t *o, const char *format, const simtrace_export_stream *es,
                              simtrace_export_value_fn value, void *varg)
 {
-    return (st_error)simtrace_exporter_new(&o->x, format, es, out_export, o, value, varg);
+    return (simtrace_error)simtrace_exporter_new(&o->x, format, es, out_export, o, value, varg);
 }
 
-static st_error out_entries(out_t *o, uint64_t first, const uint8_t *p, size_t n, size_t esz)
+static simtrace_error out_entries(out_t *o, uint64_t first, const uint8_t *p, size_t n, size_t esz)
 {
     if (n == 0)
-        return ST_OK;
+        return SIMTRACE_OK;
     if (!o->x)
         return out_write(o, p, n * esz);
-    return (st_error)simtrace_exporter_write(o->x, first, p, n);
-}
-
-/* What the public exporter needs of a stream the library's reader or
- * index describes. */
-static simtrace_export_stream export_stream(const st_stream_info *s)
-{
-    return (simtrace_export_stream){s->name, (uint32_t)s->type, s->entry_size, s->header, s->header_len};
+    return (simtrace_error)simtrace_exporter_write(o->x, first, p, n);
 }
 
 /* ---- range edges (issue 15): what exists is written, exit 0, and a note
@@ -225,11 +197,9 @@ static simtrace_export_stream export_stream(const st_stream_info *s)
 
 static int cat_quiet; /* -q */
 
-/* The range as the public API takes it (the kinds are numbered alike). */
-static simtrace_range public_range(const range *rg)
-{
-    return (simtrace_range){(uint32_t)rg->r.kind, 0, rg->r.lo, rg->r.hi};
-}
+/* The range as the public API takes it. */
+static simtrace_range public_range(const range *rg) { return rg->r; }
+
 
 static void note_entries_past_end(const char *file, const range *rg, const char *stream, uint64_t n)
 {
@@ -565,23 +535,25 @@ typedef struct {
     out_t *o;
     size_t esz;
     int quiet;
-    st_error out_e;    /* the output's failure, which stopped the call */
+    simtrace_error out_e;    /* the output's failure, which stopped the call */
     uint64_t out_first; /* the first entry it failed on */
-    st_error stop_e;   /* SIMTRACE_DAMAGE_STOP: the failure, and where */
-    st_diag stop;
+    simtrace_error stop_e;   /* SIMTRACE_DAMAGE_STOP: the failure, and where */
+    simtrace_input_place stop;
     /* a resume: */
     const simtrace_stream_info *own; /* the stream read */
-    const st_stream_info *seq_s; /* the same as the sequential reader knows it (its kept
-                                    header: vpc), or NULL when it has not seen it */
+    const simtrace_reader *seq_r; /* the sequential reader, which knows the stream (its
+                                     kept header: vpc) as seq_i, UINT32_MAX when it
+                                     has not seen it */
+    uint32_t seq_i;
     const char *format;          /* an exporter to start, or NULL */
-    st_error seq_e;              /* what stopped the sequential read */
+    simtrace_error seq_e;              /* what stopped the sequential read */
     int declined;                /* the exporter could not start */
     int delivered;
 } recover_t;
 
-static void damage_diag(const simtrace_damage *dm, st_diag *d)
+static void damage_diag(const simtrace_damage *dm, simtrace_input_place *d)
 {
-    st_diag_clear(d);
+    cli_place(d, "");
     d->offset = dm->at_offset;
     d->frame = dm->at_frame;
     d->stream = dm->at_stream;
@@ -599,17 +571,17 @@ static int recover_entries(void *arg, uint64_t first, const void *p, size_t n)
     rv->delivered = 1;
     rv->out_e = out_entries(rv->o, first, p, n, rv->esz);
     rv->out_first = first;
-    return rv->out_e != ST_OK;
+    return rv->out_e != SIMTRACE_OK;
 }
 
 /* The place of the frame that holds the entry delivered last (d: its
  * offset, seq and stream id): a failure of the output names the frame
  * being written, as every failure while a frame is at hand does.  errno is
  * kept for the message. */
-static void frame_place(const recover_t *rv, st_diag *d)
+static void frame_place(const recover_t *rv, simtrace_input_place *d)
 {
     int saved = errno;
-    st_diag_clear(d);
+    cli_place(d, "");
     simtrace_frame_info fi;
     for (uint64_t k = 0; simtrace_reader_frame_info(rv->r, rv->own->index, k, &fi) == SIMTRACE_OK; k++) {
         if (rv->out_first >= fi.first_entry && rv->out_first - fi.first_entry < fi.entries) {
@@ -626,12 +598,12 @@ static int recover_damage(void *arg, const simtrace_damage *dm)
 {
     recover_t *rv = arg;
     simtrace_stream_info info;
-    st_diag d;
+    simtrace_input_place d;
     damage_diag(dm, &d);
     switch (dm->kind) {
     case SIMTRACE_DAMAGE_FRAME:
         if (!rv->quiet) {
-            cli_report((st_error)dm->error, &d, rv->file);
+            cli_report_place(dm->error, &d, rv->file);
             say_skipped(rv->file, damage_stream(rv, dm, &info), dm->seq, dm->first_entry, dm->entries);
         }
         break;
@@ -645,11 +617,12 @@ static int recover_damage(void *arg, const simtrace_damage *dm)
         /* an exporter not started yet (the damage came before the stream's
          * entries) starts here, without values: a stream with wide values
          * is read through the directory from the start, never here */
-        const st_stream_info *s = rv->seq_s;
         const simtrace_stream_info *own = rv->own;
-        simtrace_export_stream es = {own->name, s ? (uint32_t)s->type : own->type, own->entry_size,
-                                     s ? s->header : NULL, s ? s->header_len : 0};
-        if (rv->format && !rv->o->x && out_exporter(rv->o, rv->format, &es, NULL, NULL) != ST_OK)
+        simtrace_export_stream es = {own->name, own->type, own->entry_size, NULL, 0};
+        simtrace_stream_info s;
+        if (rv->seq_i != UINT32_MAX && simtrace_reader_stream_info(rv->seq_r, rv->seq_i, &s) == SIMTRACE_OK)
+            es = export_stream_of(rv->seq_r, rv->seq_i, &s);
+        if (rv->format && !rv->o->x && out_exporter(rv->o, rv->format, &es, NULL, NULL) != SIMTRACE_OK)
             return rv->declined = 1;
         if (!rv->quiet)
             cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), not "
@@ -658,7 +631,7 @@ static int recover_damage(void *arg, const simtrace_damage *dm)
         break;
     }
     default:
-        rv->stop_e = (st_error)dm->error;
+        rv->stop_e = dm->error;
         rv->stop = d;
         break;
     }
@@ -704,16 +677,16 @@ static int salvage_index(int fd, const char *file, const char *stream, const cha
     simtrace_salvage_report rep;
     simtrace_error e = simtrace_salvage(r, stream, recover_entries, recover_damage, &rv, &rep);
     if (e != SIMTRACE_OK) {
-        st_diag d;
+        simtrace_input_place d;
         frame_place(&rv, &d);
         int saved = errno;
         simtrace_reader_free(r);
         errno = saved;
         cli_out_abort();
-        if (e == SIMTRACE_E_WRITE && rv.out_e != ST_OK)
-            *status = cli_report(rv.out_e, &d, out_path ? out_path : "(stdout)");
+        if (e == SIMTRACE_E_WRITE && rv.out_e != SIMTRACE_OK)
+            *status = cli_report_place(rv.out_e, &d, out_path ? out_path : "(stdout)");
         else
-            *status = cli_report(rv.stop_e != ST_OK ? rv.stop_e : (st_error)e, &rv.stop, file);
+            *status = cli_report_place(rv.stop_e != SIMTRACE_OK ? rv.stop_e : (simtrace_error)e, &rv.stop, file);
         return 1;
     }
     uint64_t wrote = rep.entries_salvaged, lost_f = rep.frames_lost, lost_e = rep.entries_lost;
@@ -731,21 +704,35 @@ static int salvage_index(int fd, const char *file, const char *stream, const cha
     return 1;
 }
 
+/* The index of the stream named name among those r knows (a sequential
+ * reader: so far), or UINT32_MAX. */
+static uint32_t stream_named(const simtrace_reader *r, const char *name)
+{
+    uint32_t n = 0;
+    simtrace_stream_info s;
+    simtrace_reader_stream_count(r, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (simtrace_reader_stream_info(r, i, &s) == SIMTRACE_OK && strcmp(s.name, name) == 0)
+            return i;
+    return UINT32_MAX;
+}
+
 /*
  * A whole stream read sequentially from a regular file (r) stopped at
  * damage that the sequential reader cannot step over (a frame header: the
  * next frame cannot be found without it).  When the damaged frame belongs
  * to another stream, the library reads on through the directory
  * (simtrace_resume; issue 15: one stream's damage stays in its stream).
- * Returns ST_OK when the rest was written, else the original error e (d
+ * Returns SIMTRACE_OK when the rest was written, else the original error e (d
  * untouched) or the new one.
  */
-static st_error resume_past_damage(int fd, const st_reader *sr, const char *file, const char *name, uint64_t done,
-                                   out_t *o, const char *format, int quiet, st_error e, st_diag *d)
+static simtrace_error resume_past_damage(int fd, const simtrace_reader *sr, const char *file, const char *name,
+                                         uint64_t done, out_t *o, const char *format, int quiet, simtrace_error e,
+                                         simtrace_input_place *d)
 {
     simtrace_reader *r;
     uint32_t si;
-    if (d->offset == ST_DIAG_UNKNOWN || simtrace_reader_open_fd(&r, fd, NULL) != SIMTRACE_OK)
+    if (d->offset == UINT64_MAX || simtrace_reader_open_fd(&r, fd, NULL) != SIMTRACE_OK)
         return e;
     if (simtrace_reader_find_stream(r, name, &si) != SIMTRACE_OK) {
         simtrace_reader_free(r);
@@ -754,12 +741,9 @@ static st_error resume_past_damage(int fd, const st_reader *sr, const char *file
     simtrace_stream_info s;
     simtrace_reader_stream_info(r, si, &s);
     recover_t rv = {.file = file, .r = r, .o = o, .esz = s.entry_size, .quiet = quiet, .own = &s, .format = format,
-                  .seq_e = e};
-    for (unsigned i = 0; i < st_reader_stream_count(sr); i++)
-        if (strcmp(st_reader_stream(sr, i)->name, name) == 0)
-            rv.seq_s = st_reader_stream(sr, i);
+                  .seq_e = e, .seq_r = sr, .seq_i = stream_named(sr, name)};
     simtrace_error re = simtrace_resume(r, si, done, d->offset, recover_entries, recover_damage, &rv);
-    st_diag at; /* the last frame delivered: where its decoding left d */
+    simtrace_input_place at; /* the last frame delivered: where its decoding left d */
     if (rv.delivered)
         frame_place(&rv, &at);
     int saved = errno;
@@ -767,14 +751,14 @@ static st_error resume_past_damage(int fd, const st_reader *sr, const char *file
     errno = saved;
     if (re == SIMTRACE_E_NOT_FOUND || rv.declined)
         return e;
-    if (rv.delivered && (re == SIMTRACE_OK || rv.out_e != ST_OK))
+    if (rv.delivered && (re == SIMTRACE_OK || rv.out_e != SIMTRACE_OK))
         *d = at;
     if (re == SIMTRACE_OK)
-        return ST_OK;
-    if (re == SIMTRACE_E_WRITE && rv.out_e != ST_OK)
+        return SIMTRACE_OK;
+    if (re == SIMTRACE_E_WRITE && rv.out_e != SIMTRACE_OK)
         return rv.out_e;
     *d = rv.stop;
-    return rv.stop_e != ST_OK ? rv.stop_e : (st_error)re;
+    return rv.stop_e != SIMTRACE_OK ? rv.stop_e : (simtrace_error)re;
 }
 
 /* ---- sequential reading (pipes, cut-off files, --salvage, --verify, --list) ---- */
@@ -787,31 +771,31 @@ typedef struct {
     size_t len, cap;
 } hold_buf;
 
-/* ST_E_MEMLIMIT past the bound, ST_E_NOMEM. */
-static st_error hold_append(hold_buf *h, const void *p, size_t n)
+/* SIMTRACE_E_MEMLIMIT past the bound, SIMTRACE_E_NOMEM. */
+static simtrace_error hold_append(hold_buf *h, const void *p, size_t n)
 {
     if (n > SIMTRACE_SEQ_HOLD_MAX - h->len)
-        return ST_E_MEMLIMIT;
+        return SIMTRACE_E_MEMLIMIT;
     if (h->len + n > h->cap) {
         size_t cap = h->cap ? h->cap : 4096;
         while (cap < h->len + n)
             cap *= 2;
         uint8_t *d = realloc(h->data, cap < SIMTRACE_SEQ_HOLD_MAX ? cap : SIMTRACE_SEQ_HOLD_MAX);
         if (!d)
-            return ST_E_NOMEM;
+            return SIMTRACE_E_NOMEM;
         h->data = d;
         h->cap = cap < SIMTRACE_SEQ_HOLD_MAX ? cap : SIMTRACE_SEQ_HOLD_MAX;
     }
     if (n)
         memcpy(h->data + h->len, p, n);
     h->len += n;
-    return ST_OK;
+    return SIMTRACE_OK;
 }
 
 typedef struct {
-    st_reader *r;
-    st_seq_pick pk;        /* which stream is read (its rule: st_seq_pick_frame) */
-    st_slicer sl;
+    simtrace_reader *r;
+    const char *name;      /* -s, or NULL: the default stream (the library's pick rule) */
+    uint32_t read;         /* index of the stream written, once known; else UINT32_MAX */
     out_t *o;
     int salvage, quiet;
     uint64_t lost_frames, lost_entries;
@@ -819,15 +803,20 @@ typedef struct {
     uint64_t passed_over; /* damaged frames of other streams */
     uint64_t gap_lo, gap_hi; /* a pipe: the last bytes passed over (a damaged frame header), [lo, hi) */
     uint64_t written_end; /* entries of the chosen stream written so far (whole-stream reads) */
+    uint64_t *gap_entries; /* by stream index: entries of frames lost in bytes passed over,
+                              which the stream's count of entries includes (NULL: none) */
     const char *file;
     const char *format; /* NULL: raw */
     /* the chosen stream's frames, for range checks after a pipe is read */
     uint64_t frames_seen, last_key, last_time;
     int untimed;
-    /* the entries of a stream held back (ST_PICK_HOLD) */
+    /* the entries of a stream held back (SIMTRACE_PICK_HOLD) */
     hold_buf hold;
     uint64_t hold_first;
     int hold_any;
+    /* the error a damage callback stopped the read with (the reader
+     * returns SIMTRACE_E_WRITE for it) */
+    simtrace_error damage_e;
     /* a callback has printed the message of the error it returned: the
      * reader's position, which main() would add, is not where it lies */
     int said;
@@ -841,8 +830,12 @@ static simtrace_error value_none(void *arg, uint64_t index, const void **value, 
     seq_t *q = arg;
     *value = NULL;
     *len = 0;
-    for (unsigned i = 0; i < st_reader_stream_count(q->r); i++)
-        if (st_reader_stream(q->r, i)->type == ST_TYPE_VBLOCK && st_reader_stream(q->r, i)->owner == q->pk.id) {
+    uint32_t n = 0;
+    simtrace_stream_info s;
+    simtrace_reader_stream_count(q->r, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (simtrace_reader_stream_info(q->r, i, &s) == SIMTRACE_OK && s.type == SIMTRACE_TYPE_VBLOCK &&
+            s.owner == q->read) {
             fprintf(stderr, "%s: %s: entry %" PRIu64 " has a wide value, which only a regular file (read through "
                             "its directory) can supply\n", cli_prog, q->file, index);
             q->said = 1;
@@ -851,12 +844,10 @@ static simtrace_error value_none(void *arg, uint64_t index, const void **value, 
     return SIMTRACE_OK;
 }
 
-static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
+static int seq_want(void *arg, const simtrace_frame_head *h)
 {
     seq_t *q = arg;
-    int dropped;
-    int pick = st_seq_pick_frame(&q->pk, q->r, s, &dropped);
-    if (dropped) {
+    if (h->dropped) {
         q->hold.len = 0;
         q->hold_any = 0;
         q->frames_seen = 0;
@@ -865,201 +856,237 @@ static int seq_want(void *arg, const st_stream_info *s, const st_frame_ref *f)
         q->lost_frames = 0;
         q->lost_entries = 0;
     }
-    if (pick == ST_PICK_SKIP)
+    if (h->pick == SIMTRACE_PICK_SKIP)
         return 0;
     q->frames_seen++;
-    q->last_key = f->last_cycle;
-    q->last_time = f->last_time;
-    if (!(f->flags & 1))
+    q->last_key = h->last_cycle;
+    q->last_time = h->last_time;
+    if (!h->timed)
         q->untimed = 1;
-    /* skip frames that the range cannot touch */
-    return st_range_wants_frame(&q->sl.rg, f);
+    /* (the library leaves out the frames that the range cannot touch) */
+    return 1;
 }
 
-/* Write entries of the chosen stream, starting the exporter first. */
-static st_error start_and_write(seq_t *q, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n)
+/* Write entries of the chosen stream (index i, described by s), starting
+ * the exporter first. */
+static simtrace_error start_and_write(seq_t *q, uint32_t i, const simtrace_stream_info *s, uint64_t first,
+                                      const uint8_t *p, size_t n)
 {
     if (q->format && !q->o->x) {
         /* the exporter needs the stream's description, known from now on */
-        simtrace_export_stream es = export_stream(s);
-        st_error e = out_exporter(q->o, q->format, &es, value_none, q);
-        if (e == ST_E_UNSUPPORTED) {
+        simtrace_export_stream es = export_stream_of(q->r, i, s);
+        simtrace_error e = out_exporter(q->o, q->format, &es, value_none, q);
+        if (e == SIMTRACE_E_UNSUPPORTED) {
             cli_msg("%s: stream '%s' of type %s cannot be written as %s", q->file, s->name, s->type_name, q->format);
             q->said = 1;
-            return ST_E_USAGE;
+            return SIMTRACE_E_USAGE;
         }
-        if (e != ST_OK)
+        if (e != SIMTRACE_OK)
             return e;
     }
     return out_entries(q->o, first, p, n, s->entry_size);
 }
 
-static st_error seq_sink(void *arg, const st_stream_info *s, uint64_t first, const uint8_t *p, size_t n)
+/* A frame the reader delivered, cut to the range: written, or held back
+ * while the pick rule holds its stream (SIMTRACE_PICK_HOLD). */
+static simtrace_error seq_frame(seq_t *q, const simtrace_frame *f)
 {
-    seq_t *q = arg;
-    size_t a, b;
-    st_diag d;
-    st_diag_clear(&d);
+    simtrace_stream_info s;
+    simtrace_reader_stream_info(q->r, f->index, &s);
+    const uint8_t *p = f->entries;
+    size_t n = (size_t)f->count;
     /* deliveries lag behind want(): a held stream may have been replaced */
-    if (q->pk.chosen ? s->id != q->pk.id : (!q->pk.held || s->id != q->pk.hid))
-        return ST_OK;
-    st_error e = st_slice(&q->sl, s, first, p, n, &a, &b, &d);
-    if (e != ST_OK) {
-        cli_report(e, &d, q->file);
-        q->said = 1;
-        return e;
-    }
-    if (!q->pk.chosen) {
-        /* held back (ST_PICK_HOLD), within a bound */
-        if (b > a && !q->hold_any) {
-            q->hold_first = first + a;
+    if (f->pick == SIMTRACE_PICK_SKIP)
+        return SIMTRACE_OK;
+    if (f->pick == SIMTRACE_PICK_HOLD) {
+        /* held back, within a bound */
+        if (!q->hold_any) {
+            q->hold_first = f->first_entry;
             q->hold_any = 1;
         }
-        e = hold_append(&q->hold, p + a * s->entry_size, (b - a) * s->entry_size);
-        if (e == ST_E_MEMLIMIT) {
+        simtrace_error e = hold_append(&q->hold, p, n * s.entry_size);
+        if (e == SIMTRACE_E_MEMLIMIT) {
             /* nothing can be written before the end decides, and a pipe
              * cannot be read twice: only the user can settle it */
             cli_msg("%s: cannot choose the default stream: the first stream, '%s' (%s), is not a memory "
                     "stream, and read sequentially it is the default only if no memory stream is declared "
                     "after it, which is known only at the end of the input; more than %u MiB of it would "
                     "have to be held until then: name the stream with -s '%s'",
-                    q->file, s->name, s->type_name, (unsigned)(SIMTRACE_SEQ_HOLD_MAX >> 20), s->name);
+                    q->file, s.name, s.type_name, (unsigned)(SIMTRACE_SEQ_HOLD_MAX >> 20), s.name);
             q->said = 1;
-            return ST_E_USAGE;
+            return SIMTRACE_E_USAGE;
         }
         return e;
     }
-    e = start_and_write(q, s, first + a, p + a * s->entry_size, b - a);
-    if (e == ST_OK)
-        q->written_end = first + b;
+    q->read = f->index;
+    simtrace_error e = start_and_write(q, f->index, &s, f->first_entry, p, n);
+    if (e == SIMTRACE_OK)
+        q->written_end = f->first_entry + n;
     return e;
 }
 
-/* Whether stream s is, or may become, the stream being read: only damage
- * there stops a read that is not a salvage. */
-static int may_be_read(const seq_t *q, const st_stream_info *s)
+/* Whether stream i is the stream read, or (not chosen yet) the one held
+ * back: its losses are the output's. */
+static int read_or_held(const seq_t *q, uint32_t i)
 {
-    if (q->pk.name)
-        return strcmp(s->name, q->pk.name) == 0;
-    if (q->pk.chosen)
-        return s->id == q->pk.id;
-    return (q->pk.held && s->id == q->pk.hid) || simtrace_type_is_memory((int)s->type);
+    uint32_t read = UINT32_MAX, held = UINT32_MAX;
+    simtrace_reader_pick_state(q->r, &read, &held);
+    return read != UINT32_MAX ? i == read : i == held;
+}
+
+/* Whether the stream read is chosen. */
+static int pick_chosen(const seq_t *q)
+{
+    uint32_t read = UINT32_MAX, held;
+    simtrace_reader_pick_state(q->r, &read, &held);
+    return read != UINT32_MAX;
+}
+
+/* Whether stream i (s) is, or may become, the stream being read: only
+ * damage there stops a read that is not a salvage. */
+static int may_be_read(const seq_t *q, uint32_t i, const simtrace_stream_info *s)
+{
+    if (q->name)
+        return strcmp(s->name, q->name) == 0;
+    uint32_t read = UINT32_MAX, held = UINT32_MAX;
+    simtrace_reader_pick_state(q->r, &read, &held);
+    if (read != UINT32_MAX)
+        return i == read;
+    return i == held || simtrace_type_is_memory((int)s->type);
 }
 
 /* One stream's damage stays in its stream: a damaged frame of another
  * stream is passed over, with a note naming it (issue 15). */
-static st_error other_stream_damage(seq_t *q, const st_stream_info *s, const st_frame_ref *f, st_error e,
-                                    const st_diag *d)
+static simtrace_error other_stream_damage(seq_t *q, const simtrace_stream_info *s, const simtrace_damage *dm,
+                                          const simtrace_input_place *d)
 {
-    if (may_be_read(q, s)) {
+    simtrace_error e = dm->error;
+    if (may_be_read(q, dm->stream, s)) {
         /* the reader's own position is past this frame by now: say where */
-        cli_report(e, d, q->file);
+        cli_report_place(e, d, q->file);
         q->said = 1;
         return e;
     }
     q->passed_over++;
     if (!q->quiet)
         cli_msg("%s: passed over damaged frame %" PRIu64 " of stream '%s' at byte offset %" PRIu64 " (%s), "
-                "not the stream read", q->file, f->seq, s->name, d && d->offset != ST_DIAG_UNKNOWN ? d->offset : 0,
+                "not the stream read", q->file, dm->seq, s->name, d->offset != UINT64_MAX ? d->offset : 0,
                 simtrace_strerror(e));
-    return ST_OK;
+    return SIMTRACE_OK;
 }
 
-/* An export read from a pipe (st_read_opts.resync) reads on past a
+/* An export read from a pipe (simtrace_seq_params.resync) reads on past a
  * damaged frame header: whose frames the bytes passed over held is told by
  * that stream's next frame or the directory, and only a loss of the stream
  * read (or, before it is chosen, of any stream that may be it) stops it. */
-static st_error pipe_gap(seq_t *q, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
+static simtrace_error pipe_gap(seq_t *q, const simtrace_stream_info *s, const simtrace_damage *dm,
+                               const simtrace_input_place *d)
 {
-    if (!s && f->kind != ST_FRAME_REF_DATA) {
+    simtrace_error e = dm->error;
+    if (dm->kind == SIMTRACE_DAMAGE_GAP) {
         /* bytes of no known stream */
-        q->gap_lo = f->offset;
-        q->gap_hi = f->offset + f->size;
+        q->gap_lo = dm->offset;
+        q->gap_hi = dm->offset + dm->size;
         if (!q->quiet) {
-            cli_report(e, d, q->file);
+            cli_report_place(e, d, q->file);
             cli_msg("%s: passed over bytes %" PRIu64 "..%" PRIu64 " (a damaged frame header); reading on from the "
                     "next sound frame", q->file, q->gap_lo, q->gap_hi - 1);
         }
-        return ST_OK;
+        return SIMTRACE_OK;
     }
     const char *name = s ? s->name : "(undeclared)";
-    if (!s ? !q->pk.chosen : may_be_read(q, s)) {
+    if (!s ? !pick_chosen(q) : may_be_read(q, dm->stream, s)) {
         /* (the declaration of the stream asked for may have been lost) */
         if (s)
             cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the damaged bytes %" PRIu64
-                    "..%" PRIu64 ": lost; --salvage writes the rest", q->file, f->first_entry,
-                    f->first_entry + f->count - 1, name, q->gap_lo, q->gap_hi - 1);
+                    "..%" PRIu64 ": lost; --salvage writes the rest", q->file, dm->first_entry,
+                    dm->first_entry + dm->entries - 1, name, q->gap_lo, q->gap_hi - 1);
         else
             cli_msg("%s: the declarations of streams were in the damaged bytes %" PRIu64 "..%" PRIu64 ", and the "
                     "stream read may be one of them; --salvage writes what is left", q->file, q->gap_lo,
                     q->gap_hi - 1);
         q->said = 1;
-        return ST_E_CORRUPT;
+        return SIMTRACE_E_CORRUPT;
     }
-    q->passed_over += f->seq;
+    q->passed_over += dm->seq;
     if (!q->quiet)
         cli_msg("%s: %" PRIu64 " frame%s (%" PRIu64 " entries) of stream '%s' were in the damaged bytes %" PRIu64
-                "..%" PRIu64 ", not the stream read", q->file, f->seq, f->seq == 1 ? "" : "s", f->count, name,
+                "..%" PRIu64 ", not the stream read", q->file, dm->seq, dm->seq == 1 ? "" : "s", dm->entries, name,
                 q->gap_lo, q->gap_hi - 1);
-    return ST_OK;
+    return SIMTRACE_OK;
 }
 
-static st_error seq_damage(void *arg, const st_stream_info *s, const st_frame_ref *f, st_error e, const st_diag *d)
+/* --salvage: a damaged frame (dm; s its stream, NULL when not declared),
+ * said, and counted when it is of the stream read or held. */
+static void salvage_damage(seq_t *q, const simtrace_stream_info *s, const simtrace_damage *dm,
+                           const simtrace_input_place *d)
 {
-    seq_t *q = arg;
-    if (!q->salvage && (!s || f->ordinal == ST_DIAG_UNKNOWN))
-        return pipe_gap(q, s, f, e, d);
-    if (!q->salvage)
-        return other_stream_damage(q, s, f, e, d);
-    if (!s && f->kind == ST_FRAME_REF_DATA) {
+    simtrace_error e = dm->error;
+    if (dm->kind == SIMTRACE_DAMAGE_UNDECLARED) {
         /* frames of streams whose declarations were lost: the stream read
          * may have been one of them */
-        q->lost_unknown += f->seq;
+        q->lost_unknown += dm->seq;
         if (!q->quiet)
-            cli_report(e, d, q->file);
-        return ST_OK;
+            cli_report_place(e, d, q->file);
+        return;
     }
     if (!s) {
         /* (resync) bytes of no known stream: what they held is said when
          * a stream's next frame, or the directory, shows what is missing */
         if (!q->quiet) {
-            cli_report(e, d, q->file);
+            cli_report_place(e, d, q->file);
             cli_msg("%s: passed over bytes %" PRIu64 "..%" PRIu64 " (a damaged or misplaced frame)", q->file,
-                    f->offset, f->offset + f->size - 1);
+                    dm->offset, dm->offset + dm->size - 1);
         }
-        return ST_OK;
+        return;
     }
-    if (f->ordinal == ST_DIAG_UNKNOWN) {
+    if (dm->kind == SIMTRACE_DAMAGE_LOST) {
         /* frames that lay in bytes passed over */
-        if (q->pk.chosen ? s->id == q->pk.id : q->pk.held && s->id == q->pk.hid) {
-            q->lost_frames += f->seq;
-            q->lost_entries += f->count;
+        if (read_or_held(q, dm->stream)) {
+            q->lost_frames += dm->seq;
+            q->lost_entries += dm->entries;
         }
         if (!q->quiet)
             cli_msg("%s: lost %" PRIu64 " frame%s (entries %" PRIu64 "..%" PRIu64 " of stream '%s') in the bytes "
-                    "passed over", q->file, f->seq, f->seq == 1 ? "" : "s", f->first_entry,
-                    f->first_entry + f->count - 1, s->name);
-        return ST_OK;
+                    "passed over", q->file, dm->seq, dm->seq == 1 ? "" : "s", dm->first_entry,
+                    dm->first_entry + dm->entries - 1, s->name);
+        return;
     }
-    /* a held stream (ST_PICK_HOLD) becomes the output when no
+    /* a held stream (SIMTRACE_PICK_HOLD) becomes the output when no
      * memory stream follows, so its losses count until it is replaced */
-    if (q->pk.chosen ? s->id == q->pk.id : q->pk.held && s->id == q->pk.hid) {
+    if (read_or_held(q, dm->stream)) {
         q->lost_frames++;
-        q->lost_entries += f->count;
+        q->lost_entries += dm->entries;
     }
     if (!q->quiet) {
-        cli_report(e, d, q->file);
-        say_skipped(q->file, s->name, f->seq, f->first_entry, f->count);
+        cli_report_place(e, d, q->file);
+        say_skipped(q->file, s->name, dm->seq, dm->first_entry, dm->entries);
     }
-    return ST_OK;
 }
 
-static const char *chosen_name(const st_reader *r, uint32_t id)
+static int seq_damage(void *arg, const simtrace_damage *dm)
 {
-    for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-        if (st_reader_stream(r, i)->id == id)
-            return st_reader_stream(r, i)->name;
-    return "?";
+    seq_t *q = arg;
+    simtrace_input_place d;
+    damage_diag(dm, &d);
+    simtrace_stream_info info;
+    const simtrace_stream_info *s =
+        dm->stream != UINT32_MAX && simtrace_reader_stream_info(q->r, dm->stream, &info) == SIMTRACE_OK ? &info
+                                                                                                         : NULL;
+    if (s && dm->kind == SIMTRACE_DAMAGE_LOST && dm->stream < ST_MAX_STREAMS_CLI) {
+        if (!q->gap_entries)
+            q->gap_entries = calloc(ST_MAX_STREAMS_CLI, sizeof *q->gap_entries);
+        if (q->gap_entries)
+            q->gap_entries[dm->stream] += dm->entries;
+    }
+    q->damage_e = SIMTRACE_OK;
+    if (q->salvage)
+        salvage_damage(q, s, dm, &d);
+    else if (dm->kind == SIMTRACE_DAMAGE_FRAME)
+        q->damage_e = other_stream_damage(q, s, dm, &d);
+    else
+        q->damage_e = pipe_gap(q, s, dm, &d);
+    return q->damage_e != SIMTRACE_OK;
 }
 
 /* The streams s[0..n) of r, after their frames when those are listed. */
@@ -1219,18 +1246,18 @@ static int list_pipe(int fd, const char *file, const simtrace_read_params *rp)
     return status;
 }
 
-/* cat_salvage_note of the streams r knows, stream id written: their
- * names and types as the public reader gives them (out of memory: no note). */
-static void salvage_note(const cat_merge_opts *mo, const st_reader *r, uint32_t id)
+/* cat_salvage_note of the streams r knows, stream index chosen written:
+ * their names and types (out of memory: no note). */
+static void salvage_note(const cat_merge_opts *mo, const simtrace_reader *r, uint32_t chosen)
 {
-    unsigned n = st_reader_stream_count(r), chosen = n;
+    uint32_t n = 0;
+    simtrace_reader_stream_count(r, &n);
     simtrace_stream_info *s = calloc(n + 1, sizeof *s);
-    for (unsigned i = 0; s && i < n; i++) {
-        const st_stream_info *si = st_reader_stream(r, i);
-        snprintf(s[i].name, sizeof s[i].name, "%s", si->name);
-        s[i].type = (uint32_t)si->type;
-        if (si->id == id)
-            chosen = i;
+    for (uint32_t i = 0; s && i < n; i++) {
+        simtrace_stream_info si;
+        simtrace_reader_stream_info(r, i, &si);
+        snprintf(s[i].name, sizeof s[i].name, "%s", si.name);
+        s[i].type = si.type;
     }
     if (s)
         cat_salvage_note(mo, s, n, chosen);
@@ -1239,18 +1266,18 @@ static void salvage_note(const cat_merge_opts *mo, const st_reader *r, uint32_t 
 
 /* --salvage read sequentially (e: what stopped it, at d): what was
  * saved and what lost.  Returns 1 when entries were lost. */
-static int say_seq_salvage(const seq_t *q, st_error e, const st_diag *d, int regular)
+static int say_seq_salvage(const seq_t *q, simtrace_error e, const simtrace_input_place *d, int regular)
 {
     /* read sequentially, a stop leaves the rest unknown: say so, with
      * where, rather than let the count above pass for the whole loss */
     char rest[200] = "";
-    if (e != ST_OK && d->offset != ST_DIAG_UNKNOWN)
+    if (e != SIMTRACE_OK && d->offset != UINT64_MAX)
         snprintf(rest, sizeof rest, "; the reading stopped at byte offset %" PRIu64 ": the %s there and everything "
                  "after it are lost, how many entries %s", d->offset,
-                 e == ST_E_TRUNCATED ? "frame cut off" : "damaged frame",
+                 e == SIMTRACE_E_TRUNCATED ? "frame cut off" : "damaged frame",
                  regular ? "is not known" : "a pipe cannot tell (a regular file can)");
     cli_msg("%s: salvaged %s; %" PRIu64 " damaged frame%s of the stream skipped (%" PRIu64 " entries)%s", q->file,
-            e != ST_OK ? "up to the damage reported above" : q->lost_frames ? "to the end of the container"
+            e != SIMTRACE_OK ? "up to the damage reported above" : q->lost_frames ? "to the end of the container"
                                                                               : "the whole container", q->lost_frames,
             q->lost_frames == 1 ? "" : "s", q->lost_entries, rest);
     return q->lost_frames || q->lost_unknown;
@@ -1363,97 +1390,115 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     const cat_merge_opts *mo = so->mo;
     seq_t q;
     memset(&q, 0, sizeof q);
-    q.pk.name = stream;
-    st_slicer_init(&q.sl, &rg->r, rg->r.lo, rg->r.hi);
+    q.name = stream;
+    q.read = UINT32_MAX;
     q.o = o;
     q.salvage = salvage;
     q.quiet = quiet;
     q.file = in_name;
     q.format = so->format;
-    st_read_opts ro = {.threads = rp->threads, .ignore_check = (int)rp->ignore_check, .memlimit = rp->memlimit,
-                       .want = seq_want, .want_arg = &q, .on_damage = seq_damage, .damage_arg = &q,
-                       .resync = salvage || (want_out && !regular)};
-    st_reader *r;
-    st_diag d;
-    st_diag_clear(&d);
-    st_error e = st_reader_new(&r, in_fd, &ro, &d);
-    if (e != ST_OK) {
+    simtrace_range pr = public_range(rg);
+    simtrace_seq_params sp = {.stream = stream, .want = seq_want, .want_opaque = &q, .damage = seq_damage,
+                              .damage_opaque = &q, .resync = salvage || (want_out && !regular),
+                              .range = rg->r.kind == R_NONE ? NULL : &pr};
+    simtrace_reader *r;
+    simtrace_error e = open_seq(&r, in_fd, rp, &sp);
+    if (e != SIMTRACE_OK) {
         cli_out_abort();
-        return cli_report(e, &d, in_name);
+        int status = seq_failed(r, e, in_name);
+        simtrace_reader_free(r);
+        return status;
     }
     q.r = r;
-    e = st_reader_read_all(r, seq_sink, &q, &d);
+    simtrace_input_place d;
+    cli_place(&d, "");
+    simtrace_frame f;
+    simtrace_error re;
+    while ((re = simtrace_reader_next_frame(r, &f)) == SIMTRACE_OK && f.entries &&
+           (e = seq_frame(&q, &f)) == SIMTRACE_OK)
+        ;
+    if (e == SIMTRACE_OK && re != SIMTRACE_OK) {
+        /* a damage callback that stopped the read: its own error */
+        e = re == SIMTRACE_E_WRITE && q.damage_e != SIMTRACE_OK ? q.damage_e : re;
+        simtrace_reader_place(r, &d);
+    }
+    int chosen = pick_chosen(&q);
     /* from a regular file, a whole stream is read here with its name */
-    if (e != ST_OK && simtrace_error_is_data(e) && !q.said && regular && !salvage && stream &&
+    if (e != SIMTRACE_OK && simtrace_error_is_data(e) && !q.said && regular && !salvage && stream &&
         rg->r.kind == R_NONE) {
         e = resume_past_damage(in_fd, r, in_name, stream, q.written_end, o, q.format, quiet, e, &d);
-        if (e == ST_OK)
-            q.pk.chosen = 1; /* the stream was read, through the directory */
+        if (e == SIMTRACE_OK)
+            chosen = 1; /* the stream was read, through the directory */
     }
     int status = EXIT_OK;
-    if (e != ST_OK && q.said)
+    if (e != SIMTRACE_OK && q.said)
         status = cli_status(e);
-    else if (e != ST_OK)
-        status = cli_report(e, &d, e == ST_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
-    if (e == ST_OK && !q.pk.chosen && stream) {
+    else if (e != SIMTRACE_OK)
+        status = cli_report_place(e, &d, e == SIMTRACE_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
+    if (e == SIMTRACE_OK && !chosen && stream) {
         /* a stream without data frames: nothing went by, but it exists */
-        const st_stream_info *s = NULL;
-        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (strcmp(st_reader_stream(r, i)->name, stream) == 0)
-                s = st_reader_stream(r, i);
-        if (!s) {
+        uint32_t i = stream_named(r, stream);
+        if (i == UINT32_MAX) {
             cli_msg("%s: no stream named '%s' (see --list)", in_name, stream);
             status = EXIT_DATA;
         } else {
-            q.pk.chosen = 1;
-            q.pk.id = s->id;
+            chosen = 1;
+            q.read = i;
+            simtrace_stream_info s;
+            simtrace_reader_stream_info(r, i, &s);
             if (q.format)
-                e = start_and_write(&q, s, 0, NULL, 0);
-            if (e != ST_OK)
-                status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
+                e = start_and_write(&q, i, &s, 0, NULL, 0);
+            if (e != SIMTRACE_OK)
+                status = q.said ? cli_status(e) : cli_report_place(e, NULL, out_path ? out_path : "(stdout)");
         }
     }
-    if (e == ST_OK && st_seq_pick_end(&q.pk)) {
+    int first_held = 0;
+    if (e == SIMTRACE_OK && !chosen && simtrace_reader_pick_end(r, &q.read, &first_held) == SIMTRACE_OK &&
+        first_held) {
         /* no memory stream came: the first stream it is */
-        const st_stream_info *s = NULL;
-        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (st_reader_stream(r, i)->id == q.pk.id)
-                s = st_reader_stream(r, i);
-        if (s && q.hold_any)
-            e = start_and_write(&q, s, q.hold_first, q.hold.data, q.hold.len / s->entry_size);
-        else if (s && q.format)
-            e = start_and_write(&q, s, 0, NULL, 0);
-        if (e != ST_OK)
-            status = q.said ? cli_status(e) : cli_report(e, NULL, out_path ? out_path : "(stdout)");
+        chosen = 1;
+        simtrace_stream_info s;
+        simtrace_reader_stream_info(r, q.read, &s);
+        if (q.hold_any)
+            e = start_and_write(&q, q.read, &s, q.hold_first, q.hold.data, q.hold.len / s.entry_size);
+        else if (q.format)
+            e = start_and_write(&q, q.read, &s, 0, NULL, 0);
+        if (e != SIMTRACE_OK)
+            status = q.said ? cli_status(e) : cli_report_place(e, NULL, out_path ? out_path : "(stdout)");
     }
-    if (e == ST_OK && q.pk.chosen && rg->r.kind == R_TIME && q.untimed) {
-        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, chosen_name(r, q.pk.id));
+    simtrace_stream_info cs; /* the stream written */
+    if (chosen && q.read == UINT32_MAX)
+        simtrace_reader_pick_state(r, &q.read, &(uint32_t){0});
+    if (!chosen || simtrace_reader_stream_info(r, q.read, &cs) != SIMTRACE_OK)
+        snprintf(cs.name, sizeof cs.name, "?");
+    if (e == SIMTRACE_OK && chosen && rg->r.kind == R_TIME && q.untimed) {
+        cli_msg("%s: stream '%s' has no ordered frame times (pack with --timestamps)", in_name, cs.name);
         status = EXIT_USAGE;
-    } else if (e == ST_OK && q.pk.chosen && (rg->r.kind == R_TIME || rg->r.kind == R_CYCLES)) {
-        note_window_past_end(in_name, rg, chosen_name(r, q.pk.id), q.frames_seen,
-                             rg->r.kind == R_TIME ? q.last_time : q.last_key);
+    } else if (e == SIMTRACE_OK && chosen && (rg->r.kind == R_TIME || rg->r.kind == R_CYCLES)) {
+        note_window_past_end(in_name, rg, cs.name, q.frames_seen, rg->r.kind == R_TIME ? q.last_time : q.last_key);
     }
-    if (e == ST_OK && rg->r.kind == R_ENTRIES && q.pk.chosen) {
-        for (unsigned i = 0; i < st_reader_stream_count(r); i++)
-            if (st_reader_stream(r, i)->id == q.pk.id)
-                note_entries_past_end(in_name, rg, st_reader_stream(r, i)->name, st_reader_stream(r, i)->entries);
+    if (e == SIMTRACE_OK && rg->r.kind == R_ENTRIES && chosen && q.read != UINT32_MAX) {
+        /* the stream's entries, those of the frames lost in a gap included */
+        uint64_t gap = q.gap_entries && q.read < ST_MAX_STREAMS_CLI ? q.gap_entries[q.read] : 0;
+        note_entries_past_end(in_name, rg, cs.name, cs.entries + gap);
     }
     if (o->x) {
         /* flush what the exporter holds: the entries of intact frames */
         if (status != EXIT_USAGE) {
-            st_error fe = (st_error)simtrace_exporter_finish(o->x);
-            if (fe != ST_OK && status == EXIT_OK)
-                status = cli_report(fe, &d, out_path ? out_path : "(stdout)");
+            simtrace_error fe = simtrace_exporter_finish(o->x);
+            if (fe != SIMTRACE_OK && status == EXIT_OK)
+                status = cli_report_place(fe, &d, out_path ? out_path : "(stdout)");
         }
         simtrace_exporter_free(o->x);
         o->x = NULL;
     }
-    if (salvage && want_out && q.pk.chosen)
-        salvage_note(mo, r, q.pk.id);
+    if (salvage && want_out && chosen)
+        salvage_note(mo, r, q.read);
     if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular))
         status = EXIT_DATA;
-    st_reader_free(r);
+    simtrace_reader_free(r);
     free(q.hold.data);
+    free(q.gap_entries);
     if (want_out) {
         /* --salvage keeps what it saved, but a usage error saves nothing */
         if (status != EXIT_OK && (!salvage || status == EXIT_USAGE)) {
@@ -1557,7 +1602,7 @@ static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const ch
  * --help, --version or a usage error (message printed). */
 static int parse_args(int argc, char **argv, cat_opts *co)
 {
-    *co = (cat_opts){.format = "raw", .threads = cli_ncpu(), .rg = {{R_NONE, 0, UINT64_MAX}, NULL}};
+    *co = (cat_opts){.format = "raw", .threads = cli_ncpu(), .rg = {{.kind = R_NONE, .hi = UINT64_MAX}, NULL}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "lts:F:o:cT:M:fkvqhV", longopts, NULL)) != -1) {

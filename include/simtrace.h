@@ -918,6 +918,15 @@ SIMTRACE_API simtrace_error simtrace_reader_open_seq(simtrace_reader **r, int fd
  */
 SIMTRACE_API simtrace_error simtrace_reader_pick_end(simtrace_reader *r, uint32_t *index, int *first_held);
 
+/* The pick rule's state now, for a reader of simtrace_reader_open_seq:
+ * *read the index of the stream read once it is chosen, else UINT32_MAX;
+ * *held the index of the stream held back (SIMTRACE_PICK_HOLD), else
+ * UINT32_MAX.  It changes only as want sees frame headers, and may be
+ * asked from the want and damage callbacks (a damaged frame's stream: is
+ * it the output's?).  Returns SIMTRACE_OK; SIMTRACE_E_STATE (not such a
+ * reader); SIMTRACE_E_USAGE. */
+SIMTRACE_API simtrace_error simtrace_reader_pick_state(const simtrace_reader *r, uint32_t *read, uint32_t *held);
+
 /* The bytes r has read of its input so far into *bytes: a sequential
  * reader's, in file order (at the end: the input's size); a random-access
  * reader's, the footer, directory and stream descriptors (or, without

@@ -1386,15 +1386,20 @@ static void test_seq_options(const char *path, const char *dir)
     int held = 9;
     CHECK(lseek(fd, 0, SEEK_SET) == 0 && simtrace_reader_open_seq(&r, fd, NULL, &seq) == SIMTRACE_OK);
     CHECK(simtrace_reader_pick_end(r, &idx, &held) == SIMTRACE_E_NOT_FOUND); /* no frame yet */
+    uint32_t rs = 9, hs = 9;
+    CHECK(simtrace_reader_pick_state(r, &rs, &hs) == SIMTRACE_OK && rs == UINT32_MAX && hs == UINT32_MAX);
+    CHECK(simtrace_reader_pick_state(r, NULL, &hs) == SIMTRACE_E_USAGE);
     CHECK(simtrace_cursor_open(&c, r, NULL, NULL) == SIMTRACE_E_STATE);
     simtrace_frame f;
     while (simtrace_reader_next_frame(r, &f) == SIMTRACE_OK && f.count)
         ;
+    CHECK(simtrace_reader_pick_state(r, &rs, &hs) == SIMTRACE_OK && rs == 0 && hs == UINT32_MAX);
     CHECK(simtrace_reader_pick_end(r, &idx, &held) == SIMTRACE_OK && idx == 0 && held == 0);
     CHECK(simtrace_reader_pick_end(r, NULL, &held) == SIMTRACE_E_USAGE);
     simtrace_reader_free(r);
     CHECK(simtrace_reader_open_path(&ra, path, NULL) == SIMTRACE_OK &&
           simtrace_reader_pick_end(ra, &idx, &held) == SIMTRACE_E_STATE);
+    CHECK(simtrace_reader_pick_state(ra, &rs, &hs) == SIMTRACE_E_STATE);
     simtrace_reader_free(ra);
     /* a named stream */
     seq_seen vn = {.only = 9};
@@ -1590,9 +1595,13 @@ static void test_seq_pick(const char *dir)
         simtrace_frame f;
         while (simtrace_reader_next_frame(r, &f) == SIMTRACE_OK && f.count)
             ;
-        uint32_t idx = 9;
+        uint32_t idx = 9, rs = 9, hs = 9;
         int held = 9;
+        /* before the end: the memory stream read, or the first stream held */
+        CHECK(simtrace_reader_pick_state(r, &rs, &hs) == SIMTRACE_OK &&
+              (late_memory ? rs == 1 && hs == UINT32_MAX : rs == UINT32_MAX && hs == 0));
         CHECK(simtrace_reader_pick_end(r, &idx, &held) == SIMTRACE_OK);
+        CHECK(simtrace_reader_pick_state(r, &rs, &hs) == SIMTRACE_OK && rs == idx && hs == UINT32_MAX);
         int ok = v.nh > 1 && v.h[0].index == 0 && v.h[0].pick == SIMTRACE_PICK_HOLD && !v.h[0].dropped;
         for (unsigned i = 1; i < v.nh; i++)
             ok &= v.h[i].index == 0 ? v.h[i].pick == SIMTRACE_PICK_HOLD || late_memory
