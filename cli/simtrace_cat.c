@@ -197,14 +197,11 @@ static simtrace_error out_entries(out_t *o, uint64_t first, const uint8_t *p, si
 
 static int cat_quiet; /* -q */
 
-/* The range as the public API takes it. */
-static simtrace_range public_range(const range *rg) { return rg->r; }
-
 
 static void note_entries_past_end(const char *file, const range *rg, const char *stream, uint64_t n)
 {
     uint64_t from = 0, missing = 0;
-    simtrace_range pr = public_range(rg);
+    simtrace_range pr = rg->r;
     int past = simtrace_range_entries_past(&pr, n, &from, &missing);
     if (cat_quiet || !past)
         return;
@@ -222,7 +219,7 @@ static void note_entries_past_end(const char *file, const range *rg, const char 
 static void note_window_past_end(const char *file, const range *rg, const char *stream, uint64_t frames,
                                  uint64_t last)
 {
-    simtrace_range pr = public_range(rg);
+    simtrace_range pr = rg->r;
     if (cat_quiet || !simtrace_range_window_past(&pr, frames, last))
         return;
     const char *opt = rg->r.kind == R_CYCLES ? "--cycles" : "--time";
@@ -263,7 +260,7 @@ static simtrace_error cat_index(simtrace_reader *r, uint32_t si, const range *rg
 {
     simtrace_stream_info s;
     simtrace_reader_stream_info(r, si, &s);
-    simtrace_range pr = public_range(rg);
+    simtrace_range pr = rg->r;
     simtrace_cursor *c = NULL;
     cli_place(at, "");
     simtrace_error e = cat_cursor_error(simtrace_cursor_open(&c, r, s.name, &pr), rg, 1);
@@ -1397,7 +1394,7 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     q.quiet = quiet;
     q.file = in_name;
     q.format = so->format;
-    simtrace_range pr = public_range(rg);
+    simtrace_range pr = rg->r;
     simtrace_seq_params sp = {.stream = stream, .want = seq_want, .want_opaque = &q, .damage = seq_damage,
                               .damage_opaque = &q, .resync = salvage || (want_out && !regular),
                               .range = rg->r.kind == R_NONE ? NULL : &pr};
