@@ -40,6 +40,10 @@ char *readline(const char *prompt);
 static int active;
 static const char *log_path;
 static FILE *held_log, *held_out; /* the buffered streams, or NULL */
+/* their buffers (setvbuf with a NULL buffer would take the size as a hint
+ * only, and the C library allocates one of the file's block size, 4 KiB
+ * for a FIFO); they outlive every stream they serve */
+static char log_mem[LOGBUF_SIZE], out_mem[LOGBUF_SIZE];
 
 #define REAL(ret, name, args)                                                                                         \
     static ret(*real_##name) args;                                                                                    \
@@ -59,12 +63,26 @@ static void flush_held(void)
         real_fflush(held_out);
 }
 
+/* A stream no other thread is writing: flush it (its lock is recursive,
+ * so a crash inside stdio in this thread still gets here). */
+static void flush_if_free(FILE *f)
+{
+    if (f && ftrylockfile(f) == 0) {
+        fflush_unlocked(f);
+        funlockfile(f);
+    }
+}
+
 static void on_crash(int sig)
 {
-    /* not async-signal-safe, but the process is going down either way,
-     * and a crash in Bochs's teardown would otherwise lose the last
-     * lines of a run that ended cleanly */
-    flush_held();
+    /* Bochs 2.7 crashes now and then in its sound mixer's thread while
+     * tearing down after a clean quit.  Every trace line is out by then
+     * (Bochs read the "q" after a flush), so this matters only for a crash
+     * in mid-run.  Not async-signal-safe, but the process is going down
+     * either way; a stream another thread holds is left alone, since
+     * waiting for it could hang the crash. */
+    flush_if_free(held_log);
+    flush_if_free(held_out);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -76,7 +94,7 @@ __attribute__((constructor)) static void logbuf_init(void)
         return;
     active = 1;
     log_path = lp;
-    if (so && strcmp(so, "1") == 0 && setvbuf(stdout, NULL, _IOFBF, LOGBUF_SIZE) == 0)
+    if (so && strcmp(so, "1") == 0 && setvbuf(stdout, out_mem, _IOFBF, sizeof out_mem) == 0)
         held_out = stdout;
     static const int crash[] = {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE};
     for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++) {
@@ -91,7 +109,7 @@ __attribute__((constructor)) static void logbuf_init(void)
 
 static FILE *opened(FILE *f, const char *path)
 {
-    if (active && f && !held_log && strcmp(path, log_path) == 0 && setvbuf(f, NULL, _IOFBF, LOGBUF_SIZE) == 0)
+    if (active && f && !held_log && strcmp(path, log_path) == 0 && setvbuf(f, log_mem, _IOFBF, sizeof log_mem) == 0)
         held_log = f;
     return f;
 }
