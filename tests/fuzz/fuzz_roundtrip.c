@@ -16,6 +16,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     svpc_params p = {(svpc_encoder)(1 + data[0] % 6), (svpc_stage)((data[0] >> 4) % 4), 1 + (data[0] >> 6)};
     if ((data[0] & 0x80) && p.encoder == SVPC_ENC_GENERIC) /* fast (7): byte 0 0x84, 0x8A... */
         p.encoder = SVPC_ENC_FAST;
+    if ((data[0] & 0x80) && p.encoder == SVPC_ENC_CM2) { /* mix (12) at -7 and -8: byte 0 0x86, 0xC6... */
+        p.encoder = SVPC_ENC_MIX;
+        p.level = 5 + (data[0] >> 6);
+    }
     st_entry_type t = p.encoder == SVPC_ENC_VPC ? ST_TYPE_VPC : (st_entry_type)(1 + (data[0] >> 2) % 4);
     size_t esz = st_entry_size(t), n = (size - 1) / esz;
     st_buf out;
