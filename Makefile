@@ -85,7 +85,7 @@ UNITBINS = $(UNIT:%=$(BUILD)/tests/%)
 .PHONY: all tools help check unit cli-test py-test figures demo bench install uninstall clean deps testdata asan ubsan tsan fuzz fuzz-build fuzz-check
 
 ## all: build the programs and the libraries (default)
-all: $(BINS) $(SHLIB) $(BUILD)/svpc.pc
+all: $(BINS) $(SHLIB) $(BUILD)/svpc.pc $(BUILD)/bochs-logbuf.so
 
 ## help: list the targets
 help:
@@ -116,6 +116,20 @@ $(SHLIB): $(LIB_OBJ)
 $(BUILD)/svpc.pc: svpc.pc.in Makefile
 	@mkdir -p $(dir $@)
 	$(Q)sed -e 's/@VERSION@/$(VERSION)/' -e 's|@LIBS_PRIVATE@|$(LDLIBS)|' svpc.pc.in > $@
+
+# bochs-trace preloads this into Bochs (scripts/bochs-logbuf.c).  Built
+# without the sanitizers' flags (CFLAGS, LDFLAGS): a sanitizer's runtime
+# must come first in a process, and Bochs is not built with one.
+$(BUILD)/bochs-logbuf.so: scripts/bochs-logbuf.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -std=c11 -O2 $(WARNINGS) -fPIC -shared -o $@ $< -ldl
+
+# ... and its test program, under the one name the library acts in
+$(BUILD)/tests/logbuf/bochs-bin: tests/tools/logbuf_probe.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -std=c11 -O2 $(WARNINGS) -o $@ $<
 
 # each program is cli/<name with - as _>.c plus the shared CLI code; the
 # decompressor is shared by svpc-decompress and svpc-compress -d
@@ -177,7 +191,7 @@ unit: $(UNITBINS) $(BUILD)/tests/make-bad $(BUILD)/simtrace-pack
 	$(Q)for t in $(UNITBINS); do $$t || exit 1; done
 
 ## cli-test: run the bats tests of the programs
-cli-test: $(BINS) $(BUILD)/tests/make-bad
+cli-test: $(BINS) $(BUILD)/tests/make-bad $(BUILD)/bochs-logbuf.so $(BUILD)/tests/logbuf/bochs-bin
 	$(Q)SVPC_BIN=$(abspath $(BUILD)) bats tests/cli
 
 ## py-test: run the pytest tests of the Python package and simtrace-plot against the build
@@ -289,6 +303,8 @@ install: all
 	install -d $(BINDIR) $(INCDIR) $(LIBDIR) $(PCDIR)
 	install -m 755 $(BINS) $(BINDIR)
 	install -m 755 scripts/bochs-trace $(BINDIR)
+	install -d $(LIBDIR)/svpc
+	install -m 755 $(BUILD)/bochs-logbuf.so $(LIBDIR)/svpc
 	install -m 644 include/simtrace.h $(INCDIR)
 	install -m 644 $(LIB) $(LIBDIR)
 	install -m 755 $(SHLIB) $(LIBDIR)
@@ -307,7 +323,8 @@ uninstall:
 	rm -f $(PROGS:%=$(BINDIR)/%) $(BINDIR)/bochs-trace $(BINDIR)/simtrace-plot
 	rm -rf $(DESTDIR)$(PYDIR)/simtrace
 	rm -f $(INCDIR)/simtrace.h $(LIBDIR)/libsvpc.a $(LIBDIR)/$(SHLIB_REAL) $(LIBDIR)/libsvpc.so.$(SOVERSION) \
-	  $(LIBDIR)/libsvpc.so $(PCDIR)/svpc.pc
+	  $(LIBDIR)/libsvpc.so $(PCDIR)/svpc.pc $(LIBDIR)/svpc/bochs-logbuf.so
+	-rmdir $(LIBDIR)/svpc 2>/dev/null
 
 ## clean: remove build outputs
 clean:

@@ -41,8 +41,16 @@
 #                 records, simtrace-cat -F champsim against xz -d, by CPU time
 #       best      corpus: -e best (-9) against cm2 (-6): sizes (geometric
 #                 mean target <= 0.97), round trip, decoding -T1 time ratio
+#       collector scripts/bochs-trace on the GRUB workload (issue 23; needs
+#                 Bochs): a piece (--skip, --instructions) with all its
+#                 processes on one CPU against Bochs alone tracing the same
+#                 range to /dev/null there (target 0.8x), and --jobs 2
+#                 against --jobs 1 (target 1.7x)
 #     and, not in "all" (slow: half an hour or more; bios_post.write alone took 2 minutes):
 #       corpus-xz corpus: xz -9 and zstd -19 --long=27 sizes and speeds
+#       cluster   bochs-trace: 32 pieces of 32,000,000 GRUB instructions, one
+#                 after the other, against one continuous run (issue 23's
+#                 cluster target, 1.15x; about 10 minutes)
 #     e.g. BENCH_ONLY=size,speed  or  BENCH_ONLY=all,corpus-xz
 #   BENCH_TRACES=NAME,...  corpus and testdata traces to run, shell patterns
 #       (default: all), e.g. BENCH_TRACES=lackey_sqlite.read or 'grub_*'.
@@ -92,7 +100,8 @@ ALL_PARTS+=" cvp"
 ALL_PARTS+=" drmemtrace"
 ALL_PARTS+=" champsim"
 ALL_PARTS+=" best"
-EXTRA_PARTS="corpus-xz"
+ALL_PARTS+=" collector"
+EXTRA_PARTS="corpus-xz cluster"
 PARTS=" "
 IFS=', ' read -ra _sel <<<"${BENCH_ONLY:-all}"
 for p in "${_sel[@]}"; do
@@ -1050,7 +1059,7 @@ target() { # target ID TEXT FIGURE OK: print and record a target
 }
 
 targets() {
-    want size || want speed || want threads || want memory || want random || want overhead || return 0
+    want size || want speed || want threads || want memory || want random || want overhead || want collector || return 0
     local nsel=${#CORPUS_SEL[@]} nall=${#CORPUS_ALL[@]} m v names=() n ok
     echo "targets of issue 11, as issue 24 decided them (default settings$([[ ${#COPTS[@]} -eq 0 ]] || echo ", but SVPC_OPTS: ${COPTS[*]}"))"
     if ((!HAVE_CORPUS)); then
@@ -1104,6 +1113,12 @@ targets() {
         m=${V[rss_max]:-n/a -}
         [[ $m == "0 -" ]] && m="n/a -"
         target rss_T2 "peak RSS < 192 MiB, -T2" "max ${m%% *} MiB (${m#* })" "$(cmpf "${m%% *}" 192 "<")"
+    fi
+    if want collector; then
+        target collector_one "bochs-trace piece, one CPU, >= 0.8x Bochs alone (23)" "${V[collector_one]:-n/a}x (${V[collector_one_buf]:-n/a}x of buffered Bochs)" \
+            "$(cmpf "${V[collector_one]:-n/a}" 0.8 ">=")"
+        target collector_jobs "bochs-trace --jobs 2 >= 1.7x --jobs 1 (issue 23)" "${V[collector_jobs]:-n/a}x" \
+            "$(cmpf "${V[collector_jobs]:-n/a}" 1.7 ">=")"
     fi
     if want random; then
         target random_access "one entry <= 4% of the whole 1 GiB stream (mean of 20)" "${V[ra]:-n/a}%" "$(cmpf "${V[ra]:-n/a}" 4 "<=")"
@@ -1395,6 +1410,145 @@ champsim_part() {
     echo
 }
 
+# ---- the Bochs collector (issue 23) ------------------------------------------------
+
+GRUB_AT=16617287 # where the GRUB workload's BIOS jumps to GRUB (bochs-trace's GRUB_BOOT_AT)
+TRACE="$ROOT/scripts/bochs-trace"
+# grub_trace ARGS...: bochs-trace on the GRUB workload with the bench's packer
+grub_trace() { BOCHS_TRACE_PACK="$PACK" "$TRACE" --workload grub -f "$@"; }
+# collector_ready: Bochs and the GRUB CD (built and cached by a first, short
+# run); sets GRUB_ISO
+collector_ready() {
+    command -v bochs >/dev/null 2>&1 || { echo "  skipped: Bochs is not installed"; return 1; }
+    grub_trace --skip "$GRUB_AT" --instructions 1000 -o "$TMP/warm.sim" ||
+        { fail "collector: bochs-trace failed"; return 1; }
+    GRUB_ISO=$(ls -1 "${XDG_CACHE_HOME:-$HOME/.cache}"/svpc-bochs-trace/grub-halt-v*.iso 2>/dev/null | head -n 1)
+    [[ -n $GRUB_ISO ]] || { echo "  skipped: no cached GRUB CD"; return 1; }
+}
+# bochs_alone_setup DIR N: Debian's Bochs tracing instructions GRUB_AT to GRUB_AT +
+# N - 1 of the GRUB workload with its debugger log and standard output to
+# /dev/null: bochs-trace's bochsrc and debugger commands without its FIFOs
+# and packer (the baseline of issue 23's one-core target)
+bochs_alone_setup() {
+    mkdir -p "$1"
+    cat >"$1/bochsrc" <<EOF2
+display_library: term
+megs: 32
+romimage: file=/usr/share/bochs/BIOS-bochs-latest
+vgaromimage: file=/usr/share/vgabios/vgabios.bin
+clock: sync=none, time0=946684800
+debugger_log: /dev/null
+log: $1/bochs.log
+mouse: enabled=0
+com1: enabled=1, mode=file, dev=$1/serial.txt
+ata0-master: type=cdrom, path="$GRUB_ISO", status=inserted
+boot: cdrom
+EOF2
+    printf 'sba %s\nc\ntrace-mem on\ntrace on\ns %s\nq\n' "$GRUB_AT" "$2" >"$1/cmds"
+}
+# bochs_alone DIR CPU [ENV...]: run it on CPU, standard output to /dev/null
+bochs_alone() {
+    local d=$1 cpu=$2
+    shift 2
+    (cd "$d" && exec taskset -c "$cpu" env TERM=dumb "$@" bochs -q -f bochsrc -rc cmds </dev/null 2>"$d/stderr")
+}
+# piece_on CPU ENV... -- ARGS...: grub_trace ARGS on CPU with ENV
+piece_on() {
+    local cpu=$1 e=()
+    shift
+    while [[ $1 != -- ]]; do e+=("$1"); shift; done
+    shift
+    taskset -c "$cpu" env "${e[@]}" BOCHS_TRACE_PACK="$PACK" "$TRACE" --workload grub -f "$@" </dev/null
+}
+
+collector_part() {
+    local n=1000000 cpu=$((NCPU - 1)) d="$TMP/collector" i k t
+    local kinds="alone alone_buf piece piece_unbuf piece_fast"
+    declare -A W C
+    echo "collector: bochs-trace --workload grub --skip $GRUB_AT --instructions $n, every process on CPU $cpu"
+    echo "  (taskset), against Bochs alone tracing the same range to /dev/null on that CPU; CPU time, medians of $RUNS, interleaved"
+    collector_ready || { echo; return; }
+    local logbuf="$ROOT/build/bochs-logbuf.so"
+    [[ -r $logbuf ]] || { fail "collector: $logbuf not built"; echo; return; }
+    bochs_alone_setup "$d" "$n"
+    note "collector: one core"
+    for ((i = 0; i < RUNS; i++)); do
+        for k in $kinds; do
+            case $k in
+            alone) t=$(timed /dev/null bochs_alone "$d" "$cpu") ;;
+            alone_buf) t=$(timed /dev/null bochs_alone "$d" "$cpu" LD_PRELOAD="$logbuf" BOCHS_LOGBUF_LOG=/dev/null BOCHS_LOGBUF_STDOUT=1) ;;
+            piece) t=$(timed /dev/null piece_on "$cpu" -- --skip $GRUB_AT --instructions $n -o "$TMP/piece.sim") ;;
+            piece_unbuf) t=$(timed /dev/null piece_on "$cpu" BOCHS_TRACE_LOGBUF=0 -- --skip $GRUB_AT --instructions $n -o "$TMP/piece0.sim") ;;
+            piece_fast) t=$(timed /dev/null piece_on "$cpu" -- --fast --skip $GRUB_AT --instructions $n -o "$TMP/piecef.sim") ;;
+            esac
+            any_fail $t && { fail "collector: $k failed"; echo; return; }
+            W[$k]+="${t% *} " C[$k]+="${t#* } "
+        done
+    done
+    cmp -s "$TMP/piece.sim" "$TMP/piece0.sim" || fail "collector: the piece with bochs-logbuf.so differs from the one without"
+    # by CPU time (user + system of every process): on one CPU the same as
+    # the wall clock when nothing else runs there, and unlike it not
+    # stretched by other work on a shared machine
+    local ca
+    ca=$(median ${C[alone]})
+    printf '  %-14s %9s %9s %16s %9s\n' "run" "wall s" "CPU s" "instr/CPU s" "vs alone"
+    for k in $kinds; do
+        local w c
+        w=$(median ${W[$k]}) c=$(median ${C[$k]})
+        printf '  %-14s %9s %9s %16s %9s\n' "$k" "$w" "$c" "$(div "$n" "$c" "%.0f")" "$(div "$ca" "$c")"
+        tsv collector "$k" wall_s "$w"
+        tsv collector "$k" cpu_s "$c"
+    done
+    echo "  (alone: Debian's Bochs; alone_buf: the same with bochs-logbuf.so preloaded; piece: bochs-trace;"
+    echo "   piece_unbuf: bochs-trace with BOCHS_TRACE_LOGBUF=0, Bochs's output unbuffered as before; piece_fast: --fast)"
+    V[collector_one]=$(div "$ca" "$(median ${C[piece]})")
+    V[collector_one_buf]=$(div "$(median ${C[alone_buf]})" "$(median ${C[piece]})")
+    # two cores: --jobs 2 against --jobs 1
+    local j1=() j2=() m=2000000
+    note "collector: --jobs"
+    for ((i = 0; i < RUNS; i++)); do
+        t=$(timed /dev/null grub_trace --skip "$GRUB_AT" --instructions $m --jobs 1 -o "$TMP/j1.sim")
+        j1+=("${t% *}")
+        t=$(timed /dev/null grub_trace --skip "$GRUB_AT" --instructions $m --jobs 2 -o "$TMP/j2.sim")
+        j2+=("${t% *}")
+    done
+    any_fail "${j1[@]}" "${j2[@]}" && { fail "collector: --jobs failed"; echo; return; }
+    local w1 w2
+    w1=$(median "${j1[@]}") w2=$(median "${j2[@]}")
+    V[collector_jobs]=$(div "$w1" "$w2")
+    printf '  --jobs 1 / --jobs 2 on %s instructions (%s CPUs): %s s / %s s = %sx\n' "$(group $m)" "$NCPU" "$w1" "$w2" "${V[collector_jobs]}"
+    tsv collector jobs1 wall_s "$w1"
+    tsv collector jobs2 wall_s "$w2"
+    echo
+}
+# cluster: issue 23's cluster target.  K = 32 pieces of a 32,000,000-instruction
+# GRUB range (--piece K/32, as a cluster's tasks run them), one after the
+# other, against one continuous run of the range (--skip, --instructions),
+# wall clock; target: the pieces' total at most 1.15x, so that K machines
+# trace the range at least 0.87 K times faster.  One run of each.
+cluster_part() {
+    local n=32000000 k=32 i t cont sum=0
+    echo "cluster: $k pieces of $(group $n) instructions of GRUB (--piece K/$k, one after the other) against one run"
+    collector_ready || { echo; return; }
+    note "cluster: one run"
+    t=$(timed /dev/null grub_trace --skip "$GRUB_AT" --instructions $n -o "$TMP/cont.sim")
+    any_fail $t && { fail "cluster: the continuous run failed"; echo; return; }
+    cont=${t% *}
+    note "cluster: $k pieces"
+    for ((i = 1; i <= k; i++)); do
+        t=$(timed /dev/null grub_trace --skip "$GRUB_AT" --instructions $n --piece "$i/$k" -o "$TMP/piece-$i.sim")
+        any_fail $t && { fail "cluster: piece $i failed"; echo; return; }
+        sum=$(awk -v a="$sum" -v b="${t% *}" 'BEGIN { printf "%.3f", a + b }')
+    done
+    V[cluster]=$(div "$sum" "$cont")
+    printf '  one run %s s; the %s pieces %s s in all: %sx  %s\n' "$cont" "$k" "$sum" "${V[cluster]}" \
+        "$(verdict "${V[cluster]}" "$(cmpf "${V[cluster]}" 1.15 "<=")")"
+    tsv cluster grub continuous_s "$cont"
+    tsv cluster grub pieces_s "$sum"
+    rm -f "$TMP"/piece-*.sim "$TMP/cont.sim"
+    echo
+}
+
 main() {
     echo "svpc benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -m), $NCPU CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
     echo "svpc: $("$COMPRESS" --version | head -n 1)$([[ ${#COPTS[@]} -eq 0 ]] || echo "; SVPC_OPTS: ${COPTS[*]}")"
@@ -1417,6 +1571,8 @@ main() {
     want drmemtrace && drmemtrace_part
     want champsim && champsim_part
     want best && best_part
+    want collector && collector_part
+    want cluster && cluster_part
     targets
     ((!FAILED))
 }

@@ -469,8 +469,9 @@ grub_ref() {
     fi
 }
 
-# same_streams A B: every stream of A and of B, events and vdata included,
-# the same entry for entry (raw bytes of each stream)
+# same_streams A B [MIN]: every stream of A and of B, events and vdata
+# included, the same entry for entry (raw bytes of each stream); at least
+# MIN streams (default 3)
 same_streams() {
     local names s n=0
     names=$({ "$CAT" -q -l "$1"; "$CAT" -q -l "$2"; } | awk 'NR > 1 && $1 != "stream" { print $1 }' | sort -u)
@@ -480,7 +481,7 @@ same_streams() {
         cmp a.part b.part || fail "stream $s of $1 and $2 differ"
         n=$((n + 1))
     done
-    ((n >= 3)) || fail "only $n streams compared: $names"
+    ((n >= ${3:-3})) || fail "only $n streams compared: $names"
 }
 
 @test "bochs-trace --jobs 2 and --jobs 3: every stream entry for entry that of --jobs 1" {
@@ -571,6 +572,79 @@ FAKE
     done
 }
 
+# ---- --jobs --markers: a first pass finds the marked ranges ------------------
+
+@test "bochs-trace --jobs 2 and 3 --markers: every stream, the markers' events included, entry for entry that of --jobs 1" {
+    need_tools
+    boot_sector boot.img
+    run "$TRACE" --disk boot.img --markers --jobs 1 -o m1.sim
+    expect_status 0
+    run "$TRACE" --disk boot.img --markers --jobs 2 -o m2.sim
+    expect_status 0
+    same_streams m1.sim m2.sim 2
+    # -v: the first pass, then the pieces (one per marked range here)
+    run "$TRACE" --disk boot.img --markers --jobs 3 -v -o m3.sim
+    expect_status 0
+    expect_output_has "bochs-trace: first pass, untraced: where the markers are"
+    expect_output_has "bochs-trace: first pass: 6 markers, 3 marked ranges of 9 instructions in all, in "
+    expect_output_has "bochs-trace: the marked ranges in 3 pieces, 3 at a time"
+    expect_output_has "bochs-trace: traced 9 instructions in 3 pieces, 3 at a time, in "
+    expect_output_has "bochs-trace: m3.sim: 12 entries in 2 streams"
+    same_streams m1.sim m3.sim 2
+    # the six markers, in their places among the stores
+    run events m3.sim
+    [[ $(wc -l <<<"$output") == 6 && $(awk '{ print $2 $4 }' <<<"$output" | paste -s -d ' ') == "30 31 32 33 34 35" ]] ||
+        fail "markers: $output"
+    run bash -c "'$CAT' --all -F text m1.sim | cmp - <('$CAT' --all -F text m3.sim)"
+    expect_status 0
+}
+
+@test "bochs-trace --jobs 2 --markers --instructions N: the count across the marked ranges, as --jobs 1" {
+    need_tools
+    boot_sector boot.img
+    run "$TRACE" --disk boot.img --markers --instructions 4 -o i1.sim
+    expect_status 0
+    run "$TRACE" --disk boot.img --markers --instructions 4 --jobs 2 -v -o i2.sim
+    expect_status 0
+    # the closing marker of the first range is traced: 3 + 1
+    expect_output_has "bochs-trace: first pass: 3 markers, 2 marked ranges of 4 instructions in all"
+    same_streams i1.sim i2.sim 2
+    run events i2.sim
+    [[ $(wc -l <<<"$output") == 3 ]] || fail "markers: $output"
+}
+
+@test "bochs-trace --jobs 2 --markers: a guest that executes no marker: exit 1, the message of --jobs 1, a valid empty container" {
+    need_tools
+    # the BIOS workload executes no marker
+    run "$TRACE" --markers --jobs 2 -o none.sim
+    expect_status 1
+    expect_output_has "bochs-trace: the guest executed no marker (xchg bx, bx) before the run ended at instruction "
+    expect_output_has "nothing traced (none.sim is a valid, empty container)"
+    run "$CAT" -t none.sim
+    expect_status 0
+}
+
+@test "bochs-trace --jobs --markers: SIGINT in the first pass says that nothing was traced, exit 130" {
+    need_tools
+    # a boot sector that loops for ever (jmp $), without a marker
+    {
+        printf '\xeb\xfe'
+        head -c 508 /dev/zero
+        printf '\x55\xaa'
+    } >loop.img
+    "$TRACE" --disk loop.img --markers --jobs 2 --cpu-limit 60 -v -o int.sim 2>err &
+    local pid=$! i
+    for i in $(seq 100); do
+        grep -q "first pass, untraced" err && break
+        sleep 0.1
+    done
+    sleep 3
+    interrupt "$pid"
+    grep -q "^bochs-trace: interrupted by SIGINT in the first pass (untraced, where the markers are): nothing traced (int.sim not written)" err ||
+        fail "said: $(cat err)"
+    [[ ! -e int.sim ]] || fail "int.sim written"
+}
+
 @test "bochs-trace: usage errors of --jobs and --piece" {
     run "$TRACE" --jobs 2 --cpus 2 --instructions 1000 -o x.sim
     expect_status 2
@@ -581,9 +655,12 @@ FAKE
     run "$TRACE" --jobs 2 -o x.sim
     expect_status 2
     expect_output_has "--jobs needs --instructions"
-    run "$TRACE" --jobs 2 --markers --instructions 1000 -o x.sim
+    run "$TRACE" --piece 1/2 --markers --instructions 1000 -o x.sim
     expect_status 2
-    expect_output_has "--jobs does not go with --markers"
+    expect_output_has "--piece does not go with --markers or --workload linux"
+    run "$TRACE" --piece 1/2 --workload linux --instructions 1000 -o x.sim
+    expect_status 2
+    expect_output_has "--piece does not go with --markers or --workload linux"
     local bad
     for bad in 0 x 65 -1; do
         run "$TRACE" --jobs "$bad" --instructions 1000 -o x.sim
