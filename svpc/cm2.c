@@ -50,7 +50,8 @@
  * 6.11, -9): where cm2 codes a bit by one probability, best mixes it with
  * three more contexts (cm2_flag(), cm2_ctx_tree(), cm2_mix_tree()).  With
  * EXTRA 1 or 2 it is the mix encoder (12, 6.11.1, -7 and -8), which mixes
- * only the first one or two of best's three.  With EXTRA 0 every one of
+ * only the first one or two of best's three (one instance for both, the
+ * count read at run time: MIX_EXTRA()).  With EXTRA 0 every one of
  * these additions folds away, so cm2's bytes are the same as they were
  * without them.
  */
@@ -1046,6 +1047,15 @@ ST_INLINE st_error decode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, st_en
  * two; with -e mix, levels up to 7 one and 8, 9 two. */
 static const uint8_t mix_extra_of_level[10] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 2};
 
+/* mix's count of contexts x (1 or 2) as the template's EXTRA.  Both
+ * counts share one instance, with EXTRA a run-time value: an instance
+ * per count made cm2.c's compile time 2.4 times main's (1.8 times with
+ * one), and reading was not measurably faster for it.  Written
+ * 1 + (x == 2), EXTRA is known to be 1 or 2, so
+ * the compiler may still drop cm2's own paths (!EXTRA) from that
+ * instance; cm2's and best's instances keep their constants. */
+#define MIX_EXTRA(x) (1 + ((x) == 2))
+
 /* (no second stage: p's stage and level are not used) */
 static st_error cm2_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                            const svpc_source *src, size_t *n, st_buf *out)
@@ -1066,8 +1076,7 @@ static st_error mix_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, c
 {
     const unsigned extra = mix_extra_of_level[p->level];
     RETURN_IF_ERROR(st_buf_append(out, &(uint8_t){(uint8_t)extra}, 1));
-    return extra == 1 ? encode_B(c, SVPC_ENC_MIX, 1, t, raw, src, n, out)
-                      : encode_B(c, SVPC_ENC_MIX, 2, t, raw, src, n, out);
+    return encode_B(c, SVPC_ENC_MIX, MIX_EXTRA(extra), t, raw, src, n, out);
 }
 static st_error cm2_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                            uint8_t *raw, st_diag *d)
@@ -1084,12 +1093,9 @@ static st_error mix_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload,
 {
     if (len < 1)
         return st_diag_set(d, ST_E_CORRUPT, "mix payload without its count of contexts");
-    switch (payload[0]) {
-    case 1: return decode_B(c, SVPC_ENC_MIX, 1, t, payload + 1, len - 1, n, stop, raw, d);
-    case 2: return decode_B(c, SVPC_ENC_MIX, 2, t, payload + 1, len - 1, n, stop, raw, d);
-    default:
+    if (payload[0] != 1 && payload[0] != 2)
         return st_diag_set(d, ST_E_CORRUPT, "mix payload's count of contexts is %u, not 1 or 2", payload[0]);
-    }
+    return decode_B(c, SVPC_ENC_MIX, MIX_EXTRA(payload[0]), t, payload + 1, len - 1, n, stop, raw, d);
 }
 
 st_error cm2_account(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, uint64_t cost[CM2_COST_CATS],

@@ -114,7 +114,8 @@ matrix() {
         cp c1 "level$l"
     done
     # -7 and -8 are methods of their own: between -6 and -9 in size here too
-    [[ $SANITIZED == 1 ]] || cmp -s level6 level7 && fail "-7 wrote -6's bytes"
+    # (a sanitized run skips -4 .. -6)
+    if [[ $SANITIZED != 1 ]] && cmp -s level6 level7; then fail "-7 wrote -6's bytes"; fi
     cmp -s level7 level8 && fail "-7 and -8 wrote the same bytes"
     cmp -s level8 level9 && fail "-8 wrote -9's bytes"
     if [[ $SANITIZED != 1 ]]; then
