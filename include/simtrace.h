@@ -263,7 +263,8 @@ typedef struct simtrace_write_params {
     uint32_t level;         /* 1..9, 0: 6.  With the default profile, the
                                whole method (the programs' -1..-9): 1..3 the
                                fast encoder (more zstd effort each, one
-                               decoder), 4..9 cm2; the second stage's level for
+                               decoder), 4..6 cm2, 7 and 8 mix (one and two
+                               more contexts), 9 best; the second stage's level for
                                what the method codes generically.  With
                                another profile or an encoder named, that
                                encoder's level: its second stage's, or fast's

@@ -1227,7 +1227,7 @@ python_part() {
 levels_part() {
     ((HAVE_CORPUS)) || { echo "levels: no corpus at $CORPUS: skipped"; echo; return; }
     local levels n l raw i t c gc gd names=()
-    read -ra levels <<<"${BENCH_LEVELS:-1 2 3 6 9}"
+    read -ra levels <<<"${BENCH_LEVELS:-1 2 3 6 7 8 9}"
     declare -A lcs lds
     for n in "${CORPUS_SEL[@]}"; do
         raw=$(corpus_raw "$n")

@@ -46,11 +46,14 @@
  * field (cm2_account(), for simtrace-cat --stats).  The payload is the
  * range coder's output alone.
  *
- * The same template with BEST 1 is the best encoder (11, SIMTRACE.md
+ * The same template with EXTRA 3 is the best encoder (11, SIMTRACE.md
  * 6.11, -9): where cm2 codes a bit by one probability, best mixes it with
  * three more contexts (cm2_flag(), cm2_ctx_tree(), cm2_mix_tree()).  With
- * BEST 0 every one of its additions folds away, so cm2's bytes are the
- * same as they were without it.
+ * EXTRA 1 or 2 it is the mix encoder (12, 6.11.1, -7 and -8), which mixes
+ * only the first one or two of best's three (one instance for both, the
+ * count read at run time: MIX_EXTRA()).  With EXTRA 0 every one of
+ * these additions folds away, so cm2's bytes are the same as they were
+ * without them.
  */
 #include "cm2.h"
 
@@ -159,7 +162,7 @@ typedef struct cm2_model {
     cm_expect x; /* what happened last time at each key, as in cm (6.4.4) */
 } cm2_model;
 
-/* best (11, SIMTRACE.md 6.11): cm2's template with BEST 1.  The flags that
+/* best (11, SIMTRACE.md 6.11): cm2's template with EXTRA 3.  The flags that
  * say whether an id was the expected one (ip, all fields, each field), the
  * id trees and the residual bytes are coded by cm2's counter mixed with
  * the counters of three more contexts (cm2_flag(), cm2_ctx_tree()):
@@ -170,7 +173,7 @@ typedef struct cm2_model {
  * prediction), of 2^22: 2^24 was 0.01% smaller on 1M-entry samples of
  * the corpus. */
 #define BEST_HASH_BITS 22
-#define BEST_NM 4 /* cm2's counter and three hashed contexts */
+#define BEST_NM 4 /* cm2's counter and three hashed contexts (mix, 12: the first one or two) */
 enum { BS_IP, BS_ALL, BS_FIELD, BS_IPTREE = BS_FIELD + 4, BS_FTREE, BS_RES = BS_FTREE + 4, BS_LANE = BS_RES + 4, BS_SITES };
 #define BEST_WSEL 64 /* weight sets per site */
 #define BEST_LANE_NH 3 /* hashed contexts mixed with cm2's three lower-lane trees */
@@ -358,7 +361,7 @@ typedef struct {
     uint64_t dprev[16];  /* the last data miss of each (hashed) upper half */
     uint32_t tl;         /* the key line of this entry's ip */
     uint16_t dctx[16];   /* and its last two lower lanes, in memory order (the later lower) */
-    /* best (BEST 1) only */
+    /* best and mix (EXTRA > 0) only */
     cm2_best *xb;        /* its tables; NULL in cm2 */
     uint32_t kl2;        /* the key line of the ip before the previous */
     unsigned ipid2;      /* the ip id of the entry before the previous */
@@ -374,41 +377,42 @@ ST_INLINE rc_prob *best_ctx(cm2_best *b, unsigned site, uint64_t a, uint64_t c1,
     return &b->h[h >> (64 - BEST_HASH_BITS)];
 }
 
-/* An id flag: cm2 codes it by its counter p; best mixes p with the
- * counters of three more contexts q[], with the weights of set wsel of
- * the site. */
-ST_INLINE unsigned cm2_flag(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s, rc_prob *p,
+/* An id flag: cm2 codes it by its counter p; best and mix mix p with the
+ * counters of EXTRA more contexts q[0..EXTRA-1], with the weights of set
+ * wsel of the site. */
+ST_INLINE unsigned cm2_flag(cm2_io *io, const int ENC, const int EXTRA, cm2_model *m, cm2_state *s, rc_prob *p,
                             rc_prob *const *q, unsigned site, unsigned wsel, unsigned bit)
 {
-    if (!BEST)
+    if (!EXTRA)
         return CM2_BIT(ENC, io, p, bit);
     rc_prob *const all[BEST_NM] = {p, q[0], q[1], q[2]};
     unsigned cost = 0;
-    return cm2_mix_bit(io, ENC, m->stretch, all, BEST_NM, s->xb->w[site][wsel & (BEST_WSEL - 1u)], bit, &cost);
+    return cm2_mix_bit(io, ENC, m->stretch, all, 1 + EXTRA, s->xb->w[site][wsel & (BEST_WSEL - 1u)], bit, &cost);
 }
 
 /* nbits of sym (an id of 4 bits, a residual byte of 8) through the tree
- * t; best mixes each node's counter with the counters of the contexts
- * (site, c[2k], c[2k+1], node), k = 0..2, with the weights of set node (4
- * bits) or wbase * 8 + the bit's rank (8 bits). */
-ST_INLINE unsigned cm2_ctx_tree(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s, rc_prob *t,
+ * t; best and mix mix each node's counter with the counters of the
+ * contexts (site, c[2k], c[2k+1], node), k = 0..EXTRA-1, with the weights
+ * of set node (4 bits) or wbase * 8 + the bit's rank (8 bits). */
+ST_INLINE unsigned cm2_ctx_tree(cm2_io *io, const int ENC, const int EXTRA, cm2_model *m, cm2_state *s, rc_prob *t,
                                 const unsigned nbits, const uint64_t *c, unsigned site, unsigned wbase, unsigned sym)
 {
-    if (!BEST)
+    if (!EXTRA)
         return CM2_TREE(ENC, io, t, nbits, sym);
     unsigned node = 1, cost = 0;
     for (unsigned i = nbits; i-- > 0;) {
-        rc_prob *const q[BEST_NM] = {&t[node], best_ctx(s->xb, site, c[0], c[1], node),
-                                     best_ctx(s->xb, site, c[2], c[3], node), best_ctx(s->xb, site, c[4], c[5], node)};
+        rc_prob *q[BEST_NM] = {&t[node]};
+        for (int k = 0; k < EXTRA; k++)
+            q[1 + k] = best_ctx(s->xb, site, c[2 * k], c[2 * k + 1], node);
         const unsigned ws = nbits <= 4 ? node : wbase * 8 + nbits - 1 - i;
-        node = (node << 1) | cm2_mix_bit(io, ENC, m->stretch, q, BEST_NM, s->xb->w[site][ws & (BEST_WSEL - 1u)],
+        node = (node << 1) | cm2_mix_bit(io, ENC, m->stretch, q, 1 + EXTRA, s->xb->w[site][ws & (BEST_WSEL - 1u)],
                                          (sym >> i) & 1u, &cost);
     }
     return node - (1u << nbits);
 }
 
 /* A byte through the three lower-lane trees t[0..2] at once, and in best
- * (nh 3) the counters of the hashed contexts (BS_LANE, hc[2h], hc[2h+1])
+ * and mix (nh = EXTRA) the counters of the hashed contexts (BS_LANE, hc[2h], hc[2h+1])
  * and the node, mixed with the weights w[bit * (3 + nh + 1)..]
  * (cm2_mix_bit() at each node).  Returns the byte. */
 ST_INLINE unsigned cm2_mix_tree(cm2_io *io, const int ENC, const int16_t *stretch, rc_prob *const t[CM2_MIX_NM],
@@ -480,7 +484,7 @@ ST_INLINE void cm2_match_add(cm2_model *m, cm2_state *s, const unsigned k, uint6
 
 /* A residual r of field f (ip, cycle, meta, address): its byte length, then
  * its bytes, most significant first.  Returns NULL or what is wrong. */
-ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s,
+ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, const int EXTRA, cm2_model *m, cm2_state *s,
                                    const unsigned f, uint64_t *r)
 {
     cm2_probs *pr = &m->pr;
@@ -496,7 +500,7 @@ ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, const int BEST, cm
         rc_prob *const tree = pr->rbyte[f][nb * (nb - 1) / 2 + k][hb];
         const uint64_t above = k + 1 < nb ? x >> (8 * k + 8) : 0, pos = nb << 4 | k;
         const uint64_t c[6] = {s->tl, pos << 8 | (above & 255u), ~above, pos, (uint64_t)s->tl << 32 | s->kl, pos};
-        unsigned b = cm2_ctx_tree(io, ENC, BEST, m, s, tree, 8, c, BS_RES + f, k,
+        unsigned b = cm2_ctx_tree(io, ENC, EXTRA, m, s, tree, 8, c, BS_RES + f, k,
                                   (unsigned)(x >> (8 * k)) & 255u);
         if (!ENC) {
             if (k == nb - 1 && b == 0)
@@ -510,7 +514,7 @@ ST_INLINE const char *cm2_residual(cm2_io *io, const int ENC, const int BEST, cm
 
 /* A residual of field f, through the kind's match model if it has one
  * (mk < MM_COUNT), else as bytes. */
-ST_INLINE const char *cm2_miss(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s, const unsigned f,
+ST_INLINE const char *cm2_miss(cm2_io *io, const int ENC, const int EXTRA, cm2_model *m, cm2_state *s, const unsigned f,
                                const unsigned mk, uint64_t *r)
 {
     unsigned hit = 0, proposed = 0;
@@ -518,7 +522,7 @@ ST_INLINE const char *cm2_miss(cm2_io *io, const int ENC, const int BEST, cm2_mo
     if (mk < MM_COUNT)
         hit = cm2_match_code(io, ENC, m, s, mk, r, &mv, &proposed);
     if (!hit) {
-        const char *bad = cm2_residual(io, ENC, BEST, m, s, f, r);
+        const char *bad = cm2_residual(io, ENC, EXTRA, m, s, f, r);
         if (bad)
             return bad;
         if (!ENC && proposed && *r == mv)
@@ -578,7 +582,7 @@ ST_INLINE unsigned cm2_lane(cm2_io *io, const int ENC, cm2_model *m, cm2_state *
  * its context.  Last, for a size below the half, a flag says that the
  * lanes above the size are zero (else they follow as any lane).  Returns
  * the value; sets *bad if a lane or half coded as different equals ref's. */
-ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s, const unsigned W,
+ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, const int EXTRA, cm2_model *m, cm2_state *s, const unsigned W,
                              uint64_t ref, uint64_t x, unsigned *bad)
 {
     cm2_probs *pr = &m->pr;
@@ -619,8 +623,8 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, const int BEST, cm2_mode
         const uint64_t hc[2 * BEST_LANE_NH] = {s->tl, ks << 8 | cx, s->tl, ks << 8 | rb | 1u << 16, ~(uint64_t)ks,
                                                (uint64_t)c2 << 32 | (uint32_t)(s->dprev[slot] >> (8 * sz))};
         const unsigned b = cm2_lane(io, ENC, m, s, &pr->deq[k][sz][(s->dlane >> k) & 1u], NULL, mix,
-                                    BEST ? &s->xb->lw[sz == H][k][0][0] : &m->mixw[sz == H][k][0][0],
-                                    BEST ? BEST_LANE_NH : 0, hc, k, ref, x, &same, bad);
+                                    EXTRA ? &s->xb->lw[sz == H][k][0][0] : &m->mixw[sz == H][k][0][0],
+                                    EXTRA, hc, k, ref, x, &same, bad);
         dl |= same << k;
         cx = b;
         c2 = ((c2 << 8) | b) & 0xFFFFu;
@@ -636,7 +640,7 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, const int BEST, cm2_mode
 }
 
 /* A data miss: the match model, then the lanes. */
-ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, const int BEST, cm2_model *m, cm2_state *s, const unsigned W,
+ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, const int EXTRA, cm2_model *m, cm2_state *s, const unsigned W,
                                     uint64_t ref, uint64_t *v)
 {
     uint64_t x = ENC ? *v : 0;
@@ -666,7 +670,7 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, const int BEST, c
                 return "recent value further back than the misses so far";
             x = ring[(n - 1 - dist) & CM2_RING_MASK];
         } else {
-            x = cm2_lanes(io, ENC, BEST, m, s, W, ref, x, &bad);
+            x = cm2_lanes(io, ENC, EXTRA, m, s, W, ref, x, &bad);
             dist = lim;
         }
         /* one coding per value (6.9): the nearest recent value, and never
@@ -703,12 +707,12 @@ typedef struct {
 
 /* The miss of ip-keyed field f: data lanes, or a residual against cm's
  * reference (6.4.5). */
-ST_INLINE const char *cm2_field_miss(cm2_io *io, const int ENC, const int BEST, vpc_set *sets, cm2_model *m, cm2_state *s,
+ST_INLINE const char *cm2_field_miss(cm2_io *io, const int ENC, const int EXTRA, vpc_set *sets, cm2_model *m, cm2_state *s,
                                      st_entry_type t, const unsigned f, uint64_t *v)
 {
     const uint64_t mask = cm_mask_T(f, t);
     if (f == F_DATA)
-        return cm2_data_miss(io, ENC, BEST, m, s, (t == ST_TYPE_D64 || t == ST_TYPE_M64) ? 8 : 4, cm2_lv(sets, F_DATA),
+        return cm2_data_miss(io, ENC, EXTRA, m, s, (t == ST_TYPE_D64 || t == ST_TYPE_M64) ? 8 : 4, cm2_lv(sets, F_DATA),
                              &v[f]);
     uint64_t ref = s->prev[f], r = 0;
     if (f == F_ADDR) {
@@ -730,14 +734,14 @@ ST_INLINE const char *cm2_field_miss(cm2_io *io, const int ENC, const int BEST, 
     } else if (ENC) {
         r = f == F_META ? v[f] ^ ref : zz_delta(v[f], ref, mask, mask_bits(mask));
     }
-    const char *bad = cm2_miss(io, ENC, BEST, m, s, f, f == F_ADDR ? MM_ADDR : MM_COUNT, &r);
+    const char *bad = cm2_miss(io, ENC, EXTRA, m, s, f, f == F_ADDR ? MM_ADDR : MM_COUNT, &r);
     if (!ENC && !bad)
         v[f] = f == F_META ? r ^ ref : zz_apply(r, ref, mask);
     return bad;
 }
 
 /* Ip-keyed field j (cycle, meta, address, data for j = 0..3) of entry i. */
-ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int ENC, const int BEST, st_entry_type t,
+ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int ENC, const int EXTRA, st_entry_type t,
                              cm2_state *s, cm2_ent *e, uint64_t *v, const unsigned j, const unsigned nf, size_t i,
                              st_diag *d)
 {
@@ -758,17 +762,17 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
             rc_prob *const p = &pr->fflag[f][exp][fh | (e->mismatch_seen << 2) | (e->flag << 3) | (exp_matched(s->hf, j) << 4)];
             const unsigned ms = e->mismatch_seen | e->flag << 1;
             rc_prob *q[3] = {NULL, NULL, NULL};
-            if (BEST) {
+            if (EXTRA) {
                 cm2_best *b = s->xb;
                 q[0] = best_ctx(b, BS_FIELD + j, s->tl, exp | ms << 4, (b->lhist[s->tl] >> (8 + 6 * j)) & 63u);
                 q[1] = best_ctx(b, BS_FIELD + j, ~(uint64_t)exp, ms, s->fhist[j] & 0xFFFu);
                 q[2] = best_ctx(b, BS_FIELD + j, (uint64_t)s->tl << 32 | s->kl, ms, exp);
             }
-            match = cm2_flag(io, ENC, BEST, m, s, p, q, BS_FIELD + j, exp << 2 | ms, e->ids[j] == exp);
+            match = cm2_flag(io, ENC, EXTRA, m, s, p, q, BS_FIELD + j, exp << 2 | ms, e->ids[j] == exp);
         }
         if (!match) {
             const uint64_t c[6] = {s->tl, exp, (uint64_t)s->tl << 32 | s->kl, exp, ~(uint64_t)exp, s->idbits};
-            id = cm2_ctx_tree(io, ENC, BEST, m, s, pr->ftree[f][exp][(s->idbits >> (4 * j)) & 15u], 4, c, BS_FTREE + j,
+            id = cm2_ctx_tree(io, ENC, EXTRA, m, s, pr->ftree[f][exp][(s->idbits >> (4 * j)) & 15u], 4, c, BS_FTREE + j,
                               0, e->ids[j]);
             e->mismatch_seen = 1;
             if (!ENC && id == exp)
@@ -779,7 +783,7 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     /* (an expected id is always <= ns: TUPLE holds only checked ids) */
     if (id == ns) {
         CM2_CAT(ENC, io, CM2_COST_MISSES(f));
-        const char *bad = cm2_field_miss(io, ENC, BEST, sets, m, s, t, f, v);
+        const char *bad = cm2_field_miss(io, ENC, EXTRA, sets, m, s, t, f, v);
         if (bad)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: %s %s", i, field_names[f], bad);
         if (!ENC && (v[f] & ~mask))
@@ -800,7 +804,7 @@ ST_INLINE st_error cm2_field(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
 }
 
 /* Entry i: the encoder codes v[], the decoder fills it. */
-ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int ENC, const int BEST, st_entry_type t,
+ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int ENC, const int EXTRA, st_entry_type t,
                              cm2_state *s, uint64_t *v, size_t i, st_diag *d)
 {
     cm2_probs *pr = &m->pr;
@@ -815,21 +819,21 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
         id = field_choose(sets, F_IP, FAM_CM2, eip, v[F_IP]);
     CM2_CAT(ENC, io, CM2_COST_IDS(F_IP));
     rc_prob *q[3] = {NULL, NULL, NULL};
-    if (BEST) {
+    if (EXTRA) {
         cm2_best *b = s->xb;
         q[0] = best_ctx(b, BS_IP, kl, eip, b->khist[kl]);
         q[1] = best_ctx(b, BS_IP, ~(uint64_t)eip, s->hist_ip & 0xFFFu, s->hist_all & 15u);
         q[2] = best_ctx(b, BS_IP, (uint64_t)kl << 32 | s->kl2, eip, 0);
     }
-    const unsigned flag = cm2_flag(io, ENC, BEST, m, s, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], q, BS_IP,
+    const unsigned flag = cm2_flag(io, ENC, EXTRA, m, s, &pr->ipflag[eip][(kh << 2) | (s->hist_ip & 3)], q, BS_IP,
                                    eip << 2 | (s->hist_ip & 3), id == eip);
-    if (BEST)
+    if (EXTRA)
         s->xb->khist[kl] = (uint16_t)(s->xb->khist[kl] << 1 | flag);
     if (flag) {
         id = eip;
     } else {
         const uint64_t c[6] = {kl, eip, (uint64_t)kl << 32 | s->kl2, eip, ~(uint64_t)eip, s->ipid | s->ipid2 << 4};
-        id = cm2_ctx_tree(io, ENC, BEST, m, s, pr->iptree[eip][s->ipid], 4, c, BS_IPTREE, 0, id);
+        id = cm2_ctx_tree(io, ENC, EXTRA, m, s, pr->iptree[eip][s->ipid], 4, c, BS_IPTREE, 0, id);
         if (!ENC && id == eip)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip id coded as unexpected but equals the expected", i);
     }
@@ -837,7 +841,7 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     if (id == field_nslots(F_IP, FAM_CM2)) {
         CM2_CAT(ENC, io, CM2_COST_MISSES(F_IP));
         uint64_t r = ENC ? zz_delta(v[F_IP], s->prev[F_IP], ipmask, mask_bits(ipmask)) : 0;
-        const char *bad = cm2_miss(io, ENC, BEST, m, s, F_IP, MM_IP, &r);
+        const char *bad = cm2_miss(io, ENC, EXTRA, m, s, F_IP, MM_IP, &r);
         if (bad)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: ip %s", i, bad);
         if (!ENC)
@@ -870,23 +874,23 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
         }
     }
     CM2_CAT(ENC, io, CM2_COST_ALL);
-    if (BEST) {
+    if (EXTRA) {
         cm2_best *b = s->xb;
         q[0] = best_ctx(b, BS_ALL, tl, flag, b->lhist[tl] & 255u);
         q[1] = best_ctx(b, BS_ALL, ~(uint64_t)flag, s->hist_all & 0xFFFu, s->hist_ip & 3u);
         q[2] = best_ctx(b, BS_ALL, (uint64_t)tl << 32 | kl, flag, 0);
     }
-    e.all = cm2_flag(io, ENC, BEST, m, s, &pr->allflag[(exp_tup_all(e.tup) << 7) | (flag << 6) | (s->hist_all & 63)], q,
+    e.all = cm2_flag(io, ENC, EXTRA, m, s, &pr->allflag[(exp_tup_all(e.tup) << 7) | (flag << 6) | (s->hist_all & 63)], q,
                      BS_ALL, exp_tup_all(e.tup) << 1 | flag, e.all);
     s->hist_all = (s->hist_all << 1) | e.all;
     /* one instance per field, each with its field and width constant */
     st_error err;
-    if ((err = cm2_field(sets, m, io, ENC, BEST, t, s, &e, v, 0, nf, i, d)) != ST_OK ||
-        (nf > 1 && (err = cm2_field(sets, m, io, ENC, BEST, t, s, &e, v, 1, nf, i, d)) != ST_OK) ||
-        (nf > 2 && (err = cm2_field(sets, m, io, ENC, BEST, t, s, &e, v, 2, nf, i, d)) != ST_OK) ||
-        (nf > 3 && (err = cm2_field(sets, m, io, ENC, BEST, t, s, &e, v, 3, nf, i, d)) != ST_OK))
+    if ((err = cm2_field(sets, m, io, ENC, EXTRA, t, s, &e, v, 0, nf, i, d)) != ST_OK ||
+        (nf > 1 && (err = cm2_field(sets, m, io, ENC, EXTRA, t, s, &e, v, 1, nf, i, d)) != ST_OK) ||
+        (nf > 2 && (err = cm2_field(sets, m, io, ENC, EXTRA, t, s, &e, v, 2, nf, i, d)) != ST_OK) ||
+        (nf > 3 && (err = cm2_field(sets, m, io, ENC, EXTRA, t, s, &e, v, 3, nf, i, d)) != ST_OK))
         return err;
-    if (BEST) {
+    if (EXTRA) {
         /* the longer histories of best's contexts */
         uint32_t lh = s->xb->lhist[tl];
         lh = (lh & ~255u) | ((lh << 1 | e.all) & 255u);
@@ -916,7 +920,7 @@ static void cm2_state_init(cm2_state *s, cm2_best *xb)
 
 /* ---- frames: per-type instances ---------------------------------------------- */
 
-ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int ENC, const int BEST, st_entry_type t,
+ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int ENC, const int EXTRA, st_entry_type t,
                             const uint8_t *raw, size_t *n, const svpc_source *src, st_buf *out, uint64_t *cost,
                             svpc_pred_stats *acc)
 {
@@ -936,7 +940,7 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
     for (; svpc_entry_ready(src, i, &ready); i++) {
         uint64_t v[F_COUNT];
         cm_load_entry(t, raw + i * esz, v);
-        RETURN_IF_ERROR(cm2_entry(sets, m, &io, ENC, BEST, t, &s, v, i, &d));
+        RETURN_IF_ERROR(cm2_entry(sets, m, &io, ENC, EXTRA, t, &s, v, i, &d));
     }
     if (ready > SVPC_MAX_FRAME_ENTRIES)
         return ST_E_USAGE;
@@ -944,7 +948,7 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
     return rc_enc_finish(&io.e);
 }
 
-ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int BEST, st_entry_type t,
+ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int EXTRA, st_entry_type t,
                             const uint8_t *payload, size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
     const size_t esz = st_entry_size(t);
@@ -954,7 +958,7 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
     cm2_state_init(&s, xb);
     for (size_t i = 0; i < stop; i++) {
         uint64_t v[F_COUNT] = {0, 0, 0, 0, 0};
-        RETURN_IF_ERROR(cm2_entry(sets, m, &io, CM2_DECODE, BEST, t, &s, v, i, d));
+        RETURN_IF_ERROR(cm2_entry(sets, m, &io, CM2_DECODE, EXTRA, t, &s, v, i, d));
         /* past its end the decoder reads zeros: what it made of them is not an entry */
         if (io.d.overrun)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: the range coder's stream is corrupt or ends too early", i);
@@ -964,18 +968,18 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
     return rc_dec_end(&io.d, stop == n, d);
 }
 
-/* The predictor sets and the model, fresh for a frame: cm2's (BEST 0) or
- * best's, whose tables *xb gets (NULL for cm2). */
-static st_error cm2_ready(svpc_ctx *c, const int BEST, cm2_model **m, cm2_best **xb)
+/* The predictor sets and the model of encoder id, fresh for a frame:
+ * cm2's (EXTRA 0), or best's or mix's, whose tables *xb gets (NULL for
+ * cm2) with the weights of EXTRA hashed contexts. */
+static st_error cm2_ready(svpc_ctx *c, svpc_encoder id, const int EXTRA, cm2_model **m, cm2_best **xb)
 {
-    const svpc_encoder id = BEST ? SVPC_ENC_BEST : SVPC_ENC_CM2;
     RETURN_IF_ERROR(svpc_sets_ready(c, FAM_CM2));
     cm2_model *have = c->model[id];
-    RETURN_IF_ERROR(cm2_model_ready(&have, BEST ? sizeof(best_model) : sizeof(cm2_model)));
+    RETURN_IF_ERROR(cm2_model_ready(&have, EXTRA ? sizeof(best_model) : sizeof(cm2_model)));
     c->model[id] = have;
     *m = have;
     *xb = NULL;
-    if (BEST) {
+    if (EXTRA) {
         cm2_best *b = *xb = &((best_model *)(void *)have)->b;
         for (size_t i = 0; i < sizeof b->h / sizeof b->h[0]; i++)
             b->h[i] = RC_PROB_INIT;
@@ -983,11 +987,15 @@ static st_error cm2_ready(svpc_ctx *c, const int BEST, cm2_model **m, cm2_best *
             for (unsigned w = 0; w < BEST_WSEL; w++)
                 for (unsigned i = 0; i <= BEST_NM; i++)
                     b->w[k][w][i] = i == 0 ? BEST_W0 : 0;
+        /* a lane's 8 bits use CM2_MIX_NM + EXTRA + 1 weights each
+         * (cm2_mix_tree()), from the start of its row */
+        const unsigned nin = CM2_MIX_NM + (unsigned)EXTRA + 1;
         for (unsigned z = 0; z < 2; z++)
-            for (unsigned k = 0; k < 4; k++)
-                for (unsigned i = 0; i < 8; i++)
-                    for (unsigned j = 0; j < BEST_LANE_IN; j++)
-                        b->lw[z][k][i][j] = j < CM2_MIX_NM ? CM2_MIX_W0 : 0;
+            for (unsigned k = 0; k < 4; k++) {
+                int64_t *row = &b->lw[z][k][0][0];
+                for (unsigned j = 0; j < 8 * BEST_LANE_IN; j++)
+                    row[j] = j < 8 * nin && j % nin < CM2_MIX_NM ? CM2_MIX_W0 : 0;
+            }
         memset(b->lhist, 0, sizeof b->lhist);
         memset(b->khist, 0, sizeof b->khist);
     }
@@ -996,19 +1004,20 @@ static st_error cm2_ready(svpc_ctx *c, const int BEST, cm2_model **m, cm2_best *
 
 #define CM2_TYPES(X) X(ST_TYPE_D64) X(ST_TYPE_D32) X(ST_TYPE_M64) X(ST_TYPE_M32)
 #define AS_CASE_ENC(T) \
-    case T: e = encode_T(c->set, m, xb, CM2_ENCODE, BEST, T, raw, n, src, out, NULL, NULL); break;
+    case T: e = encode_T(c->set, m, xb, CM2_ENCODE, EXTRA, T, raw, n, src, out, NULL, NULL); break;
 #define AS_CASE_ACCOUNT(T) \
     case T: e = encode_T(c->set, m, NULL, CM2_ACCOUNT, 0, T, raw, &n, NULL, &c->buf[0], cost, acc); break;
 #define AS_CASE_DEC(T) \
-    case T: return decode_T(c->set, m, xb, BEST, T, payload, len, n, stop, raw, d);
+    case T: return decode_T(c->set, m, xb, EXTRA, T, payload, len, n, stop, raw, d);
 
-/* The codec's encode and decode, for cm2 (BEST 0) and best (BEST 1). */
-ST_INLINE st_error encode_B(svpc_ctx *c, const int BEST, st_entry_type t, const uint8_t *raw, const svpc_source *src,
-                            size_t *n, st_buf *out)
+/* The codec's encode and decode, for cm2 (EXTRA 0), mix (1, 2) and best
+ * (3), encoder id. */
+ST_INLINE st_error encode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, st_entry_type t, const uint8_t *raw,
+                            const svpc_source *src, size_t *n, st_buf *out)
 {
     cm2_model *m;
     cm2_best *xb;
-    RETURN_IF_ERROR(cm2_ready(c, BEST, &m, &xb));
+    RETURN_IF_ERROR(cm2_ready(c, id, EXTRA, &m, &xb));
     const size_t start = out->len;
     st_error e = ST_E_USAGE;
     switch (t) {
@@ -1020,42 +1029,73 @@ ST_INLINE st_error encode_B(svpc_ctx *c, const int BEST, st_entry_type t, const 
     return e;
 }
 
-ST_INLINE st_error decode_B(svpc_ctx *c, const int BEST, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
-                            size_t stop, uint8_t *raw, st_diag *d)
+ST_INLINE st_error decode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, st_entry_type t, const uint8_t *payload,
+                            size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
     cm2_model *m;
     cm2_best *xb;
-    RETURN_IF_ERROR(cm2_ready(c, BEST, &m, &xb));
+    RETURN_IF_ERROR(cm2_ready(c, id, EXTRA, &m, &xb));
     switch (t) {
         CM2_TYPES(AS_CASE_DEC)
     default:
-        return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s does not code entries of type %s", BEST ? "best" : "cm2",
+        return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s does not code entries of type %s", svpc_encoder_name(id),
                            st_entry_name(t));
     }
 }
+
+/* mix's hashed contexts for a level (svpc_method(), svpc.h): -7 one, -8
+ * two; with -e mix, levels up to 7 one and 8, 9 two. */
+static const uint8_t mix_extra_of_level[10] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 2};
+
+/* mix's count of contexts x (1 or 2) as the template's EXTRA.  Both
+ * counts share one instance, with EXTRA a run-time value: an instance
+ * per count made cm2.c's compile time 2.4 times main's (1.8 times with
+ * one), and reading was not measurably faster for it.  Written
+ * 1 + (x == 2), EXTRA is known to be 1 or 2, so
+ * the compiler may still drop cm2's own paths (!EXTRA) from that
+ * instance; cm2's and best's instances keep their constants. */
+#define MIX_EXTRA(x) (1 + ((x) == 2))
 
 /* (no second stage: p's stage and level are not used) */
 static st_error cm2_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                            const svpc_source *src, size_t *n, st_buf *out)
 {
     (void)p;
-    return encode_B(c, 0, t, raw, src, n, out);
+    return encode_B(c, SVPC_ENC_CM2, 0, t, raw, src, n, out);
 }
 static st_error best_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                             const svpc_source *src, size_t *n, st_buf *out)
 {
     (void)p;
-    return encode_B(c, 1, t, raw, src, n, out);
+    return encode_B(c, SVPC_ENC_BEST, BEST_NM - 1, t, raw, src, n, out);
+}
+/* mix's payload: a byte, how many hashed contexts (the level's), then the
+ * range coder's output (6.11.1) */
+static st_error mix_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
+                           const svpc_source *src, size_t *n, st_buf *out)
+{
+    const unsigned extra = mix_extra_of_level[p->level];
+    RETURN_IF_ERROR(st_buf_append(out, &(uint8_t){(uint8_t)extra}, 1));
+    return encode_B(c, SVPC_ENC_MIX, MIX_EXTRA(extra), t, raw, src, n, out);
 }
 static st_error cm2_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
-    return decode_B(c, 0, t, payload, len, n, stop, raw, d);
+    return decode_B(c, SVPC_ENC_CM2, 0, t, payload, len, n, stop, raw, d);
 }
 static st_error best_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                             uint8_t *raw, st_diag *d)
 {
-    return decode_B(c, 1, t, payload, len, n, stop, raw, d);
+    return decode_B(c, SVPC_ENC_BEST, BEST_NM - 1, t, payload, len, n, stop, raw, d);
+}
+static st_error mix_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+                           uint8_t *raw, st_diag *d)
+{
+    if (len < 1)
+        return st_diag_set(d, ST_E_CORRUPT, "mix payload without its count of contexts");
+    if (payload[0] != 1 && payload[0] != 2)
+        return st_diag_set(d, ST_E_CORRUPT, "mix payload's count of contexts is %u, not 1 or 2", payload[0]);
+    return decode_B(c, SVPC_ENC_MIX, MIX_EXTRA(payload[0]), t, payload + 1, len - 1, n, stop, raw, d);
 }
 
 st_error cm2_account(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, uint64_t cost[CM2_COST_CATS],
@@ -1063,7 +1103,7 @@ st_error cm2_account(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n,
 {
     cm2_model *m;
     cm2_best *xb;
-    RETURN_IF_ERROR(cm2_ready(c, 0, &m, &xb));
+    RETURN_IF_ERROR(cm2_ready(c, SVPC_ENC_CM2, 0, &m, &xb));
     c->buf[0].len = 0;
     st_error e = ST_E_USAGE;
     switch (t) {
@@ -1080,3 +1120,4 @@ static size_t best_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(best
 
 const svpc_codec svpc_codec_cm2 = {SVPC_ENC_CM2, "cm2", cm2_supports, cm2_memory, 1, cm2_encode, cm2_decode, NULL};
 const svpc_codec svpc_codec_best = {SVPC_ENC_BEST, "best", cm2_supports, best_memory, 1, best_encode, best_decode, NULL};
+const svpc_codec svpc_codec_mix = {SVPC_ENC_MIX, "mix", cm2_supports, best_memory, 1, mix_encode, mix_decode, NULL};

@@ -79,6 +79,11 @@
  *                         contexts (longer histories per ip line and
  *                         overall, the last two ip lines), mixed
  *                         (SIMTRACE.md 6.11); slower to read and write.
+ *   SVPC_ENC_MIX    (12)  -7 and -8 (container 1.5): best's template with
+ *                         only the first one (-7) or two (-8) of its three
+ *                         contexts mixed, the count in the payload's first
+ *                         byte (SIMTRACE.md 6.11.1); between cm2 and best
+ *                         in size and in speed.
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -112,7 +117,8 @@ typedef enum {
     SVPC_ENC_CVP = 9, /* CVP-1 / CBP-2025 records (entry type cvp) only */
     SVPC_ENC_DRMEMTRACE = 10, /* DynamoRIO drmemtrace entries only (SIMTRACE.md 6.14) */
     SVPC_ENC_BEST = 11,
-    SVPC_ENC_LAST = SVPC_ENC_BEST,
+    SVPC_ENC_MIX = 12,
+    SVPC_ENC_LAST = SVPC_ENC_MIX,
 } svpc_encoder;
 
 /* The writers' encoder for memory types when none is asked for: smaller
@@ -156,8 +162,9 @@ size_t svpc_ctx_memory_max(void);
 int svpc_encoder_supports(svpc_encoder enc, st_entry_type t);
 
 /* What an encoder codes without (svpc_encoder_ignores(), svpc/levels.c):
- * cm2 has neither a second stage nor a level, fast its own coder, whose
- * effort is the level; the others pass both to their second stage. */
+ * cm2 and best have neither a second stage nor a level, fast its own
+ * coder, whose effort is the level, and mix its count of contexts, which
+ * the level sets; the others pass both to their second stage. */
 #define SVPC_IGNORES_STAGE 1u
 #define SVPC_IGNORES_LEVEL 2u
 unsigned svpc_encoder_ignores(svpc_encoder enc);
@@ -168,18 +175,20 @@ unsigned svpc_encoder_ignores(svpc_encoder enc);
 /*
  * The method of the writers' options (the programs' -e, -s, -1..-9): with
  * no encoder named (enc 0) the level chooses it whole, else the level is
- * enc's own (its second stage's, or fast's effort; 0: 6, fast's 1).  A
+ * enc's own (its second stage's, fast's effort, or mix's contexts; 0: 6,
+ * fast's 1).  A
  * stage given replaces lzma, the second stage of what the method's
  * encoder does not code.  The one table of levels is here: -1..-3 the
- * fast encoder, more zstd effort each (one decoder reads them all); -4..-8
+ * fast encoder, more zstd effort each (one decoder reads them all); -4..-6
  * cm2, -6 the default (the level is then the second stage's for the
- * streams other encoders code); -9 best, the smallest.
+ * streams other encoders code); -7 and -8 mix, with one and two of best's
+ * contexts; -9 best, the smallest.
  */
 static inline svpc_params svpc_method(svpc_encoder enc, int stage_given, svpc_stage stage, int level)
 {
     static const svpc_encoder by_level[10] = {
         SVPC_ENC_CM2,  SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_CM2,
-        SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_BEST,
+        SVPC_ENC_CM2,  SVPC_ENC_CM2,  SVPC_ENC_MIX,  SVPC_ENC_MIX,  SVPC_ENC_BEST,
     };
     const int l = level >= 1 && level <= 9 ? level : enc == SVPC_ENC_FAST ? 1 : SVPC_LEVEL_DEFAULT;
     svpc_params p = {enc ? enc : by_level[l], stage_given ? stage : SVPC_STAGE_LZMA, l};

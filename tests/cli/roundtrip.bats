@@ -34,9 +34,9 @@ mixed() {
 # pairwise-covering subset: every (type, encoder), (encoder, stage) and
 # (type, stage) pair still occurs across the four types.
 STAGES=(lzma bzip2 zlib none)
-ENCODERS=(cm cm2 paper generic fast best)
+ENCODERS=(cm cm2 paper generic fast best mix)
 # the encoders without a second stage: -s with them is refused
-declare -gA STAGELESS=([cm2]=1 [fast]=1 [best]=1)
+declare -gA STAGELESS=([cm2]=1 [fast]=1 [best]=1 [mix]=1)
 # stage_of E S: "-s S", or nothing for an encoder without a second stage
 stage_of() {
     [[ ${STAGELESS[$1]:-} ]] || echo "-s $2"
@@ -100,7 +100,7 @@ matrix() {
     local l t
     "$COMPRESS" -T1 in >default
     for l in 1 2 3 4 5 6 7 8 9; do
-        [[ $SANITIZED == 1 && $l != [169] ]] && continue
+        [[ $SANITIZED == 1 && $l != [1789] ]] && continue
         for t in d64 d32 m64 m32; do
             rt in out -t "$t" "-$l"
             rt in out -t "$t" "-$l" --frame-size 7
@@ -109,9 +109,19 @@ matrix() {
         "$COMPRESS" -T2 --frame-size 100 "-$l" in >c2
         "$COMPRESS" -T1 --frame-size 100 "-$l" in >c3
         cmp c2 c3 || fail "-$l: -T1 and -T2 differ"
-        "$SIMTRACE_CAT" --stats c1 | grep -q "encoder $( ((l <= 3)) && echo fast || { ((l == 9)) && echo best || echo cm2; })" ||
+        "$SIMTRACE_CAT" --stats c1 | grep -q "encoder $( ((l <= 3)) && echo fast || { ((l == 9)) && echo best || { ((l >= 7)) && echo mix || echo cm2; }; })" ||
             fail "-$l: not the encoder of its level: $("$SIMTRACE_CAT" --stats c1 | head -1)"
+        cp c1 "level$l"
     done
+    # -7 and -8 are methods of their own: between -6 and -9 in size here too
+    # (a sanitized run skips -4 .. -6)
+    if [[ $SANITIZED != 1 ]] && cmp -s level6 level7; then fail "-7 wrote -6's bytes"; fi
+    cmp -s level7 level8 && fail "-7 and -8 wrote the same bytes"
+    cmp -s level8 level9 && fail "-8 wrote -9's bytes"
+    if [[ $SANITIZED != 1 ]]; then
+        (($(size level6) > $(size level7) && $(size level7) > $(size level8) && $(size level8) > $(size level9))) ||
+            fail "sizes of -6 .. -9 not decreasing: $(size level6) $(size level7) $(size level8) $(size level9)"
+    fi
     "$COMPRESS" -T1 -6 in >c6
     cmp default c6 || fail "-6 differs from the default"
     "$COMPRESS" -T1 --fast in >f
@@ -419,15 +429,59 @@ matrix() {
     expect_status 0
 }
 
-@test "a fast-encoder container (encoder 7, as svpc-compress -1 first wrote it) still decodes to the same entries" {
-    # the entries of compat-1.4-cm2.sim, frames of 7000
-    G="$ROOT/testdata/good/encoder7-fast.sim"
-    "$SIMTRACE_CAT" --stats "$G" | grep -q "encoder fast)" || fail "not encoder fast: $("$SIMTRACE_CAT" --stats "$G" | head -1)"
+# compat_entries FIXTURE ENCODER: a container of testdata/good made with
+# ENCODER from the entries of compat-1.4-cm2.sim still decodes to them
+compat_entries() {
+    local G="$ROOT/testdata/good/$1"
+    "$SIMTRACE_CAT" --stats "$G" | grep -q "encoder $2)" || fail "$1: not encoder $2: $("$SIMTRACE_CAT" --stats "$G" | head -1)"
     "$DECOMPRESS" -T2 "$G" >out
     [[ $(sha256sum <out) == 3a166058de42b17d0b8d053156c7b19af20c4199e0d2cebf2970919cd3ced8e1* ]] ||
-        fail "decoded entries differ from those packed"
+        fail "$1: decoded entries differ from those packed"
     run "$SIMTRACE_CAT" --verify "$G"
     expect_status 0
+}
+
+@test "a fast-encoder container (encoder 7, as svpc-compress -1 first wrote it) still decodes to the same entries" {
+    # frames of 7000
+    compat_entries encoder7-fast.sim fast
+}
+
+@test "mix containers (encoder 12, as svpc-compress -7 and -8 first wrote them) still decode to the same entries" {
+    # frames of 7000, one context (-7) and two (-8)
+    compat_entries encoder12-mix7.sim mix
+    compat_entries encoder12-mix8.sim mix
+}
+
+@test "a mix frame whose count of contexts is not 1 or 2 is refused with a clear error, exit 1" {
+    real_d64 3000 in
+    "$COMPRESS" -T1 -7 --frame-size 1000 -o c in
+    # set_count FILE VALUE: the first data frame's count (the first byte of
+    # its DATA value, SIMTRACE.md 6.11.1) set to VALUE, its payload and header CRCs redone
+    set_count() {
+        python3 - "$1" "$2" <<'PY'
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], 'rb').read())
+off = 64
+while b[off + 4] != 1:  # past the descriptor to the first data frame
+    off += 96 + struct.unpack_from('<Q', b, off + 72)[0]
+size = struct.unpack_from('<Q', b, off + 72)[0]
+p = off + 96
+b[p + 16] = int(sys.argv[2])  # after the DATA attribute's key, flags and length
+struct.pack_into('<I', b, off + 80, zlib.crc32(bytes(b[p:p + size])))
+struct.pack_into('<I', b, off + 92, zlib.crc32(bytes(b[off:off + 92])))
+sys.stdout.buffer.write(b)
+PY
+    }
+    set_count c 1 >same
+    cmp c same || fail "the rewrite changed more than the count"
+    local v
+    for v in 0 3 255; do
+        set_count c "$v" >bad
+        run "$DECOMPRESS" -o out bad
+        expect_status 1
+        expect_output_has "svpc-decompress: bad: frame 0 of stream 0 at byte offset"
+        expect_output_has "mix payload's count of contexts is $v, not 1 or 2"
+    done
 }
 
 @test "cm2: a real trace round-trips through files and pipes at every thread count, byte-identical containers" {
@@ -443,7 +497,7 @@ matrix() {
 @test "options that would change nothing are refused (exit 2) and say why: -s or a level with cm2, -s with fast, a level with -s none" {
     real_d64 100 in
     local args
-    for args in "-s none" "-s bzip2 -9" "-e cm2 -s zlib" "-1 -s lzma" "-e fast -s zlib" "--fast -s none"; do
+    for args in "-s none" "-s bzip2 -9" "-e cm2 -s zlib" "-1 -s lzma" "-e fast -s zlib" "--fast -s none" "-7 -s lzma" "-e mix -s none"; do
         # shellcheck disable=SC2086
         run "$COMPRESS" $args -o out in
         expect_status 2

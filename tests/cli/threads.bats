@@ -53,6 +53,16 @@ same_for_threads() {
     same_for_threads in -3 -t d32 --frame-size 7
 }
 
+@test "-T1, -T2, -T4: identical for mix (-7, -8) and best (-9) at frame size 1000" {
+    # (not smaller frames: each frame resets best's 16 MiB table)
+    real_d64 12000 in 60000
+    same_for_threads in -7 --frame-size 1000
+    rm -f c.* d.*
+    same_for_threads in -8 -t m32 --frame-size 1000
+    rm -f c.* d.*
+    same_for_threads in -9 --frame-size 1000
+}
+
 @test "-T1, -T4: identical for the generic encoder with bzip2 and tiny frames" {
     real_of d32 700 in 4000
     same_for_threads in -t d32 -e generic -s bzip2 --frame-size 7

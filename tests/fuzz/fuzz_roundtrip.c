@@ -1,6 +1,7 @@
 /* Round trip: the input as raw entries -> encode -> decode must be equal.
  * Byte 0 picks encoder, type and second stage (byte 0 mod 6: generic,
- * paper, cm1, cm, vpc on vpc pairs, or cm2). */
+ * paper, cm1, cm, vpc on vpc pairs, or cm2; with bit 7, fast for generic
+ * and mix for cm2). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     svpc_params p = {(svpc_encoder)(1 + data[0] % 6), (svpc_stage)((data[0] >> 4) % 4), 1 + (data[0] >> 6)};
     if ((data[0] & 0x80) && p.encoder == SVPC_ENC_GENERIC) /* fast (7): byte 0 0x84, 0x8A... */
         p.encoder = SVPC_ENC_FAST;
+    if ((data[0] & 0x80) && p.encoder == SVPC_ENC_CM2) { /* mix (12) at -7 (byte 0 0x83, 0x89...), -8 (0xC5...) */
+        p.encoder = SVPC_ENC_MIX;
+        p.level = 5 + (data[0] >> 6);
+    }
     st_entry_type t = p.encoder == SVPC_ENC_VPC ? ST_TYPE_VPC : (st_entry_type)(1 + (data[0] >> 2) % 4);
     size_t esz = st_entry_size(t), n = (size - 1) / esz;
     st_buf out;

@@ -83,7 +83,8 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
     if (n > 0) {
         CHECK(svpc_decode(c, enc, t, out.data, out.len, n - 1, dec, &d) != ST_OK ||
               enc == SVPC_ENC_CM || enc == SVPC_ENC_CM1 || enc == SVPC_ENC_VPC ||
-              enc == SVPC_ENC_CM2 || enc == SVPC_ENC_BEST /* may decode n-1 entries then find bytes left */);
+              enc == SVPC_ENC_CM2 || enc == SVPC_ENC_BEST ||
+              enc == SVPC_ENC_MIX /* may decode n-1 entries then find bytes left */);
         CHECK(svpc_decode(c, enc, t, out.data, out.len / 2, n, dec, &d) != ST_OK);
     }
     /* flip bytes: must terminate without memory errors (ASan checks) */
@@ -340,10 +341,11 @@ static uint8_t *make_cm2_entries(st_entry_type t, size_t n, unsigned long long s
     return raw;
 }
 
-/* cm2 (6.9) and best (6.11), cm2's template, as encoder enc named name:
- * their own round trips, that they refuse vpc pairs, and that a payload
- * cut anywhere is an error. */
-static void test_cm2(svpc_ctx *c, svpc_encoder enc, const char *name)
+/* cm2 (6.9), best (6.11) and mix (6.11.1), cm2's template, as encoder enc
+ * named name, whose payload has `head` bytes before the range coder's
+ * output: their own round trips, that they refuse vpc pairs, and that a
+ * payload cut anywhere is an error. */
+static void test_cm2(svpc_ctx *c, svpc_encoder enc, const char *name, size_t head)
 {
     CHECK(svpc_encoder_supports(enc, ST_TYPE_D64) && svpc_encoder_supports(enc, ST_TYPE_M32));
     CHECK(!svpc_encoder_supports(enc, ST_TYPE_VPC) && !svpc_encoder_supports(enc, ST_TYPE_BYTES));
@@ -381,7 +383,8 @@ static void test_cm2(svpc_ctx *c, svpc_encoder enc, const char *name)
         st_buf_free(&out);
         st_buf_free(&other);
     }
-    /* a frame of no entries is 5 bytes, the first 0: others are refused */
+    /* a frame of no entries is 5 bytes after the head, the first 0: others
+     * are refused */
     static const uint8_t junk[5] = {7, 1, 2, 3, 4};
     uint8_t none[1];
     st_diag dz;
@@ -391,13 +394,75 @@ static void test_cm2(svpc_ctx *c, svpc_encoder enc, const char *name)
     st_buf out;
     st_buf_init(&out, 0);
     svpc_params p = {enc, SVPC_STAGE_LZMA, 6};
-    CHECK(svpc_encode(c, &p, ST_TYPE_D64, pair, 0, &out) == ST_OK && out.len == 5 && out.data[0] == 0);
+    CHECK(svpc_encode(c, &p, ST_TYPE_D64, pair, 0, &out) == ST_OK && out.len == head + 5 && out.data[head] == 0);
     CHECK(svpc_decode(c, enc, ST_TYPE_D64, out.data, out.len, 0, none, &dz) == ST_OK);
     out.len = 0;
     CHECK(svpc_encode(c, &p, ST_TYPE_VPC, pair, 1, &out) == ST_E_USAGE);
     st_diag d;
     CHECK(svpc_decode(c, enc, ST_TYPE_VPC, pair, 12, 1, pair, &d) == ST_E_UNSUPPORTED);
     st_buf_free(&out);
+}
+
+/* mix (6.11.1): levels up to 7 mix one of best's contexts, 8 and 9 two,
+ * the count in the payload's first byte; each count decodes, the two
+ * differ from each other and from cm2's and best's bytes; a count other
+ * than 1 or 2 is refused. */
+static void test_mix(svpc_ctx *c)
+{
+    CHECK(svpc_encoder_ignores(SVPC_ENC_MIX) == SVPC_IGNORES_STAGE);
+    const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_M32};
+    st_diag d;
+    for (int ti = 0; ti < 2; ti++) {
+        const st_entry_type t = types[ti];
+        const size_t n = 20000, esz = st_entry_size(t);
+        uint8_t *raw = make_cm2_entries(t, n, 21 + ti), *dec = malloc(n * esz + 1);
+        st_buf by_level[10], cm2, best;
+        for (int level = 1; level <= 9; level++) {
+            svpc_params p = {SVPC_ENC_MIX, SVPC_STAGE_LZMA, level};
+            st_buf_init(&by_level[level], 0);
+            CHECK(svpc_encode(c, &p, t, raw, n, &by_level[level]) == ST_OK);
+            CHECK(by_level[level].len > 1 && by_level[level].data[0] == (level >= 8 ? 2 : 1));
+            memset(dec, 0xEE, n * esz);
+            st_error r = svpc_decode(c, SVPC_ENC_MIX, t, by_level[level].data, by_level[level].len, n, dec, &d);
+            CHECK(r == ST_OK && memcmp(dec, raw, n * esz) == 0);
+            if (r != ST_OK)
+                fprintf(stderr, "  mix type %d level %d: %s: %s\n", t, level, st_error_name(r), d.detail);
+        }
+        const st_buf *one = &by_level[7], *two = &by_level[8];
+        for (int level = 1; level <= 9; level++) {
+            const st_buf *same = level >= 8 ? two : one;
+            CHECK(by_level[level].len == same->len && memcmp(by_level[level].data, same->data, same->len) == 0);
+        }
+        CHECK(one->len != two->len || memcmp(one->data, two->data, one->len) != 0);
+        svpc_params pc = {SVPC_ENC_CM2, SVPC_STAGE_LZMA, 6}, pb = {SVPC_ENC_BEST, SVPC_STAGE_LZMA, 6};
+        st_buf_init(&cm2, 0);
+        st_buf_init(&best, 0);
+        CHECK(svpc_encode(c, &pc, t, raw, n, &cm2) == ST_OK && svpc_encode(c, &pb, t, raw, n, &best) == ST_OK);
+        /* mix's range coder output is neither cm2's nor best's */
+        for (const st_buf *m = one; m; m = m == one ? two : NULL) {
+            CHECK(m->len - 1 != cm2.len || memcmp(m->data + 1, cm2.data, cm2.len) != 0);
+            CHECK(m->len - 1 != best.len || memcmp(m->data + 1, best.data, best.len) != 0);
+        }
+        /* counts 0, 3 and 255 are refused; 1 and 2 swapped decode
+         * without a memory error, to an error or to other entries */
+        uint8_t *bad = malloc(one->len);
+        memcpy(bad, one->data, one->len);
+        const uint8_t counts[] = {0, 3, 255};
+        for (int k = 0; k < 3; k++) {
+            bad[0] = counts[k];
+            CHECK(svpc_decode(c, SVPC_ENC_MIX, t, bad, one->len, n, dec, &d) == ST_E_CORRUPT &&
+                  strstr(d.detail, "count of contexts") != NULL);
+        }
+        bad[0] = 2;
+        CHECK(svpc_decode(c, SVPC_ENC_MIX, t, bad, one->len, n, dec, &d) != ST_OK || memcmp(dec, raw, n * esz) != 0);
+        free(bad);
+        for (int level = 1; level <= 9; level++)
+            st_buf_free(&by_level[level]);
+        st_buf_free(&cm2);
+        st_buf_free(&best);
+        free(raw);
+        free(dec);
+    }
 }
 
 /* fast (6.10): every level reads alike; the edges of a frame and of the
@@ -486,8 +551,8 @@ int main(void)
     CHECK(svpc_ctx_new(&c) == ST_OK);
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
     const svpc_encoder encs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_PAPER, SVPC_ENC_GENERIC, SVPC_ENC_CM2,
-                                 SVPC_ENC_FAST, SVPC_ENC_BEST};
-    for (int ei = 0; ei < 7; ei++)
+                                 SVPC_ENC_FAST, SVPC_ENC_BEST, SVPC_ENC_MIX};
+    for (int ei = 0; ei < 8; ei++)
         for (int ti = 0; ti < 4; ti++) {
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 0, 0);
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 1, 1);
@@ -509,8 +574,10 @@ int main(void)
     }
     test_vpc_pairs(c);
     test_vpc_encoder(c);
-    test_cm2(c, SVPC_ENC_CM2, "cm2");
-    test_cm2(c, SVPC_ENC_BEST, "best");
+    test_cm2(c, SVPC_ENC_CM2, "cm2", 0);
+    test_cm2(c, SVPC_ENC_BEST, "best", 0);
+    test_cm2(c, SVPC_ENC_MIX, "mix", 1);
+    test_mix(c);
     test_fast(c);
     /* one context, alternating encoders: state must not leak between frames */
     roundtrip(c, SVPC_ENC_PAPER, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
@@ -527,6 +594,8 @@ int main(void)
     roundtrip(c, SVPC_ENC_BEST, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM2, ST_TYPE_M32, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_BEST, ST_TYPE_M32, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_MIX, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_BEST, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     /* bad parameters */
     svpc_params p = {SVPC_ENC_CM, SVPC_STAGE_LZMA, 0};
