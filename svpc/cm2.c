@@ -1114,7 +1114,7 @@ static st_error cm2_ready(svpc_ctx *c, svpc_encoder id, const int EXTRA, cm2_mod
 #define AS_CASE_ENC(T) \
     case T: e = encode_T(c->set, m, xb, CM2_ENCODE, EXTRA, xf, T, raw, n, src, out, NULL, NULL); break;
 #define AS_CASE_ACCOUNT(T) \
-    case T: e = encode_T(c->set, m, NULL, CM2_ACCOUNT, 0, 0, T, raw, &n, NULL, &c->buf[0], cost, acc); break;
+    case T: e = encode_T(c->set, m, NULL, CM2_ACCOUNT, 0, xf, T, raw, &n, NULL, &c->buf[0], cost, acc); break;
 #define AS_CASE_DEC(T) \
     case T: return decode_T(c->set, m, xb, EXTRA, xf, T, payload, len, n, stop, raw, d);
 
@@ -1263,12 +1263,15 @@ static st_error mix_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload,
     return decode_B(c, SVPC_ENC_MIX, MIX_EXTRA(mc), xf, t, payload + 1, len - 1, n, stop, raw, d);
 }
 
-st_error cm2_account(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, uint64_t cost[CM2_COST_CATS],
-                     svpc_pred_stats *acc, size_t *payload_bytes)
+st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
+                     uint64_t cost[CM2_COST_CATS], svpc_pred_stats *acc, size_t *payload_bytes)
 {
+    if (!cm2_accounts(enc))
+        return ST_E_USAGE;
+    const unsigned xf = enc == SVPC_ENC_CM2X;
     cm2_model *m;
     cm2_best *xb;
-    RETURN_IF_ERROR(cm2_ready(c, SVPC_ENC_CM2, 0, &m, &xb));
+    RETURN_IF_ERROR(cm2_ready(c, enc, 0, &m, &xb));
     c->buf[0].len = 0;
     st_error e = ST_E_USAGE;
     switch (t) {
