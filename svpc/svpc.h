@@ -47,7 +47,7 @@
  *                         of a shared context and the source's own line;
  *                         extended-data misses range-coded against the
  *                         nearest of four references (SIMTRACE.md 6.8).
- *   SVPC_ENC_CM2     (6)  the default for memory types (container 1.4): cm's
+ *   SVPC_ENC_CM2     (6)  -4, -5 (container 1.4; the default before cm2x): cm's
  *                         predictors and id contexts, with every miss coded
  *                         by the range coder through models of its own
  *                         (match models of the ip, address and data misses,
@@ -130,9 +130,11 @@ typedef enum {
     SVPC_ENC_LAST = SVPC_ENC_CM2X,
 } svpc_encoder;
 
-/* The writers' encoder for memory types when none is asked for: smaller
- * than cm on every trace of the corpus and 2-4x faster to write values,
- * about 15% slower to read (doc/DESIGN.md, The method). */
+/* The writers' encoder for memory types when none is asked for: cm2x,
+ * cm2 with the transform of recent values (0.86-0.90 of cm2's size on
+ * traces with hash states, in about its time; SIMTRACE.md 6.9.1); cm2 is
+ * smaller than cm on every trace of the corpus and 2-4x faster to write
+ * values, about 15% slower to read (doc/DESIGN.md, The method). */
 #define SVPC_ENC_DEFAULT SVPC_ENC_CM2X
 
 typedef struct {
