@@ -79,8 +79,11 @@
  * entry's value (j = c / 31, 0 the previous entry's) rotated left by
  * c % 31 + 1 bits; c >= XF_NROT the sum of the j-th and k-th last
  * (j < k, in the order (0,1), (0,2) .. (0,11), (1,2) ..).  Each ip line
- * keeps the candidate that last gave its value (12 values: 11 and 13
- * were no smaller on grub_work.read). */
+ * keeps the candidate that last gave its value (XF, 2^16 lines of 16
+ * bits: 128 KiB, reset per frame).  12 values back, rotations and
+ * pairwise sums: the sources the prototype's analysis of grub_work's
+ * data misses chose (branch grubval, scripts/grubval/candidates.py and
+ * xform_estimate.py). */
 #define XF_K 12
 #define XF_NROT (XF_K * 31)
 #define XF_N (XF_NROT + XF_K * (XF_K - 1) / 2) /* 438 candidates: 9 bits */
