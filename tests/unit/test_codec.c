@@ -300,6 +300,17 @@ static void test_vpc_encoder(svpc_ctx *c)
     st_buf_free(&cm);
 }
 
+/* Store e as an entry of type t at p, cut to 32 bits for the 32-bit types. */
+static void store_entry(st_entry_type t, uint8_t *p, st_entry *e)
+{
+    if (t == ST_TYPE_D32 || t == ST_TYPE_M32) {
+        e->ip &= 0xFFFFFFFFu;
+        e->addr &= 0xFFFFFFFFu;
+        e->data &= 0xFFFFFFFFu;
+    }
+    st_entry_store(t, p, e);
+}
+
 /* Entries whose data exercise every path of cm2's data misses (6.9): byte
  * stores of text (lanes in memory order, the match model when the text is
  * copied again), word stores of text, values stored again a few misses
@@ -331,12 +342,7 @@ static uint8_t *make_cm2_entries(st_entry_type t, size_t n, unsigned long long s
         default: e.data = ((uint64_t)1 << 32) | (r < 10 ? 0x1234500u : ch);     /* bits above the size */
         }
         recent[i % 8] = e.data;
-        if (t == ST_TYPE_D32 || t == ST_TYPE_M32) {
-            e.ip &= 0xFFFFFFFFu;
-            e.addr &= 0xFFFFFFFFu;
-            e.data &= 0xFFFFFFFFu;
-        }
-        st_entry_store(t, raw + i * esz, &e);
+        store_entry(t, raw + i * esz, &e);
     }
     return raw;
 }
@@ -433,12 +439,7 @@ static uint8_t *make_hash_entries(st_entry_type t, size_t n, unsigned long long 
         e.ip = 0x401000 + 0x10 * k;
         e.addr = 0x7FFF0000 + 4 * (i % 64);
         e.data = data0 ? 0 : ((uint64_t)(k < 8 ? 4 : 1) << 32) | v;
-        if (t == ST_TYPE_D32 || t == ST_TYPE_M32) {
-            e.ip &= 0xFFFFFFFFu;
-            e.addr &= 0xFFFFFFFFu;
-            e.data &= 0xFFFFFFFFu;
-        }
-        st_entry_store(t, raw + i * esz, &e);
+        store_entry(t, raw + i * esz, &e);
     }
     return raw;
 }
