@@ -23,7 +23,7 @@ static void usage(FILE *f)
             "  -c, --stdout          write to standard output (the default)\n"
             "  -t, --type=TYPE       entry layout: d64 (default), d32, m64, m32\n"
             "  -1 .. -9              the method: -1 .. -5 the fast encoder (several times\n"
-            "                        faster to read and write, larger; more effort each),\n"
+            "                        faster to read, larger; more effort at writing each),\n"
             "                        -6 cm2 (the default: every miss range-coded;\n"
             "                        container 1.4), -7 and -8 mix (cm2 with\n"
             "                        one or two more contexts mixed), -9 best (the\n"
