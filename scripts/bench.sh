@@ -30,7 +30,7 @@
 #       python    the Python package (issue 14): reading [a, b) into numpy
 #                 against simtrace-cat --entries a:b, by CPU time
 #       levels    corpus: each level's size and -T1 speeds against the
-#                 reference (BENCH_LEVELS, default "1 2 3 6 9"), peak memory
+#                 reference (BENCH_LEVELS, default every level, 1 .. 9), peak memory
 #                 of -1 against the default, and issue 24's targets for -1
 #       drmemtrace  the corpus's DynamoRIO traces (foreign/drmemtrace), per
 #                 thread file: container bytes against xz -9 of the same
@@ -1227,7 +1227,7 @@ python_part() {
 levels_part() {
     ((HAVE_CORPUS)) || { echo "levels: no corpus at $CORPUS: skipped"; echo; return; }
     local levels n l raw i t c gc gd names=()
-    read -ra levels <<<"${BENCH_LEVELS:-1 2 3 6 7 8 9}"
+    read -ra levels <<<"${BENCH_LEVELS:-1 2 3 4 5 6 7 8 9}"
     declare -A lcs lds
     for n in "${CORPUS_SEL[@]}"; do
         raw=$(corpus_raw "$n")

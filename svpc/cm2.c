@@ -57,7 +57,7 @@
  *
  * Every instance also takes the transform of recent data values (6.9.1,
  * s->xf, a run-time flag: its cost when off is one predictable branch per
- * data miss): cm2x (13, -6) is cm2 with it, and mix (12) sets it in its
+ * data miss): cmx (13, -6) is cm2 with it, and mix (12) sets it in its
  * parameter byte (-7..-9).
  */
 #include "cm2.h"
@@ -434,7 +434,7 @@ typedef struct {
     uint32_t tl;         /* the key line of this entry's ip */
     uint16_t dctx[16];   /* and its last two lower lanes, in memory order (the later lower) */
     /* the transform (6.9.1) */
-    unsigned xf;             /* on (cm2x, mix with its bit 2) */
+    unsigned xf;             /* on (cmx, mix with its bit 2) */
     uint32_t dhist[XF_K];    /* the last XF_K entries' data values (lower 32 bits), dhist[dhn % XF_K] the next */
     uint32_t dhn;            /* entries so far */
     /* best and mix (EXTRA > 0) only */
@@ -1193,7 +1193,7 @@ static st_error best_dec(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_typ
 {
     return decode_B(c, id, BEST_NM - 1, xf, t, payload, len, n, stop, raw, d);
 }
-/* cm2's instance (EXTRA 0), for cm2 (6) and cm2x (13) */
+/* cm2's instance (EXTRA 0), for cm2 (6) and cmx (13) */
 static st_error cm2_enc(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *raw,
                         const svpc_source *src, size_t *n, st_buf *out)
 {
@@ -1212,11 +1212,11 @@ static st_error cm2_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, c
     (void)p;
     return cm2_enc(c, SVPC_ENC_CM2, 0, t, raw, src, n, out);
 }
-static st_error cm2x_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
+static st_error cmx_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                             const svpc_source *src, size_t *n, st_buf *out)
 {
     (void)p;
-    return cm2_enc(c, SVPC_ENC_CM2X, 1, t, raw, src, n, out);
+    return cm2_enc(c, SVPC_ENC_CMX, 1, t, raw, src, n, out);
 }
 static st_error best_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                             const svpc_source *src, size_t *n, st_buf *out)
@@ -1240,10 +1240,10 @@ static st_error cm2_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload,
 {
     return cm2_dec(c, SVPC_ENC_CM2, 0, t, payload, len, n, stop, raw, d);
 }
-static st_error cm2x_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error cmx_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                             uint8_t *raw, st_diag *d)
 {
-    return cm2_dec(c, SVPC_ENC_CM2X, 1, t, payload, len, n, stop, raw, d);
+    return cm2_dec(c, SVPC_ENC_CMX, 1, t, payload, len, n, stop, raw, d);
 }
 static st_error best_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                             uint8_t *raw, st_diag *d)
@@ -1271,7 +1271,7 @@ st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8
 {
     if (!cm2_accounts(enc))
         return ST_E_USAGE;
-    const unsigned xf = enc == SVPC_ENC_CM2X;
+    const unsigned xf = enc == SVPC_ENC_CMX;
     cm2_model *m;
     cm2_best *xb;
     RETURN_IF_ERROR(cm2_ready(c, enc, 0, &m, &xb));
@@ -1290,6 +1290,6 @@ static size_t cm2_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(cm2_m
 static size_t best_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(best_model); }
 
 const svpc_codec svpc_codec_cm2 = {SVPC_ENC_CM2, "cm2", cm2_supports, cm2_memory, 1, cm2_encode, cm2_decode, NULL};
-const svpc_codec svpc_codec_cm2x = {SVPC_ENC_CM2X, "cm2x", cm2_supports, cm2_memory, 1, cm2x_encode, cm2x_decode, NULL};
+const svpc_codec svpc_codec_cmx = {SVPC_ENC_CMX, "cmx", cm2_supports, cm2_memory, 1, cmx_encode, cmx_decode, NULL};
 const svpc_codec svpc_codec_best = {SVPC_ENC_BEST, "best", cm2_supports, best_memory, 1, best_encode, best_decode, NULL};
 const svpc_codec svpc_codec_mix = {SVPC_ENC_MIX, "mix", cm2_supports, best_memory, 1, mix_encode, mix_decode, NULL};

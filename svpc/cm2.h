@@ -34,11 +34,11 @@
 #define CM2_COST_CATS (2u * CM2_COST_FIELDS + 1u)
 #define CM2_COST_UNIT 65536u
 
-/* 1 if cm2_account() accounts frames of encoder enc: cm2 (6) and cm2x (13),
+/* 1 if cm2_account() accounts frames of encoder enc: cm2 (6) and cmx (13),
  * cm2's template without best's contexts. */
-static inline int cm2_accounts(svpc_encoder enc) { return enc == SVPC_ENC_CM2 || enc == SVPC_ENC_CM2X; }
+static inline int cm2_accounts(svpc_encoder enc) { return enc == SVPC_ENC_CM2 || enc == SVPC_ENC_CMX; }
 
-/* enc's encoding (cm2 or cm2x, cm2_accounts(); else ST_E_USAGE) of the n
+/* enc's encoding (cm2 or cmx, cm2_accounts(); else ST_E_USAGE) of the n
  * entries of memory type t at raw, from fresh state in c, that adds to cost[] what each coded bit cost, -log2 of its
  * probability (exact integer arithmetic: the same figures on every
  * machine), by category, and to acc (unless NULL) the id each field used

@@ -47,7 +47,7 @@
  *                         of a shared context and the source's own line;
  *                         extended-data misses range-coded against the
  *                         nearest of four references (SIMTRACE.md 6.8).
- *   SVPC_ENC_CM2     (6)  -4, -5 (container 1.4; the default before cm2x): cm's
+ *   SVPC_ENC_CM2     (6)  -e cm2 (container 1.4; the default before cmx): cm's
  *                         predictors and id contexts, with every miss coded
  *                         by the range coder through models of its own
  *                         (match models of the ip, address and data misses,
@@ -81,11 +81,11 @@
  *                         (SIMTRACE.md 6.11); slower to read and write.
  *   SVPC_ENC_MIX    (12)  -7, -8 and -9 (container 1.5): best's template
  *                         with the first one (-7), two (-8) or all three
- *                         (-9) of its contexts mixed, and cm2x's transform,
+ *                         (-9) of its contexts mixed, and cmx's transform,
  *                         both in the payload's first byte (SIMTRACE.md
- *                         6.11.1); -7 and -8 between cm2x and best in size
+ *                         6.11.1); -7 and -8 between cmx and best in size
  *                         and in speed, -9 the smallest.
- *   SVPC_ENC_CM2X   (13)  the default, -6 (container 1.5): cm2 with the
+ *   SVPC_ENC_CMX   (13)  the default, -6 (container 1.5): cm2 with the
  *                         transform of recent data values (a 4-byte data
  *                         miss as a rotation of one of the last 12
  *                         entries' values or the sum of two, the choice
@@ -126,16 +126,16 @@ typedef enum {
     SVPC_ENC_DRMEMTRACE = 10, /* DynamoRIO drmemtrace entries only (SIMTRACE.md 6.14) */
     SVPC_ENC_BEST = 11,
     SVPC_ENC_MIX = 12,
-    SVPC_ENC_CM2X = 13,
-    SVPC_ENC_LAST = SVPC_ENC_CM2X,
+    SVPC_ENC_CMX = 13,
+    SVPC_ENC_LAST = SVPC_ENC_CMX,
 } svpc_encoder;
 
-/* The writers' encoder for memory types when none is asked for: cm2x,
+/* The writers' encoder for memory types when none is asked for: cmx,
  * cm2 with the transform of recent values (0.86-0.90 of cm2's size on
  * traces with hash states, in about its time; SIMTRACE.md 6.9.1); cm2 is
  * smaller than cm on every trace of the corpus and 2-4x faster to write
  * values, about 15% slower to read (doc/DESIGN.md, The method). */
-#define SVPC_ENC_DEFAULT SVPC_ENC_CM2X
+#define SVPC_ENC_DEFAULT SVPC_ENC_CMX
 
 typedef struct {
     svpc_encoder encoder;
@@ -173,7 +173,7 @@ size_t svpc_ctx_memory_max(void);
 int svpc_encoder_supports(svpc_encoder enc, st_entry_type t);
 
 /* What an encoder codes without (svpc_encoder_ignores(), svpc/levels.c):
- * cm2, cm2x and best have neither a second stage nor a level, fast its own
+ * cm2, cmx and best have neither a second stage nor a level, fast its own
  * coder, whose effort is the level, and mix its count of contexts, which
  * the level sets with the transform; the others pass both to their
  * second stage. */
@@ -181,7 +181,7 @@ int svpc_encoder_supports(svpc_encoder enc, st_entry_type t);
 #define SVPC_IGNORES_LEVEL 2u
 unsigned svpc_encoder_ignores(svpc_encoder enc);
 
-/* The level written without one: cm2x, the default. */
+/* The level written without one: cmx, the default. */
 #define SVPC_LEVEL_DEFAULT 6
 
 /*
@@ -190,17 +190,19 @@ unsigned svpc_encoder_ignores(svpc_encoder enc);
  * enc's own (its second stage's, fast's effort, or mix's contexts; 0: 6,
  * fast's 1).  A
  * stage given replaces lzma, the second stage of what the method's
- * encoder does not code.  The one table of levels is here: -1..-3 the
- * fast encoder, more zstd effort each (one decoder reads them all); -4..-6
- * cm2, -6 cm2x, the default (the level is then the second stage's for the
- * streams other encoders code); -7, -8 and -9 mix, with one, two and three
- * of best's contexts and the transform, -9 the smallest.
+ * encoder does not code.  The one table of levels is here: -1..-5 the
+ * fast encoder, more zstd effort each (one decoder reads them all, at one
+ * speed: -4 and -5 are 1-7% smaller than -3, and take about half and four
+ * fifths of -6's time to write); -6 cmx, the default (the level is then
+ * the second stage's for the streams other encoders code); -7, -8 and -9
+ * mix, with one, two and three of best's contexts and the transform, -9
+ * the smallest.
  */
 static inline svpc_params svpc_method(svpc_encoder enc, int stage_given, svpc_stage stage, int level)
 {
     static const svpc_encoder by_level[10] = {
-        SVPC_ENC_CM2X, SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_CM2,
-        SVPC_ENC_CM2,  SVPC_ENC_CM2X, SVPC_ENC_MIX,  SVPC_ENC_MIX,  SVPC_ENC_MIX,
+        SVPC_ENC_CMX, SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_FAST,
+        SVPC_ENC_FAST, SVPC_ENC_CMX, SVPC_ENC_MIX,  SVPC_ENC_MIX,  SVPC_ENC_MIX,
     };
     const int l = level >= 1 && level <= 9 ? level : enc == SVPC_ENC_FAST ? 1 : SVPC_LEVEL_DEFAULT;
     svpc_params p = {enc ? enc : by_level[l], stage_given ? stage : SVPC_STAGE_LZMA, l};

@@ -53,8 +53,9 @@
 #include "../common/st_error.h"
 
 /* The inline templates below must be inlined to specialize on their
- * constant arguments; compilers otherwise stop inlining in large loops. */
-#if defined(__GNUC__)
+ * constant arguments; compilers otherwise stop inlining in large loops.
+ * ST_NO_FORCE_INLINE: as in svpc/fields.h. */
+#if defined(__GNUC__) && !defined(ST_NO_FORCE_INLINE)
 #define VPC_INLINE static inline __attribute__((always_inline))
 #define VPC_PREFETCH(p) __builtin_prefetch((p), 1)
 #else

@@ -34,9 +34,9 @@ mixed() {
 # pairwise-covering subset: every (type, encoder), (encoder, stage) and
 # (type, stage) pair still occurs across the four types.
 STAGES=(lzma bzip2 zlib none)
-ENCODERS=(cm cm2 paper generic fast best mix cm2x)
+ENCODERS=(cm cm2 paper generic fast best mix cmx)
 # the encoders without a second stage: -s with them is refused
-declare -gA STAGELESS=([cm2]=1 [fast]=1 [best]=1 [mix]=1 [cm2x]=1)
+declare -gA STAGELESS=([cm2]=1 [fast]=1 [best]=1 [mix]=1 [cmx]=1)
 # stage_of E S: "-s S", or nothing for an encoder without a second stage
 stage_of() {
     [[ ${STAGELESS[$1]:-} ]] || echo "-s $2"
@@ -109,12 +109,12 @@ matrix() {
         "$COMPRESS" -T2 --frame-size 100 "-$l" in >c2
         "$COMPRESS" -T1 --frame-size 100 "-$l" in >c3
         cmp c2 c3 || fail "-$l: -T1 and -T2 differ"
-        "$SIMTRACE_CAT" --stats c1 | grep -q "encoder $( ((l <= 3)) && echo fast || { ((l >= 7)) && echo mix || { ((l == 6)) && echo cm2x || echo cm2; }; })" ||
+        "$SIMTRACE_CAT" --stats c1 | grep -q "encoder $( ((l <= 5)) && echo fast || { ((l >= 7)) && echo mix || echo cmx; })" ||
             fail "-$l: not the encoder of its level: $("$SIMTRACE_CAT" --stats c1 | head -1)"
         cp c1 "level$l"
     done
     # -7 and -8 are methods of their own: between -6 and -9 in size here too
-    # (a sanitized run skips -4 .. -6)
+    # (a sanitized run skips -2 .. -6)
     if [[ $SANITIZED != 1 ]] && cmp -s level6 level7; then fail "-7 wrote -6's bytes"; fi
     cmp -s level7 level8 && fail "-7 and -8 wrote the same bytes"
     cmp -s level8 level9 && fail "-8 wrote -9's bytes"
@@ -452,12 +452,12 @@ compat_entries() {
     compat_entries encoder12-mix8.sim mix
 }
 
-@test "mix containers with the transform (encoder 12 at -7, -8, -9 with parameter bytes 5, 6, 7) and cm2x containers (encoder 13, -6) still decode to the same entries" {
+@test "mix containers with the transform (encoder 12 at -7, -8, -9 with parameter bytes 5, 6, 7) and cmx containers (encoder 13, -6) still decode to the same entries" {
     # frames of 7000
     compat_entries encoder12-mix7x.sim mix
     compat_entries encoder12-mix8x.sim mix
     compat_entries encoder12-mix9x.sim mix
-    compat_entries encoder13-cm2x.sim cm2x
+    compat_entries encoder13-cmx.sim cmx
 }
 
 @test "a mix frame whose parameter byte is not 1, 2, 5, 6 or 7 is refused with a clear error, exit 1" {
@@ -505,7 +505,7 @@ PY
 @test "options that would change nothing are refused (exit 2) and say why: -s or a level with cm2, -s with fast, a level with -s none" {
     real_d64 100 in
     local args
-    for args in "-s none" "-s bzip2 -9" "-e cm2 -s zlib" "-e cm2x -s bzip2" "-1 -s lzma" "-e fast -s zlib" "--fast -s none" "-7 -s lzma" "-e mix -s none"; do
+    for args in "-s none" "-s bzip2 -9" "-e cm2 -s zlib" "-e cmx -s bzip2" "-1 -s lzma" "-e fast -s zlib" "--fast -s none" "-7 -s lzma" "-e mix -s none"; do
         # shellcheck disable=SC2086
         run "$COMPRESS" $args -o out in
         expect_status 2
@@ -515,9 +515,9 @@ PY
     run "$COMPRESS" -e cm2 -9 -o out in
     expect_status 2
     [[ $output == "svpc-compress: encoder cm2: a level was asked for, and it takes none"* ]] || fail "$output"
-    run "$COMPRESS" -e cm2x -6 -o out in
+    run "$COMPRESS" -e cmx -6 -o out in
     expect_status 2
-    [[ $output == "svpc-compress: encoder cm2x: a level was asked for, and it takes none"* ]] || fail "$output"
+    [[ $output == "svpc-compress: encoder cmx: a level was asked for, and it takes none"* ]] || fail "$output"
     run "$COMPRESS" -e cm -s none -1 -o out in
     expect_status 2
     expect_output_has "svpc-compress: encoder cm: a level was asked for, and second stage none takes none"

@@ -65,7 +65,7 @@ same_for_threads() {
     same_for_threads in -e best --frame-size 1000
 }
 
-@test "-T1, -T2, -T4: identical for cm2x (-6) on hash states, at frame size 1000" {
+@test "-T1, -T2, -T4: identical for cmx (-6) on hash states, at frame size 1000" {
     # compat-1.4-cm2.sim's entries: 8000 of grub_work.write's hash states,
     # whose 4-byte values the transform codes (6.9.1): smaller than cm2's
     "$DECOMPRESS" "$ROOT/testdata/good/compat-1.4-cm2.sim" >in

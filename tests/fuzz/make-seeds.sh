@@ -37,7 +37,7 @@ for e in vpc cm; do
 done
 cp "$root"/testdata/good/*.sim "$out/container/" 2>/dev/null || true
 # 197 (0xC5), 131 (0x83) and 161 (0xA1): the round trip's mix (12) at -7,
-# -8 and -9; 65 (0x41) its cm2x (13), and 12 the codec's
+# -8 and -9; 65 (0x41) its cmx (13), and 12 the codec's
 for sel in 0 1 2 3 5 11 12 17 18 19 35 65 66 131 161 197; do
     { printf "\\x$(printf %02x $sel)"; head -c 6400 "$raw"; } > "$out/roundtrip/r$sel"
     { printf "\\x$(printf %02x $sel)\\x10\\x00"; head -c 300 "$raw"; } > "$out/codec/c$sel"

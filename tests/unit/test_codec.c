@@ -84,7 +84,7 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
         CHECK(svpc_decode(c, enc, t, out.data, out.len, n - 1, dec, &d) != ST_OK ||
               enc == SVPC_ENC_CM || enc == SVPC_ENC_CM1 || enc == SVPC_ENC_VPC ||
               enc == SVPC_ENC_CM2 || enc == SVPC_ENC_BEST ||
-              enc == SVPC_ENC_MIX || enc == SVPC_ENC_CM2X /* may decode n-1 entries then find bytes left */);
+              enc == SVPC_ENC_MIX || enc == SVPC_ENC_CMX /* may decode n-1 entries then find bytes left */);
         CHECK(svpc_decode(c, enc, t, out.data, out.len / 2, n, dec, &d) != ST_OK);
     }
     /* flip bytes: must terminate without memory errors (ASan checks) */
@@ -464,14 +464,14 @@ static void encode_checked(svpc_ctx *c, svpc_encoder enc, int level, st_entry_ty
     free(dec);
 }
 
-/* The transform (6.9.1) in cm2x (13) and mix (12): it finds the rotations
+/* The transform (6.9.1) in cmx (13) and mix (12): it finds the rotations
  * and sums of a hash's state in d64 entries (the payload much smaller
  * than cm2's and best's); it does nothing on the other types (no values,
  * or 4-byte ones) nor on d64 entries without values (cm2's bytes, and
  * best's for mix's three contexts). */
 static void test_xform(svpc_ctx *c)
 {
-    CHECK(svpc_encoder_ignores(SVPC_ENC_CM2X) == (SVPC_IGNORES_STAGE | SVPC_IGNORES_LEVEL));
+    CHECK(svpc_encoder_ignores(SVPC_ENC_CMX) == (SVPC_IGNORES_STAGE | SVPC_IGNORES_LEVEL));
     const size_t n = 20000;
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_M64, ST_TYPE_D32, ST_TYPE_M32};
     for (int ti = 0; ti < 4; ti++)
@@ -479,26 +479,26 @@ static void test_xform(svpc_ctx *c)
             const st_entry_type t = types[ti];
             const int wide = t == ST_TYPE_D64; /* the m types have no values */
             uint8_t *raw = make_hash_entries(t, n, 31 + ti, data0);
-            st_buf cm2, cm2x, best, mix3, mix1;
+            st_buf cm2, cmx, best, mix3, mix1;
             encode_checked(c, SVPC_ENC_CM2, 6, t, raw, n, &cm2);
-            encode_checked(c, SVPC_ENC_CM2X, 6, t, raw, n, &cm2x);
+            encode_checked(c, SVPC_ENC_CMX, 6, t, raw, n, &cmx);
             encode_checked(c, SVPC_ENC_BEST, 6, t, raw, n, &best);
             encode_checked(c, SVPC_ENC_MIX, 9, t, raw, n, &mix3);
             encode_checked(c, SVPC_ENC_MIX, 7, t, raw, n, &mix1);
             CHECK(mix3.len > 1 && mix3.data[0] == 7 && mix1.len > 1 && mix1.data[0] == 5);
             const int same = !wide || data0;
-            const int same_cm2 = cm2x.len == cm2.len && memcmp(cm2x.data, cm2.data, cm2.len) == 0;
+            const int same_cm2 = cmx.len == cm2.len && memcmp(cmx.data, cm2.data, cm2.len) == 0;
             const int same_best = mix3.len == best.len + 1 && memcmp(mix3.data + 1, best.data, best.len) == 0;
             CHECK(same_cm2 == same && same_best == same);
             if (!same) {
                 /* four of ten values are the transform's: 4 bytes each to
-                 * cm2, a few bits to cm2x */
-                CHECK(cm2x.len * 10 < cm2.len * 8);
+                 * cm2, a few bits to cmx */
+                CHECK(cmx.len * 10 < cm2.len * 8);
                 CHECK(mix3.len * 10 < best.len * 8);
                 CHECK(mix1.len * 10 < cm2.len * 8);
             }
             st_buf_free(&cm2);
-            st_buf_free(&cm2x);
+            st_buf_free(&cmx);
             st_buf_free(&best);
             st_buf_free(&mix3);
             st_buf_free(&mix1);
@@ -650,7 +650,7 @@ int main(void)
     CHECK(svpc_ctx_new(&c) == ST_OK);
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
     const svpc_encoder encs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_PAPER, SVPC_ENC_GENERIC, SVPC_ENC_CM2,
-                                 SVPC_ENC_FAST, SVPC_ENC_BEST, SVPC_ENC_MIX, SVPC_ENC_CM2X};
+                                 SVPC_ENC_FAST, SVPC_ENC_BEST, SVPC_ENC_MIX, SVPC_ENC_CMX};
     for (int ei = 0; ei < 9; ei++)
         for (int ti = 0; ti < 4; ti++) {
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 0, 0);
@@ -676,7 +676,7 @@ int main(void)
     test_cm2(c, SVPC_ENC_CM2, "cm2", 0);
     test_cm2(c, SVPC_ENC_BEST, "best", 0);
     test_cm2(c, SVPC_ENC_MIX, "mix", 1);
-    test_cm2(c, SVPC_ENC_CM2X, "cm2x", 0);
+    test_cm2(c, SVPC_ENC_CMX, "cmx", 0);
     test_mix(c);
     test_xform(c);
     test_fast(c);
@@ -696,7 +696,7 @@ int main(void)
     roundtrip(c, SVPC_ENC_CM2, ST_TYPE_M32, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_BEST, ST_TYPE_M32, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_MIX, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
-    roundtrip(c, SVPC_ENC_CM2X, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_CMX, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_BEST, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     /* bad parameters */
