@@ -224,7 +224,7 @@ static st_error frame_pass(simtrace_stats *st, uint32_t index, const st_stream_i
                                      &a->cost));
     pred_add(&out->pred, &fp);
     pred_add(&a->o.pred, &fp);
-    if (r->encoder == SVPC_ENC_CM2) {
+    if (svpc_stats_splits((svpc_encoder)r->encoder)) {
         a->cm2_stored += r->size;
     } else {
         a->o.other_frames++;

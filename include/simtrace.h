@@ -253,18 +253,21 @@ typedef struct simtrace_write_params {
                                the one before them in their stream
                                (SIMTRACE_E_CYCLE_ORDER) */
     uint32_t stage;         /* simtrace_stage: the second stage of the
-                               encoders that have one (all but cm2 and fast, and the
-                               generic coding of other types); 0: lzma */
+                               encoders that have one (all but cm2, cmx,
+                               best, mix and fast, and the generic coding
+                               of other types); 0: lzma */
     const char *profile_name; /* NULL, or a profile by name: "default",
                                  "fast", "compat", or an encoder of the
-                                 programs' -e: "cm", "cm2", "fast", "cm1",
+                                 programs' -e: "cm", "cm2", "cmx", "fast", "cm1",
                                  "paper", "generic"; read at creation */
     const simtrace_allocator *allocator; /* NULL: malloc */
     uint32_t level;         /* 1..9, 0: 6.  With the default profile, the
-                               whole method (the programs' -1..-9): 1..3 the
+                               whole method (the programs' -1..-9): 1..5 the
                                fast encoder (more zstd effort each, one
-                               decoder), 4..6 cm2, 7 and 8 mix (one and two
-                               more contexts), 9 best; the second stage's level for
+                               decoder), 6 cmx (cm2 with the transform of
+                               recent values), 7..9 mix (one,
+                               two and three more contexts, with the
+                               transform); the second stage's level for
                                what the method codes generically.  With
                                another profile or an encoder named, that
                                encoder's level: its second stage's, or fast's

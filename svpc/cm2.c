@@ -54,6 +54,11 @@
  * count read at run time: MIX_EXTRA()).  With EXTRA 0 every one of
  * these additions folds away, so cm2's bytes are the same as they were
  * without them.
+ *
+ * Every instance also takes the transform of recent data values (6.9.1,
+ * s->xf, a run-time flag: its cost when off is one predictable branch per
+ * data miss): cmx (13, -6) is cm2 with it, and mix (12) sets it in its
+ * parameter byte (-7..-9).
  */
 #include "cm2.h"
 
@@ -65,6 +70,70 @@
 #include "fields.h"
 #include "mix.h"
 #include "rc.h"
+
+/* The transform of recent data values (6.9.1).  Hash functions (md5, sha1,
+ * sha256) rotate and add their state words and spill them to the stack:
+ * the value a 4-byte load reads back is often a rotation of one of the
+ * last few entries' data values, or the sum of two of them, and the
+ * same one each time at an ip.  Candidate c < XF_NROT is the j-th last
+ * entry's value (j = c / 31, 0 the previous entry's) rotated left by
+ * c % 31 + 1 bits; c >= XF_NROT the sum of the j-th and k-th last
+ * (j < k, in the order (0,1), (0,2) .. (0,11), (1,2) ..).  Each ip line
+ * keeps the candidate that last gave its value (XF, 2^16 lines of 16
+ * bits: 128 KiB, reset per frame).  12 values back, rotations and
+ * pairwise sums: the sources the prototype's analysis of grub_work's
+ * data misses chose (branch grubval, scripts/grubval/candidates.py and
+ * xform_estimate.py). */
+#define XF_K 12
+#define XF_NROT (XF_K * 31)
+#define XF_N (XF_NROT + XF_K * (XF_K - 1) / 2) /* 438 candidates: 9 bits */
+#define XF_CAND_MASK 1023u                    /* per ip line: bits 0..9 1 + the candidate (0: none) */
+#define XF_HIST_SHIFT 12                      /* bits 12..14: its last 3 flags */
+_Static_assert(XF_N < XF_CAND_MASK, "a candidate and 1 fit in the line's 10 bits");
+
+/* The value of candidate c over the last XF_K entries' data values h[]
+ * (h[(hn - 1 - j) % XF_K] the j-th last; hn >= XF_K). */
+static uint32_t xf_apply(const uint32_t *h, unsigned hn, unsigned c)
+{
+    if (c < XF_NROT) {
+        const uint32_t y = h[(hn - 1 - c / 31) % XF_K];
+        const unsigned r = c % 31 + 1;
+        return (y << r) | (y >> (32 - r));
+    }
+    c -= XF_NROT;
+    unsigned a = 0;
+    while (c >= XF_K - 1 - a)
+        c -= XF_K - 1 - a++;
+    return h[(hn - 1 - a) % XF_K] + h[(hn - 1 - (a + 1 + c)) % XF_K];
+}
+
+/* The first candidate whose value is x, XF_N if none.  A rotation of 0,
+ * of ~0 or of x itself is no candidate: those say nothing of a rotation
+ * (0 and ~0 are their own rotations, and x is the recent values'). */
+static unsigned xf_find(const uint32_t *h, unsigned hn, uint32_t x)
+{
+    uint32_t r[XF_K];
+    for (unsigned j = 0; j < XF_K; j++)
+        r[j] = h[(hn - 1 - j) % XF_K];
+    const int px = __builtin_popcount(x);
+    for (unsigned j = 0; j < XF_K; j++) {
+        uint32_t y = r[j];
+        /* a rotation keeps the count of ones: most values are out at once */
+        if (y == x || !y || y == UINT32_MAX || __builtin_popcount(y) != px)
+            continue;
+        for (unsigned k = 1; k < 32; k++) {
+            y = (y << 1) | (y >> 31);
+            if (y == x)
+                return j * 31 + k - 1;
+        }
+    }
+    unsigned c = XF_NROT;
+    for (unsigned a = 0; a < XF_K; a++)
+        for (unsigned b = a + 1; b < XF_K; b++, c++)
+            if (r[a] + r[b] == x)
+                return c;
+    return XF_N;
+}
 
 /* Match models: the ring of a kind's misses, and per hashed context of its
  * last K misses the index (plus 1; 0: none) of the miss that followed. */
@@ -147,6 +216,7 @@ typedef struct {
     rc_prob dlo1[256][256];            /* lower lane [the byte before it] byte tree */
     rc_prob dlo2[CM2_O2_CTX][256];     /* lower lane [hash of the two bytes before it] byte tree */
     rc_prob dlor[256][256];            /* lower lane [the reference's byte] byte tree */
+    rc_prob xflag[8];                  /* the ip's transform gives the value (6.9.1): [its last 3 flags] */
 } cm2_probs;
 
 typedef struct cm2_model {
@@ -158,6 +228,7 @@ typedef struct cm2_model {
     int16_t stretch[4096];          /* stretch(q) for a 12-bit probability q: squash's inverse */
     uint16_t rawcost[1u << KEY_BITS]; /* the average cost of a lane byte at an ip line, 1/256 bits */
     uint8_t rawn[1u << KEY_BITS];     /* raw bytes since the last probe, at an ip line */
+    uint16_t xform[1u << KEY_BITS];   /* the transform (6.9.1) at an ip line: XF_CAND_MASK, XF_HIST_SHIFT */
     cm2_mtab mm[MM_COUNT];
     cm_expect x; /* what happened last time at each key, as in cm (6.4.4) */
 } cm2_model;
@@ -217,6 +288,7 @@ static st_error cm2_model_ready(cm2_model **mp, size_t size)
             memset(m->mm[k].hash[o], 0, sizeof m->mm[k].hash[o]);
     memset(m->rawcost, 0, sizeof m->rawcost);
     memset(m->rawn, 0, sizeof m->rawn);
+    memset(m->xform, 0, sizeof m->xform);
     cm_expect_reset(&m->x);
     return ST_OK;
 }
@@ -361,6 +433,10 @@ typedef struct {
     uint64_t dprev[16];  /* the last data miss of each (hashed) upper half */
     uint32_t tl;         /* the key line of this entry's ip */
     uint16_t dctx[16];   /* and its last two lower lanes, in memory order (the later lower) */
+    /* the transform (6.9.1) */
+    unsigned xf;             /* on (cmx, mix with its bit 2) */
+    uint32_t dhist[XF_K];    /* the last XF_K entries' data values (lower 32 bits), dhist[dhn % XF_K] the next */
+    uint32_t dhn;            /* entries so far */
     /* best and mix (EXTRA > 0) only */
     cm2_best *xb;        /* its tables; NULL in cm2 */
     uint32_t kl2;        /* the key line of the ip before the previous */
@@ -639,7 +715,8 @@ ST_INLINE uint64_t cm2_lanes(cm2_io *io, const int ENC, const int EXTRA, cm2_mod
     return x;
 }
 
-/* A data miss: the match model, then the lanes. */
+/* A data miss: the match model, the transform (6.9.1), recent values,
+ * then the lanes; the first of them that has the value codes it. */
 ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, const int EXTRA, cm2_model *m, cm2_state *s, const unsigned W,
                                     uint64_t ref, uint64_t *v)
 {
@@ -648,7 +725,28 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, const int EXTRA, 
     uint64_t mv = 0;
     const unsigned hit = cm2_match_code(io, ENC, m, s, MM_DATA, &x, &mv, &proposed);
     unsigned bad = 0;
-    if (!hit) {
+    /* the transform: 4-byte values of 8-byte entries (the reference's
+     * upper half, 6.9), once XF_K entries are known */
+    const unsigned xfuse = s->xf && W == 8 && (ref >> 32) == 4 && s->dhn >= XF_K;
+    unsigned xprop = 0, xhit = 0;
+    uint64_t xpred = 0;
+    if (xfuse && !hit) {
+        uint16_t *xl = &m->xform[s->tl];
+        if (*xl & XF_CAND_MASK) {
+            xprop = 1;
+            xpred = (ref & ~UINT64_C(0xFFFFFFFF)) | xf_apply(s->dhist, s->dhn, (*xl & XF_CAND_MASK) - 1);
+            const unsigned fh = (*xl >> XF_HIST_SHIFT) & 7u;
+            xhit = CM2_BIT(ENC, io, &m->pr.xflag[fh], x == xpred);
+            *xl = (uint16_t)((*xl & XF_CAND_MASK) | ((fh << 1 | xhit) & 7u) << XF_HIST_SHIFT);
+            if (xhit) {
+                /* one coding per value: the match model's proposal is its */
+                if (!ENC && proposed && xpred == mv)
+                    return "data miss coded as the transform's, but is the match model's";
+                x = xpred;
+            }
+        }
+    }
+    if (!hit && !xhit) {
         /* among the last data misses (the match model's ring)?  Byte
          * accesses (by the reference's upper half) have their own
          * contexts: their values are a small alphabet the lanes code well */
@@ -682,6 +780,16 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, const int EXTRA, 
                               : "recent value coded by its lanes";
             if (proposed && x == mv)
                 return "data miss coded as not the match model's, but is";
+            if (xprop && x == xpred)
+                return "data miss coded as not the transform's, but is";
+        }
+        /* the candidate that gives this value, for the ip's next */
+        if (xfuse && (x >> 32) == 4) {
+            const unsigned c = xf_find(s->dhist, s->dhn, (uint32_t)x);
+            if (c < XF_N) {
+                uint16_t *xl = &m->xform[s->tl];
+                *xl = (uint16_t)((*xl & ~XF_CAND_MASK) | (c + 1));
+            }
         }
     }
     if (bad)
@@ -908,20 +1016,23 @@ ST_INLINE st_error cm2_entry(vpc_set *sets, cm2_model *m, cm2_io *io, const int 
     s->idbits = e.idbits;
     memcpy(s->prev, v, sizeof s->prev);
     s->kl = tl;
+    if (s->xf)
+        s->dhist[s->dhn++ % XF_K] = (uint32_t)v[F_DATA];
     return ST_OK;
 }
 
-static void cm2_state_init(cm2_state *s, cm2_best *xb)
+static void cm2_state_init(cm2_state *s, cm2_best *xb, unsigned xf)
 {
     memset(s, 0, sizeof *s);
     s->xb = xb;
+    s->xf = xf;
     s->kl = vpc_key_line(0, KEY_BITS);
 }
 
 /* ---- frames: per-type instances ---------------------------------------------- */
 
-ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int ENC, const int EXTRA, st_entry_type t,
-                            const uint8_t *raw, size_t *n, const svpc_source *src, st_buf *out, uint64_t *cost,
+ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int ENC, const int EXTRA, unsigned xf,
+                            st_entry_type t, const uint8_t *raw, size_t *n, const svpc_source *src, st_buf *out, uint64_t *cost,
                             svpc_pred_stats *acc)
 {
     const size_t esz = st_entry_size(t);
@@ -931,7 +1042,7 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
     io.cat = 0;
     io.acc = acc;
     cm2_state s;
-    cm2_state_init(&s, xb);
+    cm2_state_init(&s, xb, xf);
     st_diag d;
     memset(&d, 0, sizeof d);
     /* entries fed as they arrive (src) are asked for only when those
@@ -948,14 +1059,14 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
     return rc_enc_finish(&io.e);
 }
 
-ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int EXTRA, st_entry_type t,
+ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int EXTRA, unsigned xf, st_entry_type t,
                             const uint8_t *payload, size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
     const size_t esz = st_entry_size(t);
     cm2_io io;
     rc_dec_init(&io.d, payload, len);
     cm2_state s;
-    cm2_state_init(&s, xb);
+    cm2_state_init(&s, xb, xf);
     for (size_t i = 0; i < stop; i++) {
         uint64_t v[F_COUNT] = {0, 0, 0, 0, 0};
         RETURN_IF_ERROR(cm2_entry(sets, m, &io, CM2_DECODE, EXTRA, t, &s, v, i, d));
@@ -1004,15 +1115,15 @@ static st_error cm2_ready(svpc_ctx *c, svpc_encoder id, const int EXTRA, cm2_mod
 
 #define CM2_TYPES(X) X(ST_TYPE_D64) X(ST_TYPE_D32) X(ST_TYPE_M64) X(ST_TYPE_M32)
 #define AS_CASE_ENC(T) \
-    case T: e = encode_T(c->set, m, xb, CM2_ENCODE, EXTRA, T, raw, n, src, out, NULL, NULL); break;
+    case T: e = encode_T(c->set, m, xb, CM2_ENCODE, EXTRA, xf, T, raw, n, src, out, NULL, NULL); break;
 #define AS_CASE_ACCOUNT(T) \
-    case T: e = encode_T(c->set, m, NULL, CM2_ACCOUNT, 0, T, raw, &n, NULL, &c->buf[0], cost, acc); break;
+    case T: e = encode_T(c->set, m, NULL, CM2_ACCOUNT, 0, xf, T, raw, &n, NULL, &c->buf[0], cost, acc); break;
 #define AS_CASE_DEC(T) \
-    case T: return decode_T(c->set, m, xb, EXTRA, T, payload, len, n, stop, raw, d);
+    case T: return decode_T(c->set, m, xb, EXTRA, xf, T, payload, len, n, stop, raw, d);
 
 /* The codec's encode and decode, for cm2 (EXTRA 0), mix (1, 2) and best
- * (3), encoder id. */
-ST_INLINE st_error encode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, st_entry_type t, const uint8_t *raw,
+ * (3), encoder id, with the transform (6.9.1) if xf. */
+ST_INLINE st_error encode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, unsigned xf, st_entry_type t, const uint8_t *raw,
                             const svpc_source *src, size_t *n, st_buf *out)
 {
     cm2_model *m;
@@ -1029,7 +1140,7 @@ ST_INLINE st_error encode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, st_en
     return e;
 }
 
-ST_INLINE st_error decode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, st_entry_type t, const uint8_t *payload,
+ST_INLINE st_error decode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, unsigned xf, st_entry_type t, const uint8_t *payload,
                             size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
     cm2_model *m;
@@ -1043,9 +1154,21 @@ ST_INLINE st_error decode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, st_en
     }
 }
 
-/* mix's hashed contexts for a level (svpc_method(), svpc.h): -7 one, -8
- * two; with -e mix, levels up to 7 one and 8, 9 two. */
-static const uint8_t mix_extra_of_level[10] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 2};
+/* mix's parameter byte (6.11.1): bits 0..1 the count m of best's contexts
+ * mixed, bit 2 the transform (6.9.1).  m = 3 with the transform is -9;
+ * m = 3 without it is best (11), so it is refused: one coding per value. */
+#define MIX_PARAM_M 3u
+#define MIX_PARAM_XF 4u
+static int mix_param_ok(unsigned b)
+{
+    const unsigned mc = b & MIX_PARAM_M;
+    return !(b & ~(MIX_PARAM_M | MIX_PARAM_XF)) && mc != 0 && (mc < 3 || (b & MIX_PARAM_XF));
+}
+
+/* mix's parameter byte for a level (svpc_method(), svpc.h): -7 one
+ * context, -8 two, -9 three, each with the transform; with -e mix, levels
+ * up to 7 one. */
+static const uint8_t mix_param_of_level[10] = {5, 5, 5, 5, 5, 5, 5, 5, 6, 7};
 
 /* mix's count of contexts x (1 or 2) as the template's EXTRA.  Both
  * counts share one instance, with EXTRA a run-time value: an instance
@@ -1053,57 +1176,105 @@ static const uint8_t mix_extra_of_level[10] = {1, 1, 1, 1, 1, 1, 1, 1, 2, 2};
  * one), and reading was not measurably faster for it.  Written
  * 1 + (x == 2), EXTRA is known to be 1 or 2, so
  * the compiler may still drop cm2's own paths (!EXTRA) from that
- * instance; cm2's and best's instances keep their constants. */
+ * instance; cm2's and best's instances keep their constants.  Three
+ * contexts (-9) are best's instance (best_enc(), best_dec()), with its
+ * speed. */
 #define MIX_EXTRA(x) (1 + ((x) == 2))
+
+/* best's instance (EXTRA 3), for best (11) and mix with three contexts:
+ * one copy of the template, called from both */
+static st_error best_enc(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *raw,
+                         const svpc_source *src, size_t *n, st_buf *out)
+{
+    return encode_B(c, id, BEST_NM - 1, xf, t, raw, src, n, out);
+}
+static st_error best_dec(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *payload, size_t len,
+                         size_t n, size_t stop, uint8_t *raw, st_diag *d)
+{
+    return decode_B(c, id, BEST_NM - 1, xf, t, payload, len, n, stop, raw, d);
+}
+/* cm2's instance (EXTRA 0), for cm2 (6) and cmx (13) */
+static st_error cm2_enc(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *raw,
+                        const svpc_source *src, size_t *n, st_buf *out)
+{
+    return encode_B(c, id, 0, xf, t, raw, src, n, out);
+}
+static st_error cm2_dec(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *payload, size_t len,
+                        size_t n, size_t stop, uint8_t *raw, st_diag *d)
+{
+    return decode_B(c, id, 0, xf, t, payload, len, n, stop, raw, d);
+}
 
 /* (no second stage: p's stage and level are not used) */
 static st_error cm2_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                            const svpc_source *src, size_t *n, st_buf *out)
 {
     (void)p;
-    return encode_B(c, SVPC_ENC_CM2, 0, t, raw, src, n, out);
+    return cm2_enc(c, SVPC_ENC_CM2, 0, t, raw, src, n, out);
+}
+static st_error cmx_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
+                            const svpc_source *src, size_t *n, st_buf *out)
+{
+    (void)p;
+    return cm2_enc(c, SVPC_ENC_CMX, 1, t, raw, src, n, out);
 }
 static st_error best_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                             const svpc_source *src, size_t *n, st_buf *out)
 {
     (void)p;
-    return encode_B(c, SVPC_ENC_BEST, BEST_NM - 1, t, raw, src, n, out);
+    return best_enc(c, SVPC_ENC_BEST, 0, t, raw, src, n, out);
 }
-/* mix's payload: a byte, how many hashed contexts (the level's), then the
- * range coder's output (6.11.1) */
+/* mix's payload: its parameter byte (the level's), then the range
+ * coder's output (6.11.1) */
 static st_error mix_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                            const svpc_source *src, size_t *n, st_buf *out)
 {
-    const unsigned extra = mix_extra_of_level[p->level];
-    RETURN_IF_ERROR(st_buf_append(out, &(uint8_t){(uint8_t)extra}, 1));
-    return encode_B(c, SVPC_ENC_MIX, MIX_EXTRA(extra), t, raw, src, n, out);
+    const unsigned b = mix_param_of_level[p->level], mc = b & MIX_PARAM_M, xf = (b & MIX_PARAM_XF) != 0;
+    RETURN_IF_ERROR(st_buf_append(out, &(uint8_t){(uint8_t)b}, 1));
+    if (mc == 3)
+        return best_enc(c, SVPC_ENC_MIX, xf, t, raw, src, n, out);
+    return encode_B(c, SVPC_ENC_MIX, MIX_EXTRA(mc), xf, t, raw, src, n, out);
 }
 static st_error cm2_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
-    return decode_B(c, SVPC_ENC_CM2, 0, t, payload, len, n, stop, raw, d);
+    return cm2_dec(c, SVPC_ENC_CM2, 0, t, payload, len, n, stop, raw, d);
+}
+static st_error cmx_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+                            uint8_t *raw, st_diag *d)
+{
+    return cm2_dec(c, SVPC_ENC_CMX, 1, t, payload, len, n, stop, raw, d);
 }
 static st_error best_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                             uint8_t *raw, st_diag *d)
 {
-    return decode_B(c, SVPC_ENC_BEST, BEST_NM - 1, t, payload, len, n, stop, raw, d);
+    return best_dec(c, SVPC_ENC_BEST, 0, t, payload, len, n, stop, raw, d);
 }
 static st_error mix_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
     if (len < 1)
-        return st_diag_set(d, ST_E_CORRUPT, "mix payload without its count of contexts");
-    if (payload[0] != 1 && payload[0] != 2)
-        return st_diag_set(d, ST_E_CORRUPT, "mix payload's count of contexts is %u, not 1 or 2", payload[0]);
-    return decode_B(c, SVPC_ENC_MIX, MIX_EXTRA(payload[0]), t, payload + 1, len - 1, n, stop, raw, d);
+        return st_diag_set(d, ST_E_CORRUPT, "mix payload without its parameter byte");
+    const unsigned b = payload[0], mc = b & MIX_PARAM_M, xf = (b & MIX_PARAM_XF) != 0;
+    if (!mix_param_ok(b))
+        return st_diag_set(d, ST_E_CORRUPT,
+                           "mix payload's parameter byte is 0x%02x: not 1, 2, 5, 6 or 7 (count of contexts 1..3, "
+                           "bit 2 the transform; 3 contexts only with it)",
+                           b);
+    if (mc == 3)
+        return best_dec(c, SVPC_ENC_MIX, xf, t, payload + 1, len - 1, n, stop, raw, d);
+    return decode_B(c, SVPC_ENC_MIX, MIX_EXTRA(mc), xf, t, payload + 1, len - 1, n, stop, raw, d);
 }
 
-st_error cm2_account(svpc_ctx *c, st_entry_type t, const uint8_t *raw, size_t n, uint64_t cost[CM2_COST_CATS],
-                     svpc_pred_stats *acc, size_t *payload_bytes)
+st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
+                     uint64_t cost[CM2_COST_CATS], svpc_pred_stats *acc, size_t *payload_bytes)
 {
+    if (!cm2_accounts(enc))
+        return ST_E_USAGE;
+    const unsigned xf = enc == SVPC_ENC_CMX;
     cm2_model *m;
     cm2_best *xb;
-    RETURN_IF_ERROR(cm2_ready(c, SVPC_ENC_CM2, 0, &m, &xb));
+    RETURN_IF_ERROR(cm2_ready(c, enc, 0, &m, &xb));
     c->buf[0].len = 0;
     st_error e = ST_E_USAGE;
     switch (t) {
@@ -1119,5 +1290,6 @@ static size_t cm2_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(cm2_m
 static size_t best_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(best_model); }
 
 const svpc_codec svpc_codec_cm2 = {SVPC_ENC_CM2, "cm2", cm2_supports, cm2_memory, 1, cm2_encode, cm2_decode, NULL};
+const svpc_codec svpc_codec_cmx = {SVPC_ENC_CMX, "cmx", cm2_supports, cm2_memory, 1, cmx_encode, cmx_decode, NULL};
 const svpc_codec svpc_codec_best = {SVPC_ENC_BEST, "best", cm2_supports, best_memory, 1, best_encode, best_decode, NULL};
 const svpc_codec svpc_codec_mix = {SVPC_ENC_MIX, "mix", cm2_supports, best_memory, 1, mix_encode, mix_decode, NULL};

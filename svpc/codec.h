@@ -60,6 +60,7 @@ extern const svpc_codec svpc_codec_drmemtrace;
 extern const svpc_codec svpc_codec_champsim;
 extern const svpc_codec svpc_codec_best;
 extern const svpc_codec svpc_codec_mix;
+extern const svpc_codec svpc_codec_cmx;
 
 /* The predictor sets of family fam, fresh for a new frame. */
 static inline st_error svpc_sets_ready(svpc_ctx *c, int fam) { return field_sets_ready(c->set, &c->sets_fam, fam); }

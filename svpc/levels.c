@@ -16,6 +16,7 @@ static const unsigned encoder_ignores[SVPC_ENC_LAST + 1] = {
     [SVPC_ENC_FAST] = SVPC_IGNORES_STAGE,
     [SVPC_ENC_BEST] = SVPC_IGNORES_STAGE | SVPC_IGNORES_LEVEL,
     [SVPC_ENC_MIX] = SVPC_IGNORES_STAGE,
+    [SVPC_ENC_CMX] = SVPC_IGNORES_STAGE | SVPC_IGNORES_LEVEL,
 };
 
 unsigned svpc_encoder_ignores(svpc_encoder enc) { return (unsigned)enc <= SVPC_ENC_LAST ? encoder_ignores[enc] : 0; }

@@ -47,7 +47,7 @@
  *                         of a shared context and the source's own line;
  *                         extended-data misses range-coded against the
  *                         nearest of four references (SIMTRACE.md 6.8).
- *   SVPC_ENC_CM2     (6)  the default for memory types (container 1.4): cm's
+ *   SVPC_ENC_CM2     (6)  -e cm2 (container 1.4; the default before cmx): cm's
  *                         predictors and id contexts, with every miss coded
  *                         by the range coder through models of its own
  *                         (match models of the ip, address and data misses,
@@ -73,17 +73,25 @@
  *                         ids and misses range coded (SIMTRACE.md 6.12).
  *                         One template in svpc/champsim.c encodes and
  *                         decodes.
- *   SVPC_ENC_BEST   (11)  the smallest, for -9 (container 1.5): cm2's
+ *   SVPC_ENC_BEST   (11)  -e best (container 1.5): cm2's
  *                         template with each id flag, id tree, residual
  *                         byte and lower data lane also coded in three more
  *                         contexts (longer histories per ip line and
  *                         overall, the last two ip lines), mixed
  *                         (SIMTRACE.md 6.11); slower to read and write.
- *   SVPC_ENC_MIX    (12)  -7 and -8 (container 1.5): best's template with
- *                         only the first one (-7) or two (-8) of its three
- *                         contexts mixed, the count in the payload's first
- *                         byte (SIMTRACE.md 6.11.1); between cm2 and best
- *                         in size and in speed.
+ *   SVPC_ENC_MIX    (12)  -7, -8 and -9 (container 1.5): best's template
+ *                         with the first one (-7), two (-8) or all three
+ *                         (-9) of its contexts mixed, and cmx's transform,
+ *                         both in the payload's first byte (SIMTRACE.md
+ *                         6.11.1); -7 and -8 between cmx and best in size
+ *                         and in speed, -9 the smallest.
+ *   SVPC_ENC_CMX   (13)  the default, -6 (container 1.5): cm2 with the
+ *                         transform of recent data values (a 4-byte data
+ *                         miss as a rotation of one of the last 12
+ *                         entries' values or the sum of two, the choice
+ *                         learned per ip: hash states, SIMTRACE.md 6.9.1);
+ *                         the payload is cm2's form, and on traces without
+ *                         values the same bytes.
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.
@@ -118,13 +126,16 @@ typedef enum {
     SVPC_ENC_DRMEMTRACE = 10, /* DynamoRIO drmemtrace entries only (SIMTRACE.md 6.14) */
     SVPC_ENC_BEST = 11,
     SVPC_ENC_MIX = 12,
-    SVPC_ENC_LAST = SVPC_ENC_MIX,
+    SVPC_ENC_CMX = 13,
+    SVPC_ENC_LAST = SVPC_ENC_CMX,
 } svpc_encoder;
 
-/* The writers' encoder for memory types when none is asked for: smaller
- * than cm on every trace of the corpus and 2-4x faster to write values,
- * about 15% slower to read (doc/DESIGN.md, The method). */
-#define SVPC_ENC_DEFAULT SVPC_ENC_CM2
+/* The writers' encoder for memory types when none is asked for: cmx,
+ * cm2 with the transform of recent values (0.86-0.90 of cm2's size on
+ * traces with hash states, in about its time; SIMTRACE.md 6.9.1); cm2 is
+ * smaller than cm on every trace of the corpus and 2-4x faster to write
+ * values, about 15% slower to read (doc/DESIGN.md, The method). */
+#define SVPC_ENC_DEFAULT SVPC_ENC_CMX
 
 typedef struct {
     svpc_encoder encoder;
@@ -162,14 +173,15 @@ size_t svpc_ctx_memory_max(void);
 int svpc_encoder_supports(svpc_encoder enc, st_entry_type t);
 
 /* What an encoder codes without (svpc_encoder_ignores(), svpc/levels.c):
- * cm2 and best have neither a second stage nor a level, fast its own
+ * cm2, cmx and best have neither a second stage nor a level, fast its own
  * coder, whose effort is the level, and mix its count of contexts, which
- * the level sets; the others pass both to their second stage. */
+ * the level sets with the transform; the others pass both to their
+ * second stage. */
 #define SVPC_IGNORES_STAGE 1u
 #define SVPC_IGNORES_LEVEL 2u
 unsigned svpc_encoder_ignores(svpc_encoder enc);
 
-/* The level written without one: cm2, the default. */
+/* The level written without one: cmx, the default. */
 #define SVPC_LEVEL_DEFAULT 6
 
 /*
@@ -181,15 +193,16 @@ unsigned svpc_encoder_ignores(svpc_encoder enc);
  * encoder does not code.  The one table of levels is here: -1..-5 the
  * fast encoder, more zstd effort each (one decoder reads them all, at one
  * speed: -4 and -5 are 1-7% smaller than -3, and take about half and four
- * fifths of -6's time to write); -6 cm2, the default (the level is then the second stage's for the
- * streams other encoders code); -7 and -8 mix, with one and two of best's
- * contexts; -9 best, the smallest.
+ * fifths of -6's time to write); -6 cmx, the default (the level is then
+ * the second stage's for the streams other encoders code); -7, -8 and -9
+ * mix, with one, two and three of best's contexts and the transform, -9
+ * the smallest.
  */
 static inline svpc_params svpc_method(svpc_encoder enc, int stage_given, svpc_stage stage, int level)
 {
     static const svpc_encoder by_level[10] = {
-        SVPC_ENC_CM2,  SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_FAST,
-        SVPC_ENC_FAST, SVPC_ENC_CM2,  SVPC_ENC_MIX,  SVPC_ENC_MIX,  SVPC_ENC_BEST,
+        SVPC_ENC_CMX, SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_FAST, SVPC_ENC_FAST,
+        SVPC_ENC_FAST, SVPC_ENC_CMX, SVPC_ENC_MIX,  SVPC_ENC_MIX,  SVPC_ENC_MIX,
     };
     const int l = level >= 1 && level <= 9 ? level : enc == SVPC_ENC_FAST ? 1 : SVPC_LEVEL_DEFAULT;
     svpc_params p = {enc ? enc : by_level[l], stage_given ? stage : SVPC_STAGE_LZMA, l};

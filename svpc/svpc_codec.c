@@ -23,6 +23,7 @@ static const svpc_codec *const svpc_codecs[SVPC_ENC_LAST + 1] = {
     [SVPC_ENC_CHAMPSIM] = &svpc_codec_champsim,
     [SVPC_ENC_BEST] = &svpc_codec_best,
     [SVPC_ENC_MIX] = &svpc_codec_mix,
+    [SVPC_ENC_CMX] = &svpc_codec_cmx,
 };
 
 /* The descriptor of encoder e, or NULL. */

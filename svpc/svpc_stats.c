@@ -47,6 +47,8 @@ int svpc_stats_has_field(st_entry_type t, unsigned f)
     return f < F_DATA || (f == F_DATA && (t == ST_TYPE_D64 || t == ST_TYPE_D32));
 }
 
+int svpc_stats_splits(svpc_encoder enc) { return cm2_accounts(enc); }
+
 st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
                          svpc_pred_stats *acc, svpc_cost_stats *cost)
 {
@@ -54,14 +56,14 @@ st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, 
         return ST_E_USAGE;
     /* frames of paper and generic are shown what cm's predictors make of
      * them (paper's are cm's but for the data's address-keyed one) */
-    if (enc != SVPC_ENC_CM2) {
+    if (!svpc_stats_splits(enc)) {
         RETURN_IF_ERROR(cm_account(c->codec, t, raw, n, acc));
         acc->entries += n;
         return ST_OK;
     }
     uint64_t cat[CM2_COST_CATS] = {0};
     size_t bytes;
-    RETURN_IF_ERROR(cm2_account(c->codec, t, raw, n, cat, acc, &bytes));
+    RETURN_IF_ERROR(cm2_account(c->codec, enc, t, raw, n, cat, acc, &bytes));
     acc->entries += n;
     if (!cost)
         return ST_OK;

@@ -61,9 +61,14 @@ typedef struct {
     int64_t rounding;             /* payload bits less the costs: the coder's flush and rounding */
 } svpc_cost_stats;
 
+/* 1 if svpc_stats_frame() says where the bits of a frame of encoder enc
+ * go: cm2 and cmx (cm2_account()). */
+int svpc_stats_splits(svpc_encoder enc);
+
 /* Add the n entries at raw (one frame of a memory type, coded by encoder
  * enc) to *acc: what the frame's own encoder's predictors make of them
- * (cm2's for cm2 frames, cm's for the others); and for a cm2 frame,
+ * (cm2's for cm2 and cmx frames, cm's for the others); and for such a frame
+ * (svpc_stats_splits()),
  * unless cost is NULL, where its bits go to *cost.  One pass of the
  * frame's entries through the codec.  Returns ST_OK; ST_E_USAGE (not a
  * memory type); ST_E_NOMEM. */

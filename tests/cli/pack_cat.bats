@@ -522,7 +522,7 @@ check_entry_ranges() {
 
 @test "--append -e onto a stream of another encoder: the stream keeps its encoder, with a note once per stream (-q: none)" {
     slice_entries "$D/xzr.d64" 32 0 1000 >s.d64
-    # a stream of cm, which is not the default (cm2): what -e asks for
+    # a stream of cm, which is not the default (cmx): what -e asks for
     # now is neither its encoder nor the default
     ok_to x.sim "$SIMTRACE_PACK" -e cm s.d64
     run "$SIMTRACE_PACK" --allow-cycle-reset --append x.sim -e cm1 s.d64 s.d64 --stream new s.d64
@@ -546,7 +546,7 @@ check_entry_ranges() {
     ok_to l.sim "$SIMTRACE_PACK" --from lackey "$ROOT/testdata/good/sample.lackey"
     run "$SIMTRACE_PACK" --allow-cycle-reset --append l.sim -e generic --from lackey "$ROOT/testdata/good/sample.lackey"
     expect_status 0
-    expect_output_has "stream 'read' is encoded with cm2: the entries appended to it use cm2 too, not -e generic"
+    expect_output_has "stream 'read' is encoded with cmx: the entries appended to it use cmx too, not -e generic"
     run "$SIMTRACE_CAT" -t l.sim
     expect_status 0
 }

@@ -34,9 +34,9 @@ mixed() {
 # pairwise-covering subset: every (type, encoder), (encoder, stage) and
 # (type, stage) pair still occurs across the four types.
 STAGES=(lzma bzip2 zlib none)
-ENCODERS=(cm cm2 paper generic fast best mix)
+ENCODERS=(cm cm2 paper generic fast best mix cmx)
 # the encoders without a second stage: -s with them is refused
-declare -gA STAGELESS=([cm2]=1 [fast]=1 [best]=1 [mix]=1)
+declare -gA STAGELESS=([cm2]=1 [fast]=1 [best]=1 [mix]=1 [cmx]=1)
 # stage_of E S: "-s S", or nothing for an encoder without a second stage
 stage_of() {
     [[ ${STAGELESS[$1]:-} ]] || echo "-s $2"
@@ -109,7 +109,7 @@ matrix() {
         "$COMPRESS" -T2 --frame-size 100 "-$l" in >c2
         "$COMPRESS" -T1 --frame-size 100 "-$l" in >c3
         cmp c2 c3 || fail "-$l: -T1 and -T2 differ"
-        "$SIMTRACE_CAT" --stats c1 | grep -q "encoder $( ((l <= 5)) && echo fast || { ((l == 9)) && echo best || { ((l >= 7)) && echo mix || echo cm2; }; })" ||
+        "$SIMTRACE_CAT" --stats c1 | grep -q "encoder $( ((l <= 5)) && echo fast || { ((l >= 7)) && echo mix || echo cmx; })" ||
             fail "-$l: not the encoder of its level: $("$SIMTRACE_CAT" --stats c1 | head -1)"
         cp c1 "level$l"
     done
@@ -447,12 +447,20 @@ compat_entries() {
 }
 
 @test "mix containers (encoder 12, as svpc-compress -7 and -8 first wrote them) still decode to the same entries" {
-    # frames of 7000, one context (-7) and two (-8)
+    # frames of 7000, one context (-7) and two (-8), parameter bytes 1 and 2
     compat_entries encoder12-mix7.sim mix
     compat_entries encoder12-mix8.sim mix
 }
 
-@test "a mix frame whose count of contexts is not 1 or 2 is refused with a clear error, exit 1" {
+@test "mix containers with the transform (encoder 12 at -7, -8, -9 with parameter bytes 5, 6, 7) and cmx containers (encoder 13, -6) still decode to the same entries" {
+    # frames of 7000
+    compat_entries encoder12-mix7x.sim mix
+    compat_entries encoder12-mix8x.sim mix
+    compat_entries encoder12-mix9x.sim mix
+    compat_entries encoder13-cmx.sim cmx
+}
+
+@test "a mix frame whose parameter byte is not 1, 2, 5, 6 or 7 is refused with a clear error, exit 1" {
     real_d64 3000 in
     "$COMPRESS" -T1 -7 --frame-size 1000 -o c in
     # set_count FILE VALUE: the first data frame's count (the first byte of
@@ -472,15 +480,15 @@ struct.pack_into('<I', b, off + 92, zlib.crc32(bytes(b[off:off + 92])))
 sys.stdout.buffer.write(b)
 PY
     }
-    set_count c 1 >same
-    cmp c same || fail "the rewrite changed more than the count"
+    set_count c 5 >same
+    cmp c same || fail "the rewrite changed more than the parameter byte"
     local v
-    for v in 0 3 255; do
+    for v in 0 3 4 8 255; do
         set_count c "$v" >bad
         run "$DECOMPRESS" -o out bad
         expect_status 1
         expect_output_has "svpc-decompress: bad: frame 0 of stream 0 at byte offset"
-        expect_output_has "mix payload's count of contexts is $v, not 1 or 2"
+        expect_output_has "mix payload's parameter byte is $(printf 0x%02x "$v"): not 1, 2, 5, 6 or 7"
     done
 }
 
@@ -497,7 +505,7 @@ PY
 @test "options that would change nothing are refused (exit 2) and say why: -s or a level with cm2, -s with fast, a level with -s none" {
     real_d64 100 in
     local args
-    for args in "-s none" "-s bzip2 -9" "-e cm2 -s zlib" "-1 -s lzma" "-e fast -s zlib" "--fast -s none" "-7 -s lzma" "-e mix -s none"; do
+    for args in "-s none" "-s bzip2 -9" "-e cm2 -s zlib" "-e cmx -s bzip2" "-1 -s lzma" "-e fast -s zlib" "--fast -s none" "-7 -s lzma" "-e mix -s none"; do
         # shellcheck disable=SC2086
         run "$COMPRESS" $args -o out in
         expect_status 2
@@ -507,6 +515,9 @@ PY
     run "$COMPRESS" -e cm2 -9 -o out in
     expect_status 2
     [[ $output == "svpc-compress: encoder cm2: a level was asked for, and it takes none"* ]] || fail "$output"
+    run "$COMPRESS" -e cmx -6 -o out in
+    expect_status 2
+    [[ $output == "svpc-compress: encoder cmx: a level was asked for, and it takes none"* ]] || fail "$output"
     run "$COMPRESS" -e cm -s none -1 -o out in
     expect_status 2
     expect_output_has "svpc-compress: encoder cm: a level was asked for, and second stage none takes none"

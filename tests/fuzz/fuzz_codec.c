@@ -1,5 +1,6 @@
 /* The entry decoders on arbitrary payloads: byte 0 picks encoder (generic,
- * paper, cm1, cm, vpc, cm2; best when byte 0 % 7 is 6, mix when % 11 is 10) and type (d64, d32, m64, m32, vpc; always vpc
+ * paper, cm1, cm, vpc, cm2; best when byte 0 % 7 is 6, mix when % 11 is 10,
+ * cmx when % 13 is 12) and type (d64, d32, m64, m32, vpc; always vpc
  * for the vpc encoder; 0xF0 and above: drmemtrace entries and encoder), bytes 1..2 the entry count, the rest
  * is the payload. */
 #include <stdlib.h>
@@ -16,8 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     svpc_encoder enc = (svpc_encoder)(1 + data[0] % 6); /* generic, paper, cm1, cm, vpc, cm2 */
     if (data[0] % 7 == 6)
         enc = SVPC_ENC_BEST;
-    if (data[0] % 11 == 10) /* mix (12): payload byte 0 its count of contexts */
+    if (data[0] % 11 == 10) /* mix (12): payload byte 0 its parameter byte */
         enc = SVPC_ENC_MIX;
+    if (data[0] % 13 == 12) /* cmx (13): byte 0 12, 25.. */
+        enc = SVPC_ENC_CMX;
     if (data[0] >= 0xE0 && enc == SVPC_ENC_GENERIC) /* fast (7): byte 0 0xE4, 0xEA... */
         enc = SVPC_ENC_FAST;
     unsigned ti = (data[0] >> 2) % 5u;

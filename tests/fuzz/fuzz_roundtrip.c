@@ -1,7 +1,8 @@
 /* Round trip: the input as raw entries -> encode -> decode must be equal.
  * Byte 0 picks encoder, type and second stage (byte 0 mod 6: generic,
  * paper, cm1, cm, vpc on vpc pairs, or cm2; with bit 7, fast for generic
- * and mix for cm2). */
+ * and mix for cm2, at -7, -8 or -9 by bits 5..6; without bit 7 and with
+ * bit 6, cmx for cm2). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     svpc_params p = {(svpc_encoder)(1 + data[0] % 6), (svpc_stage)((data[0] >> 4) % 4), 1 + (data[0] >> 6)};
     if ((data[0] & 0x80) && p.encoder == SVPC_ENC_GENERIC) /* fast (7): byte 0 0x84, 0x8A... */
         p.encoder = SVPC_ENC_FAST;
-    if ((data[0] & 0x80) && p.encoder == SVPC_ENC_CM2) { /* mix (12) at -7 (byte 0 0x83, 0x89...), -8 (0xC5...) */
+    if ((data[0] & 0x80) && p.encoder == SVPC_ENC_CM2) { /* mix (12) at -7 (byte 0 0xC5), -8 (0x83), -9 (0xA1) */
         p.encoder = SVPC_ENC_MIX;
-        p.level = 5 + (data[0] >> 6);
+        p.level = 7 + (data[0] >> 5) % 3;
+    } else if ((data[0] & 0x40) && p.encoder == SVPC_ENC_CM2) { /* cmx (13): byte 0 0x41, 0x47.. */
+        p.encoder = SVPC_ENC_CMX;
     }
     st_entry_type t = p.encoder == SVPC_ENC_VPC ? ST_TYPE_VPC : (st_entry_type)(1 + (data[0] >> 2) % 4);
     size_t esz = st_entry_size(t), n = (size - 1) / esz;

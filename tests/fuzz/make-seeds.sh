@@ -36,15 +36,16 @@ for e in vpc cm; do
     done
 done
 cp "$root"/testdata/good/*.sim "$out/container/" 2>/dev/null || true
-# 131 (0x83) and 197 (0xC5): the round trip's mix (12) at -7 and -8
-for sel in 0 1 2 3 5 11 17 18 19 35 66 131 197; do
+# 197 (0xC5), 131 (0x83) and 161 (0xA1): the round trip's mix (12) at -7,
+# -8 and -9; 65 (0x41) its cmx (13), and 12 the codec's
+for sel in 0 1 2 3 5 11 12 17 18 19 35 65 66 131 161 197; do
     { printf "\\x$(printf %02x $sel)"; head -c 6400 "$raw"; } > "$out/roundtrip/r$sel"
     { printf "\\x$(printf %02x $sel)\\x10\\x00"; head -c 300 "$raw"; } > "$out/codec/c$sel"
 done
-# the codec's mix (byte 0 10 and 21), its payload's count of contexts 1, 2
-# and one refused
+# the codec's mix (byte 0 10 and 21), its payload's parameter byte 1, 2,
+# 5, 6, 7 and two refused (3: best's; 8)
 for sel in 10 21; do
-    for count in 1 2 7; do
+    for count in 1 2 3 5 6 7 8; do
         { printf "\\x$(printf %02x $sel)\\x10\\x00\\x0$count"; head -c 300 "$raw"; } > "$out/codec/c$sel-$count"
     done
 done

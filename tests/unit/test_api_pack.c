@@ -249,7 +249,7 @@ static void test_stream_coding(const char *a)
     int type = -1;
     const char *enc = NULL;
     CHECK(simtrace_writer_stream_coding(w, 0, &type, &enc) == SIMTRACE_OK && type == SIMTRACE_TYPE_D64 &&
-          strcmp(enc, "cm2") == 0);
+          strcmp(enc, "cmx") == 0);
     CHECK(simtrace_writer_stream_coding(w, fresh, &type, &enc) == SIMTRACE_OK && type == SIMTRACE_TYPE_D64 &&
           strcmp(enc, "cm1") == 0);
     CHECK(simtrace_writer_stream_coding(w, fresh, NULL, NULL) == SIMTRACE_OK);

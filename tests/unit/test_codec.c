@@ -84,7 +84,7 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
         CHECK(svpc_decode(c, enc, t, out.data, out.len, n - 1, dec, &d) != ST_OK ||
               enc == SVPC_ENC_CM || enc == SVPC_ENC_CM1 || enc == SVPC_ENC_VPC ||
               enc == SVPC_ENC_CM2 || enc == SVPC_ENC_BEST ||
-              enc == SVPC_ENC_MIX /* may decode n-1 entries then find bytes left */);
+              enc == SVPC_ENC_MIX || enc == SVPC_ENC_CMX /* may decode n-1 entries then find bytes left */);
         CHECK(svpc_decode(c, enc, t, out.data, out.len / 2, n, dec, &d) != ST_OK);
     }
     /* flip bytes: must terminate without memory errors (ASan checks) */
@@ -300,6 +300,17 @@ static void test_vpc_encoder(svpc_ctx *c)
     st_buf_free(&cm);
 }
 
+/* Store e as an entry of type t at p, cut to 32 bits for the 32-bit types. */
+static void store_entry(st_entry_type t, uint8_t *p, st_entry *e)
+{
+    if (t == ST_TYPE_D32 || t == ST_TYPE_M32) {
+        e->ip &= 0xFFFFFFFFu;
+        e->addr &= 0xFFFFFFFFu;
+        e->data &= 0xFFFFFFFFu;
+    }
+    st_entry_store(t, p, e);
+}
+
 /* Entries whose data exercise every path of cm2's data misses (6.9): byte
  * stores of text (lanes in memory order, the match model when the text is
  * copied again), word stores of text, values stored again a few misses
@@ -331,12 +342,7 @@ static uint8_t *make_cm2_entries(st_entry_type t, size_t n, unsigned long long s
         default: e.data = ((uint64_t)1 << 32) | (r < 10 ? 0x1234500u : ch);     /* bits above the size */
         }
         recent[i % 8] = e.data;
-        if (t == ST_TYPE_D32 || t == ST_TYPE_M32) {
-            e.ip &= 0xFFFFFFFFu;
-            e.addr &= 0xFFFFFFFFu;
-            e.data &= 0xFFFFFFFFu;
-        }
-        st_entry_store(t, raw + i * esz, &e);
+        store_entry(t, raw + i * esz, &e);
     }
     return raw;
 }
@@ -403,10 +409,107 @@ static void test_cm2(svpc_ctx *c, svpc_encoder enc, const char *name, size_t hea
     st_buf_free(&out);
 }
 
-/* mix (6.11.1): levels up to 7 mix one of best's contexts, 8 and 9 two,
- * the count in the payload's first byte; each count decodes, the two
- * differ from each other and from cm2's and best's bytes; a count other
- * than 1 or 2 is refused. */
+/* Entries of a hash function's rounds (6.9.1): four state words of 4
+ * bytes stored, then loaded back rotated, summed, or new, each load at an
+ * ip of its own; byte stores between them (values the transform does not
+ * take).  data0: the values all 0 instead (a trace without values). */
+static uint8_t *make_hash_entries(st_entry_type t, size_t n, unsigned long long seed, int data0)
+{
+    const size_t esz = st_entry_size(t);
+    uint8_t *raw = malloc(n * esz + 1);
+    unsigned long long s = seed;
+    uint32_t w[4] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u};
+    for (size_t i = 0; i < n; i++) {
+        const unsigned k = (unsigned)(i % 10);
+        uint32_t v;
+        if (k < 4) { /* store the state */
+            v = w[k] = (uint32_t)check_rand(&s);
+        } else if (k < 6) { /* rotated: by 5 and by 30 */
+            const uint32_t y = w[k - 4];
+            const unsigned r = k == 4 ? 5 : 30;
+            v = (y << r) | (y >> (32 - r));
+        } else if (k < 8) { /* summed */
+            v = w[k - 6] + w[k - 4];
+        } else {
+            v = (uint32_t)check_rand(&s) & 0xFFu;
+        }
+        st_entry e;
+        e.cycle = 100 + 3 * i;
+        e.meta16 = 0;
+        e.ip = 0x401000 + 0x10 * k;
+        e.addr = 0x7FFF0000 + 4 * (i % 64);
+        e.data = data0 ? 0 : ((uint64_t)(k < 8 ? 4 : 1) << 32) | v;
+        store_entry(t, raw + i * esz, &e);
+    }
+    return raw;
+}
+
+/* Encode n entries of type t at raw with encoder enc at level (ST_OK
+ * checked) into out, and check that they decode back. */
+static void encode_checked(svpc_ctx *c, svpc_encoder enc, int level, st_entry_type t, const uint8_t *raw, size_t n,
+                           st_buf *out)
+{
+    svpc_params p = {enc, SVPC_STAGE_LZMA, level};
+    st_buf_init(out, 0);
+    CHECK(svpc_encode(c, &p, t, raw, n, out) == ST_OK);
+    const size_t esz = st_entry_size(t);
+    uint8_t *dec = malloc(n * esz + 1);
+    memset(dec, 0xEE, n * esz);
+    st_diag d;
+    st_diag_clear(&d);
+    st_error r = svpc_decode(c, enc, t, out->data, out->len, n, dec, &d);
+    CHECK(r == ST_OK && memcmp(dec, raw, n * esz) == 0);
+    if (r != ST_OK)
+        fprintf(stderr, "  encoder %d level %d type %d: %s: %s\n", enc, level, t, st_error_name(r), d.detail);
+    free(dec);
+}
+
+/* The transform (6.9.1) in cmx (13) and mix (12): it finds the rotations
+ * and sums of a hash's state in d64 entries (the payload much smaller
+ * than cm2's and best's); it does nothing on the other types (no values,
+ * or 4-byte ones) nor on d64 entries without values (cm2's bytes, and
+ * best's for mix's three contexts). */
+static void test_xform(svpc_ctx *c)
+{
+    CHECK(svpc_encoder_ignores(SVPC_ENC_CMX) == (SVPC_IGNORES_STAGE | SVPC_IGNORES_LEVEL));
+    const size_t n = 20000;
+    const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_M64, ST_TYPE_D32, ST_TYPE_M32};
+    for (int ti = 0; ti < 4; ti++)
+        for (int data0 = 0; data0 < 2; data0++) {
+            const st_entry_type t = types[ti];
+            const int wide = t == ST_TYPE_D64; /* the m types have no values */
+            uint8_t *raw = make_hash_entries(t, n, 31 + ti, data0);
+            st_buf cm2, cmx, best, mix3, mix1;
+            encode_checked(c, SVPC_ENC_CM2, 6, t, raw, n, &cm2);
+            encode_checked(c, SVPC_ENC_CMX, 6, t, raw, n, &cmx);
+            encode_checked(c, SVPC_ENC_BEST, 6, t, raw, n, &best);
+            encode_checked(c, SVPC_ENC_MIX, 9, t, raw, n, &mix3);
+            encode_checked(c, SVPC_ENC_MIX, 7, t, raw, n, &mix1);
+            CHECK(mix3.len > 1 && mix3.data[0] == 7 && mix1.len > 1 && mix1.data[0] == 5);
+            const int same = !wide || data0;
+            const int same_cm2 = cmx.len == cm2.len && memcmp(cmx.data, cm2.data, cm2.len) == 0;
+            const int same_best = mix3.len == best.len + 1 && memcmp(mix3.data + 1, best.data, best.len) == 0;
+            CHECK(same_cm2 == same && same_best == same);
+            if (!same) {
+                /* four of ten values are the transform's: 4 bytes each to
+                 * cm2, a few bits to cmx */
+                CHECK(cmx.len * 10 < cm2.len * 8);
+                CHECK(mix3.len * 10 < best.len * 8);
+                CHECK(mix1.len * 10 < cm2.len * 8);
+            }
+            st_buf_free(&cm2);
+            st_buf_free(&cmx);
+            st_buf_free(&best);
+            st_buf_free(&mix3);
+            st_buf_free(&mix1);
+            free(raw);
+        }
+}
+
+/* mix (6.11.1): its parameter byte, levels up to 7 one of best's contexts,
+ * 8 two, 9 three, each with the transform; each decodes, each differs
+ * from the others and from cm2's and best's bytes; the old parameters 1
+ * and 2 (no transform) still decode; every other byte is refused. */
 static void test_mix(svpc_ctx *c)
 {
     CHECK(svpc_encoder_ignores(SVPC_ENC_MIX) == SVPC_IGNORES_STAGE);
@@ -418,43 +521,39 @@ static void test_mix(svpc_ctx *c)
         uint8_t *raw = make_cm2_entries(t, n, 21 + ti), *dec = malloc(n * esz + 1);
         st_buf by_level[10], cm2, best;
         for (int level = 1; level <= 9; level++) {
-            svpc_params p = {SVPC_ENC_MIX, SVPC_STAGE_LZMA, level};
-            st_buf_init(&by_level[level], 0);
-            CHECK(svpc_encode(c, &p, t, raw, n, &by_level[level]) == ST_OK);
-            CHECK(by_level[level].len > 1 && by_level[level].data[0] == (level >= 8 ? 2 : 1));
-            memset(dec, 0xEE, n * esz);
-            st_error r = svpc_decode(c, SVPC_ENC_MIX, t, by_level[level].data, by_level[level].len, n, dec, &d);
-            CHECK(r == ST_OK && memcmp(dec, raw, n * esz) == 0);
-            if (r != ST_OK)
-                fprintf(stderr, "  mix type %d level %d: %s: %s\n", t, level, st_error_name(r), d.detail);
+            encode_checked(c, SVPC_ENC_MIX, level, t, raw, n, &by_level[level]);
+            CHECK(by_level[level].len > 1 && by_level[level].data[0] == (level == 9 ? 7 : level == 8 ? 6 : 5));
         }
         const st_buf *one = &by_level[7], *two = &by_level[8];
-        for (int level = 1; level <= 9; level++) {
-            const st_buf *same = level >= 8 ? two : one;
+        for (int level = 1; level <= 8; level++) {
+            const st_buf *same = level == 8 ? two : one;
             CHECK(by_level[level].len == same->len && memcmp(by_level[level].data, same->data, same->len) == 0);
         }
-        CHECK(one->len != two->len || memcmp(one->data, two->data, one->len) != 0);
-        svpc_params pc = {SVPC_ENC_CM2, SVPC_STAGE_LZMA, 6}, pb = {SVPC_ENC_BEST, SVPC_STAGE_LZMA, 6};
-        st_buf_init(&cm2, 0);
-        st_buf_init(&best, 0);
-        CHECK(svpc_encode(c, &pc, t, raw, n, &cm2) == ST_OK && svpc_encode(c, &pb, t, raw, n, &best) == ST_OK);
-        /* mix's range coder output is neither cm2's nor best's */
+        CHECK(one->len != two->len || memcmp(one->data + 1, two->data + 1, one->len - 1) != 0);
+        CHECK(two->len != by_level[9].len || memcmp(two->data + 1, by_level[9].data + 1, two->len - 1) != 0);
+        encode_checked(c, SVPC_ENC_CM2, 6, t, raw, n, &cm2);
+        encode_checked(c, SVPC_ENC_BEST, 6, t, raw, n, &best);
+        /* mix's range coder output with one or two contexts is neither cm2's nor best's */
         for (const st_buf *m = one; m; m = m == one ? two : NULL) {
             CHECK(m->len - 1 != cm2.len || memcmp(m->data + 1, cm2.data, cm2.len) != 0);
             CHECK(m->len - 1 != best.len || memcmp(m->data + 1, best.data, best.len) != 0);
         }
-        /* counts 0, 3 and 255 are refused; 1 and 2 swapped decode
-         * without a memory error, to an error or to other entries */
+        /* bytes other than 1, 2, 5, 6, 7 are refused (3: best's; 4: no
+         * contexts; bits above 2); 1 for 5 and 2 for 6 decode without a
+         * memory error, to an error or, where no transform was coded, to
+         * the same entries */
         uint8_t *bad = malloc(one->len);
         memcpy(bad, one->data, one->len);
-        const uint8_t counts[] = {0, 3, 255};
-        for (int k = 0; k < 3; k++) {
-            bad[0] = counts[k];
+        const uint8_t params[] = {0, 3, 4, 8, 13, 255};
+        for (int k = 0; k < 6; k++) {
+            bad[0] = params[k];
             CHECK(svpc_decode(c, SVPC_ENC_MIX, t, bad, one->len, n, dec, &d) == ST_E_CORRUPT &&
-                  strstr(d.detail, "count of contexts") != NULL);
+                  strstr(d.detail, "parameter byte") != NULL);
         }
-        bad[0] = 2;
+        bad[0] = 6;
         CHECK(svpc_decode(c, SVPC_ENC_MIX, t, bad, one->len, n, dec, &d) != ST_OK || memcmp(dec, raw, n * esz) != 0);
+        bad[0] = 1;
+        svpc_decode(c, SVPC_ENC_MIX, t, bad, one->len, n, dec, &d);
         free(bad);
         for (int level = 1; level <= 9; level++)
             st_buf_free(&by_level[level]);
@@ -551,8 +650,8 @@ int main(void)
     CHECK(svpc_ctx_new(&c) == ST_OK);
     const st_entry_type types[] = {ST_TYPE_D64, ST_TYPE_D32, ST_TYPE_M64, ST_TYPE_M32};
     const svpc_encoder encs[] = {SVPC_ENC_CM, SVPC_ENC_CM1, SVPC_ENC_PAPER, SVPC_ENC_GENERIC, SVPC_ENC_CM2,
-                                 SVPC_ENC_FAST, SVPC_ENC_BEST, SVPC_ENC_MIX};
-    for (int ei = 0; ei < 8; ei++)
+                                 SVPC_ENC_FAST, SVPC_ENC_BEST, SVPC_ENC_MIX, SVPC_ENC_CMX};
+    for (int ei = 0; ei < 9; ei++)
         for (int ti = 0; ti < 4; ti++) {
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 0, 0);
             roundtrip(c, encs[ei], types[ti], SVPC_STAGE_LZMA, 1, 1);
@@ -577,7 +676,9 @@ int main(void)
     test_cm2(c, SVPC_ENC_CM2, "cm2", 0);
     test_cm2(c, SVPC_ENC_BEST, "best", 0);
     test_cm2(c, SVPC_ENC_MIX, "mix", 1);
+    test_cm2(c, SVPC_ENC_CMX, "cmx", 0);
     test_mix(c);
+    test_xform(c);
     test_fast(c);
     /* one context, alternating encoders: state must not leak between frames */
     roundtrip(c, SVPC_ENC_PAPER, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
@@ -595,6 +696,7 @@ int main(void)
     roundtrip(c, SVPC_ENC_CM2, ST_TYPE_M32, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_BEST, ST_TYPE_M32, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_MIX, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
+    roundtrip(c, SVPC_ENC_CMX, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_BEST, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     roundtrip(c, SVPC_ENC_CM, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
     /* bad parameters */
