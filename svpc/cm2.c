@@ -1213,7 +1213,7 @@ static st_error cm2_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, c
     return cm2_enc(c, SVPC_ENC_CM2, 0, t, raw, src, n, out);
 }
 static st_error cmx_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
-                            const svpc_source *src, size_t *n, st_buf *out)
+                           const svpc_source *src, size_t *n, st_buf *out)
 {
     (void)p;
     return cm2_enc(c, SVPC_ENC_CMX, 1, t, raw, src, n, out);
@@ -1241,7 +1241,7 @@ static st_error cm2_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload,
     return cm2_dec(c, SVPC_ENC_CM2, 0, t, payload, len, n, stop, raw, d);
 }
 static st_error cmx_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
-                            uint8_t *raw, st_diag *d)
+                           uint8_t *raw, st_diag *d)
 {
     return cm2_dec(c, SVPC_ENC_CMX, 1, t, payload, len, n, stop, raw, d);
 }
