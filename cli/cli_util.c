@@ -233,7 +233,7 @@ int cli_opt_stage(const char *arg, uint32_t *out)
 int cli_opt_encoder(const char *arg, int *profile)
 {
     if (simtrace_encoder_check(arg, profile) != SIMTRACE_OK) {
-        cli_msg("unknown encoder '%s' (use cm, cm2, cm1, paper, generic or vpc)", arg);
+        cli_msg("unknown encoder '%s' (use cmx, cm2, best, mix, fast, cm, cm1, paper, generic or vpc)", arg);
         return 0;
     }
     return 1;

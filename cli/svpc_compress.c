@@ -45,7 +45,7 @@ static void usage(FILE *f)
             "  -T, --threads=N       worker threads (default: online CPUs); output is\n"
             "                        identical for every N\n"
             "      --frame-size=N    entries per frame (default 1M, 256k with fast and\n"
-            "                        -1 .. -3; suffixes k M)\n"
+            "                        -1 .. -5; suffixes k M)\n"
             "      --stream=NAME     stream name (default \"trace\")\n"
             "      --timestamps      record wall-clock time per frame (output then\n"
             "                        differs between runs)\n"

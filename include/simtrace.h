@@ -258,8 +258,9 @@ typedef struct simtrace_write_params {
                                of other types); 0: lzma */
     const char *profile_name; /* NULL, or a profile by name: "default",
                                  "fast", "compat", or an encoder of the
-                                 programs' -e: "cm", "cm2", "cmx", "fast", "cm1",
-                                 "paper", "generic"; read at creation */
+                                 programs' -e: "cmx", "cm2", "best", "mix",
+                                 "fast", "cm", "cm1", "paper", "generic";
+                                 read at creation */
     const simtrace_allocator *allocator; /* NULL: malloc */
     uint32_t level;         /* 1..9, 0: 6.  With the default profile, the
                                whole method (the programs' -1..-9): 1..5 the
@@ -1293,9 +1294,9 @@ SIMTRACE_API simtrace_error simtrace_writer_end(simtrace_writer *w, int finish, 
  * often the id the context expected was right, and which ids were used.
  * Per stream: the sums of its frames, distinct cache lines and pages,
  * access sizes, whether it holds reads or writes (by its name), and where
- * its stored bits go (cm2 frames split by cm2's own coding costs; frames
- * of other encoders counted whole).  Frames of other encoders than cm2
- * are shown what cm's predictors make of them.  The figures come from
+ * its stored bits go (cm2 and cmx frames split by cm2's own coding
+ * costs; frames of other encoders counted whole).  Frames of other
+ * encoders than cm2 and cmx are shown what cm's predictors make of them.  The figures come from
  * decoding each memory frame and coding its entries again in a counting
  * mode, so they are the codec's by construction; other frames are not
  * decoded.
@@ -1380,10 +1381,10 @@ typedef struct simtrace_stream_stats {
      * add up to stored_bytes x 8 x the unit exactly.  bits_ids and
      * bits_misses per field, bits_all_flag (one flag: every field after
      * the ip as expected) and bits_rounding (the range coder's flush and
-     * rounding) are of the cm2 frames' payloads; bits_headers is their
-     * container bytes around the payloads; bits_other the frames of other
-     * encoders, whole (other_frames of them).  payload_bytes: of the cm2
-     * frames.  All 0 for types other than the memory types. */
+     * rounding) are of the cm2 and cmx frames' payloads; bits_headers is
+     * their container bytes around the payloads; bits_other the frames of
+     * other encoders, whole (other_frames of them).  payload_bytes: of the
+     * cm2 and cmx frames.  All 0 for types other than the memory types. */
     uint64_t bits_ids[SIMTRACE_STATS_FIELDS], bits_misses[SIMTRACE_STATS_FIELDS];
     uint64_t bits_all_flag;
     int64_t bits_headers, bits_rounding, bits_other;
