@@ -39,12 +39,13 @@
 static inline int cm2_accounts(svpc_encoder enc) { return enc == SVPC_ENC_CM2 || enc == SVPC_ENC_CMX; }
 
 /* enc's encoding (cm2 or cmx, cm2_accounts(); else ST_E_USAGE) of the n
- * entries of memory type t at raw, from fresh state in c, that adds to cost[] what each coded bit cost, -log2 of its
- * probability (exact integer arithmetic: the same figures on every
- * machine), by category, and to acc (unless NULL) the id each field used
- * (svpc_stats_frame()).  *payload_bytes is set to the size of the payload,
- * enc's byte for byte; its bits * CM2_COST_UNIT less the costs' sum is
- * the range coder's flush and rounding. */
+ * entries of memory type t at raw, from fresh state in c, that adds to
+ * cost[] what each coded bit cost, -log2 of its probability (exact
+ * integer arithmetic: the same figures on every machine), by category,
+ * and to acc (unless NULL) the id each field used (svpc_stats_frame()).
+ * *payload_bytes is set to the size of the payload, enc's byte for byte;
+ * its bits * CM2_COST_UNIT less the costs' sum is the range coder's
+ * flush and rounding. */
 st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
                      uint64_t cost[CM2_COST_CATS], svpc_pred_stats *acc, size_t *payload_bytes);
 

@@ -85,7 +85,7 @@
  *                         both in the payload's first byte (SIMTRACE.md
  *                         6.11.1); -7 and -8 between cmx and best in size
  *                         and in speed, -9 the smallest.
- *   SVPC_ENC_CMX   (13)  the default, -6 (container 1.5): cm2 with the
+ *   SVPC_ENC_CMX    (13)  the default, -6 (container 1.5): cm2 with the
  *                         transform of recent data values (a 4-byte data
  *                         miss as a rotation of one of the last 12
  *                         entries' values or the sum of two, the choice
