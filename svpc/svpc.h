@@ -132,7 +132,8 @@ typedef enum {
 
 /* The writers' encoder for memory types when none is asked for: cmx,
  * cm2 with the transform of recent values (0.86-0.90 of cm2's size on
- * traces with hash states, in about its time; SIMTRACE.md 6.9.1); cm2 is
+ * traces with hash states, in up to 1.2 times its time to read them;
+ * SIMTRACE.md 6.9.1); cm2 is
  * smaller than cm on every trace of the corpus and 2-4x faster to write
  * values, about 15% slower to read (doc/DESIGN.md, The method). */
 #define SVPC_ENC_DEFAULT SVPC_ENC_CMX
