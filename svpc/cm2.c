@@ -91,6 +91,12 @@
 #define XF_HIST_SHIFT 12                      /* bits 12..14: its last 3 flags */
 _Static_assert(XF_N < XF_CAND_MASK, "a candidate and 1 fit in the line's 10 bits");
 
+/* What the transform did in a frame: the candidates it proposed, and how
+ * many were right (cmx_encode()'s choice). */
+typedef struct {
+    uint32_t tries, hits;
+} cmx_tally;
+
 /* The value of candidate c over the last XF_K entries' data values h[]
  * (h[(hn - 1 - j) % XF_K] the j-th last; hn >= XF_K). */
 static uint32_t xf_apply(const uint32_t *h, unsigned hn, unsigned c)
@@ -437,6 +443,7 @@ typedef struct {
     unsigned xf;             /* on (cmx, mix with its bit 2) */
     uint32_t dhist[XF_K];    /* the last XF_K entries' data values (lower 32 bits), dhist[dhn % XF_K] the next */
     uint32_t dhn;            /* entries so far */
+    uint32_t xtries, xhits;  /* candidates proposed, and right (cmx's choice, cmx_encode()) */
     /* best and mix (EXTRA > 0) only */
     cm2_best *xb;        /* its tables; NULL in cm2 */
     uint32_t kl2;        /* the key line of the ip before the previous */
@@ -737,6 +744,8 @@ ST_INLINE const char *cm2_data_miss(cm2_io *io, const int ENC, const int EXTRA, 
             xpred = (ref & ~UINT64_C(0xFFFFFFFF)) | xf_apply(s->dhist, s->dhn, (*xl & XF_CAND_MASK) - 1);
             const unsigned fh = (*xl >> XF_HIST_SHIFT) & 7u;
             xhit = CM2_BIT(ENC, io, &m->pr.xflag[fh], x == xpred);
+            s->xtries++;
+            s->xhits += xhit;
             *xl = (uint16_t)((*xl & XF_CAND_MASK) | ((fh << 1 | xhit) & 7u) << XF_HIST_SHIFT);
             if (xhit) {
                 /* one coding per value: the match model's proposal is its */
@@ -1033,7 +1042,7 @@ static void cm2_state_init(cm2_state *s, cm2_best *xb, unsigned xf)
 
 ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int ENC, const int EXTRA, unsigned xf,
                             st_entry_type t, const uint8_t *raw, size_t *n, const svpc_source *src, st_buf *out, uint64_t *cost,
-                            svpc_pred_stats *acc)
+                            svpc_pred_stats *acc, cmx_tally *xt)
 {
     const size_t esz = st_entry_size(t);
     cm2_io io;
@@ -1056,15 +1065,18 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
     if (ready > SVPC_MAX_FRAME_ENTRIES)
         return ST_E_USAGE;
     *n = i;
+    if (xt)
+        *xt = (cmx_tally){s.xtries, s.xhits};
     return rc_enc_finish(&io.e);
 }
 
-ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int EXTRA, unsigned xf, st_entry_type t,
-                            const uint8_t *payload, size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
+ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int EXTRA, unsigned xf, int first_is_flag,
+                            st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop, uint8_t *raw,
+                            st_diag *d)
 {
     const size_t esz = st_entry_size(t);
     cm2_io io;
-    rc_dec_init(&io.d, payload, len);
+    rc_dec_init_with(&io.d, payload, len, first_is_flag);
     cm2_state s;
     cm2_state_init(&s, xb, xf);
     for (size_t i = 0; i < stop; i++) {
@@ -1115,16 +1127,16 @@ static st_error cm2_ready(svpc_ctx *c, svpc_encoder id, const int EXTRA, cm2_mod
 
 #define CM2_TYPES(X) X(ST_TYPE_D64) X(ST_TYPE_D32) X(ST_TYPE_M64) X(ST_TYPE_M32)
 #define AS_CASE_ENC(T) \
-    case T: e = encode_T(c->set, m, xb, CM2_ENCODE, EXTRA, xf, T, raw, n, src, out, NULL, NULL); break;
+    case T: e = encode_T(c->set, m, xb, CM2_ENCODE, EXTRA, xf, T, raw, n, src, out, NULL, NULL, xt); break;
 #define AS_CASE_ACCOUNT(T) \
-    case T: e = encode_T(c->set, m, NULL, CM2_ACCOUNT, 0, xf, T, raw, &n, NULL, &c->buf[0], cost, acc); break;
+    case T: e = encode_T(c->set, m, NULL, CM2_ACCOUNT, 0, xf, T, raw, &n, NULL, &c->buf[0], cost, acc, xt); break;
 #define AS_CASE_DEC(T) \
-    case T: return decode_T(c->set, m, xb, EXTRA, xf, T, payload, len, n, stop, raw, d);
+    case T: return decode_T(c->set, m, xb, EXTRA, xf, first_is_flag, T, payload, len, n, stop, raw, d);
 
 /* The codec's encode and decode, for cm2 (EXTRA 0), mix (1, 2) and best
  * (3), encoder id, with the transform (6.9.1) if xf. */
 ST_INLINE st_error encode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, unsigned xf, st_entry_type t, const uint8_t *raw,
-                            const svpc_source *src, size_t *n, st_buf *out)
+                            const svpc_source *src, size_t *n, st_buf *out, cmx_tally *xt)
 {
     cm2_model *m;
     cm2_best *xb;
@@ -1140,8 +1152,8 @@ ST_INLINE st_error encode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, unsig
     return e;
 }
 
-ST_INLINE st_error decode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, unsigned xf, st_entry_type t, const uint8_t *payload,
-                            size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
+ST_INLINE st_error decode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, unsigned xf, int first_is_flag, st_entry_type t,
+                            const uint8_t *payload, size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
     cm2_model *m;
     cm2_best *xb;
@@ -1186,37 +1198,69 @@ static const uint8_t mix_param_of_level[10] = {5, 5, 5, 5, 5, 5, 5, 5, 6, 7};
 static st_error best_enc(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *raw,
                          const svpc_source *src, size_t *n, st_buf *out)
 {
-    return encode_B(c, id, BEST_NM - 1, xf, t, raw, src, n, out);
+    return encode_B(c, id, BEST_NM - 1, xf, t, raw, src, n, out, NULL);
 }
 static st_error best_dec(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *payload, size_t len,
                          size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
-    return decode_B(c, id, BEST_NM - 1, xf, t, payload, len, n, stop, raw, d);
+    return decode_B(c, id, BEST_NM - 1, xf, 0, t, payload, len, n, stop, raw, d);
 }
 /* cm2's instance (EXTRA 0), for cm2 (6) and cmx (13) */
 static st_error cm2_enc(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *raw,
-                        const svpc_source *src, size_t *n, st_buf *out)
+                        const svpc_source *src, size_t *n, st_buf *out, cmx_tally *xt)
 {
-    return encode_B(c, id, 0, xf, t, raw, src, n, out);
+    return encode_B(c, id, 0, xf, t, raw, src, n, out, xt);
 }
-static st_error cm2_dec(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *payload, size_t len,
-                        size_t n, size_t stop, uint8_t *raw, st_diag *d)
+static st_error cm2_dec(svpc_ctx *c, svpc_encoder id, unsigned xf, int first_is_flag, st_entry_type t, const uint8_t *payload,
+                        size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
-    return decode_B(c, id, 0, xf, t, payload, len, n, stop, raw, d);
+    return decode_B(c, id, 0, xf, first_is_flag, t, payload, len, n, stop, raw, d);
 }
+
+/* cmx's payload (6.9.1) is the range coder's output with the transform or
+ * without it, and its first byte, the coder's initial 0, says which: 0
+ * with, 1 without.  The encoder codes a frame with it; when the
+ * transform's candidates were proposed and right less than once in
+ * CMX_SURE tries, it codes the frame again without and keeps the smaller
+ * (the one with, if the same size).  Without the transform a frame is
+ * cm2's, byte for byte but the first, so cmx is never larger than cm2 in
+ * those frames: the transform's flags cost more than it saves only where
+ * it is seldom right (no frame of the corpus, testdata or the Linux
+ * traces of doc/BENCHMARKS.md at 1 in 8 or more lost), and there the
+ * second coding costs a frame's time again.  Frames with no try at all
+ * (no values, as lackey's) are cm2's already and are coded once. */
+#define CMX_XF_ON 0u
+#define CMX_XF_OFF 1u
+#define CMX_SURE 8u
+static int cmx_unsure(cmx_tally x) { return x.tries != 0 && (uint64_t)x.hits * CMX_SURE < x.tries; }
 
 /* (no second stage: p's stage and level are not used) */
 static st_error cm2_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                            const svpc_source *src, size_t *n, st_buf *out)
 {
     (void)p;
-    return cm2_enc(c, SVPC_ENC_CM2, 0, t, raw, src, n, out);
+    return cm2_enc(c, SVPC_ENC_CM2, 0, t, raw, src, n, out, NULL);
 }
 static st_error cmx_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                            const svpc_source *src, size_t *n, st_buf *out)
 {
     (void)p;
-    return cm2_enc(c, SVPC_ENC_CMX, 1, t, raw, src, n, out);
+    const size_t start = out->len;
+    cmx_tally xt;
+    RETURN_IF_ERROR(cm2_enc(c, SVPC_ENC_CMX, 1, t, raw, src, n, out, &xt));
+    if (!cmx_unsure(xt))
+        return ST_OK;
+    /* all *n entries are in raw now: no source to wait for */
+    st_buf *off = &c->buf[0];
+    off->len = 0;
+    RETURN_IF_ERROR(cm2_enc(c, SVPC_ENC_CMX, 0, t, raw, NULL, n, off, NULL));
+    if (off->len < out->len - start) {
+        out->len = start;
+        RETURN_IF_ERROR(st_buf_append(out, off->data, off->len));
+        out->data[start] = CMX_XF_OFF;
+    }
+    svpc_stats_one(c, "entries (range coded)", out->len - start);
+    return ST_OK;
 }
 static st_error best_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                             const svpc_source *src, size_t *n, st_buf *out)
@@ -1233,17 +1277,21 @@ static st_error mix_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, c
     RETURN_IF_ERROR(st_buf_append(out, &(uint8_t){(uint8_t)b}, 1));
     if (mc == 3)
         return best_enc(c, SVPC_ENC_MIX, xf, t, raw, src, n, out);
-    return encode_B(c, SVPC_ENC_MIX, MIX_EXTRA(mc), xf, t, raw, src, n, out);
+    return encode_B(c, SVPC_ENC_MIX, MIX_EXTRA(mc), xf, t, raw, src, n, out, NULL);
 }
 static st_error cm2_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
-    return cm2_dec(c, SVPC_ENC_CM2, 0, t, payload, len, n, stop, raw, d);
+    return cm2_dec(c, SVPC_ENC_CM2, 0, 0, t, payload, len, n, stop, raw, d);
 }
 static st_error cmx_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
-    return cm2_dec(c, SVPC_ENC_CMX, 1, t, payload, len, n, stop, raw, d);
+    /* (a payload of no bytes is the range coder's to reject) */
+    const unsigned b = len ? payload[0] : CMX_XF_ON;
+    if (b != CMX_XF_ON && b != CMX_XF_OFF)
+        return st_diag_set(d, ST_E_CORRUPT, "cmx payload's first byte is 0x%02x: not 0 (the transform on) or 1 (off)", b);
+    return cm2_dec(c, SVPC_ENC_CMX, b == CMX_XF_ON, 1, t, payload, len, n, stop, raw, d);
 }
 static st_error best_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
                             uint8_t *raw, st_diag *d)
@@ -1263,15 +1311,14 @@ static st_error mix_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload,
                            b);
     if (mc == 3)
         return best_dec(c, SVPC_ENC_MIX, xf, t, payload + 1, len - 1, n, stop, raw, d);
-    return decode_B(c, SVPC_ENC_MIX, MIX_EXTRA(mc), xf, t, payload + 1, len - 1, n, stop, raw, d);
+    return decode_B(c, SVPC_ENC_MIX, MIX_EXTRA(mc), xf, 0, t, payload + 1, len - 1, n, stop, raw, d);
 }
 
-st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
-                     uint64_t cost[CM2_COST_CATS], svpc_pred_stats *acc, size_t *payload_bytes)
+/* One accounting pass of cm2's template, with the transform if xf, adding
+ * to cost[] and acc. */
+static st_error cm2_account_pass(svpc_ctx *c, svpc_encoder enc, unsigned xf, st_entry_type t, const uint8_t *raw, size_t n,
+                                 uint64_t cost[CM2_COST_CATS], svpc_pred_stats *acc, size_t *payload_bytes, cmx_tally *xt)
 {
-    if (!cm2_accounts(enc))
-        return ST_E_USAGE;
-    const unsigned xf = enc == SVPC_ENC_CMX;
     cm2_model *m;
     cm2_best *xb;
     RETURN_IF_ERROR(cm2_ready(c, enc, 0, &m, &xb));
@@ -1283,6 +1330,44 @@ st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8
     }
     *payload_bytes = c->buf[0].len;
     return e;
+}
+
+static void pred_stats_add(svpc_pred_stats *a, const svpc_pred_stats *b)
+{
+    for (unsigned f = 0; f < SVPC_STATS_FIELDS; f++) {
+        a->coded[f] += b->coded[f];
+        a->hits[f] += b->hits[f];
+        a->expected[f] += b->expected[f];
+        for (unsigned k = 0; k < SVPC_STATS_IDS; k++)
+            a->ids[f][k] += b->ids[f][k];
+    }
+}
+
+/* cmx's frames are accounted as cmx_encode() codes them: with the
+ * transform or, by the same choice, without */
+st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
+                     uint64_t cost[CM2_COST_CATS], svpc_pred_stats *acc, size_t *payload_bytes)
+{
+    if (!cm2_accounts(enc))
+        return ST_E_USAGE;
+    if (enc == SVPC_ENC_CM2)
+        return cm2_account_pass(c, enc, 0, t, raw, n, cost, acc, payload_bytes, NULL);
+    uint64_t won[CM2_COST_CATS] = {0}, woff[CM2_COST_CATS] = {0};
+    svpc_pred_stats aon = {0}, aoff = {0};
+    cmx_tally xt;
+    size_t bon, boff;
+    RETURN_IF_ERROR(cm2_account_pass(c, enc, 1, t, raw, n, won, &aon, &bon, &xt));
+    int off = 0;
+    if (cmx_unsure(xt)) {
+        RETURN_IF_ERROR(cm2_account_pass(c, enc, 0, t, raw, n, woff, &aoff, &boff, NULL));
+        off = boff < bon;
+    }
+    for (unsigned k = 0; k < CM2_COST_CATS; k++)
+        cost[k] += off ? woff[k] : won[k];
+    if (acc)
+        pred_stats_add(acc, off ? &aoff : &aon);
+    *payload_bytes = off ? boff : bon;
+    return ST_OK;
 }
 
 static int cm2_supports(st_entry_type t) { return st_entry_is_memory(t); }

@@ -234,7 +234,10 @@ static inline uint8_t rc_get(rc_dec *d)
     return 0;
 }
 
-static inline void rc_dec_init(rc_dec *d, const uint8_t *in, size_t len)
+/* The decoder of the stream at in (len bytes), whose first byte, the
+ * initial cache byte, is 0 unless first_is_flag: then the caller has read
+ * that byte as a flag of its own and checked it (cmx's, 6.9.1). */
+static inline void rc_dec_init_with(rc_dec *d, const uint8_t *in, size_t len, int first_is_flag)
 {
     d->in = in;
     d->len = len;
@@ -242,12 +245,13 @@ static inline void rc_dec_init(rc_dec *d, const uint8_t *in, size_t len)
     d->overrun = 0;
     d->range = 0xFFFFFFFFu;
     d->code = 0;
-    /* the first byte is always the initial cache byte, 0 */
-    if (rc_get(d) != 0)
+    if (rc_get(d) != 0 && !first_is_flag)
         d->overrun = 1;
     for (int i = 0; i < 4; i++)
         d->code = (d->code << 8) | rc_get(d);
 }
+
+static inline void rc_dec_init(rc_dec *d, const uint8_t *in, size_t len) { rc_dec_init_with(d, in, len, 0); }
 
 /* The decoder's side of rc_encode_p0(). */
 RC_INLINE unsigned rc_decode_p0(rc_dec *d, uint32_t p0)

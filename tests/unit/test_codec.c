@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../svpc/svpc.h"
+#include "../../svpc/svpc_stats.h"
 #include "check.h"
 
 static uint8_t *make_entries(st_entry_type t, size_t n, int random, unsigned long long seed)
@@ -506,6 +507,76 @@ static void test_xform(svpc_ctx *c)
         }
 }
 
+/* d64 entries whose values the transform (6.9.1) finds once at each of
+ * ten ips (a rotation by 7 of the value before) and never again
+ * (random): after that it is tried at every entry, and never right. */
+static uint8_t *make_decoy_entries(size_t n, unsigned long long seed)
+{
+    uint8_t *raw = malloc(n * 32 + 1);
+    unsigned long long s = seed;
+    uint32_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t v = i >= 20 && i < 30 ? (prev << 7) | (prev >> 25) : (uint32_t)check_rand(&s);
+        st_entry e;
+        e.cycle = 100 + 3 * i;
+        e.meta16 = 0;
+        e.ip = 0x401000 + 0x10 * (i % 10);
+        e.addr = 0x7FFF0000 + 4 * (i % 64);
+        e.data = (uint64_t)4 << 32 | v;
+        store_entry(ST_TYPE_D64, raw + i * 32, &e);
+        prev = v;
+    }
+    return raw;
+}
+
+/* svpc_stats_frame's payload size for the n d64 entries at raw coded by enc. */
+static size_t stats_bytes(svpc_stats_ctx *k, svpc_encoder enc, const uint8_t *raw, size_t n)
+{
+    svpc_cost_stats cost;
+    svpc_pred_stats acc;
+    memset(&cost, 0, sizeof cost);
+    memset(&acc, 0, sizeof acc);
+    CHECK(svpc_stats_frame(k, enc, ST_TYPE_D64, raw, n, &acc, &cost) == ST_OK);
+    return cost.payload_bytes;
+}
+
+/* cmx's choice (6.9.1): a frame where the transform is tried and never
+ * right is cm2's but for its first byte, 1, and decodes; where it is
+ * right, its first byte is 0; --stats accounts each as it was coded; a
+ * first byte other than 0 or 1 is refused. */
+static void test_cmx_choice(svpc_ctx *c)
+{
+    const size_t n = 20000;
+    svpc_stats_ctx *k;
+    CHECK(svpc_stats_new(&k) == ST_OK);
+    uint8_t *decoy = make_decoy_entries(n, 77), *hash = make_hash_entries(ST_TYPE_D64, n, 41, 0);
+    st_buf cm2, cmx, on;
+    encode_checked(c, SVPC_ENC_CM2, 6, ST_TYPE_D64, decoy, n, &cm2);
+    encode_checked(c, SVPC_ENC_CMX, 6, ST_TYPE_D64, decoy, n, &cmx);
+    encode_checked(c, SVPC_ENC_CMX, 6, ST_TYPE_D64, hash, n, &on);
+    CHECK(cm2.len > 1 && cm2.data[0] == 0 && cmx.len == cm2.len && cmx.data[0] == 1 &&
+          memcmp(cmx.data + 1, cm2.data + 1, cm2.len - 1) == 0);
+    CHECK(on.len > 1 && on.data[0] == 0);
+    CHECK(stats_bytes(k, SVPC_ENC_CMX, decoy, n) == cmx.len && stats_bytes(k, SVPC_ENC_CMX, hash, n) == on.len);
+    uint8_t *dec = malloc(n * 32);
+    for (unsigned b = 2; b < 256; b += 125) {
+        st_diag d;
+        memset(&d, 0, sizeof d);
+        cmx.data[0] = (uint8_t)b;
+        char want[64];
+        snprintf(want, sizeof want, "first byte is 0x%02x: not 0 (the transform on) or 1 (off)", b);
+        CHECK(svpc_decode(c, SVPC_ENC_CMX, ST_TYPE_D64, cmx.data, cmx.len, n, dec, &d) == ST_E_CORRUPT &&
+              strstr(d.detail, want) != NULL);
+    }
+    free(dec);
+    st_buf_free(&cm2);
+    st_buf_free(&cmx);
+    st_buf_free(&on);
+    free(decoy);
+    free(hash);
+    svpc_stats_free(k);
+}
+
 /* mix (6.11.1): its parameter byte, levels up to 7 one of best's contexts,
  * 8 two, 9 three, each with the transform; each decodes, each differs
  * from the others and from cm2's and best's bytes; the old parameters 1
@@ -679,6 +750,7 @@ int main(void)
     test_cm2(c, SVPC_ENC_CMX, "cmx", 0);
     test_mix(c);
     test_xform(c);
+    test_cmx_choice(c);
     test_fast(c);
     /* one context, alternating encoders: state must not leak between frames */
     roundtrip(c, SVPC_ENC_PAPER, ST_TYPE_D64, SVPC_STAGE_LZMA, 3000, 0);
