@@ -15,7 +15,8 @@ PYDIR   ?= $(PREFIX)/lib/python3/dist-packages
 # (not a python3 of pyenv or a venv found first on PATH)
 PYTHON  ?= $(firstword $(wildcard /usr/bin/python3) python3)
 CC      ?= cc
-VERSION = 0.1.0
+# the release: include/simtrace.h's SIMTRACE_VERSION_STRING, its one home
+VERSION := $(shell sed -n 's/^#define SIMTRACE_VERSION_STRING "\(.*\)"$$/\1/p' include/simtrace.h)
 # libsvpc.so.$(SOVERSION) is the soname: it changes only when a call of
 # include/simtrace.h changes incompatibly
 SOVERSION = 0
@@ -27,7 +28,7 @@ WARNINGS += -Werror
 endif
 OPT      ?= -O2
 CFLAGS   ?=
-CPPFLAGS += -D_POSIX_C_SOURCE=200809L -DSVPC_VERSION='"$(VERSION)"'
+CPPFLAGS += -D_POSIX_C_SOURCE=200809L
 ALL_CFLAGS = -std=c11 $(OPT) -g $(WARNINGS) $(CFLAGS)
 LDLIBS   = -llzma -lbz2 -lz -lzstd -lpthread
 
@@ -113,7 +114,7 @@ $(SHLIB): $(LIB_OBJ)
 
 # pkg-config: the prefix is found from where svpc.pc lies (lib/pkgconfig),
 # so an installed tree may be moved (DESTDIR, a relocated prefix)
-$(BUILD)/svpc.pc: svpc.pc.in Makefile
+$(BUILD)/svpc.pc: svpc.pc.in Makefile include/simtrace.h
 	@mkdir -p $(dir $@)
 	$(Q)sed -e 's/@VERSION@/$(VERSION)/' -e 's|@LIBS_PRIVATE@|$(LDLIBS)|' svpc.pc.in > $@
 
@@ -247,7 +248,7 @@ tsan:
 FUZZERS = fuzz_container fuzz_index fuzz_codec fuzz_roundtrip fuzz_import fuzz_ranges fuzz_api
 FUZZ_CC = clang
 FUZZ_FLAGS = -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DST_FUZZING \
-             -DST_NO_FORCE_INLINE -D_GNU_SOURCE -DSVPC_VERSION='"$(VERSION)"'
+             -DST_NO_FORCE_INLINE -D_GNU_SOURCE
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build-fuzz/lib/%.o)
 .SECONDARY: $(FUZZ_LIB_OBJ)
 FUZZ_SECONDS ?= 600

@@ -17,9 +17,8 @@
 #define EXIT_DATA 1  /* bad data, I/O failure */
 #define EXIT_USAGE 2 /* bad usage */
 
-#ifndef SVPC_VERSION
-#define SVPC_VERSION "0.1.0"
-#endif
+/* the programs are the library's release */
+#define SVPC_VERSION SIMTRACE_VERSION_STRING
 
 extern const char *cli_prog;
 

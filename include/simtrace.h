@@ -58,12 +58,12 @@ extern "C" {
 /* ---- version --------------------------------------------------------------- */
 
 #define SIMTRACE_VERSION_MAJOR 0
-#define SIMTRACE_VERSION_MINOR 1
+#define SIMTRACE_VERSION_MINOR 2
 #define SIMTRACE_VERSION_PATCH 0
 /* major * 1000000 + minor * 1000 + patch, as simtrace_version() returns */
 #define SIMTRACE_VERSION \
     (SIMTRACE_VERSION_MAJOR * 1000000u + SIMTRACE_VERSION_MINOR * 1000u + SIMTRACE_VERSION_PATCH)
-#define SIMTRACE_VERSION_STRING "0.1.0"
+#define SIMTRACE_VERSION_STRING "0.2.0"
 
 /* The version of the library linked at run time (SIMTRACE_VERSION is the
  * one compiled against).  Thread-safe. */

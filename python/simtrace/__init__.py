@@ -54,7 +54,7 @@ DTYPE = np.dtype({"names": ["cycle", "meta", "ip", "address", "size", "value"],
 _MEMORY = (_lib.TYPE_D64, _lib.TYPE_D32, _lib.TYPE_M64, _lib.TYPE_M32)
 
 def version():
-    """The library's version string ("0.1.0")."""
+    """The library's version string ("0.2.0")."""
     return _L.simtrace_version_string().decode()
 
 

@@ -87,6 +87,15 @@ help_options() {
     help_options svpc-compress | grep -qx -- --frame-size || fail "--frame-size not read from svpc-compress --help"
 }
 
+@test "every page's title line names the release of include/simtrace.h" {
+    local v p
+    v=$(sed -n 's/^#define SIMTRACE_VERSION_STRING "\(.*\)"$/\1/p' "$ROOT/include/simtrace.h")
+    [[ -n $v ]] || fail "no SIMTRACE_VERSION_STRING in include/simtrace.h"
+    for p in "${PAGES[@]}"; do
+        grep -q "^\.TH .* \"svpc $v\" " "$MAN/$p" || fail "man/$p: $(grep '^\.TH' "$MAN/$p"), not svpc $v"
+    done
+}
+
 @test "every function of the public header is in libsvpc(3)" {
     local h="$ROOT/include/simtrace.h" f missing=()
     [[ -f $h ]] || skip "include/simtrace.h is not in this tree"
