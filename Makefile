@@ -17,6 +17,7 @@ PYTHON  ?= $(firstword $(wildcard /usr/bin/python3) python3)
 CC      ?= cc
 # the release: include/simtrace.h's SIMTRACE_VERSION_STRING, its one home
 VERSION := $(shell sed -n 's/^#define SIMTRACE_VERSION_STRING "\(.*\)"$$/\1/p' include/simtrace.h)
+$(if $(VERSION),,$(error include/simtrace.h: no line '#define SIMTRACE_VERSION_STRING "X.Y.Z"' to take the release from))
 # libsvpc.so.$(SOVERSION) is the soname: it changes only when a call of
 # include/simtrace.h changes incompatibly
 SOVERSION = 0

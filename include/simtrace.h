@@ -1296,10 +1296,13 @@ SIMTRACE_API simtrace_error simtrace_writer_end(simtrace_writer *w, int finish, 
  * access sizes, whether it holds reads or writes (by its name), and where
  * its stored bits go (cm2 and cmx frames split by cm2's own coding
  * costs; frames of other encoders counted whole).  Frames of other
- * encoders than cm2 and cmx are shown what cm's predictors make of them.  The figures come from
- * decoding each memory frame and coding its entries again in a counting
- * mode, so they are the codec's by construction; other frames are not
- * decoded.
+ * encoders than cm2 and cmx are shown what cm's predictors make of
+ * them.  The figures come from decoding each memory frame and coding its
+ * entries again in a counting mode, so they are the codec's by
+ * construction; other frames are not decoded.  A cmx frame is coded again
+ * with or without the transform as this release's writer would choose,
+ * not as the frame's first byte says: for a frame another writer coded
+ * the other way, the difference in size goes to bits_headers.
  *
  * A statistics handle reads its reader's frames itself; it is used by one
  * thread at a time, together with its reader (no other call on the reader

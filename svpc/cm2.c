@@ -1250,7 +1250,9 @@ static st_error cmx_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, c
     RETURN_IF_ERROR(cm2_enc(c, SVPC_ENC_CMX, 1, t, raw, src, n, out, &xt));
     if (!cmx_unsure(xt))
         return ST_OK;
-    /* all *n entries are in raw now: no source to wait for */
+    /* all *n entries are in raw now: no source to wait for.  A failure
+     * here fails the frame rather than keeping the first coding, so that
+     * the bytes written never depend on memory pressure. */
     st_buf *off = &c->buf[0];
     off->len = 0;
     RETURN_IF_ERROR(cm2_enc(c, SVPC_ENC_CMX, 0, t, raw, NULL, n, off, NULL));
@@ -1355,7 +1357,7 @@ st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8
     uint64_t won[CM2_COST_CATS] = {0}, woff[CM2_COST_CATS] = {0};
     svpc_pred_stats aon = {0}, aoff = {0};
     cmx_tally xt;
-    size_t bon, boff;
+    size_t bon = 0, boff = 0;
     RETURN_IF_ERROR(cm2_account_pass(c, enc, 1, t, raw, n, won, &aon, &bon, &xt));
     int off = 0;
     if (cmx_unsure(xt)) {

@@ -93,8 +93,9 @@
  *                         the payload is cm2's form, its first byte 0
  *                         with the transform or 1 without (frames where
  *                         it is seldom right are coded both ways, the
- *                         smaller kept: never larger than cm2), and on
- *                         traces without values the same bytes.
+ *                         smaller kept; the others once: no trace
+ *                         measured larger than cm2), and on traces
+ *                         without values the same bytes.
  *
  * Thread safety: an svpc_ctx belongs to one thread at a time.  Distinct
  * contexts share nothing, so one per worker thread runs in parallel.

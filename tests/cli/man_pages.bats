@@ -87,13 +87,17 @@ help_options() {
     help_options svpc-compress | grep -qx -- --frame-size || fail "--frame-size not read from svpc-compress --help"
 }
 
-@test "every page's title line names the release of include/simtrace.h" {
+@test "every page's title line, libsvpc(3)'s example and the Python package name the release of include/simtrace.h" {
     local v p
     v=$(sed -n 's/^#define SIMTRACE_VERSION_STRING "\(.*\)"$/\1/p' "$ROOT/include/simtrace.h")
     [[ -n $v ]] || fail "no SIMTRACE_VERSION_STRING in include/simtrace.h"
     for p in "${PAGES[@]}"; do
         grep -q "^\.TH .* \"svpc $v\" " "$MAN/$p" || fail "man/$p: $(grep '^\.TH' "$MAN/$p"), not svpc $v"
     done
+    grep -qx "\.RB \\\\(dq $v \\\\(dq\." "$MAN/libsvpc.3" ||
+        fail "man/libsvpc.3: simtrace_version_string()'s example is not \"$v\""
+    grep -qx "version = \"$v\"" "$ROOT/python/pyproject.toml" ||
+        fail "python/pyproject.toml: $(grep '^version' "$ROOT/python/pyproject.toml"), not $v"
 }
 
 @test "every function of the public header is in libsvpc(3)" {

@@ -429,8 +429,6 @@ matrix() {
     expect_status 0
 }
 
-# compat_entries FIXTURE ENCODER: a container of testdata/good made with
-# ENCODER from the entries of compat-1.4-cm2.sim still decodes to them
 # set_payload_byte0 FILE [VALUE]: FILE with the first byte of its first
 # data frame's payload (of its DATA value) set to VALUE, its payload and
 # header CRCs redone, on stdout; without VALUE, prints that byte.
@@ -453,6 +451,8 @@ sys.stdout.buffer.write(b)
 PY
 }
 
+# compat_entries FIXTURE ENCODER: a container of testdata/good made with
+# ENCODER from the entries of compat-1.4-cm2.sim still decodes to them
 compat_entries() {
     local G="$ROOT/testdata/good/$1"
     "$SIMTRACE_CAT" --stats "$G" | grep -q "encoder $2)" || fail "$1: not encoder $2: $("$SIMTRACE_CAT" --stats "$G" | head -1)"
@@ -497,7 +497,7 @@ compat_entries() {
     done
 }
 
-@test "cmx (-6) codes a frame without the transform where that is smaller: never larger than cm2; such a container still decodes" {
+@test "cmx (-6) codes a frame without the transform where that is smaller: not larger than cm2; such a container still decodes, and every -T writes the same bytes" {
     # 10000 entries of a Linux md5sum trace's reads (testdata/good/README.md):
     # no hash states there, and the transform, tried 182 times, is never right
     local G="$ROOT/testdata/good/encoder13-cmx-off.sim"
@@ -510,6 +510,15 @@ compat_entries() {
     (($(size c6) <= $(size c2))) || fail "-6: $(size c6) bytes, cm2 $(size c2)"
     [[ $(set_payload_byte0 c6) == 1 ]] || fail "-6 kept the transform"
     "$DECOMPRESS" c6 | cmp - in
+    # the choice is the frame's own: the same bytes from the threaded
+    # writer, in frames of 3000 (the last one shorter), through a pipe
+    "$COMPRESS" -T1 -6 --frame-size 3000 in >t1
+    local t
+    for t in 2 3; do
+        cat in | "$COMPRESS" -T$t -6 --frame-size 3000 >t$t
+        cmp t1 t$t || fail "-T$t wrote other bytes than -T1"
+    done
+    "$DECOMPRESS" -T2 t1 | cmp - in
     # on hash states it keeps the transform (first byte 0), and is smaller
     "$DECOMPRESS" "$ROOT/testdata/good/encoder13-cmx.sim" >h
     "$COMPRESS" -T1 -6 h >h6

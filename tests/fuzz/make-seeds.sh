@@ -49,10 +49,11 @@ for sel in 10 21; do
         { printf "\\x$(printf %02x $sel)\\x10\\x00\\x0$count"; head -c 300 "$raw"; } > "$out/codec/c$sel-$count"
     done
 done
-# the codec's cmx (byte 0 12): its payload's first byte 0 (the transform
-# on), 1 (off) and a refused 2 (SIMTRACE.md 6.9.1)
+# the codec's cmx on d64 entries, the only type the transform acts on
+# (byte 0 103: 103 % 13 = 12, (103 >> 2) % 5 = 0): its payload's first
+# byte 0 (the transform on), 1 (off) and a refused 2 (SIMTRACE.md 6.9.1)
 for lead in 0 1 2; do
-    { printf "\\x0c\\x10\\x00\\x0$lead"; head -c 300 "$raw"; } > "$out/codec/c12-$lead"
+    { printf "\\x67\\x10\\x00\\x0$lead"; head -c 300 "$raw"; } > "$out/codec/c103-$lead"
 done
 # importers: byte 0 selects the format (index in fuzz_import.c's table)
 k=0
