@@ -77,3 +77,32 @@ st_error st_buf_append(st_buf *b, const void *src, size_t n)
     b->len += n;
     return ST_OK;
 }
+
+void *st_table_alloc(size_t n)
+{
+#if defined(__linux__)
+    if (n >= ST_BIG_TABLE) {
+        void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+#if defined(MADV_HUGEPAGE)
+        madvise(p, n, MADV_HUGEPAGE); /* advice only: failure changes nothing */
+#endif
+        return p;
+    }
+#endif
+    return calloc(1, n ? n : 1);
+}
+
+void st_table_free(void *p, size_t n)
+{
+    if (!p)
+        return;
+#if defined(__linux__)
+    if (n >= ST_BIG_TABLE) {
+        munmap(p, n);
+        return;
+    }
+#endif
+    free(p);
+}

@@ -57,4 +57,17 @@ st_error st_buf_reserve(st_buf *b, size_t need);
 /* Append n bytes. */
 st_error st_buf_append(st_buf *b, const void *src, size_t n);
 
+/*
+ * Zeroed tables for models and predictors, n bytes (st_table_free takes
+ * the same n).  Large ones (ST_BIG_TABLE and up) come straight from mmap:
+ * the kernel supplies zero pages on first touch, so a table costs time and
+ * resident memory only where a trace uses it.  They are also asked to use
+ * transparent huge pages: models touch them at random, and 4 KiB pages
+ * would cost a TLB miss on most lookups and a fault per 4 KiB on first
+ * touch.  NULL when out of memory.
+ */
+#define ST_BIG_TABLE ((size_t)1 << 20)
+void *st_table_alloc(size_t n);
+void st_table_free(void *p, size_t n);
+
 #endif /* ST_BYTES_H */

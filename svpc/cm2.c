@@ -276,7 +276,8 @@ static st_error cm2_model_ready(cm2_model **mp, size_t size)
 {
     cm2_model *m = *mp;
     if (!m) {
-        if (!(m = *mp = malloc(size)))
+        /* (st_table_alloc: the model is touched at random; huge pages) */
+        if (!(m = *mp = st_table_alloc(size)))
             return ST_E_NOMEM;
         mix_stretch_init(m->stretch);
     }
@@ -1376,7 +1377,14 @@ static int cm2_supports(st_entry_type t) { return st_entry_is_memory(t); }
 static size_t cm2_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(cm2_model); }
 static size_t best_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(best_model); }
 
-const svpc_codec svpc_codec_cm2 = {SVPC_ENC_CM2, "cm2", cm2_supports, cm2_memory, 1, cm2_encode, cm2_decode, NULL};
-const svpc_codec svpc_codec_cmx = {SVPC_ENC_CMX, "cmx", cm2_supports, cm2_memory, 1, cmx_encode, cmx_decode, NULL};
-const svpc_codec svpc_codec_best = {SVPC_ENC_BEST, "best", cm2_supports, best_memory, 1, best_encode, best_decode, NULL};
-const svpc_codec svpc_codec_mix = {SVPC_ENC_MIX, "mix", cm2_supports, best_memory, 1, mix_encode, mix_decode, NULL};
+/* cm2_ready() allocates cm2's and cmx's models as cm2_model, best's and
+ * mix's (EXTRA > 0) as best_model */
+static void cm2_model_free(void *m) { st_table_free(m, sizeof(cm2_model)); }
+static void best_model_free(void *m) { st_table_free(m, sizeof(best_model)); }
+
+const svpc_codec svpc_codec_cm2 = {SVPC_ENC_CM2, "cm2", cm2_supports, cm2_memory, 1, cm2_encode, cm2_decode, cm2_model_free};
+const svpc_codec svpc_codec_cmx = {SVPC_ENC_CMX, "cmx", cm2_supports, cm2_memory, 1, cmx_encode, cmx_decode, cm2_model_free};
+const svpc_codec svpc_codec_best = {SVPC_ENC_BEST, "best", cm2_supports, best_memory, 1, best_encode, best_decode,
+                                    best_model_free};
+const svpc_codec svpc_codec_mix = {SVPC_ENC_MIX, "mix", cm2_supports, best_memory, 1, mix_encode, mix_decode,
+                                   best_model_free};

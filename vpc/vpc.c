@@ -1,46 +1,9 @@
-#define _DEFAULT_SOURCE /* madvise */
 #include "vpc.h"
 
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
-/* Tables are zeroed memory.  Large ones come straight from mmap: the kernel
- * supplies zero pages on first touch, so a table costs time and resident
- * memory only where a trace uses it.  They are also asked to use
- * transparent huge pages: the predictors touch them at random, and 4 KiB
- * pages would cost a TLB miss on most lookups. */
-#define BIG_TABLE ((size_t)1 << 20)
-static void *table_alloc(size_t n)
-{
-#if defined(__linux__)
-    if (n >= BIG_TABLE) {
-        void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return NULL;
-#if defined(MADV_HUGEPAGE)
-        madvise(p, n, MADV_HUGEPAGE); /* advice only: failure changes nothing */
-#endif
-        return p;
-    }
-#endif
-    return calloc(1, n ? n : 1);
-}
-
-static void table_free(void *p, size_t n)
-{
-    if (!p)
-        return;
-#if defined(__linux__)
-    if (n >= BIG_TABLE) {
-        munmap(p, n);
-        return;
-    }
-#endif
-    free(p);
-}
+#include "../common/st_bytes.h"
 
 static int pred_cfg_ok(const vpc_pred_cfg *c)
 {
@@ -149,9 +112,9 @@ st_error vpc_set_init(vpc_set *set, const vpc_pred_cfg *cfg, unsigned npreds)
         size_t a, b, c;
         pr->cfg = cfg[p];
         pred_sizes(&cfg[p], &a, &b, &c);
-        pr->vt = table_alloc(a);
-        pr->hist = b ? table_alloc(b) : NULL;
-        pr->last = c ? table_alloc(c) : NULL;
+        pr->vt = st_table_alloc(a);
+        pr->hist = b ? st_table_alloc(b) : NULL;
+        pr->last = c ? st_table_alloc(c) : NULL;
         pr->dirty_vt = calloc(map_len(a), 1);
         pr->dirty_hist = calloc(map_len(b), 1);
         pr->dirty_last = calloc(map_len(c), 1);
@@ -193,9 +156,9 @@ void vpc_set_free(vpc_set *set)
         size_t a = 0, b = 0, c = 0;
         if (pr->vt)
             pred_sizes(&pr->cfg, &a, &b, &c);
-        table_free(pr->vt, a);
-        table_free(pr->hist, b);
-        table_free(c ? pr->last : NULL, c); /* a shared one is the partner's */
+        st_table_free(pr->vt, a);
+        st_table_free(pr->hist, b);
+        st_table_free(c ? pr->last : NULL, c); /* a shared one is the partner's */
         free(pr->dirty_vt);
         free(pr->dirty_hist);
         free(pr->dirty_last);
