@@ -1095,11 +1095,18 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
 /* The predictor sets and the model of encoder id, fresh for a frame:
  * cm2's (EXTRA 0), or best's or mix's, whose tables *xb gets (NULL for
  * cm2) with the weights of EXTRA hashed contexts. */
+static size_t cm2_model_size(svpc_encoder id)
+{
+    return id == SVPC_ENC_BEST || id == SVPC_ENC_MIX ? sizeof(best_model) : sizeof(cm2_model);
+}
 static st_error cm2_ready(svpc_ctx *c, svpc_encoder id, const int EXTRA, cm2_model **m, cm2_best **xb)
 {
+    /* the size is the id's, which its codec's model_free also takes */
+    if (EXTRA && cm2_model_size(id) < sizeof(best_model))
+        return ST_E_INTERNAL;
     RETURN_IF_ERROR(svpc_sets_ready(c, FAM_CM2));
     cm2_model *have = c->model[id];
-    RETURN_IF_ERROR(cm2_model_ready(&have, EXTRA ? sizeof(best_model) : sizeof(cm2_model)));
+    RETURN_IF_ERROR(cm2_model_ready(&have, cm2_model_size(id)));
     c->model[id] = have;
     *m = have;
     *xb = NULL;
@@ -1377,10 +1384,9 @@ static int cm2_supports(st_entry_type t) { return st_entry_is_memory(t); }
 static size_t cm2_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(cm2_model); }
 static size_t best_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(best_model); }
 
-/* cm2_ready() allocates cm2's and cmx's models as cm2_model, best's and
- * mix's (EXTRA > 0) as best_model */
-static void cm2_model_free(void *m) { st_table_free(m, sizeof(cm2_model)); }
-static void best_model_free(void *m) { st_table_free(m, sizeof(best_model)); }
+/* the models of cm2_ready(), of cm2_model_size() */
+static void cm2_model_free(void *m) { st_table_free(m, cm2_model_size(SVPC_ENC_CM2)); }
+static void best_model_free(void *m) { st_table_free(m, cm2_model_size(SVPC_ENC_BEST)); }
 
 const svpc_codec svpc_codec_cm2 = {SVPC_ENC_CM2, "cm2", cm2_supports, cm2_memory, 1, cm2_encode, cm2_decode, cm2_model_free};
 const svpc_codec svpc_codec_cmx = {SVPC_ENC_CMX, "cmx", cm2_supports, cm2_memory, 1, cmx_encode, cmx_decode, cm2_model_free};
