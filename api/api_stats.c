@@ -197,9 +197,10 @@ static void pred_add(simtrace_stats_pred *to, const svpc_pred_stats *p)
 }
 
 /* Frame r of stream s (index), whose entries (memory types) are decoded
- * at entries: its figures to *out, and added to the stream's. */
+ * at entries, the first byte of its encoder's output byte0 (-1: not
+ * read): its figures to *out, and added to the stream's. */
 static st_error frame_pass(simtrace_stats *st, uint32_t index, const st_stream_info *s, const st_frame_ref *r,
-                           const uint8_t *entries, simtrace_frame_stats *out)
+                           const uint8_t *entries, int byte0, simtrace_frame_stats *out)
 {
     stream_acc *a = &st->acc[index];
     memset(out, 0, sizeof *out);
@@ -220,8 +221,8 @@ static st_error frame_pass(simtrace_stats *st, uint32_t index, const st_stream_i
     memset(&fp, 0, sizeof fp);
     /* one pass through the codec: the predictors' figures, and for a cm2
      * frame where its bits go */
-    RETURN_IF_ERROR(svpc_stats_frame(st->sc, (svpc_encoder)r->encoder, s->type, entries, (size_t)r->count, &fp,
-                                     &a->cost));
+    RETURN_IF_ERROR(svpc_stats_frame(st->sc, (svpc_encoder)r->encoder, s->type, entries, (size_t)r->count, byte0,
+                                     &fp, &a->cost));
     pred_add(&out->pred, &fp);
     pred_add(&a->o.pred, &fp);
     if (svpc_stats_splits((svpc_encoder)r->encoder)) {
@@ -313,6 +314,10 @@ static void finish(stream_acc *a)
     acc_free(a);
 }
 
+/* 1 for frames whose statistics follow their first payload byte: cmx's,
+ * coded with the transform or without (SIMTRACE.md 6.9.1) */
+static int codes_by_byte0(const st_frame_ref *r) { return r->encoder == SVPC_ENC_CMX; }
+
 /* Random access: the next frame, stream by stream. */
 static st_error next_indexed(simtrace_stats *s, simtrace_frame_stats *f, uint32_t *got, st_diag *d)
 {
@@ -327,9 +332,13 @@ static st_error next_indexed(simtrace_stats *s, simtrace_frame_stats *f, uint32_
     }
     const st_stream_info *si = st_index_stream(s->ix, s->i);
     const st_frame_ref *r = st_index_stream_frame(s->ix, s->i, s->j);
-    if (st_entry_is_memory(si->type))
+    int byte0 = -1;
+    if (st_entry_is_memory(si->type)) {
         RETURN_IF_ERROR(st_index_decode_frame(s->ix, r->ordinal, &s->buf, d));
-    RETURN_IF_ERROR(frame_pass(s, s->i, si, r, s->buf.data, f));
+        if (codes_by_byte0(r))
+            RETURN_IF_ERROR(st_index_frame_byte0(s->ix, r->ordinal, &byte0, d));
+    }
+    RETURN_IF_ERROR(frame_pass(s, s->i, si, r, s->buf.data, byte0, f));
     s->j++;
     *got = 1;
     return ST_OK;
@@ -358,9 +367,13 @@ static st_error seq_frame(void *arg, const st_stream_info *si, const st_frame_re
     RETURN_IF_ERROR(acc_known(s));
     if (!s->acc[index].chosen)
         return ST_OK;
-    if (st_entry_is_memory(si->type))
+    int byte0 = -1;
+    if (st_entry_is_memory(si->type)) {
         RETURN_IF_ERROR(st_raw_frame_decode(si, r, raw, &s->buf, s->d));
-    RETURN_IF_ERROR(frame_pass(s, index, si, r, s->buf.data, &s->pending));
+        if (codes_by_byte0(r))
+            byte0 = st_raw_frame_byte0(r, raw);
+    }
+    RETURN_IF_ERROR(frame_pass(s, index, si, r, s->buf.data, byte0, &s->pending));
     s->have_pending = 1;
     return ST_OK;
 }

@@ -455,6 +455,15 @@ int st_seq_pick_end(st_seq_pick *p);
 st_error st_raw_frame_decode(const st_stream_info *s, const st_frame_ref *f, const st_raw_frame *raw, st_buf *out,
                              st_diag *d);
 
+/*
+ * The first byte of data frame f's encoder output (its DATA value), which
+ * for some encoders says how the frame was coded (cmx: with the transform
+ * or without, SIMTRACE.md 6.9.1), for statistics of frames that are
+ * decoded besides: -1 if the value is empty or the attributes do not
+ * parse (the decoder then says why).  raw: as st_raw_frame_decode's.
+ */
+int st_raw_frame_byte0(const st_frame_ref *f, const st_raw_frame *raw);
+
 /* Streams declared so far (after st_reader_read_all: all of them). */
 unsigned st_reader_stream_count(const st_reader *r);
 const st_stream_info *st_reader_stream(const st_reader *r, unsigned i);
@@ -567,6 +576,12 @@ st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d
  * out gets stop x entry-size bytes.  Returns as st_index_decode_frame.
  */
 st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf *out, st_diag *d);
+
+/* st_raw_frame_byte0 of data frame k, whose payload is read again: *byte0
+ * gets it.  Returns ST_OK; ST_E_RANGE (k not a data frame); ST_E_READ,
+ * ST_E_TRUNCATED, ST_E_BAD_DIRECTORY, ST_E_TOO_LARGE or ST_E_PAYLOAD_CRC
+ * (d filled in); ST_E_NOMEM. */
+st_error st_index_frame_byte0(st_index *ix, uint64_t k, int *byte0, st_diag *d);
 
 /* Refuse (ST_E_MEMLIMIT) to decode frames that would need more than bytes
  * (st_frame_decode_memory); 0 = no limit. */

@@ -591,6 +591,25 @@ st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf 
     return e;
 }
 
+st_error st_index_frame_byte0(st_index *ix, uint64_t k, int *byte0, st_diag *d)
+{
+    const st_frame_ref *r = st_index_frame(ix, k);
+    if (!r || r->kind != ST_KIND_DATA)
+        return ST_E_RANGE;
+    st_frame_header h;
+    st_buf in;
+    st_buf_init(&in, 0);
+    st_error e = load_frame(ix, k, &h, &in, 1, st_data_payload_max(r->count, stream_of(ix, r->stream)->entry_size), d);
+    if (e == ST_OK) {
+        /* (the directory does not hold the count of attributes: the header does) */
+        st_frame_ref f = *r;
+        f.nattrs = h.nattrs;
+        *byte0 = st_raw_frame_byte0(&f, &(st_raw_frame){in.data, in.len});
+    }
+    st_buf_free(&in);
+    return e;
+}
+
 void st_index_free(st_index *ix)
 {
     if (!ix)

@@ -802,6 +802,16 @@ st_error st_raw_frame_decode(const st_stream_info *s, const st_frame_ref *f, con
     return e;
 }
 
+int st_raw_frame_byte0(const st_frame_ref *f, const st_raw_frame *raw)
+{
+    st_data_view v;
+    st_diag d;
+    memset(&d, 0, sizeof d);
+    if (st_data_attrs(raw->payload, raw->payload_size, f->nattrs, f->count, &v, &d) != ST_OK || v.dlen == 0)
+        return -1;
+    return v.data[0];
+}
+
 static const st_stream_info *reader_get(const void *r, unsigned i) { return st_reader_stream(r, i); }
 
 int st_seq_pick_frame(st_seq_pick *p, const st_reader *r, const st_stream_info *s, int *dropped)

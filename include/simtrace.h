@@ -1300,9 +1300,8 @@ SIMTRACE_API simtrace_error simtrace_writer_end(simtrace_writer *w, int finish, 
  * them.  The figures come from decoding each memory frame and coding its
  * entries again in a counting mode, so they are the codec's by
  * construction; other frames are not decoded.  A cmx frame is coded again
- * with or without the transform as this release's writer would choose,
- * not as the frame's first byte says: for a frame another writer coded
- * the other way, the difference in size goes to bits_headers.
+ * with or without the transform, as its payload's first byte says it was
+ * written.
  *
  * A statistics handle reads its reader's frames itself; it is used by one
  * thread at a time, together with its reader (no other call on the reader

@@ -1353,15 +1353,18 @@ static void pred_stats_add(svpc_pred_stats *a, const svpc_pred_stats *b)
     }
 }
 
-/* cmx's frames are accounted as cmx_encode() codes them: with the
+/* cmx's frames are accounted as their first byte says they were coded,
+ * or without it (byte0 -1) as cmx_encode() would code them: with the
  * transform or, by the same choice, without */
-st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
+st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n, int byte0,
                      uint64_t cost[CM2_COST_CATS], svpc_pred_stats *acc, size_t *payload_bytes)
 {
     if (!cm2_accounts(enc))
         return ST_E_USAGE;
     if (enc == SVPC_ENC_CM2)
         return cm2_account_pass(c, enc, 0, t, raw, n, cost, acc, payload_bytes, NULL);
+    if (byte0 == CMX_XF_ON || byte0 == CMX_XF_OFF)
+        return cm2_account_pass(c, enc, byte0 == CMX_XF_ON, t, raw, n, cost, acc, payload_bytes, NULL);
     uint64_t won[CM2_COST_CATS] = {0}, woff[CM2_COST_CATS] = {0};
     svpc_pred_stats aon = {0}, aoff = {0};
     cmx_tally xt;

@@ -45,8 +45,10 @@ static inline int cm2_accounts(svpc_encoder enc) { return enc == SVPC_ENC_CM2 ||
  * and to acc (unless NULL) the id each field used (svpc_stats_frame()).
  * *payload_bytes is set to the size of the payload, enc's byte for byte;
  * its bits * CM2_COST_UNIT less the costs' sum is the range coder's
- * flush and rounding. */
-st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
+ * flush and rounding.  byte0 is the stored payload's first byte, which for
+ * cmx says whether the frame was coded with the transform (0) or without
+ * (1); -1 (unknown) codes it as cmx's encoder chooses. */
+st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n, int byte0,
                      uint64_t cost[CM2_COST_CATS], svpc_pred_stats *acc, size_t *payload_bytes);
 
 #endif /* SVPC_CM2_H */

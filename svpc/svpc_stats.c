@@ -50,7 +50,7 @@ int svpc_stats_has_field(st_entry_type t, unsigned f)
 int svpc_stats_splits(svpc_encoder enc) { return cm2_accounts(enc); }
 
 st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
-                         svpc_pred_stats *acc, svpc_cost_stats *cost)
+                         int byte0, svpc_pred_stats *acc, svpc_cost_stats *cost)
 {
     if (!st_entry_is_memory(t))
         return ST_E_USAGE;
@@ -63,7 +63,7 @@ st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, 
     }
     uint64_t cat[CM2_COST_CATS] = {0};
     size_t bytes;
-    RETURN_IF_ERROR(cm2_account(c->codec, enc, t, raw, n, cat, acc, &bytes));
+    RETURN_IF_ERROR(cm2_account(c->codec, enc, t, raw, n, byte0, cat, acc, &bytes));
     acc->entries += n;
     if (!cost)
         return ST_OK;

@@ -69,11 +69,14 @@ int svpc_stats_splits(svpc_encoder enc);
  * enc) to *acc: what the frame's own encoder's predictors make of them
  * (cm2's for cm2 and cmx frames, cm's for the others); and for such a frame
  * (svpc_stats_splits()),
- * unless cost is NULL, where its bits go to *cost.  One pass of the
- * frame's entries through the codec.  Returns ST_OK; ST_E_USAGE (not a
- * memory type); ST_E_NOMEM. */
+ * unless cost is NULL, where its bits go to *cost.  byte0: the stored
+ * payload's first byte (cmx: with the transform or without), or -1 if not
+ * known (coded as this release's encoder chooses).  One pass of the
+ * frame's entries through the codec (two for a cmx frame of unknown
+ * byte0 that its encoder would code twice).  Returns ST_OK; ST_E_USAGE
+ * (not a memory type); ST_E_NOMEM. */
 st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
-                         svpc_pred_stats *acc, svpc_cost_stats *cost);
+                         int byte0, svpc_pred_stats *acc, svpc_cost_stats *cost);
 
 /* "ip", "cycle", "meta", "address", "data". */
 const char *svpc_stats_field_name(unsigned f);

@@ -529,21 +529,23 @@ static uint8_t *make_decoy_entries(size_t n, unsigned long long seed)
     return raw;
 }
 
-/* svpc_stats_frame's payload size for the n d64 entries at raw coded by enc. */
-static size_t stats_bytes(svpc_stats_ctx *k, svpc_encoder enc, const uint8_t *raw, size_t n)
+/* svpc_stats_frame's payload size for the n d64 entries at raw coded by
+ * enc, the payload's first byte byte0 (-1: not known). */
+static size_t stats_bytes(svpc_stats_ctx *k, svpc_encoder enc, const uint8_t *raw, size_t n, int byte0)
 {
     svpc_cost_stats cost;
     svpc_pred_stats acc;
     memset(&cost, 0, sizeof cost);
     memset(&acc, 0, sizeof acc);
-    CHECK(svpc_stats_frame(k, enc, ST_TYPE_D64, raw, n, &acc, &cost) == ST_OK);
+    CHECK(svpc_stats_frame(k, enc, ST_TYPE_D64, raw, n, byte0, &acc, &cost) == ST_OK);
     return cost.payload_bytes;
 }
 
 /* cmx's choice (6.9.1): a frame where the transform is tried and never
  * right is cm2's but for its first byte, 1, and decodes; where it is
- * right, its first byte is 0; --stats accounts each as it was coded; a
- * first byte other than 0 or 1 is refused. */
+ * right, its first byte is 0; --stats accounts each as its first byte
+ * says it was coded, and without it as the encoder chooses; a first byte
+ * other than 0 or 1 is refused. */
 static void test_cmx_choice(svpc_ctx *c)
 {
     const size_t n = 20000;
@@ -557,7 +559,15 @@ static void test_cmx_choice(svpc_ctx *c)
     CHECK(cm2.len > 1 && cm2.data[0] == 0 && cmx.len == cm2.len && cmx.data[0] == 1 &&
           memcmp(cmx.data + 1, cm2.data + 1, cm2.len - 1) == 0);
     CHECK(on.len > 1 && on.data[0] == 0);
-    CHECK(stats_bytes(k, SVPC_ENC_CMX, decoy, n) == cmx.len && stats_bytes(k, SVPC_ENC_CMX, hash, n) == on.len);
+    CHECK(stats_bytes(k, SVPC_ENC_CMX, decoy, n, -1) == cmx.len && stats_bytes(k, SVPC_ENC_CMX, hash, n, -1) == on.len);
+    CHECK(stats_bytes(k, SVPC_ENC_CMX, decoy, n, 1) == cmx.len && stats_bytes(k, SVPC_ENC_CMX, hash, n, 0) == on.len);
+    /* coded the other way (as a writer may): the sizes of that coding,
+     * cm2's for the hash states without the transform */
+    st_buf hash2;
+    encode_checked(c, SVPC_ENC_CM2, 6, ST_TYPE_D64, hash, n, &hash2);
+    CHECK(hash2.len > on.len && stats_bytes(k, SVPC_ENC_CMX, hash, n, 1) == hash2.len);
+    CHECK(stats_bytes(k, SVPC_ENC_CMX, decoy, n, 0) > cmx.len);
+    st_buf_free(&hash2);
     uint8_t *dec = malloc(n * 32);
     for (unsigned b = 2; b < 256; b += 125) {
         st_diag d;

@@ -73,8 +73,8 @@ static void check_cost(svpc_stats_ctx *c, svpc_ctx *x, st_entry_type t, const ui
     svpc_pred_stats p1, p2;
     memset(&p1, 0, sizeof p1);
     memset(&p2, 0, sizeof p2);
-    CHECK(svpc_stats_frame(c, SVPC_ENC_CM2, t, raw, N, &p1, &k) == ST_OK);
-    CHECK(svpc_stats_frame(c, SVPC_ENC_CM2, t, raw, N, &p2, &k2) == ST_OK);
+    CHECK(svpc_stats_frame(c, SVPC_ENC_CM2, t, raw, N, -1, &p1, &k) == ST_OK);
+    CHECK(svpc_stats_frame(c, SVPC_ENC_CM2, t, raw, N, -1, &p2, &k2) == ST_OK);
     CHECK(memcmp(&p1, &p2, sizeof p1) == 0);
     st_buf out;
     st_buf_init(&out, 0);
@@ -178,7 +178,7 @@ static void check_public(const char *profile, const uint8_t *raw)
         memset(&p, 0, sizeof p);
         CHECK(f[k].stream == 0 && f[k].frame == k && f[k].first_entry == k * PER && f[k].entries == PER);
         CHECK(f[k].fields == 0x1f && f[k].stored_bytes > 0);
-        CHECK(svpc_stats_frame(c, (svpc_encoder)f[k].encoder, ST_TYPE_D64, raw + k * PER * 32, PER, &p, NULL) ==
+        CHECK(svpc_stats_frame(c, (svpc_encoder)f[k].encoder, ST_TYPE_D64, raw + k * PER * 32, PER, -1, &p, NULL) ==
               ST_OK);
         for (unsigned q = 0; q < SVPC_STATS_FIELDS; q++) {
             CHECK(f[k].pred.coded[q] == p.coded[q] && f[k].pred.hits[q] == p.hits[q] &&
@@ -283,26 +283,26 @@ int main(void)
         svpc_pred_stats one, four;
         memset(&one, 0, sizeof one);
         memset(&four, 0, sizeof four);
-        CHECK(svpc_stats_frame(c, enc, t, raw, N, &one, NULL) == ST_OK);
+        CHECK(svpc_stats_frame(c, enc, t, raw, N, -1, &one, NULL) == ST_OK);
         check_rates(&one, data, 1);
         /* the same in four frames: each from fresh state, so the warm-up
          * misses come four times; the same entries twice give the same */
         for (unsigned q = 0; q < 4; q++)
-            CHECK(svpc_stats_frame(c, enc, t, raw + q * (N / 4) * st_entry_size(t), N / 4, &four, NULL) == ST_OK);
+            CHECK(svpc_stats_frame(c, enc, t, raw + q * (N / 4) * st_entry_size(t), N / 4, -1, &four, NULL) == ST_OK);
         check_rates(&four, data, 4);
         CHECK(four.hits[IP] < one.hits[IP] && four.hits[CYCLE] < one.hits[CYCLE]);
         svpc_pred_stats again;
         memset(&again, 0, sizeof again);
-        CHECK(svpc_stats_frame(c, enc, t, raw, N, &again, NULL) == ST_OK);
+        CHECK(svpc_stats_frame(c, enc, t, raw, N, -1, &again, NULL) == ST_OK);
         CHECK(memcmp(&again, &one, sizeof one) == 0);
         if (k < 4)
             check_cost(c, x, t, raw, data);
     }
     svpc_pred_stats p;
     svpc_cost_stats k;
-    CHECK(svpc_stats_frame(c, SVPC_ENC_CM, ST_TYPE_VPC, raw, 1, &p, NULL) == ST_E_USAGE);
+    CHECK(svpc_stats_frame(c, SVPC_ENC_CM, ST_TYPE_VPC, raw, 1, -1, &p, NULL) == ST_E_USAGE);
     CHECK(strcmp(svpc_stats_field_name(3), "address") == 0 && svpc_stats_nslots(0) == 4);
-    CHECK(svpc_stats_frame(c, SVPC_ENC_CM2, ST_TYPE_VPC, raw, 1, &p, &k) == ST_E_USAGE);
+    CHECK(svpc_stats_frame(c, SVPC_ENC_CM2, ST_TYPE_VPC, raw, 1, -1, &p, &k) == ST_E_USAGE);
     svpc_stats_free(c);
     svpc_ctx_free(x);
     make(ST_TYPE_D64, raw);
