@@ -22,6 +22,13 @@ SIMTRACE_API const char *simtrace_export_merge_format(unsigned index) { return n
 
 SIMTRACE_API char simtrace_export_role(const char *name) { return st_x_role(name ? name : ""); }
 
+SIMTRACE_API int simtrace_export_accepts(const char *format, uint32_t type)
+{
+    int known = type <= ST_TYPE_LAST && (type == ST_TYPE_USER || st_entry_size((st_entry_type)type));
+    int r = st_export_accepts(format, known ? (st_entry_type)type : ST_TYPE_NONE);
+    return r < 0 ? -1 : known && r;
+}
+
 /* A caller's write or value callback, as formats/ calls them. */
 typedef struct {
     simtrace_export_write_fn fn;

@@ -1124,6 +1124,7 @@ static void seq_options(simtrace_reader *rd, const simtrace_seq_params *seq, st_
         snprintf(rd->seq_name, sizeof rd->seq_name, "%s", seq->stream);
         rd->seq_pk.name = rd->seq_name;
     }
+    rd->seq_pk.types = seq->stream ? 0 : seq->stream_types;
     rd->seq.stream = NULL; /* (the copy in seq_name is the one kept) */
     api_range_in(seq->range, &rd->seq_rg); /* (checked by simtrace_reader_open_seq) */
     rd->seq.range = NULL;  /* (so is seq_rg) */
@@ -1146,6 +1147,8 @@ SIMTRACE_API simtrace_error simtrace_reader_open_seq(simtrace_reader **r, int fd
         return SIMTRACE_E_USAGE;
     st_range rg;
     if (api_range_in(seq->range, &rg) != SIMTRACE_OK)
+        return SIMTRACE_E_USAGE;
+    if ((seq->stream && seq->stream_types) || seq->reserved32)
         return SIMTRACE_E_USAGE;
     for (size_t i = 0; i < sizeof seq->reserved / sizeof seq->reserved[0]; i++)
         if (seq->reserved[i])

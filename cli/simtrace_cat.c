@@ -45,7 +45,9 @@ static void usage(FILE *f)
             "      --salvage         write every intact frame of the stream of a damaged or\n"
             "                        cut-off container; report what was lost and where\n"
             "  -s, --stream=NAME     the stream (default: the only one, else the first\n"
-            "                        memory stream; lackey, din, xdin: every memory stream).\n"
+            "                        memory stream; lackey, din, xdin: every memory stream;\n"
+            "                        cvp, cbp2025, drmemtrace, champsim, vpc: the first\n"
+            "                        stream of a type the format writes).\n"
             "                        Several (-s A,B or -s A -s B) are merged by cycle\n"
             "                        into one lackey, din, xdin, csv or text file\n"
             "      --all             every memory stream (text: events too), merged\n"
@@ -792,6 +794,7 @@ static simtrace_error hold_append(hold_buf *h, const void *p, size_t n)
 typedef struct {
     simtrace_reader *r;
     const char *name;      /* -s, or NULL: the default stream (the library's pick rule) */
+    uint32_t types;        /* without name: the types -F writes (format_types), or 0 */
     uint32_t read;         /* index of the stream written, once known; else UINT32_MAX */
     out_t *o;
     int salvage, quiet;
@@ -949,6 +952,8 @@ static int may_be_read(const seq_t *q, uint32_t i, const simtrace_stream_info *s
     simtrace_reader_pick_state(q->r, &read, &held);
     if (read != UINT32_MAX)
         return i == read;
+    if (q->types)
+        return s->type < 32 && (q->types >> s->type & 1u);
     return i == held || simtrace_type_is_memory((int)s->type);
 }
 
@@ -1297,7 +1302,48 @@ static cat_merge_opts merge_opts(const char *in_name, const char *out_path, cons
  * index, to o.  Returns an exit status, or -1 when the whole stream is
  * read sequentially instead: *stream then names it, and in_fd is back
  * at its start. */
-static int export_index(simtrace_reader *r, int in_fd, const char *in_name, const char **stream,
+/* "the stream of type cvp", "the streams of types champsim, champsim-cloudsuite" */
+static const char *types_said(uint32_t types, char *buf, size_t size)
+{
+    size_t n = 0;
+    unsigned k = 0;
+    buf[0] = 0;
+    for (uint32_t t = 1; t < 32; t++)
+        if (types >> t & 1u) {
+            int w = snprintf(buf + n, size - n, "%s%s", k++ ? ", " : "", simtrace_type_name((int)t));
+            if (w < 0 || (size_t)w >= size - n)
+                break;
+            n += (size_t)w;
+        }
+    return buf;
+}
+
+/* What -F writes when the input has none of it: exit status 2. */
+static int say_no_stream_of_types(const char *in_name, const char *format, uint32_t types)
+{
+    char names[256];
+    cli_msg("%s: no stream of a type that -F %s writes (%s; see --list)", in_name, format,
+            types_said(types, names, sizeof names));
+    return EXIT_USAGE;
+}
+
+/* The first stream of r (in the order declared) whose type's bit is set
+ * in types, its index into *si: 1, or 0 when there is none. */
+static int first_of_types(const simtrace_reader *r, uint32_t types, uint32_t *si)
+{
+    uint32_t n = 0;
+    simtrace_reader_stream_count(r, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        simtrace_stream_info s;
+        if (simtrace_reader_stream_info(r, i, &s) == SIMTRACE_OK && s.type < 32 && (types >> s.type & 1u)) {
+            *si = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int export_index(simtrace_reader *r, int in_fd, const char *in_name, const char **stream, uint32_t types,
                         const char *out_path, const char *format, int raw, const range *rg, int verbose, out_t *o)
 {
     simtrace_input_place at;
@@ -1307,6 +1353,17 @@ static int export_index(simtrace_reader *r, int in_fd, const char *in_name, cons
     simtrace_values *vals = NULL; /* wide values of the chosen stream, through the index */
     simtrace_stream_info chosen;
     uint32_t si = 0;
+    static char typed[256];
+    if (!*stream && types) {
+        /* the first stream -F can write (format_types) */
+        if (!first_of_types(r, types, &si)) {
+            simtrace_reader_free(r);
+            return say_no_stream_of_types(in_name, format, types);
+        }
+        simtrace_reader_stream_info(r, si, &chosen);
+        snprintf(typed, sizeof typed, "%s", chosen.name);
+        *stream = typed;
+    }
     if (simtrace_reader_find_stream(r, *stream, &si) != SIMTRACE_OK) {
         if (*stream)
             cli_msg("%s: no stream named '%s' (see --list)", in_name, *stream);
@@ -1371,6 +1428,7 @@ static int export_index(simtrace_reader *r, int in_fd, const char *in_name, cons
 /* What the sequential read (cat_seq) takes of the command line. */
 typedef struct {
     const char *in_name, *stream, *out_path;
+    uint32_t types;     /* without stream: cat_opts.types */
     const char *format; /* NULL: raw */
     const range *rg;
     int salvage, quiet, regular, want_out;
@@ -1388,6 +1446,7 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     seq_t q;
     memset(&q, 0, sizeof q);
     q.name = stream;
+    q.types = so->types;
     q.read = UINT32_MAX;
     q.o = o;
     q.salvage = salvage;
@@ -1397,7 +1456,7 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     simtrace_range pr = rg->r;
     simtrace_seq_params sp = {.stream = stream, .want = seq_want, .want_opaque = &q, .damage = seq_damage,
                               .damage_opaque = &q, .resync = salvage || (want_out && !regular),
-                              .range = rg->r.kind == R_NONE ? NULL : &pr};
+                              .range = rg->r.kind == R_NONE ? NULL : &pr, .stream_types = so->types};
     simtrace_reader *r;
     simtrace_error e = open_seq(&r, in_fd, rp, &sp);
     if (e != SIMTRACE_OK) {
@@ -1432,6 +1491,20 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
         status = cli_status(e);
     else if (e != SIMTRACE_OK)
         status = cli_report_place(e, &d, e == SIMTRACE_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
+    uint32_t ti;
+    if (e == SIMTRACE_OK && !chosen && !stream && so->types && !first_of_types(r, so->types, &ti)) {
+        /* -F writes none of the streams there are */
+        status = say_no_stream_of_types(in_name, q.format, so->types);
+    } else if (e == SIMTRACE_OK && !chosen && !stream && so->types) {
+        /* the first stream -F can write has no data frames: its headers */
+        chosen = 1;
+        q.read = ti;
+        simtrace_stream_info s;
+        simtrace_reader_stream_info(r, ti, &s);
+        e = start_and_write(&q, ti, &s, 0, NULL, 0);
+        if (e != SIMTRACE_OK)
+            status = q.said ? cli_status(e) : cli_report_place(e, NULL, out_path ? out_path : "(stdout)");
+    }
     if (e == SIMTRACE_OK && !chosen && stream) {
         /* a stream without data frames: nothing went by, but it exists */
         uint32_t i = stream_named(r, stream);
@@ -1527,6 +1600,7 @@ typedef struct {
     const char *stream; /* -s NAME or NULL; cat_file may name the whole stream it leaves to the sequential reader */
     int force, verbose, quiet, list, verify, salvage, stats, ignore_check, raw;
     int all, no_fetch, list_frames, list_json; /* stats: 1 text, 2 json */
+    uint32_t types; /* without -s: the types -F writes when it writes no memory entries (format_types) */
     unsigned threads;
     uint64_t memlimit;
     range rg;
@@ -1590,8 +1664,27 @@ static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const ch
         return merge_done(rc, merge_lost);
     }
     if (r)
-        return export_index(r, *in_fd, in_name, &co->stream, co->out_path, co->format, co->raw, rg, co->verbose, o);
+        return export_index(r, *in_fd, in_name, &co->stream, co->types, co->out_path, co->format, co->raw, rg,
+                            co->verbose, o);
     return -1;
+}
+
+/* The types (bit 1u << type) that exporter `format` writes, when it
+ * writes no memory entries (cvp, cbp2025, drmemtrace, champsim, vpc):
+ * without -s, the stream read is then the first of those types, and no
+ * other stream is looked at.  0 for the others, whose default stream is
+ * the library's (the first memory stream). */
+static uint32_t format_types(const char *format)
+{
+    uint32_t types = 0;
+    for (uint32_t t = 1; t < 32; t++) {
+        if (simtrace_export_accepts(format, t) != 1)
+            continue;
+        if (simtrace_type_is_memory((int)t))
+            return 0;
+        types |= 1u << t;
+    }
+    return types;
 }
 
 /* Parse the command line into *co (optind is then at the first FILE) and
@@ -1681,6 +1774,7 @@ static int parse_args(int argc, char **argv, cat_opts *co)
         return EXIT_USAGE;
     }
     co->raw = strcmp(co->format, "raw") == 0;
+    co->types = co->stream ? 0 : format_types(co->format);
     return -1;
 }
 
@@ -1740,6 +1834,7 @@ int main(int argc, char **argv)
         return verify_seq(in_fd, in_name, &rp, quiet, verbose);
     if (list)
         return list_pipe(in_fd, in_name, &rp);
-    seq_opts so = {in_name, stream, out_path, raw ? NULL : format, &rg, salvage, quiet, regular, want_out, &mo};
+    seq_opts so = {in_name, stream, out_path, stream ? 0 : co.types, raw ? NULL : format, &rg, salvage, quiet,
+                   regular, want_out, &mo};
     return cat_seq(in_fd, &so, &rp, &o);
 }

@@ -98,37 +98,57 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+/* Index of format in st_export_formats, or -1. */
+static int export_kind(const char *format)
+{
+    for (int i = 0; format && st_export_formats[i]; i++)
+        if (strcmp(format, st_export_formats[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* Whether exporter kind writes entries of type t: each exporter's types,
+ * said once. */
+static int kind_accepts(st_xkind kind, st_entry_type t)
+{
+    switch (kind) {
+    case X_RAW: return 1;
+    case X_TEXT: return st_entry_is_memory(t) || t == ST_TYPE_VPC || t == ST_TYPE_EVENT;
+    case X_CSV: return st_entry_is_memory(t) || t == ST_TYPE_EVENT;
+    case X_LACKEY:
+    case X_DIN:
+    case X_XDIN: return st_entry_is_memory(t) || t == ST_TYPE_DRMEMTRACE;
+    case X_DRAMSIM2: return st_entry_is_memory(t);
+    case X_GEM5: return st_entry_is_memory(t);
+    case X_CVP:
+    case X_CBP2025:
+    case X_CVP_LOADS: return t == ST_TYPE_CVP;
+    case X_DRMEMTRACE: return t == ST_TYPE_DRMEMTRACE;
+    case X_CHAMPSIM: return t == ST_TYPE_CHAMPSIM || t == ST_TYPE_CHAMPSIM_CS;
+    case X_VPC:
+    case X_VPC3: return t == ST_TYPE_VPC;
+    }
+    return 0;
+}
+
+int st_export_accepts(const char *format, st_entry_type t)
+{
+    int kind = export_kind(format);
+    return kind < 0 ? -1 : kind_accepts((st_xkind)kind, t);
+}
+
 st_error st_exporter_new(st_exporter **xp, const char *format, const st_export_stream *s, st_write_fn write,
                          void *warg, st_value_fn value, void *varg)
 {
     *xp = NULL;
-    int kind = -1;
-    for (int i = 0; st_export_formats[i]; i++)
-        if (format && strcmp(format, st_export_formats[i]) == 0)
-            kind = i;
+    int kind = export_kind(format);
     if (kind < 0 || !s || !write)
         return ST_E_USAGE;
     st_entry_type t = s->type;
     size_t known = st_entry_size(t);
     if (s->entry_size == 0 || (known && t != ST_TYPE_USER && known != s->entry_size))
         return ST_E_USAGE;
-    int ok;
-    switch ((st_xkind)kind) {
-    case X_RAW: ok = 1; break;
-    case X_TEXT: ok = st_entry_is_memory(t) || t == ST_TYPE_VPC || t == ST_TYPE_EVENT; break;
-    case X_CSV: ok = st_entry_is_memory(t) || t == ST_TYPE_EVENT; break;
-    case X_LACKEY:
-    case X_DIN:
-    case X_XDIN: ok = st_entry_is_memory(t) || t == ST_TYPE_DRMEMTRACE; break;
-    case X_DRAMSIM2: ok = st_entry_is_memory(t); break;
-    case X_GEM5: ok = st_entry_is_memory(t); break;
-    case X_CVP:
-    case X_CBP2025:
-    case X_CVP_LOADS: ok = t == ST_TYPE_CVP; break;
-    case X_DRMEMTRACE: ok = t == ST_TYPE_DRMEMTRACE; break;
-    case X_CHAMPSIM: ok = t == ST_TYPE_CHAMPSIM || t == ST_TYPE_CHAMPSIM_CS; break;
-    default: ok = t == ST_TYPE_VPC; break;
-    }
+    int ok = kind_accepts((st_xkind)kind, t);
     if (kind == X_TEXT && s->header && s->header_len > ST_IMP_HEADER_MAX)
         ok = 0; /* the importer keeps at most this much (IMPORT.md 6.1) */
     if (!ok)

@@ -158,6 +158,10 @@ typedef struct {
  * 17); NULL-terminated. */
 extern const char *const st_export_formats[];
 
+/* Whether exporter `format` writes entries of type t: 1 yes, 0 no, -1 no
+ * such format.  st_exporter_new refuses the others (ST_E_UNSUPPORTED). */
+int st_export_accepts(const char *format, st_entry_type t);
+
 /*
  * Start an exporter of format `format` for stream s, writing through
  * write(warg, ...).  value (may be NULL) resolves vblock values for the

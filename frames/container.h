@@ -424,10 +424,15 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d);
  * entries are held back (ST_PICK_HOLD) until a memory stream is declared,
  * which replaces it, or the input ends (st_seq_pick_end), where it becomes
  * the stream read.  What is held is bounded by ST_SEQ_HOLD_MAX bytes:
- * beyond, the reader must name the stream.
+ * beyond, the reader must name the stream.  A reader for a format that
+ * writes only some types (simtrace-cat -F cvp) asks instead for the first
+ * stream of those types (types), which needs no look ahead.
  */
 typedef struct {
-    const char *name; /* NULL: the default stream */
+    const char *name; /* NULL: the default stream, or (types) */
+    uint32_t types;   /* without a name, nonzero: the first stream declared
+                         whose type's bit (1u << type) is set, read as soon
+                         as it is declared (nothing held back) */
     int chosen;       /* the stream read is known: id */
     uint32_t id;
     int held;         /* the first stream's frames are held back: hid */

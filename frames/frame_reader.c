@@ -823,6 +823,10 @@ int st_seq_pick_frame(st_seq_pick *p, const st_reader *r, const st_stream_info *
             for (unsigned k = 0; k < r->ns && i < 0; k++)
                 if (strcmp(r->s[k].name, p->name) == 0)
                     i = (int)k;
+        } else if (p->types) {
+            for (unsigned k = 0; k < r->ns && i < 0; k++)
+                if (r->s[k].type < 32 && (p->types >> r->s[k].type & 1u))
+                    i = (int)k;
         } else {
             /* later declarations are not known yet: only a memory stream
              * is the default for sure */
@@ -839,7 +843,7 @@ int st_seq_pick_frame(st_seq_pick *p, const st_reader *r, const st_stream_info *
     }
     if (p->chosen)
         return s->id == p->id ? ST_PICK_READ : ST_PICK_SKIP;
-    if (!p->name && r->ns && s->id == r->s[0].id) {
+    if (!p->name && !p->types && r->ns && s->id == r->s[0].id) {
         p->held = 1;
         p->hid = s->id;
         return ST_PICK_HOLD;

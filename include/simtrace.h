@@ -892,7 +892,16 @@ typedef struct simtrace_seq_params {
                                       decoded (want still sees them); a
                                       decrease of cycles or times ends the read
                                       as a cursor's does; copied */
-    uint64_t reserved[5];          /* zero */
+    uint32_t stream_types;         /* with stream NULL: 0 the default stream;
+                                      else the first stream declared whose
+                                      type's bit (1u << simtrace_type) is set
+                                      here, read as soon as it is declared,
+                                      nothing held back (for a format that
+                                      writes no memory entries: see
+                                      simtrace_export_accepts).  0 with a
+                                      stream name */
+    uint32_t reserved32;           /* zero */
+    uint64_t reserved[4];          /* zero */
 } simtrace_seq_params;
 
 /*
@@ -1571,6 +1580,14 @@ SIMTRACE_API void simtrace_values_free(simtrace_values *v);
  */
 SIMTRACE_API const char *simtrace_export_format(unsigned index);
 SIMTRACE_API const char *simtrace_export_merge_format(unsigned index);
+
+/* Whether one-stream format `format` (simtrace_export_format) writes
+ * entries of type `type` (simtrace_type): 1 it does, 0 it does not
+ * (simtrace_exporter_new returns SIMTRACE_E_UNSUPPORTED for them), -1 no
+ * such format.  A program that reads a container for a format that writes
+ * no memory entries (cvp, drmemtrace, champsim, vpc) finds the stream to
+ * give it with this (simtrace_seq_params.stream_types).  Thread-safe. */
+SIMTRACE_API int simtrace_export_accepts(const char *format, uint32_t type);
 
 /* What an exporter needs to know of its stream; the calls that take it
  * copy what they keep (the name, the header). */

@@ -54,11 +54,71 @@ rec() {
     [ "$status" -eq 0 ]
     [ "$(count trace e.sim)" -eq 0 ]
     "$CAT" -F cbp2025 e.sim | cmp - empty.cbp
+    # (from a pipe, the stream without frames is the first cvp stream)
+    run bash -c "set -o pipefail; cat e.sim | '$CAT' -F cbp2025 | wc -c"
+    expect_status 0
+    [[ $output == 0 ]] || fail "output: $output"
     # CVP-1's layout has no base-update byte: the same load is a byte shorter
     perl -e 'print pack("Q<C Q<C C C C C Q<", 0x1004, 1, 0x8000, 8, 1, 3, 1, 2, 0x8001)' > t.cvp
     run "$PACK" --from cvp -o c.sim t.cvp
     [ "$status" -eq 0 ]
     "$CAT" -F cvp c.sim | cmp - t.cvp
+}
+
+@test "cbp2025: the corpus sample through a pipe, without -s (more than the default stream's rule may hold back)" {
+    [[ -f $SAMPLE ]] || skip "CBP-2025 sample not found at $SAMPLE"
+    run "$PACK" --from cbp2025 -o s.sim "$SAMPLE"
+    expect_status 0
+    gzip -dc "$SAMPLE" > sample.raw
+    # 127 MB of records: the rule for the default stream would hold more
+    # than 64 MiB back while it waits for a memory stream; -F cbp2025
+    # reads the first cvp stream at once
+    cat s.sim | "$CAT" -F cbp2025 | cmp - sample.raw
+}
+
+@test "-F cbp2025 without -s: the first cvp stream, file and pipe alike, whatever memory streams come with it; none: exit 2" {
+    # a d64 stream before the cvp stream, and after it
+    perl -e 'print pack("Q<4", $_ + (1 << 48), 0x400000 + $_, 0x8000 + 8 * $_, $_) for 1..100' > m.d64
+    { rec alu 1000; rec load 1004 8000; rec branch 1008 1000; } > t.cbp
+    run "$PACK" -o before.sim --stream mem --type d64 m.d64 --from cbp2025 t.cbp
+    expect_status 0
+    run "$PACK" -o after.sim --from cbp2025 t.cbp --from raw --stream mem --type d64 m.d64
+    expect_status 0
+    for f in before.sim after.sim; do
+        "$CAT" -F cbp2025 "$f" | cmp - t.cbp
+        cat "$f" | "$CAT" -F cbp2025 | cmp - t.cbp
+        cat "$f" | "$CAT" -F cvp-loads | cmp - <("$CAT" -F cvp-loads -s "$("$CAT" --list "$f" | awk '$2 == "cvp" { print $1 }')" "$f")
+    done
+    # damage in a memory stream that -F cbp2025 does not read: passed over
+    # with a note, before the cvp stream is known as after
+    run "$PACK" -o two.sim --frame-size 40 --stream mem --type d64 m.d64 --from cbp2025 t.cbp
+    expect_status 0
+    local at
+    at=$("$CAT" --list --frames two.sim | awk '$1 == "mem" && $2 == 1 { print $9 + $10 - 10 }')
+    [[ -n $at ]] || fail "no second frame of mem: $("$CAT" --list --frames two.sim)"
+    printf '\x5a' | dd of=two.sim bs=1 seek="$at" conv=notrunc 2>/dev/null
+    run bash -c "cat two.sim | '$CAT' -F cbp2025 >p.out"
+    expect_status 0
+    expect_output_has "passed over damaged frame 1 of stream 'mem'"
+    cmp p.out t.cbp
+    run "$CAT" -F cbp2025 -o f.out two.sim
+    expect_status 0
+    expect_output_has "passed over damaged frame 1 of stream 'mem'"
+    cmp f.out t.cbp
+    # -s still chooses
+    run "$CAT" -s mem -F cbp2025 before.sim
+    expect_status 2
+    expect_output_has "simtrace-cat: before.sim: stream 'mem' of type d64 cannot be written as cbp2025"
+    # no cvp stream: said, file and pipe alike, nothing written
+    run "$PACK" -o mem.sim --stream mem --type d64 m.d64
+    expect_status 0
+    run "$CAT" -F cbp2025 -o out.cbp mem.sim
+    expect_status 2
+    expect_output_has "simtrace-cat: mem.sim: no stream of a type that -F cbp2025 writes (cvp; see --list)"
+    [[ ! -e out.cbp ]] || fail "out.cbp written"
+    run bash -c "cat mem.sim | '$CAT' -F cbp2025"
+    expect_status 2
+    expect_output_has "simtrace-cat: (stdin): no stream of a type that -F cbp2025 writes (cvp; see --list)"
 }
 
 @test "cbp2025: a record cut off or over a limit: file, record and offset named, the records before kept" {

@@ -280,9 +280,13 @@ body() { grep -hv '^#' "$@" | cut -d' ' -f2-; }
 @test "an exporter that cannot hold the type is refused" {
     real_of d64 100 in.d64
     "$PACK" -o d.sim in.d64
+    run "$CAT" -F vpc -s trace d.sim
+    [ "$status" -eq 2 ]
+    [[ $output == *"stream 'trace' of type d64 cannot be written as vpc"* ]]
+    # without -s, vpc looks for a vpc stream
     run "$CAT" -F vpc d.sim
-    [ "$status" -ne 0 ]
-    [[ $output == *"cannot be written as vpc"* ]]
+    [ "$status" -eq 2 ]
+    [[ $output == *"d.sim: no stream of a type that -F vpc writes (vpc; see --list)"* ]]
 }
 
 @test "--list and --list --frames stay in columns with the long stream names --split-by cr3 gives" {

@@ -1088,19 +1088,25 @@ check_entry_ranges() {
 # ---- usage -------------------------------------------------------------------------------
 
 @test "-F FORMAT that cannot hold the stream: exit 2 and one message, with any range, file and pipe" {
-    local r
-    for r in "" "--entries=0:10" "--entries=5:" "--cycles=0:" "--salvage"; do
-        run "$SIMTRACE_CAT" -F vpc $r -o out "$D/small.sim"
-        expect_status 2 || fail "-F vpc $r (file)"
-        expect_prefix simtrace-cat
-        expect_output_has "type d64 cannot be written as vpc"
-        [[ ${#lines[@]} -eq 1 ]] || fail "-F vpc $r (file): want one message, got: $output"
-        [[ ! -e out ]] || fail "-F vpc $r (file) left its output file"
-        run catp "$D/small.sim" -F vpc $r -o out
-        expect_status 2 || fail "-F vpc $r (pipe)"
-        expect_output_has "type d64 cannot be written as vpc"
-        [[ ${#lines[@]} -eq 1 ]] || fail "-F vpc $r (pipe): want one message, got: $output"
-        [[ ! -e out ]] || fail "-F vpc $r (pipe) left its output file"
+    local r s msg
+    # named with -s: the stream's type is refused; not named: vpc reads the
+    # first vpc stream, and there is none
+    for s in "-s trace" ""; do
+        msg="type d64 cannot be written as vpc"
+        [[ -z $s ]] && msg="no stream of a type that -F vpc writes (vpc; see --list)"
+        for r in "" "--entries=0:10" "--entries=5:" "--cycles=0:" "--salvage"; do
+            run "$SIMTRACE_CAT" -F vpc $s $r -o out "$D/small.sim"
+            expect_status 2 || fail "-F vpc $s $r (file)"
+            expect_prefix simtrace-cat
+            expect_output_has "$msg"
+            [[ ${#lines[@]} -eq 1 ]] || fail "-F vpc $s $r (file): want one message, got: $output"
+            [[ ! -e out ]] || fail "-F vpc $s $r (file) left its output file"
+            run catp "$D/small.sim" -F vpc $s $r -o out
+            expect_status 2 || fail "-F vpc $s $r (pipe)"
+            expect_output_has "$msg"
+            [[ ${#lines[@]} -eq 1 ]] || fail "-F vpc $s $r (pipe): want one message, got: $output"
+            [[ ! -e out ]] || fail "-F vpc $s $r (pipe) left its output file"
+        done
     done
 }
 

@@ -1189,6 +1189,14 @@ static size_t count_lines(const membuf *m, const char *prefix)
     return n;
 }
 
+static int discard_write(void *opaque, const void *buf, size_t n)
+{
+    (void)opaque;
+    (void)buf;
+    (void)n;
+    return 0;
+}
+
 static void test_export(void)
 {
     /* the names: counted up to NULL */
@@ -1199,6 +1207,39 @@ static void test_export(void)
         ;
     CHECK(nf >= 10 && text && strcmp(simtrace_export_format(0), "raw") == 0 && nm >= 5 &&
           strcmp(simtrace_export_merge_format(0), "lackey") == 0 && simtrace_export_format(nf + 7) == NULL);
+    /* which types each writes: the exporter's own rule */
+    CHECK(simtrace_export_accepts("cvp", SIMTRACE_TYPE_CVP) == 1 &&
+          simtrace_export_accepts("cbp2025", SIMTRACE_TYPE_CVP) == 1 &&
+          simtrace_export_accepts("cvp", SIMTRACE_TYPE_D64) == 0 &&
+          simtrace_export_accepts("champsim", SIMTRACE_TYPE_CHAMPSIM_CS) == 1 &&
+          simtrace_export_accepts("champsim", SIMTRACE_TYPE_CVP) == 0 &&
+          simtrace_export_accepts("drmemtrace", SIMTRACE_TYPE_DRMEMTRACE) == 1 &&
+          simtrace_export_accepts("lackey", SIMTRACE_TYPE_DRMEMTRACE) == 1 &&
+          simtrace_export_accepts("lackey", SIMTRACE_TYPE_M32) == 1 &&
+          simtrace_export_accepts("vpc3", SIMTRACE_TYPE_VPC) == 1 &&
+          simtrace_export_accepts("vpc3", SIMTRACE_TYPE_D64) == 0 &&
+          simtrace_export_accepts("raw", SIMTRACE_TYPE_USER) == 1);
+    /* not a type (0, the unused 13, past the last), not a format */
+    CHECK(simtrace_export_accepts("raw", 0) == 0 && simtrace_export_accepts("raw", 13) == 0 &&
+          simtrace_export_accepts("raw", 15) == 0 && simtrace_export_accepts("raw", 99) == 0 &&
+          simtrace_export_accepts("nope", SIMTRACE_TYPE_D64) == -1 && simtrace_export_accepts(NULL, 1) == -1 &&
+          simtrace_export_accepts("nope", 0) == -1);
+    for (unsigned i = 0; simtrace_export_format(i); i++) {
+        /* every exporter: accepts() says what simtrace_exporter_new does */
+        int agree = 1;
+        for (uint32_t t = 1; t <= SIMTRACE_TYPE_DRMEMTRACE; t++) {
+            size_t es = simtrace_type_size((int)t);
+            if (!es)
+                continue;
+            simtrace_export_stream xs = {.name = "s", .type = t, .entry_size = (uint32_t)es};
+            simtrace_exporter *x = NULL;
+            simtrace_error e =
+                simtrace_exporter_new(&x, simtrace_export_format(i), &xs, discard_write, NULL, NULL, NULL);
+            agree &= (e == SIMTRACE_OK) == (simtrace_export_accepts(simtrace_export_format(i), t) == 1);
+            simtrace_exporter_free(x);
+        }
+        CHECK(agree);
+    }
     CHECK(simtrace_export_role("cpu0.fetch") == 'I' && simtrace_export_role("cpu0.write") == 'S' &&
           simtrace_export_role("cpu0.read") == 'L' && simtrace_export_role(NULL) == 'L');
 
@@ -1608,8 +1649,34 @@ static void test_seq_pick(const char *dir)
                                     : v.h[i].pick == SIMTRACE_PICK_READ && v.h[i].dropped == (v.h[i].seq == 0);
         CHECK(ok && (late_memory ? idx == 1 && held == 0 : idx == 0 && held == 1));
         simtrace_reader_free(r);
+        /* stream_types: the first stream of those types, read at once
+         * (nothing held), whatever follows; none of them: nothing read */
+        const uint32_t masks[3] = {1u << SIMTRACE_TYPE_BYTES, 1u << SIMTRACE_TYPE_D64 | 1u << SIMTRACE_TYPE_CVP,
+                                   1u << SIMTRACE_TYPE_CVP};
+        for (int m = 0; m < 3; m++) {
+            uint32_t want = m == 0 ? 0 : m == 1 && late_memory ? 1 : UINT32_MAX;
+            seq_seen vt = {.only = 9};
+            simtrace_seq_params st = {.want = seq_want_cb, .want_opaque = &vt, .stream_types = masks[m]};
+            CHECK(lseek(fd, 0, SEEK_SET) == 0 && simtrace_reader_open_seq(&r, fd, NULL, &st) == SIMTRACE_OK);
+            while (simtrace_reader_next_frame(r, &f) == SIMTRACE_OK && f.count)
+                ;
+            ok = vt.nh > 1;
+            for (unsigned i = 0; i < vt.nh; i++)
+                ok &= vt.h[i].pick == (vt.h[i].index == want ? SIMTRACE_PICK_READ : SIMTRACE_PICK_SKIP) &&
+                      !vt.h[i].dropped;
+            CHECK(ok && simtrace_reader_pick_state(r, &rs, &hs) == SIMTRACE_OK && rs == want && hs == UINT32_MAX);
+            simtrace_error pe = simtrace_reader_pick_end(r, &idx, &held);
+            CHECK(pe == (want == UINT32_MAX ? SIMTRACE_E_NOT_FOUND : SIMTRACE_OK));
+            simtrace_reader_free(r);
+        }
         close(fd);
     }
+    /* usage: a name and types, or the reserved word set */
+    simtrace_reader *r;
+    simtrace_seq_params bad = {.stream = "raw", .stream_types = 2};
+    CHECK(simtrace_reader_open_seq(&r, 0, NULL, &bad) == SIMTRACE_E_USAGE && r == NULL);
+    bad = (simtrace_seq_params){.reserved32 = 1};
+    CHECK(simtrace_reader_open_seq(&r, 0, NULL, &bad) == SIMTRACE_E_USAGE && r == NULL);
 }
 
 int main(void)
