@@ -24,7 +24,7 @@ SIMTRACE_API char simtrace_export_role(const char *name) { return st_x_role(name
 
 SIMTRACE_API int simtrace_export_accepts(const char *format, uint32_t type)
 {
-    int known = type <= ST_TYPE_LAST && (type == ST_TYPE_USER || st_entry_size((st_entry_type)type));
+    int known = type <= ST_TYPE_LAST && st_entry_known((int)type);
     int r = st_export_accepts(format, known ? (st_entry_type)type : ST_TYPE_NONE);
     return r < 0 ? -1 : known && r;
 }

@@ -1150,6 +1150,9 @@ SIMTRACE_API simtrace_error simtrace_reader_open_seq(simtrace_reader **r, int fd
         return SIMTRACE_E_USAGE;
     if ((seq->stream && seq->stream_types) || seq->reserved32)
         return SIMTRACE_E_USAGE;
+    for (int t = 0; t < 32; t++)
+        if ((seq->stream_types >> t & 1u) && !st_entry_known(t))
+            return SIMTRACE_E_USAGE;
     for (size_t i = 0; i < sizeof seq->reserved / sizeof seq->reserved[0]; i++)
         if (seq->reserved[i])
             return SIMTRACE_E_USAGE;

@@ -46,8 +46,8 @@ static void usage(FILE *f)
             "                        cut-off container; report what was lost and where\n"
             "  -s, --stream=NAME     the stream (default: the only one, else the first\n"
             "                        memory stream; lackey, din, xdin: every memory stream;\n"
-            "                        cvp, cbp2025, drmemtrace, champsim, vpc: the first\n"
-            "                        stream of a type the format writes).\n"
+            "                        cvp, cbp2025, cvp-loads, drmemtrace, champsim, vpc,\n"
+            "                        vpc3: the first stream of a type the format writes).\n"
             "                        Several (-s A,B or -s A -s B) are merged by cycle\n"
             "                        into one lackey, din, xdin, csv or text file\n"
             "      --all             every memory stream (text: events too), merged\n"
@@ -942,6 +942,22 @@ static int pick_chosen(const seq_t *q)
     return read != UINT32_MAX;
 }
 
+/* The first stream of r (in the order declared) whose type's bit is set
+ * in types, its index into *si: 1, or 0 when there is none. */
+static int first_of_types(const simtrace_reader *r, uint32_t types, uint32_t *si)
+{
+    uint32_t n = 0;
+    simtrace_reader_stream_count(r, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        simtrace_stream_info s;
+        if (simtrace_reader_stream_info(r, i, &s) == SIMTRACE_OK && s.type < 32 && (types >> s.type & 1u)) {
+            *si = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Whether stream i (s) is, or may become, the stream being read: only
  * damage there stops a read that is not a salvage. */
 static int may_be_read(const seq_t *q, uint32_t i, const simtrace_stream_info *s)
@@ -952,8 +968,11 @@ static int may_be_read(const seq_t *q, uint32_t i, const simtrace_stream_info *s
     simtrace_reader_pick_state(q->r, &read, &held);
     if (read != UINT32_MAX)
         return i == read;
+    uint32_t first;
     if (q->types)
-        return s->type < 32 && (q->types >> s->type & 1u);
+        /* the first declared of the types is read, though the library
+         * settles on it only at one of its data frames */
+        return first_of_types(q->r, q->types, &first) && i == first;
     return i == held || simtrace_type_is_memory((int)s->type);
 }
 
@@ -997,7 +1016,9 @@ static simtrace_error pipe_gap(seq_t *q, const simtrace_stream_info *s, const si
         return SIMTRACE_OK;
     }
     const char *name = s ? s->name : "(undeclared)";
-    if (!s ? !pick_chosen(q) : may_be_read(q, dm->stream, s)) {
+    uint32_t first;
+    int settled = pick_chosen(q) || (!q->name && q->types && first_of_types(q->r, q->types, &first));
+    if (!s ? !settled : may_be_read(q, dm->stream, s)) {
         /* (the declaration of the stream asked for may have been lost) */
         if (s)
             cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the damaged bytes %" PRIu64
@@ -1297,12 +1318,7 @@ static cat_merge_opts merge_opts(const char *in_name, const char *out_path, cons
     return mo;
 }
 
-/* One stream of a regular file through its directory (r, freed here):
- * a range, a whole stream with wide values, or that of a recovered
- * index, to o.  Returns an exit status, or -1 when the whole stream is
- * read sequentially instead: *stream then names it, and in_fd is back
- * at its start. */
-/* "the stream of type cvp", "the streams of types champsim, champsim-cloudsuite" */
+/* The names of the types whose bits are set: "cvp", "champsim, champsim-cloudsuite". */
 static const char *types_said(uint32_t types, char *buf, size_t size)
 {
     size_t n = 0;
@@ -1327,22 +1343,11 @@ static int say_no_stream_of_types(const char *in_name, const char *format, uint3
     return EXIT_USAGE;
 }
 
-/* The first stream of r (in the order declared) whose type's bit is set
- * in types, its index into *si: 1, or 0 when there is none. */
-static int first_of_types(const simtrace_reader *r, uint32_t types, uint32_t *si)
-{
-    uint32_t n = 0;
-    simtrace_reader_stream_count(r, &n);
-    for (uint32_t i = 0; i < n; i++) {
-        simtrace_stream_info s;
-        if (simtrace_reader_stream_info(r, i, &s) == SIMTRACE_OK && s.type < 32 && (types >> s.type & 1u)) {
-            *si = i;
-            return 1;
-        }
-    }
-    return 0;
-}
-
+/* One stream of a regular file through its directory (r, freed here):
+ * a range, a whole stream with wide values, or that of a recovered
+ * index, to o.  Returns an exit status, or -1 when the whole stream is
+ * read sequentially instead: *stream then names it, and in_fd is back
+ * at its start. */
 static int export_index(simtrace_reader *r, int in_fd, const char *in_name, const char **stream, uint32_t types,
                         const char *out_path, const char *format, int raw, const range *rg, int verbose, out_t *o)
 {
@@ -1358,6 +1363,7 @@ static int export_index(simtrace_reader *r, int in_fd, const char *in_name, cons
         /* the first stream -F can write (format_types) */
         if (!first_of_types(r, types, &si)) {
             simtrace_reader_free(r);
+            cli_out_abort();
             return say_no_stream_of_types(in_name, format, types);
         }
         simtrace_reader_stream_info(r, si, &chosen);
@@ -1492,7 +1498,16 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     else if (e != SIMTRACE_OK)
         status = cli_report_place(e, &d, e == SIMTRACE_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
     uint32_t ti;
-    if (e == SIMTRACE_OK && !chosen && !stream && so->types && !first_of_types(r, so->types, &ti)) {
+    if (e == SIMTRACE_OK && !chosen && !stream && so->types && !first_of_types(r, so->types, &ti) &&
+        q.lost_unknown) {
+        /* --salvage: the stream -F would write may be one whose
+         * declaration was lost; the summary below says what was */
+        char names[256];
+        cli_msg("%s: no stream of a type that -F %s writes (%s) is left: the declarations of the streams of %" PRIu64
+                " frame%s were lost, and it may have been one of them", in_name, q.format,
+                types_said(so->types, names, sizeof names), q.lost_unknown, q.lost_unknown == 1 ? "" : "s");
+        status = EXIT_DATA;
+    } else if (e == SIMTRACE_OK && !chosen && !stream && so->types && !first_of_types(r, so->types, &ti)) {
         /* -F writes none of the streams there are */
         status = say_no_stream_of_types(in_name, q.format, so->types);
     } else if (e == SIMTRACE_OK && !chosen && !stream && so->types) {
@@ -1670,10 +1685,10 @@ static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const ch
 }
 
 /* The types (bit 1u << type) that exporter `format` writes, when it
- * writes no memory entries (cvp, cbp2025, drmemtrace, champsim, vpc):
- * without -s, the stream read is then the first of those types, and no
- * other stream is looked at.  0 for the others, whose default stream is
- * the library's (the first memory stream). */
+ * writes no memory entries (cvp, cbp2025, cvp-loads, drmemtrace, champsim,
+ * vpc, vpc3): without -s, the stream read is then the first of those
+ * types, and no other stream is read.  0 for the others, whose default
+ * stream is the library's (the first memory stream). */
 static uint32_t format_types(const char *format)
 {
     uint32_t types = 0;

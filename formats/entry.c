@@ -34,6 +34,7 @@ static const struct {
 /* The table may have holes: the ids of types this build does not know. */
 static int valid(st_entry_type t) { return t >= ST_TYPE_D64 && t <= ST_TYPE_LAST && type_info[t].name; }
 
+int st_entry_known(int t) { return t >= ST_TYPE_D64 && t <= ST_TYPE_LAST && valid((st_entry_type)t); }
 size_t st_entry_size(st_entry_type t) { return valid(t) ? type_info[t].size : 0; }
 int st_entry_is_memory(st_entry_type t) { return t >= ST_TYPE_D64 && t <= ST_TYPE_M32; }
 int st_entry_is_wide(st_entry_type t) { return t == ST_TYPE_D64 || t == ST_TYPE_M64; }

@@ -107,6 +107,8 @@ typedef struct {
 /* Size in bytes of one entry of type t; 1 for ST_TYPE_BYTES; 0 if unknown
  * or ST_TYPE_USER (whose size the stream declares). */
 size_t st_entry_size(st_entry_type t);
+/* 1 for the ids this build knows a type by (the table has holes: 13). */
+int st_entry_known(int t);
 /* 1 for the four memory layouts. */
 int st_entry_is_memory(st_entry_type t);
 /* 1 when ip/address/data are 64 bits wide (d64, m64). */

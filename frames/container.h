@@ -431,8 +431,9 @@ st_error st_reader_read_all(st_reader *r, st_sink sink, void *arg, st_diag *d);
 typedef struct {
     const char *name; /* NULL: the default stream, or (types) */
     uint32_t types;   /* without a name, nonzero: the first stream declared
-                         whose type's bit (1u << type) is set, read as soon
-                         as it is declared (nothing held back) */
+                         whose type's bit (1u << type) is set (nothing held
+                         back); chosen at its first data frame, though no
+                         later declaration can change the choice */
     int chosen;       /* the stream read is known: id */
     uint32_t id;
     int held;         /* the first stream's frames are held back: hid */

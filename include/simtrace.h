@@ -895,11 +895,13 @@ typedef struct simtrace_seq_params {
     uint32_t stream_types;         /* with stream NULL: 0 the default stream;
                                       else the first stream declared whose
                                       type's bit (1u << simtrace_type) is set
-                                      here, read as soon as it is declared,
-                                      nothing held back (for a format that
-                                      writes no memory entries: see
-                                      simtrace_export_accepts).  0 with a
-                                      stream name */
+                                      here, nothing held back: it is settled
+                                      once declared, but the pick state names
+                                      it from its first data frame on (for a
+                                      format that writes no memory entries:
+                                      see simtrace_export_accepts).  0 with a
+                                      stream name; only bits of types this
+                                      release knows */
     uint32_t reserved32;           /* zero */
     uint64_t reserved[4];          /* zero */
 } simtrace_seq_params;
@@ -915,7 +917,8 @@ typedef struct simtrace_seq_params {
  * callback that returns nonzero ends the read: simtrace_reader_next_frame
  * returns SIMTRACE_E_WRITE.  Takes no cursor (SIMTRACE_E_STATE).
  * Returns as simtrace_reader_open_fd; SIMTRACE_E_USAGE also for nonzero
- * reserved fields, flags above 1, or resync without damage.
+ * reserved fields, flags above 1, resync without damage, both stream and
+ * stream_types, or a bit of stream_types that names no type.
  */
 SIMTRACE_API simtrace_error simtrace_reader_open_seq(simtrace_reader **r, int fd, const simtrace_read_params *params,
                                                      const simtrace_seq_params *seq);

@@ -115,10 +115,46 @@ rec() {
     run "$CAT" -F cbp2025 -o out.cbp mem.sim
     expect_status 2
     expect_output_has "simtrace-cat: mem.sim: no stream of a type that -F cbp2025 writes (cvp; see --list)"
-    [[ ! -e out.cbp ]] || fail "out.cbp written"
+    [[ -z $(compgen -G "out.cbp*") ]] || fail "left $(compgen -G "out.cbp*")"
     run bash -c "cat mem.sim | '$CAT' -F cbp2025"
     expect_status 2
     expect_output_has "simtrace-cat: (stdin): no stream of a type that -F cbp2025 writes (cvp; see --list)"
+}
+
+@test "-F cbp2025 without -s: damage before the first cvp stream has frames stops only in it; a lost declaration under --salvage is exit 1" {
+    local i
+    for i in $(seq 0 29); do rec alu $(printf '%x' $((0x1000 + 4 * i))); done > t.cbp
+    : > empty.cbp
+    # two cvp streams, the first without frames: a damaged first frame of
+    # the second is another stream's, file and pipe alike
+    run "$PACK" -o two.sim --frame-size 10 --stream a --from cbp2025 empty.cbp --stream b --from cbp2025 t.cbp
+    expect_status 0
+    local at
+    at=$("$CAT" --list --frames two.sim | awk '$1 == "b.trace" && $2 == 0 { print $9 }')
+    [[ -n $at ]] || fail "no frame 0 of b: $("$CAT" --list --frames two.sim)"
+    printf 'XXXX' | dd of=two.sim bs=1 seek="$at" conv=notrunc 2>/dev/null
+    run "$CAT" -F cbp2025 -o f.out two.sim
+    expect_status 0
+    expect_output_has "passed over damaged frame 0 of stream 'b.trace'"
+    [[ -f f.out && ! -s f.out ]] || fail "want an empty f.out"
+    run bash -c "cat two.sim | '$CAT' -F cbp2025 -o p.out"
+    expect_status 0
+    expect_output_has "1 frame (10 entries) of stream 'b.trace' were in the damaged bytes"
+    [[ -f p.out && ! -s p.out ]] || fail "want an empty p.out"
+    # the only cvp stream's declaration lost: --salvage says so and what it
+    # saved (nothing), exit 1, file and pipe alike
+    run "$PACK" -o one.sim --frame-size 10 --from cbp2025 t.cbp
+    expect_status 0
+    at=$(grep -abo STFR one.sim | head -1 | cut -d: -f1)
+    printf 'XXXX' | dd of=one.sim bs=1 seek="$at" conv=notrunc 2>/dev/null
+    run "$CAT" --salvage -F cbp2025 -o s.out one.sim
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "simtrace-cat: one.sim: no stream of a type that -F cbp2025 writes (cvp) is left: the declarations of the streams of 3 frames were lost"
+    expect_output_has "simtrace-cat: one.sim: salvaged the whole container"
+    run bash -c "cat one.sim | '$CAT' --salvage -F cbp2025 >/dev/null"
+    expect_status 1
+    expect_output_has "simtrace-cat: (stdin): no stream of a type that -F cbp2025 writes (cvp) is left"
 }
 
 @test "cbp2025: a record cut off or over a limit: file, record and offset named, the records before kept" {

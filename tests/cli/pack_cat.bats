@@ -1100,12 +1100,12 @@ check_entry_ranges() {
             expect_prefix simtrace-cat
             expect_output_has "$msg"
             [[ ${#lines[@]} -eq 1 ]] || fail "-F vpc $s $r (file): want one message, got: $output"
-            [[ ! -e out ]] || fail "-F vpc $s $r (file) left its output file"
+            [[ -z $(compgen -G "out*") ]] || fail "-F vpc $s $r (file) left $(compgen -G "out*")"
             run catp "$D/small.sim" -F vpc $s $r -o out
             expect_status 2 || fail "-F vpc $s $r (pipe)"
             expect_output_has "$msg"
             [[ ${#lines[@]} -eq 1 ]] || fail "-F vpc $s $r (pipe): want one message, got: $output"
-            [[ ! -e out ]] || fail "-F vpc $s $r (pipe) left its output file"
+            [[ -z $(compgen -G "out*") ]] || fail "-F vpc $s $r (pipe) left $(compgen -G "out*")"
         done
     done
 }

@@ -1677,6 +1677,27 @@ static void test_seq_pick(const char *dir)
     CHECK(simtrace_reader_open_seq(&r, 0, NULL, &bad) == SIMTRACE_E_USAGE && r == NULL);
     bad = (simtrace_seq_params){.reserved32 = 1};
     CHECK(simtrace_reader_open_seq(&r, 0, NULL, &bad) == SIMTRACE_E_USAGE && r == NULL);
+    /* a bit that names no type, alone or beside one that does; every
+     * known type's bit alone is taken */
+    const int no_type[] = {SIMTRACE_TYPE_NONE, 13, SIMTRACE_TYPE_DRMEMTRACE + 1, 31};
+    for (size_t k = 0; k < sizeof no_type / sizeof no_type[0]; k++) {
+        bad = (simtrace_seq_params){.stream_types = 1u << no_type[k]};
+        CHECK(simtrace_reader_open_seq(&r, 0, NULL, &bad) == SIMTRACE_E_USAGE && r == NULL);
+        bad.stream_types |= 1u << SIMTRACE_TYPE_CVP;
+        CHECK(simtrace_reader_open_seq(&r, 0, NULL, &bad) == SIMTRACE_E_USAGE && r == NULL);
+    }
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    close(fds[1]);
+    for (int t = SIMTRACE_TYPE_D64; t <= SIMTRACE_TYPE_DRMEMTRACE; t++) {
+        if (t == 13)
+            continue;
+        simtrace_seq_params one = {.stream_types = 1u << t};
+        simtrace_error oe = simtrace_reader_open_seq(&r, fds[0], NULL, &one);
+        CHECK(oe != SIMTRACE_E_USAGE);
+        simtrace_reader_free(r);
+    }
+    close(fds[0]);
 }
 
 int main(void)
