@@ -210,6 +210,7 @@ static st_error frame_pass(simtrace_stats *st, uint32_t index, const st_stream_i
     out->first_entry = r->first_entry;
     out->entries = r->count;
     out->stored_bytes = r->size;
+    out->transform = UINT32_MAX;
     a->o.frames++;
     a->o.stored_bytes += r->size;
     a->o.entries += r->count;
@@ -225,6 +226,14 @@ static st_error frame_pass(simtrace_stats *st, uint32_t index, const st_stream_i
                                      &fp, &a->cost));
     pred_add(&out->pred, &fp);
     pred_add(&a->o.pred, &fp);
+    int xf = svpc_stats_transform((svpc_encoder)r->encoder, byte0);
+    if (xf >= 0) {
+        out->transform = (uint32_t)xf;
+        if (xf)
+            a->o.transform_on_frames++;
+        else
+            a->o.transform_off_frames++;
+    }
     if (svpc_stats_splits((svpc_encoder)r->encoder)) {
         a->cm2_stored += r->size;
     } else {
@@ -314,9 +323,9 @@ static void finish(stream_acc *a)
     acc_free(a);
 }
 
-/* 1 for frames whose statistics follow their first payload byte: cmx's,
- * coded with the transform or without (SIMTRACE.md 6.9.1) */
-static int codes_by_byte0(const st_frame_ref *r) { return r->encoder == SVPC_ENC_CMX; }
+/* 1 for frames whose first payload byte says how they were coded: cmx's
+ * and mix's, with the transform or without (SIMTRACE.md 6.9.1) */
+static int codes_by_byte0(const st_frame_ref *r) { return svpc_stats_has_byte0((svpc_encoder)r->encoder); }
 
 /* Random access: the next frame, stream by stream. */
 static st_error next_indexed(simtrace_stats *s, simtrace_frame_stats *f, uint32_t *got, st_diag *d)

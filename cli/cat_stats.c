@@ -32,6 +32,8 @@ static void json_frame(FILE *out, int first, const simtrace_frame_stats *f)
 {
     fprintf(out, "%s{\"first_entry\": %" PRIu64 ", \"entries\": %" PRIu64 ", \"stored_bytes\": %" PRIu64, first ? "" : ", ",
             f->first_entry, f->entries, f->stored_bytes);
+    if (f->transform != UINT32_MAX)
+        fprintf(out, ", \"transform\": %s", f->transform ? "true" : "false");
     if (f->fields) {
         fputs(", \"hit_rate\": {", out);
         int k = 0;
@@ -82,6 +84,10 @@ static void print_text(FILE *out, const simtrace_stream_info *s, const simtrace_
     const char *kind = kind_name(ss->kind);
     if (kind)
         fprintf(out, "  %ss %" PRIu64 " (by the stream's name)\n", kind, ss->entries);
+    uint64_t xf_frames = ss->transform_on_frames + ss->transform_off_frames;
+    if (xf_frames)
+        fprintf(out, "  frames coded with the transform of recent data values: %" PRIu64 " of %" PRIu64 "%s\n",
+                ss->transform_on_frames, xf_frames, xf_frames < ss->frames ? " (cmx and mix frames)" : "");
     if (s->type == SIMTRACE_TYPE_D64 || s->type == SIMTRACE_TYPE_D32) {
         fputs("  access sizes:", out);
         for (unsigned z = 0; z <= SIZE_HIST; z++)
@@ -137,6 +143,8 @@ static void print_json(FILE *out, const simtrace_stream_info *s, const simtrace_
         fputs("null", out);
     fprintf(out, ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64,
             ss->kind == SIMTRACE_STATS_KIND_READ ? ss->entries : 0, ss->kind == SIMTRACE_STATS_KIND_WRITE ? ss->entries : 0);
+    fprintf(out, ", \"transform_on_frames\": %" PRIu64 ", \"transform_off_frames\": %" PRIu64,
+            ss->transform_on_frames, ss->transform_off_frames);
     if (s->type == SIMTRACE_TYPE_D64 || s->type == SIMTRACE_TYPE_D32) {
         fputs(", \"sizes\": {", out);
         int k = 0;

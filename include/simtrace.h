@@ -1364,7 +1364,10 @@ typedef struct simtrace_frame_stats {
     uint64_t entries;
     uint64_t stored_bytes; /* header + payload bytes */
     uint32_t fields;       /* bit f: pred holds field f (memory types); 0: no pred figures */
-    uint32_t reserved0;
+    uint32_t transform;    /* memory types, cmx and mix frames: 1 coded with the
+                              transform of recent data values (formats/SIMTRACE.md
+                              6.9.1), 0 without, as the frame's first payload byte
+                              says; UINT32_MAX for other frames */
     simtrace_stats_pred pred;
     uint64_t reserved[8];
 } simtrace_frame_stats;
@@ -1403,7 +1406,11 @@ typedef struct simtrace_stream_stats {
     uint64_t bits_all_flag;
     int64_t bits_headers, bits_rounding, bits_other;
     uint64_t other_frames, payload_bytes;
-    uint64_t reserved[8];
+    /* memory types: the cmx and mix frames coded with the transform of
+     * recent data values, and those coded without it (the frames'
+     * transform 1 and 0) */
+    uint64_t transform_on_frames, transform_off_frames;
+    uint64_t reserved[6];
 } simtrace_stream_stats;
 
 /*

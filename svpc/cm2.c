@@ -1356,6 +1356,15 @@ static void pred_stats_add(svpc_pred_stats *a, const svpc_pred_stats *b)
 /* cmx's frames are accounted as their first byte says they were coded,
  * or without it (byte0 -1) as cmx_encode() would code them: with the
  * transform or, by the same choice, without */
+int cm2_frame_transform(svpc_encoder enc, int byte0)
+{
+    if (enc == SVPC_ENC_CMX && (byte0 == CMX_XF_ON || byte0 == CMX_XF_OFF))
+        return byte0 == CMX_XF_ON;
+    if (enc == SVPC_ENC_MIX && byte0 >= 0 && byte0 <= 255 && mix_param_ok((unsigned)byte0))
+        return (byte0 & MIX_PARAM_XF) != 0;
+    return -1;
+}
+
 st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n, int byte0,
                      uint64_t cost[CM2_COST_CATS], svpc_pred_stats *acc, size_t *payload_bytes)
 {

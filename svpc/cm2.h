@@ -51,4 +51,11 @@ static inline int cm2_accounts(svpc_encoder enc) { return enc == SVPC_ENC_CM2 ||
 st_error cm2_account(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n, int byte0,
                      uint64_t cost[CM2_COST_CATS], svpc_pred_stats *acc, size_t *payload_bytes);
 
+/* Whether a frame of encoder enc whose stored payload begins with byte0
+ * was coded with the transform of recent data values (6.9.1): 1, 0, or -1
+ * for an encoder without the transform (or byte0 -1, or not one of its
+ * values).  cmx's first byte says so, as does bit 2 of mix's parameter
+ * byte (6.11.1). */
+int cm2_frame_transform(svpc_encoder enc, int byte0);
+
 #endif /* SVPC_CM2_H */

@@ -48,6 +48,8 @@ int svpc_stats_has_field(st_entry_type t, unsigned f)
 }
 
 int svpc_stats_splits(svpc_encoder enc) { return cm2_accounts(enc); }
+int svpc_stats_has_byte0(svpc_encoder enc) { return enc == SVPC_ENC_CMX || enc == SVPC_ENC_MIX; }
+int svpc_stats_transform(svpc_encoder enc, int byte0) { return cm2_frame_transform(enc, byte0); }
 
 st_error svpc_stats_frame(svpc_stats_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *raw, size_t n,
                          int byte0, svpc_pred_stats *acc, svpc_cost_stats *cost)

@@ -65,6 +65,13 @@ typedef struct {
  * go: cm2 and cmx (cm2_account()). */
 int svpc_stats_splits(svpc_encoder enc);
 
+/* 1 for encoders whose frames' first payload byte says how they were
+ * coded (cmx, mix): svpc_stats_frame() and svpc_stats_transform() take it. */
+int svpc_stats_has_byte0(svpc_encoder enc);
+/* cm2_frame_transform(): 1 coded with the transform of recent data values,
+ * 0 without, -1 an encoder without it or a byte0 not one of its values. */
+int svpc_stats_transform(svpc_encoder enc, int byte0);
+
 /* Add the n entries at raw (one frame of a memory type, coded by encoder
  * enc) to *acc: what the frame's own encoder's predictors make of them
  * (cm2's for cm2 and cmx frames, cm's for the others); and for such a frame

@@ -340,7 +340,9 @@ class Stream:
         summary, a dict: entries, frames, raw_bytes, stored_bytes, encoder
         (its name), and for memory streams kind ("read", "write" or None,
         by the stream's name), distinct_lines, distinct_pages,
-        distinct_exact, sizes ({access size: count}, d64 and d32; the key
+        distinct_exact, transform_on_frames and transform_off_frames (the
+        cmx and mix frames coded with the transform of recent data values
+        and without it), sizes ({access size: count}, d64 and d32; the key
         65 counts those above 64 bytes), fields ({"ip": {"coded", "hits",
         "expected", "ids"}, ...}: ids lists the uses of each predictor id,
         the last the misses) and bits (where the stored bits go, in units
@@ -349,8 +351,10 @@ class Stream:
         payload_bytes; they add up to stored_bytes x 8 x unit).
 
         frames, a dict of numpy arrays, one element per frame: first_entry,
-        entries, stored_bytes, encoder (codec ids); for memory streams
-        also hit_rate, coded and hits, each a dict by field name."""
+        entries, stored_bytes, encoder (codec ids), transform (1 coded
+        with the transform of recent data values, 0 without, -1 a frame of
+        another encoder or type); for memory streams also hit_rate, coded
+        and hits, each a dict by field name."""
         return self._t._stats(self)
 
     def is_wide(self, entries):
@@ -376,6 +380,7 @@ def _stats_summary(ss):
         "kind": _lib.STATS_KINDS.get(ss.kind),
         "distinct_lines": ss.distinct_lines, "distinct_pages": ss.distinct_pages,
         "distinct_exact": bool(ss.lines_exact and ss.pages_exact),
+        "transform_on_frames": ss.transform_on_frames, "transform_off_frames": ss.transform_off_frames,
         "sizes": {z: n for z, n in enumerate(ss.sizes) if n},
         "fields": {name: {"coded": p.coded[f], "hits": p.hits[f], "expected": p.expected[f],
                           "ids": list(p.ids[f])[:_L.simtrace_stats_field_slots(f) + 1]}
@@ -390,7 +395,8 @@ def _stats_summary(ss):
 
 
 def _stats_frames(mask, cols, coded, hits):
-    out = {k: np.array(v, dtype=np.uint64 if k != "encoder" else np.uint32) for k, v in cols.items()}
+    dtypes = {"encoder": np.uint32, "transform": np.int8}
+    out = {k: np.array(v, dtype=dtypes.get(k, np.uint64)) for k, v in cols.items()}
     if not mask:
         return out
     coded = np.array(coded, dtype=np.uint64).reshape(-1, _lib.STATS_FIELDS)
@@ -492,7 +498,7 @@ class Trace:
         try:
             f = _lib.FrameStats()
             got = ctypes.c_uint32()
-            cols = {k: [] for k in ("first_entry", "entries", "stored_bytes", "encoder")}
+            cols = {k: [] for k in ("first_entry", "entries", "stored_bytes", "encoder", "transform")}
             coded, hits = [], []
             while True:
                 e = _L.simtrace_stats_next(st, ctypes.byref(f), ctypes.byref(got))
@@ -503,6 +509,8 @@ class Trace:
                     break
                 for k in cols:
                     cols[k].append(getattr(f, k))
+                if cols["transform"][-1] == 0xFFFFFFFF:
+                    cols["transform"][-1] = -1
                 coded.append(list(f.pred.coded))
                 hits.append(list(f.pred.hits))
             ss = _lib.StreamStats()

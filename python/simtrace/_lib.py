@@ -98,7 +98,7 @@ class FrameStats(ctypes.Structure):
         ("entries", ctypes.c_uint64),
         ("stored_bytes", ctypes.c_uint64),
         ("fields", ctypes.c_uint32),
-        ("reserved0", ctypes.c_uint32),
+        ("transform", ctypes.c_uint32),
         ("pred", StatsPred),
         ("reserved", ctypes.c_uint64 * 8),
     ]
@@ -130,7 +130,9 @@ class StreamStats(ctypes.Structure):
         ("bits_other", ctypes.c_int64),
         ("other_frames", ctypes.c_uint64),
         ("payload_bytes", ctypes.c_uint64),
-        ("reserved", ctypes.c_uint64 * 8),
+        ("transform_on_frames", ctypes.c_uint64),
+        ("transform_off_frames", ctypes.c_uint64),
+        ("reserved", ctypes.c_uint64 * 6),
     ]
 
 

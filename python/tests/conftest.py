@@ -45,4 +45,6 @@ def traces(tmp_path_factory):
             "no_frames": ROOT / "testdata/good/edge-stream-without-frames.sim",
             "empty": ROOT / "testdata/good/edge-empty.sim",
             "user": ROOT / "testdata/good/edge-user-type.sim",
+            "mix8": ROOT / "testdata/good/encoder12-mix8.sim",
+            "cmx_off": ROOT / "testdata/good/encoder13-cmx-off.sim",
             "bad": ROOT / "testdata/bad"}

@@ -19,7 +19,7 @@ def sizes_as_json(sizes):
     return {(str(z) if z < 65 else ">64"): n for z, n in sizes.items()}
 
 
-@pytest.mark.parametrize("which", ["bios", "wide", "one", "no_frames", "user"])
+@pytest.mark.parametrize("which", ["bios", "wide", "one", "no_frames", "user", "mix8", "cmx_off"])
 def test_stats_equal_simtrace_cat(traces, which):
     want = cat_json(traces[which])
     with simtrace.open(traces[which]) as t:
@@ -35,8 +35,11 @@ def test_stats_equal_simtrace_cat(traces, which):
             if "fields" not in j:
                 assert "fields" not in summary and "hit_rate" not in frames
                 continue
-            for k in ("distinct_lines", "distinct_pages", "distinct_exact", "kind"):
+            for k in ("distinct_lines", "distinct_pages", "distinct_exact", "kind", "transform_on_frames",
+                      "transform_off_frames"):
                 assert summary[k] == j[k], k
+            assert list(frames["transform"]) == [{True: 1, False: 0}.get(f.get("transform"), -1)
+                                                 for f in j["frame_stats"]]
             assert sizes_as_json(summary.get("sizes", {})) == j.get("sizes", {})
             assert list(summary["fields"]) == list(j["fields"])
             for name, f in j["fields"].items():

@@ -184,3 +184,29 @@ PARTS='(lambda b: (sum(b["ids"].values()) + sum(b["misses"].values()) + b["all_e
     [[ $(json off.json 'j["streams"][0]["bits"]["frame_headers"]') == $(json old.json 'j["streams"][0]["bits"]["frame_headers"]') ]]
     [[ $(json off.json 'j["streams"][0]["bits"]["misses"]["data"]') != $(json old.json 'j["streams"][0]["bits"]["misses"]["data"]') ]]
 }
+
+@test "--stats: which cmx and mix frames were coded with the transform of recent data values, from their first payload byte, file and pipe alike" {
+    # fixture: frames with it (1) and without it (0); cm2 frames have none
+    local f want
+    for f in encoder13-cmx-off:0:1 encoder13-cmx-old:1:0 encoder13-cmx:3:0 encoder12-mix7:0:3 \
+        encoder12-mix8x:3:0 encoder12-mix9x:3:0 compat-1.4-cm2:0:0; do
+        local name=${f%%:*} on=${f#*:} off
+        off=${on#*:} on=${on%%:*}
+        local p="$ROOT/testdata/good/$name.sim"
+        "$SIMTRACE_CAT" --stats=json "$p" >j.file
+        cat "$p" | "$SIMTRACE_CAT" --stats=json >j.pipe
+        cmp <(sed 's/"file": "[^"]*"//' j.file) <(sed 's/"file": "[^"]*"//' j.pipe)
+        [[ $(json j.file 'j["streams"][0]["transform_on_frames"]') == "$on" ]] || fail "$name: on"
+        [[ $(json j.file 'j["streams"][0]["transform_off_frames"]') == "$off" ]] || fail "$name: off"
+        want=$(json j.file '" ".join({True: "1", False: "0", None: "-"}[x.get("transform")] for x in j["streams"][0]["frame_stats"])')
+        run "$SIMTRACE_CAT" --stats "$p"
+        expect_status 0
+        if ((on + off)); then
+            [[ $want == *[01]* && $want != *-* ]] || fail "$name: frames $want"
+            expect_output_has "  frames coded with the transform of recent data values: $on of $((on + off))"
+        else
+            [[ $want != *[01]* ]] || fail "$name: frames $want"
+            [[ $output != *"transform of recent"* ]] || fail "$name: a transform line for cm2: $output"
+        fi
+    done
+}

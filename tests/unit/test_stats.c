@@ -263,8 +263,26 @@ static void check_public(const char *profile, const uint8_t *raw)
     unlink(path);
 }
 
+/* The transform of a frame by its first payload byte (cm2_frame_transform):
+ * cmx's two values, mix's parameter bytes, and every other byte or encoder
+ * none. */
+static void check_transform_byte(void)
+{
+    CHECK(svpc_stats_has_byte0(SVPC_ENC_CMX) && svpc_stats_has_byte0(SVPC_ENC_MIX));
+    CHECK(!svpc_stats_has_byte0(SVPC_ENC_CM2) && !svpc_stats_has_byte0(SVPC_ENC_BEST));
+    for (int b = -1; b <= 256; b++) {
+        int cmx = b == 0 ? 1 : b == 1 ? 0 : -1;
+        /* mix: bits 0-1 the contexts (1..3; 3 only with the transform), bit 2 the transform */
+        int mix = b == 1 || b == 2 ? 0 : b == 5 || b == 6 || b == 7 ? 1 : -1;
+        CHECK(svpc_stats_transform(SVPC_ENC_CMX, b) == cmx);
+        CHECK(svpc_stats_transform(SVPC_ENC_MIX, b) == mix);
+        CHECK(svpc_stats_transform(SVPC_ENC_CM2, b) == -1 && svpc_stats_transform(SVPC_ENC_BEST, b) == -1);
+    }
+}
+
 int main(void)
 {
+    check_transform_byte();
     svpc_stats_ctx *c;
     CHECK(svpc_stats_new(&c) == ST_OK);
     svpc_ctx *x;
