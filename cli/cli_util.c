@@ -854,6 +854,16 @@ int cli_check_levels(int argc, char **argv, const char *shortopts, const struct 
     return 1;
 }
 
+void cli_help_word(FILE *f, size_t *col, const char *w)
+{
+    if (*col + 1 + strlen(w) > 79) {
+        fputs("\n                       ", f);
+        *col = 23;
+    }
+    fprintf(f, " %s", w);
+    *col += 1 + strlen(w);
+}
+
 void cli_json_string(FILE *f, const char *s)
 {
     fputc('"', f);

@@ -59,11 +59,17 @@ static void usage(FILE *f)
             "                        or hexadecimal with 0x.  What a range asks for past the\n"
             "                        end of the stream is not there: a note says so (exit 0)\n"
             "      --time=T1:T2      the frames written between T1 and T2 (ns since 1970,\n"
-            "                        or with a suffix s, ms, us; needs --timestamps when packed)\n"
+            "                        or with a suffix s, ms, us; needs --timestamps when\n"
+            "                        packed)\n"
             "  -F, --format=FORMAT   raw (default, byte-identical to what was packed), text,\n"
-            "                        csv (decimal, for awk and spreadsheets), or an exporter:");
-    for (unsigned i = 0; simtrace_export_format(i); i++)
-        fprintf(f, " %s", simtrace_export_format(i));
+            "                        csv (decimal, for awk and spreadsheets), or another\n"
+            "                        exporter:");
+    size_t col = strlen("                        exporter:");
+    for (unsigned i = 0; simtrace_export_format(i); i++) {
+        const char *x = simtrace_export_format(i);
+        if (strcmp(x, "raw") && strcmp(x, "text") && strcmp(x, "csv"))
+            cli_help_word(f, &col, x);
+    }
     fprintf(f, "%s",
             "\n"
             "  -o, --output=FILE     write to FILE (replaced only with -f)\n"
@@ -802,6 +808,10 @@ typedef struct {
     uint64_t lost_unknown; /* frames of streams whose declarations were lost */
     uint64_t passed_over; /* damaged frames of other streams */
     uint64_t gap_lo, gap_hi; /* a pipe: the last bytes passed over (a damaged frame header), [lo, hi) */
+    /* the first bytes passed over before the stream read was settled,
+     * [lo, hi); hi 0: none.  A declaration lost there may have been the
+     * stream read's, so frames of undeclared streams may be its. */
+    uint64_t unsettled_lo, unsettled_hi;
     uint64_t written_end; /* entries of the chosen stream written so far (whole-stream reads) */
     uint64_t *gap_entries; /* by stream index: entries of frames lost in bytes passed over,
                               which the stream's count of entries includes (NULL: none) */
@@ -971,7 +981,7 @@ static int may_be_read(const seq_t *q, uint32_t i, const simtrace_stream_info *s
     uint32_t first;
     if (q->types)
         /* the first declared of the types is read, though the library
-         * settles on it only at one of its data frames */
+         * settles on it only at the next data frame (of any stream) */
         return first_of_types(q->r, q->types, &first) && i == first;
     return i == held || simtrace_type_is_memory((int)s->type);
 }
@@ -1004,10 +1014,16 @@ static simtrace_error pipe_gap(seq_t *q, const simtrace_stream_info *s, const si
                                const simtrace_input_place *d)
 {
     simtrace_error e = dm->error;
+    uint32_t first;
+    int settled = pick_chosen(q) || (!q->name && q->types && first_of_types(q->r, q->types, &first));
     if (dm->kind == SIMTRACE_DAMAGE_GAP) {
         /* bytes of no known stream */
         q->gap_lo = dm->offset;
         q->gap_hi = dm->offset + dm->size;
+        if (!settled && !q->unsettled_hi) {
+            q->unsettled_lo = q->gap_lo;
+            q->unsettled_hi = q->gap_hi;
+        }
         if (!q->quiet) {
             cli_report_place(e, d, q->file);
             cli_msg("%s: passed over bytes %" PRIu64 "..%" PRIu64 " (a damaged frame header); reading on from the "
@@ -1016,18 +1032,17 @@ static simtrace_error pipe_gap(seq_t *q, const simtrace_stream_info *s, const si
         return SIMTRACE_OK;
     }
     const char *name = s ? s->name : "(undeclared)";
-    uint32_t first;
-    int settled = pick_chosen(q) || (!q->name && q->types && first_of_types(q->r, q->types, &first));
-    if (!s ? !settled : may_be_read(q, dm->stream, s)) {
-        /* (the declaration of the stream asked for may have been lost) */
+    /* (the declaration of the stream asked for may have been lost: in
+     * bytes passed over before it was settled) */
+    if (!s ? !settled || q->unsettled_hi : may_be_read(q, dm->stream, s)) {
         if (s)
             cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the damaged bytes %" PRIu64
                     "..%" PRIu64 ": lost; --salvage writes the rest", q->file, dm->first_entry,
                     dm->first_entry + dm->entries - 1, name, q->gap_lo, q->gap_hi - 1);
         else
-            cli_msg("%s: the declarations of streams were in the damaged bytes %" PRIu64 "..%" PRIu64 ", and the "
-                    "stream read may be one of them; --salvage writes what is left", q->file, q->gap_lo,
-                    q->gap_hi - 1);
+            cli_msg("%s: the declarations of streams were lost in damaged bytes (from %" PRIu64 "..%" PRIu64
+                    " on), and the stream read may be one of them; --salvage writes what is left", q->file,
+                    q->unsettled_hi ? q->unsettled_lo : q->gap_lo, (q->unsettled_hi ? q->unsettled_hi : q->gap_hi) - 1);
         q->said = 1;
         return SIMTRACE_E_CORRUPT;
     }
@@ -1289,8 +1304,13 @@ static void salvage_note(const cat_merge_opts *mo, const simtrace_reader *r, uin
 
 /* --salvage read sequentially (e: what stopped it, at d): what was
  * saved and what lost.  Returns 1 when entries were lost. */
-static int say_seq_salvage(const seq_t *q, simtrace_error e, const simtrace_input_place *d, int regular)
+static int say_seq_salvage(const seq_t *q, simtrace_error e, const simtrace_input_place *d, int regular, int chosen)
 {
+    if (!chosen && e == SIMTRACE_OK) {
+        /* no stream was written: said above, why */
+        cli_msg("%s: salvaged nothing", q->file);
+        return 1;
+    }
     /* read sequentially, a stop leaves the rest unknown: say so, with
      * where, rather than let the count above pass for the whole loss */
     char rest[200] = "";
@@ -1579,7 +1599,7 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     }
     if (salvage && want_out && chosen)
         salvage_note(mo, r, q.read);
-    if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular))
+    if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular, chosen))
         status = EXIT_DATA;
     simtrace_reader_free(r);
     free(q.hold.data);

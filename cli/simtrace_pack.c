@@ -30,12 +30,14 @@ static void usage(FILE *f)
             "      --type=T          entry type of raw inputs: d64 (default), d32, m64, m32,\n"
             "                        vpc, event, bytes, or NAME:SIZE for a user type of SIZE\n"
             "                        bytes (1..%u); NAME is not a built-in type's\n"
-            "      --from=FORMAT     import FORMAT instead of raw entries:",
+            "      --from=FORMAT     import FORMAT instead of raw entries (raw, the default,\n"
+            "                        switches back):",
             SIMTRACE_USER_ENTRY_MAX);
+    size_t col = strlen("                        switches back):");
     for (unsigned i = 0; simtrace_import_format(i, NULL); i++)
-        fprintf(f, " %s", simtrace_import_format(i, NULL));
+        cli_help_word(f, &col, simtrace_import_format(i, NULL));
     fprintf(f, "%s",
-            "; raw (default) switches back\n"
+            "\n"
             "\n"
             "Modes:\n"
             "      --concat          the inputs are containers: copy their frames without\n"

@@ -432,8 +432,8 @@ typedef struct {
     const char *name; /* NULL: the default stream, or (types) */
     uint32_t types;   /* without a name, nonzero: the first stream declared
                          whose type's bit (1u << type) is set (nothing held
-                         back); chosen at its first data frame, though no
-                         later declaration can change the choice */
+                         back); chosen at the next data frame of any stream,
+                         though no later declaration can change the choice */
     int chosen;       /* the stream read is known: id */
     uint32_t id;
     int held;         /* the first stream's frames are held back: hid */

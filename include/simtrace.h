@@ -897,9 +897,10 @@ typedef struct simtrace_seq_params {
                                       type's bit (1u << simtrace_type) is set
                                       here, nothing held back: it is settled
                                       once declared, but the pick state names
-                                      it from its first data frame on (for a
-                                      format that writes no memory entries:
-                                      see simtrace_export_accepts).  0 with a
+                                      it from the next data frame of any
+                                      stream on (for a format that writes no
+                                      memory entries: see
+                                      simtrace_export_accepts).  0 with a
                                       stream name; only bits of types this
                                       release knows */
     uint32_t reserved32;           /* zero */

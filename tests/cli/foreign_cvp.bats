@@ -151,7 +151,7 @@ rec() {
     expect_status 1
     expect_prefix simtrace-cat
     expect_output_has "simtrace-cat: one.sim: no stream of a type that -F cbp2025 writes (cvp) is left: the declarations of the streams of 3 frames were lost"
-    expect_output_has "simtrace-cat: one.sim: salvaged the whole container"
+    expect_output_has "simtrace-cat: one.sim: salvaged nothing"
     run bash -c "cat one.sim | '$CAT' --salvage -F cbp2025 >/dev/null"
     expect_status 1
     expect_output_has "simtrace-cat: (stdin): no stream of a type that -F cbp2025 writes (cvp) is left"

@@ -1173,3 +1173,22 @@ check_entry_ranges() {
     ok_to got "$SIMTRACE_CAT" x.sim
     same got want
 }
+
+@test "a pipe whose first declaration is lost before the stream read is known: exit 1, not another stream's entries with exit 0" {
+    # every stream declared before any data frame; cpu0.write (the first
+    # memory stream: the default) loses its declaration, so a pipe knows
+    # cpu0.read first; the file knows from its directory
+    ok_to b.sim "$SIMTRACE_PACK" --frame-size 100 --from bochs "$ROOT/testdata/good/sample.bochs.xz"
+    local at
+    at=$(grep -abo STFR b.sim | head -1 | cut -d: -f1)
+    [[ $at == 64 ]] || fail "the first frame is not at 64: $at"
+    printf 'XXXX' | dd of=b.sim bs=1 seek="$at" conv=notrunc 2>/dev/null
+    run catp b.sim -o p.out
+    expect_status 1
+    expect_prefix simtrace-cat
+    expect_output_has "simtrace-cat: (stdin): the declarations of streams were lost in damaged bytes (from 64..275 on), and the stream read may be one of them; --salvage writes what is left"
+    [[ -z $(compgen -G "p.out*") ]] || fail "left $(compgen -G "p.out*")"
+    run "$SIMTRACE_CAT" -o f.out b.sim
+    expect_status 1
+    [[ -z $(compgen -G "f.out*") ]] || fail "left $(compgen -G "f.out*")"
+}
