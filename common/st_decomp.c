@@ -1,6 +1,8 @@
 /* st_decomp.c - compressed inputs through a decompressing thread
  * (contract in st_decomp.h). */
+#ifndef _GNU_SOURCE /* (the fuzz build defines it for every file) */
 #define _GNU_SOURCE /* tee(2) */
+#endif
 #include "st_decomp.h"
 
 #include <errno.h>

@@ -1,4 +1,6 @@
+#ifndef _GNU_SOURCE /* (the fuzz build defines it for every file) */
 #define _GNU_SOURCE /* F_SETPIPE_SZ */
+#endif
 #include "line_reader.h"
 #include "../common/st_io.h"
 
