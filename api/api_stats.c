@@ -210,7 +210,7 @@ static st_error frame_pass(simtrace_stats *st, uint32_t index, const st_stream_i
     out->first_entry = r->first_entry;
     out->entries = r->count;
     out->stored_bytes = r->size;
-    out->transform = UINT32_MAX;
+    out->transform = SIMTRACE_STATS_TRANSFORM_NONE;
     a->o.frames++;
     a->o.stored_bytes += r->size;
     a->o.entries += r->count;
@@ -228,7 +228,7 @@ static st_error frame_pass(simtrace_stats *st, uint32_t index, const st_stream_i
     pred_add(&a->o.pred, &fp);
     int xf = svpc_stats_transform((svpc_encoder)r->encoder, byte0);
     if (xf >= 0) {
-        out->transform = (uint32_t)xf;
+        out->transform = xf ? SIMTRACE_STATS_TRANSFORM_ON : SIMTRACE_STATS_TRANSFORM_OFF;
         if (xf)
             a->o.transform_on_frames++;
         else

@@ -32,8 +32,8 @@ static void json_frame(FILE *out, int first, const simtrace_frame_stats *f)
 {
     fprintf(out, "%s{\"first_entry\": %" PRIu64 ", \"entries\": %" PRIu64 ", \"stored_bytes\": %" PRIu64, first ? "" : ", ",
             f->first_entry, f->entries, f->stored_bytes);
-    if (f->transform != UINT32_MAX)
-        fprintf(out, ", \"transform\": %s", f->transform ? "true" : "false");
+    if (f->transform != SIMTRACE_STATS_TRANSFORM_NONE)
+        fprintf(out, ", \"transform\": %s", f->transform == SIMTRACE_STATS_TRANSFORM_ON ? "true" : "false");
     if (f->fields) {
         fputs(", \"hit_rate\": {", out);
         int k = 0;

@@ -188,11 +188,12 @@ int cli_check_levels(int argc, char **argv, const char *shortopts, const struct 
 /* Monotonic seconds. */
 double cli_now(void);
 
-/* s as a JSON string, quoted and escaped, to f. */
 /* --help: word w after a space, where *col (0-based, updated) is the
  * column the line has reached; a word that would pass column 79 starts a
  * new line under the options' text (column 24). */
 void cli_help_word(FILE *f, size_t *col, const char *w);
+
+/* s as a JSON string, quoted and escaped, to f. */
 void cli_json_string(FILE *f, const char *s);
 
 /* ---- simtrace-cat's shared helpers (simtrace_cat.c, cat_merge.c) ---- */

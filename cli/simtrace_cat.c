@@ -968,6 +968,28 @@ static int first_of_types(const simtrace_reader *r, uint32_t types, uint32_t *si
     return 0;
 }
 
+/* Whether the stream read is settled by what is declared so far: chosen,
+ * or named and declared, or the first of -F's types declared, or (the
+ * default) a memory stream declared.  A declaration lost after that is a
+ * later one's, which cannot change the choice. */
+static int read_settled(const seq_t *q)
+{
+    uint32_t n = 0, first;
+    if (pick_chosen(q))
+        return 1;
+    if (q->name)
+        return stream_named(q->r, q->name) != UINT32_MAX;
+    if (q->types)
+        return first_of_types(q->r, q->types, &first);
+    simtrace_reader_stream_count(q->r, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        simtrace_stream_info s;
+        if (simtrace_reader_stream_info(q->r, i, &s) == SIMTRACE_OK && simtrace_type_is_memory((int)s.type))
+            return 1;
+    }
+    return 0;
+}
+
 /* Whether stream i (s) is, or may become, the stream being read: only
  * damage there stops a read that is not a salvage. */
 static int may_be_read(const seq_t *q, uint32_t i, const simtrace_stream_info *s)
@@ -1014,8 +1036,7 @@ static simtrace_error pipe_gap(seq_t *q, const simtrace_stream_info *s, const si
                                const simtrace_input_place *d)
 {
     simtrace_error e = dm->error;
-    uint32_t first;
-    int settled = pick_chosen(q) || (!q->name && q->types && first_of_types(q->r, q->types, &first));
+    int settled = read_settled(q);
     if (dm->kind == SIMTRACE_DAMAGE_GAP) {
         /* bytes of no known stream */
         q->gap_lo = dm->offset;
@@ -1033,8 +1054,9 @@ static simtrace_error pipe_gap(seq_t *q, const simtrace_stream_info *s, const si
     }
     const char *name = s ? s->name : "(undeclared)";
     /* (the declaration of the stream asked for may have been lost: in
-     * bytes passed over before it was settled) */
-    if (!s ? !settled || q->unsettled_hi : may_be_read(q, dm->stream, s)) {
+     * bytes passed over before it was settled; a name, once declared, is
+     * no lost stream's) */
+    if (!s ? !settled || (!q->name && q->unsettled_hi) : may_be_read(q, dm->stream, s)) {
         if (s)
             cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the damaged bytes %" PRIu64
                     "..%" PRIu64 ": lost; --salvage writes the rest", q->file, dm->first_entry,
@@ -1306,10 +1328,11 @@ static void salvage_note(const cat_merge_opts *mo, const simtrace_reader *r, uin
  * saved and what lost.  Returns 1 when entries were lost. */
 static int say_seq_salvage(const seq_t *q, simtrace_error e, const simtrace_input_place *d, int regular, int chosen)
 {
-    if (!chosen && e == SIMTRACE_OK) {
-        /* no stream was written: said above, why */
+    if (!chosen && e == SIMTRACE_OK && (q->lost_unknown || q->name || q->types)) {
+        /* the stream asked for was not found (said above): nothing was
+         * written, and with declarations lost, that is a loss */
         cli_msg("%s: salvaged nothing", q->file);
-        return 1;
+        return q->lost_unknown != 0;
     }
     /* read sequentially, a stop leaves the rest unknown: say so, with
      * where, rather than let the count above pass for the whole loss */

@@ -1356,6 +1356,14 @@ typedef struct simtrace_stats_pred {
     uint64_t ids[SIMTRACE_STATS_FIELDS][SIMTRACE_STATS_IDS];
 } simtrace_stats_pred;
 
+/* simtrace_frame_stats.transform.  0 is what a library before these
+ * values left there (a reserved word).  Values never change. */
+typedef enum simtrace_stats_transform {
+    SIMTRACE_STATS_TRANSFORM_NONE = 0, /* another encoder or type, or not known */
+    SIMTRACE_STATS_TRANSFORM_ON = 1,   /* coded with the transform */
+    SIMTRACE_STATS_TRANSFORM_OFF = 2,  /* coded without it */
+} simtrace_stats_transform;
+
 /* One data frame's figures, copied out. */
 typedef struct simtrace_frame_stats {
     uint32_t stream;       /* the stream's index in the reader's list */
@@ -1365,10 +1373,10 @@ typedef struct simtrace_frame_stats {
     uint64_t entries;
     uint64_t stored_bytes; /* header + payload bytes */
     uint32_t fields;       /* bit f: pred holds field f (memory types); 0: no pred figures */
-    uint32_t transform;    /* memory types, cmx and mix frames: 1 coded with the
+    uint32_t transform;    /* simtrace_stats_transform: for cmx and mix frames of
+                              memory types, whether they were coded with the
                               transform of recent data values (formats/SIMTRACE.md
-                              6.9.1), 0 without, as the frame's first payload byte
-                              says; UINT32_MAX for other frames */
+                              6.9.1), as the frame's first payload byte says */
     simtrace_stats_pred pred;
     uint64_t reserved[8];
 } simtrace_frame_stats;
@@ -1409,7 +1417,7 @@ typedef struct simtrace_stream_stats {
     uint64_t other_frames, payload_bytes;
     /* memory types: the cmx and mix frames coded with the transform of
      * recent data values, and those coded without it (the frames'
-     * transform 1 and 0) */
+     * transform SIMTRACE_STATS_TRANSFORM_ON and _OFF) */
     uint64_t transform_on_frames, transform_off_frames;
     uint64_t reserved[6];
 } simtrace_stream_stats;

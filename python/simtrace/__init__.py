@@ -509,8 +509,8 @@ class Trace:
                     break
                 for k in cols:
                     cols[k].append(getattr(f, k))
-                if cols["transform"][-1] == 0xFFFFFFFF:
-                    cols["transform"][-1] = -1
+                # the library's 0 none, 1 with, 2 without: here -1, 1, 0
+                cols["transform"][-1] = {1: 1, 2: 0}.get(cols["transform"][-1], -1)
                 coded.append(list(f.pred.coded))
                 hits.append(list(f.pred.hits))
             ss = _lib.StreamStats()

@@ -1191,4 +1191,26 @@ check_entry_ranges() {
     run "$SIMTRACE_CAT" -o f.out b.sim
     expect_status 1
     [[ -z $(compgen -G "f.out*") ]] || fail "left $(compgen -G "f.out*")"
+    # a later declaration lost (cpu0.read's, the second): the default,
+    # cpu0.write, was declared before it, as was a stream named by -s:
+    # read on, the frames of the undeclared stream named as another's
+    ok_to b.sim "$SIMTRACE_PACK" -f --frame-size 100 --from bochs "$ROOT/testdata/good/sample.bochs.xz"
+    "$SIMTRACE_CAT" -s cpu0.write b.sim >want.d64
+    at=$(grep -abo STFR b.sim | sed -n 2p | cut -d: -f1)
+    printf 'XXXX' | dd of=b.sim bs=1 seek="$at" conv=notrunc 2>/dev/null
+    local s
+    for s in "" "-s cpu0.write"; do
+        run catp b.sim $s -o p.out
+        expect_status 0 || fail "pipe, '$s'"
+        expect_output_has "of stream '(undeclared)' were in the damaged bytes"
+        cmp p.out want.d64
+        rm -f p.out
+    done
+}
+
+@test "--salvage of a container without streams: nothing lost, exit 0" {
+    run "$SIMTRACE_CAT" --salvage -o out "$ROOT/testdata/good/edge-empty.sim"
+    expect_status 0
+    run catp "$ROOT/testdata/good/edge-empty.sim" --salvage -o out2
+    expect_status 0
 }
