@@ -974,20 +974,14 @@ static int first_of_types(const simtrace_reader *r, uint32_t types, uint32_t *si
  * later one's, which cannot change the choice. */
 static int read_settled(const seq_t *q)
 {
-    uint32_t n = 0, first;
+    const uint32_t memory = 1u << SIMTRACE_TYPE_D64 | 1u << SIMTRACE_TYPE_D32 | 1u << SIMTRACE_TYPE_M64 |
+                            1u << SIMTRACE_TYPE_M32;
+    uint32_t first;
     if (pick_chosen(q))
         return 1;
     if (q->name)
         return stream_named(q->r, q->name) != UINT32_MAX;
-    if (q->types)
-        return first_of_types(q->r, q->types, &first);
-    simtrace_reader_stream_count(q->r, &n);
-    for (uint32_t i = 0; i < n; i++) {
-        simtrace_stream_info s;
-        if (simtrace_reader_stream_info(q->r, i, &s) == SIMTRACE_OK && simtrace_type_is_memory((int)s.type))
-            return 1;
-    }
-    return 0;
+    return first_of_types(q->r, q->types ? q->types : memory, &first);
 }
 
 /* Whether stream i (s) is, or may become, the stream being read: only
@@ -1541,18 +1535,19 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     else if (e != SIMTRACE_OK)
         status = cli_report_place(e, &d, e == SIMTRACE_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
     uint32_t ti;
-    if (e == SIMTRACE_OK && !chosen && !stream && so->types && !first_of_types(r, so->types, &ti) &&
-        q.lost_unknown) {
-        /* --salvage: the stream -F would write may be one whose
-         * declaration was lost; the summary below says what was */
+    if (e == SIMTRACE_OK && !chosen && !stream && so->types && !first_of_types(r, so->types, &ti)) {
         char names[256];
-        cli_msg("%s: no stream of a type that -F %s writes (%s) is left: the declarations of the streams of %" PRIu64
-                " frame%s were lost, and it may have been one of them", in_name, q.format,
-                types_said(so->types, names, sizeof names), q.lost_unknown, q.lost_unknown == 1 ? "" : "s");
-        status = EXIT_DATA;
-    } else if (e == SIMTRACE_OK && !chosen && !stream && so->types && !first_of_types(r, so->types, &ti)) {
-        /* -F writes none of the streams there are */
-        status = say_no_stream_of_types(in_name, q.format, so->types);
+        if (q.lost_unknown) {
+            /* --salvage: the stream -F would write may be one whose
+             * declaration was lost; the summary below says what was */
+            cli_msg("%s: no stream of a type that -F %s writes (%s) is left: the declarations of the streams of "
+                    "%" PRIu64 " frame%s were lost, and it may have been one of them", in_name, q.format,
+                    types_said(so->types, names, sizeof names), q.lost_unknown, q.lost_unknown == 1 ? "" : "s");
+            status = EXIT_DATA;
+        } else {
+            /* -F writes none of the streams there are */
+            status = say_no_stream_of_types(in_name, q.format, so->types);
+        }
     } else if (e == SIMTRACE_OK && !chosen && !stream && so->types) {
         /* the first stream -F can write has no data frames: its headers */
         chosen = 1;
