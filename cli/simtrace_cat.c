@@ -974,9 +974,10 @@ static int first_of_types(const simtrace_reader *r, uint32_t types, uint32_t *si
  * later one's, which cannot change the choice. */
 static int read_settled(const seq_t *q)
 {
-    const uint32_t memory = 1u << SIMTRACE_TYPE_D64 | 1u << SIMTRACE_TYPE_D32 | 1u << SIMTRACE_TYPE_M64 |
-                            1u << SIMTRACE_TYPE_M32;
-    uint32_t first;
+    uint32_t first, memory = 0;
+    /* (the library's rule of which types are memory, as a mask) */
+    for (int t = 0; t < 32; t++)
+        memory |= simtrace_type_is_memory(t) ? 1u << t : 0;
     if (pick_chosen(q))
         return 1;
     if (q->name)
