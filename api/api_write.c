@@ -472,7 +472,7 @@ svpc_params api_stream_params(svpc_params p, st_entry_type t)
         p.encoder = SVPC_ENC_CVP; /* the encoder made for it, unless generic was asked for */
     if (t == ST_TYPE_USER || !svpc_encoder_supports(p.encoder, t))
         p.encoder = t == ST_TYPE_VPC                                    ? SVPC_ENC_VPC
-                    : t == ST_TYPE_DRMEMTRACE                           ? SVPC_ENC_DRMEMTRACE
+                    : t == ST_TYPE_DRMEMTRACE                           ? SVPC_ENC_DRMX
                     : t == ST_TYPE_CHAMPSIM || t == ST_TYPE_CHAMPSIM_CS  ? SVPC_ENC_CHAMPSIM
                                                                        : SVPC_ENC_GENERIC;
     return p;

@@ -59,6 +59,9 @@ static int mergeable(const char *f, uint32_t t)
 }
 
 /* Append to b (cap bytes) at *m, cut at its end. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
 static void put(char *b, size_t cap, size_t *m, const char *fmt, ...)
 {
     if (*m >= cap - 1)

@@ -56,7 +56,7 @@ extern const svpc_codec svpc_codec_generic, svpc_codec_paper, svpc_codec_cm1, sv
     svpc_codec_cm2;
 extern const svpc_codec svpc_codec_cvp;
 extern const svpc_codec svpc_codec_fast;
-extern const svpc_codec svpc_codec_drmemtrace;
+extern const svpc_codec svpc_codec_drmemtrace, svpc_codec_drmx;
 extern const svpc_codec svpc_codec_champsim;
 extern const svpc_codec svpc_codec_best;
 extern const svpc_codec svpc_codec_mix;

@@ -131,7 +131,8 @@ typedef enum {
     SVPC_ENC_BEST = 11,
     SVPC_ENC_MIX = 12,
     SVPC_ENC_CMX = 13,
-    SVPC_ENC_LAST = SVPC_ENC_CMX,
+    SVPC_ENC_DRMX = 14, /* drmemtrace entries, their x86-64 instructions read (SIMTRACE.md 6.14.1) */
+    SVPC_ENC_LAST = SVPC_ENC_DRMX,
 } svpc_encoder;
 
 /* The writers' encoder for memory types when none is asked for: cmx,

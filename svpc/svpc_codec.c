@@ -20,6 +20,7 @@ static const svpc_codec *const svpc_codecs[SVPC_ENC_LAST + 1] = {
     [SVPC_ENC_CVP] = &svpc_codec_cvp,
     [SVPC_ENC_FAST] = &svpc_codec_fast,
     [SVPC_ENC_DRMEMTRACE] = &svpc_codec_drmemtrace,
+    [SVPC_ENC_DRMX] = &svpc_codec_drmx,
     [SVPC_ENC_CHAMPSIM] = &svpc_codec_champsim,
     [SVPC_ENC_BEST] = &svpc_codec_best,
     [SVPC_ENC_MIX] = &svpc_codec_mix,

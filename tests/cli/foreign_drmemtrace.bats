@@ -71,6 +71,28 @@ for i in range(0, len(d) - 11, 12):
     done
 }
 
+@test "drmemtrace: written with drmx (encoder 14); a container of encoder 10 (the one before it) still decodes to the same records" {
+    # testdata/good/encoder10-drmemtrace.sim: the threadsig thread 872906
+    # packed at 22066ac; its one zip member's SHA-256
+    local G="$ROOT/testdata/good/encoder10-drmemtrace.sim" want=6c16dcf71126cbb02a98e6abb12e88a341847322673b2940f4e451faf045abb6
+    "$CAT" --stats "$G" | grep -q "encoder drmemtrace)" || fail "not encoder 10: $("$CAT" --stats "$G" | head -1)"
+    [[ $(export_only "$G" | sha256sum) == "$want "* ]] || fail "encoder 10's records differ from the thread's"
+    run "$CAT" --verify "$G"
+    expect_status 0
+    need_corpus
+    local z="$D/drmemtrace.threadsig.x64.tracedir/drmemtrace.threadsig.872906.1041.trace.zip"
+    [[ $(unzip -p "$z" | sha256sum) == "$want "* ]] || fail "the corpus thread changed"
+    run "$PACK" --from drmemtrace -o x.sim "$z"
+    expect_status 0
+    "$CAT" --stats x.sim | grep -q "encoder drmx)" || fail "not written with drmx: $("$CAT" --stats x.sim | head -1)"
+    [[ $(export_only x.sim | sha256sum) == "$want "* ]] || fail "drmx's records differ from the thread's"
+    # drmx reads the instructions' bytes: smaller than encoder 10 on this thread
+    (($(wc -c <x.sim) < $(wc -c <"$G"))) || fail "drmx $(wc -c <x.sim) bytes, encoder 10 $(wc -c <"$G")"
+    run "$PACK" -f -e drmemtrace --from drmemtrace -o y.sim "$z"
+    expect_status 0
+    cmp y.sim "$G" || fail "-e drmemtrace does not write encoder 10 as it was written"
+}
+
 @test "drmemtrace: -F lackey gives the instructions and memory references" {
     need_corpus
     run "$PACK" --from drmemtrace -o s.sim "$D/drmemtrace.small.x64.trace"

@@ -2,7 +2,8 @@
  * Byte 0 picks encoder, type and second stage (byte 0 mod 6: generic,
  * paper, cm1, cm, vpc on vpc pairs, or cm2; with bit 7, fast for generic
  * and mix for cm2, at -7, -8 or -9 by bits 5..6; without bit 7 and with
- * bit 6, cmx for cm2). */
+ * bit 6, cmx for cm2; with bit 7, drmemtrace entries for vpc, coded by
+ * drmemtrace or, with bit 6, drmx). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         p.encoder = SVPC_ENC_CMX;
     }
     st_entry_type t = p.encoder == SVPC_ENC_VPC ? ST_TYPE_VPC : (st_entry_type)(1 + (data[0] >> 2) % 4);
+    if ((data[0] & 0x80) && p.encoder == SVPC_ENC_VPC) { /* drmemtrace (10), drmx (14) with bit 6: byte 0 0x82, 0xC4.. */
+        p.encoder = data[0] & 0x40 ? SVPC_ENC_DRMX : SVPC_ENC_DRMEMTRACE;
+        t = ST_TYPE_DRMEMTRACE;
+    }
     size_t esz = st_entry_size(t), n = (size - 1) / esz;
     st_buf out;
     st_buf_init(&out, 0);
