@@ -71,14 +71,18 @@ for i in range(0, len(d) - 11, 12):
     done
 }
 
-@test "drmemtrace: written with drmx (encoder 14); a container of encoder 10 (the one before it) still decodes to the same records" {
+@test "drmemtrace: written with drmx (encoder 14); containers of encoder 10 (the one before it) and of drmx as first written still decode to the same records" {
     # testdata/good/encoder10-drmemtrace.sim: the threadsig thread 872906
-    # packed at 22066ac; its one zip member's SHA-256
-    local G="$ROOT/testdata/good/encoder10-drmemtrace.sim" want=6c16dcf71126cbb02a98e6abb12e88a341847322673b2940f4e451faf045abb6
-    "$CAT" --stats "$G" | grep -q "encoder drmemtrace)" || fail "not encoder 10: $("$CAT" --stats "$G" | head -1)"
-    [[ $(export_only "$G" | sha256sum) == "$want "* ]] || fail "encoder 10's records differ from the thread's"
-    run "$CAT" --verify "$G"
-    expect_status 0
+    # packed at 22066ac, encoder14-drmx.sim the same when drmx came; the
+    # SHA-256 of the thread's one zip member
+    local G="$ROOT/testdata/good/encoder10-drmemtrace.sim" want=6c16dcf71126cbb02a98e6abb12e88a341847322673b2940f4e451faf045abb6 f
+    for f in encoder10-drmemtrace:drmemtrace encoder14-drmx:drmx; do
+        local F="$ROOT/testdata/good/${f%%:*}.sim"
+        "$CAT" --stats "$F" | grep -q "encoder ${f#*:})" || fail "$F: not encoder ${f#*:}: $("$CAT" --stats "$F" | head -1)"
+        [[ $(export_only "$F" | sha256sum) == "$want "* ]] || fail "$F: its records differ from the thread's"
+        run "$CAT" --verify "$F"
+        expect_status 0
+    done
     need_corpus
     local z="$D/drmemtrace.threadsig.x64.tracedir/drmemtrace.threadsig.872906.1041.trace.zip"
     [[ $(unzip -p "$z" | sha256sum) == "$want "* ]] || fail "the corpus thread changed"

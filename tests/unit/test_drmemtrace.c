@@ -288,7 +288,7 @@ static void x86_code(void)
             st_buf_free(&out);
         }
     /* where the encodings say it all, drmx codes the targets and addresses
-     * in a few bits: under 70% of encoder 10's payload (58% when written) */
+     * in a few bits: under 70% of encoder 10's payload (49% when written) */
     CHECK(bytes[1][0] * 10 < bytes[0][0] * 7);
     CHECK(bytes[1][1] < bytes[0][1]);
     svpc_ctx_free(c);
