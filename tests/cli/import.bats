@@ -97,6 +97,18 @@ vpc_of() {
     run "$SVPC_BIN/svpc-compress" -e vpc </dev/null
     [ "$status" -eq 2 ]
     expect_prefix svpc-compress
+    # and the encoders of other tools' records are refused, not replaced
+    # by generic without a word (they were until 2026-11-29)
+    local e
+    for e in champsim cvp drmemtrace drmx; do
+        run "$SVPC_BIN/svpc-compress" -e "$e" -o x.svpc </dev/null
+        expect_status 2
+        expect_output_has "svpc-compress: encoder $e does not code d64 entries (use cmx, cm2"
+        [[ ! -e x.svpc ]] || fail "-e $e wrote x.svpc"
+        run "$SVPC_BIN/svpc-compress" -e "$e" --type m32 -o x.svpc </dev/null
+        expect_status 2
+        expect_output_has "encoder $e does not code m32 entries"
+    done
 }
 
 @test "text: raw -> text -> raw and text -> text are byte-exact, for every memory type" {
