@@ -692,6 +692,13 @@ ST_INLINE unsigned drm_mix_byte(drm_io *io, const int ENC, const unsigned nm, co
     unsigned node = 1;
     for (unsigned i = 8; i-- > 0;) {
         int64_t *wi = w[7 - i];
+#if defined(__GNUC__)
+        /* the line of the grandchildren: its load then overlaps this bit's
+         * (each tree row is 16 cache lines, one bit's node in another) */
+        if (i >= 2)
+            for (unsigned j = 0; j < nm; j++)
+                __builtin_prefetch(&t[j][node << 2]);
+#endif
         int x[DRM_ENC_IN];
         x[0] = 256; /* the bias */
         for (unsigned j = 0; j < nm; j++)
