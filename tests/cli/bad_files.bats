@@ -172,7 +172,7 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
             same seq.raw cc.raw
             # repack the raw entries as a new container
             case $type in
-            d64 | d32 | m64 | m32 | vpc | event | bytes) t=$type ;;
+            d64 | d32 | m64 | m32 | vpc | event | bytes | drmemtrace) t=$type ;;
             *)
                 ((n > 0)) || continue
                 esz=$(($(size seq.raw) / n))
@@ -182,7 +182,7 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
             "$PACK" --stream "$name" --type "$t" seq.raw >re.sim
             "$CAT" -s "$name" re.sim >re.raw
             same seq.raw re.raw || fail "$f: stream $name does not round-trip"
-            case $type in vpc) esz=12 ;; event) esz=24 ;; bytes) esz=1 ;; esac
+            case $type in vpc | drmemtrace) esz=12 ;; event) esz=24 ;; bytes) esz=1 ;; esac
             [[ $(size seq.raw) -eq $((n * ${ESIZE[$type]:-${esz:-1}})) ]] || fail "$f: $name: $(size seq.raw) bytes for $n entries"
         done < <(streams "$f")
     done
