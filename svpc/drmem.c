@@ -222,6 +222,7 @@ typedef struct {
     uint64_t reg[16];    /* each base register's value as its last operand showed it */
     unsigned regok;      /* bit r: reg[r] is known */
     unsigned lastop;     /* 1 + the opcode class of the last instruction if its bytes were there, else 0 */
+    unsigned len4, lenx; /* instructions after encodings of their whole length: of 4 bytes, of another */
 } drm_state;
 
 /* The model fresh for a frame; fresh: just allocated, its stamps not yet
@@ -529,6 +530,11 @@ static unsigned drm_x86_role(const uint8_t *b, unsigned pos, unsigned *opc)
     return pos < p + dl ? (pos == p ? 3 : 4) : 5;
 }
 
+/* drmx reads the encodings as x86-64 code unless the frame's first 32
+ * instructions with their encodings were all of 4 bytes (AArch64, ARM32:
+ * read as x86 their bytes were 5% larger than encoder 10's) */
+static inline int drm_x86(const drm_state *s) { return s->lenx != 0 || s->len4 < 32; }
+
 /* An instruction: its pc and length. */
 ST_INLINE const char *drm_instr(drm_io *io, const int ENC, const int V, drm_model *m, drm_state *s, unsigned t,
                                 unsigned sym, uint64_t *a, unsigned *size)
@@ -569,7 +575,11 @@ ST_INLINE const char *drm_instr(drm_io *io, const int ENC, const int V, drm_mode
     else if (!ENC)
         *size = prop;
     /* drmx: the instruction, when its encodings are all there */
-    const int whole = V >= 2 && !known && s->encsum == *size && *size <= sizeof s->encb;
+    const int whole = V >= 2 && drm_x86(s) && !known && s->encsum == *size && *size <= sizeof s->encb;
+    if (V >= 2 && s->encsum == *size && *size) {
+        s->len4 += *size == 4;
+        s->lenx += *size != 4;
+    }
     if (!known) {
         memset(l, 0, sizeof *l);
         memset(l->next, 0xFF, sizeof l->next);
@@ -742,7 +752,7 @@ ST_INLINE const char *drm_encoding(drm_io *io, const int ENC, const int V, drm_m
         const uint32_t h = s->encprev;
         /* encoder 10: the position; drmx: what the byte is (its role) */
         unsigned opc = 0;
-        const unsigned sel = V < 2                        ? p3
+        const unsigned sel = V < 2 || !drm_x86(s)         ? p3
                              : ENC == DRM_UPDATE          ? 0
                              : s->encpos < sizeof s->encb ? drm_x86_role(s->encb, s->encpos, &opc)
                                                           : 7;
@@ -848,7 +858,7 @@ ST_INLINE st_error drm_entry(drm_io *io, const int ENC, const int V, drm_model *
          * of the instruction's opcode: of the encodings since the last
          * instruction if there are any, else of that instruction's */
         const unsigned tx = V < 2 || ENC == DRM_UPDATE ? 0
-                            : s->encpos ? 64 + drm_x86_opclass(s->encb, s->encpos < sizeof s->encb ? s->encpos : sizeof s->encb)
+                            : s->encpos && drm_x86(s) ? 64 + drm_x86_opclass(s->encb, s->encpos < sizeof s->encb ? s->encpos : sizeof s->encb)
                             : s->lastop ? 63 + s->lastop
                                         : s->prev2_sym;
         rc_prob *tree = V < 2 || ENC == DRM_UPDATE

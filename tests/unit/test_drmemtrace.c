@@ -296,6 +296,51 @@ static void x86_code(void)
     free(back);
 }
 
+/* AArch64-like code run once (4-byte words: loads, adds, branches with
+ * random fields, each an encoding then the instruction): drmx stops reading
+ * it as x86 after 32 instructions of 4 bytes, and is then no larger than
+ * encoder 10, within 0.5% (read as x86 to the end it was 5% larger, here
+ * and on the real AArch64 code of a libc). */
+static void arm_code(void)
+{
+    const size_t cap = 60000;
+    uint8_t *raw = malloc(cap * ESZ), *back = malloc(cap * ESZ);
+    size_t n = 0;
+    unsigned long long seed = 9;
+    static const uint32_t op[] = {0xF9400000u, 0x91000000u, 0x94000000u, 0xB9000000u, 0xAA0003E0u, 0x54000000u};
+    static const uint32_t field[] = {0x003FFFFFu, 0x003FFFFFu, 0x03FFFFFFu, 0x003FFFFFu, 0x001F001Fu, 0x00FFFFEFu};
+    put(raw, &n, 25, 0, 4);
+    put(raw, &n, 22, 4, 77);
+    for (uint64_t pc = 0x400000; n + 4 < cap; pc += 4) {
+        const unsigned long long r = check_rand(&seed);
+        const unsigned k = (unsigned)(r % 6);
+        put(raw, &n, 47, 4, op[k] | ((uint32_t)(r >> 8) & field[k]));
+        put(raw, &n, 10, 4, pc);
+        if (k == 0 || k == 3)
+            put(raw, &n, k == 3, 8, 0x7fff0000ull + ((r >> 40) & 0xFF8));
+    }
+    svpc_ctx *c;
+    CHECK(svpc_ctx_new(&c) == ST_OK);
+    size_t bytes[2];
+    const svpc_encoder encs[2] = {SVPC_ENC_DRMEMTRACE, SVPC_ENC_DRMX};
+    for (unsigned k = 0; k < 2; k++) {
+        svpc_params p = {encs[k], SVPC_STAGE_LZMA, 6};
+        st_buf out;
+        st_buf_init(&out, 0);
+        CHECK(svpc_encode(c, &p, ST_TYPE_DRMEMTRACE, raw, n, &out) == ST_OK);
+        st_diag d;
+        CHECK(svpc_decode(c, encs[k], ST_TYPE_DRMEMTRACE, out.data, out.len, n, back, &d) == ST_OK);
+        CHECK(memcmp(raw, back, n * ESZ) == 0);
+        bytes[k] = out.len;
+        st_buf_free(&out);
+    }
+    /* 101,611 bytes against 102,145 when written; 107,486 read as x86 */
+    CHECK(bytes[1] * 1000 <= bytes[0] * 1005);
+    svpc_ctx_free(c);
+    free(raw);
+    free(back);
+}
+
 /* ---- the importer ---- */
 
 typedef struct {
@@ -372,6 +417,7 @@ int main(void)
     codec_round_trips(SVPC_ENC_DRMEMTRACE);
     codec_round_trips(SVPC_ENC_DRMX);
     x86_code();
+    arm_code();
     importer();
     return check_done("test_drmemtrace");
 }
