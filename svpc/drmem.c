@@ -216,9 +216,6 @@ typedef struct {
     unsigned lenlast, slast[4], olast[3], last_nb[R_KINDS];
     /* drmx: */
     uint8_t encb[16];    /* the first bytes of the encodings since the last instruction */
-    uint64_t oprop;      /* the address the last instruction's ModRM operand names; 0: none */
-    unsigned oform, obase; /* that operand's form and base register (drm_x86_operand()) */
-    int32_t odisp;       /* and its displacement */
     uint64_t reg[16];    /* each base register's value as its last operand showed it */
     unsigned regok;      /* bit r: reg[r] is known */
     unsigned lastop;     /* 1 + the opcode class of the last instruction if its bytes were there, else 0 */
@@ -363,11 +360,6 @@ static inline uint32_t drm_line_of(uint64_t pc)
 
 /* ---- drmx: the x86-64 instruction of an encoding (SIMTRACE.md 6.14.1) ---- */
 
-static inline int32_t drm_le32s(const uint8_t *p)
-{
-    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-}
-
 /* The legacy prefixes (operand and address size, REP, segments, LOCK). */
 static inline int drm_x86_prefix(unsigned b)
 {
@@ -441,11 +433,11 @@ static uint64_t drm_x86_target(const uint8_t *b, unsigned len, uint64_t pc)
     const unsigned op = b[i];
     int64_t rel;
     if ((op == 0xE8 || op == 0xE9) && len == i + 5)
-        rel = drm_le32s(b + i + 1);
+        rel = (int32_t)st_load32(b + i + 1);
     else if ((op == 0xEB || (op >= 0x70 && op <= 0x7F) || (op >= 0xE0 && op <= 0xE3)) && len == i + 2)
         rel = (int8_t)b[i + 1];
     else if (op == 0x0F && i + 6 == len && b[i + 1] >= 0x80 && b[i + 1] <= 0x8F)
-        rel = drm_le32s(b + i + 2);
+        rel = (int32_t)st_load32(b + i + 2);
     else
         return 0;
     return pc + len + (uint64_t)rel;
@@ -467,7 +459,7 @@ static unsigned drm_x86_operand(const uint8_t *b, unsigned len, unsigned *base, 
     if (mod == 0 && rm == 5) {
         if (p + 4 > len)
             return 0;
-        *disp = drm_le32s(b + p);
+        *disp = (int32_t)st_load32(b + p);
         return 1;
     }
     if (rm == 4) {
@@ -478,28 +470,34 @@ static unsigned drm_x86_operand(const uint8_t *b, unsigned len, unsigned *base, 
     const unsigned dl = mod == 1 ? 1 : mod == 2 ? 4 : 0;
     if (p + dl > len)
         return 0;
-    *disp = dl == 1 ? (int8_t)b[p] : dl == 4 ? drm_le32s(b + p) : 0;
+    *disp = dl == 1 ? (int8_t)b[p] : dl == 4 ? (int32_t)st_load32(b + p) : 0;
     *base = r | rexb << 3;
     return 2;
 }
 
-/* The opcode's last byte, of the first byte b[op] (and b[op + 1] after
- * 0F) of the n bytes b, folded to 8 bits; 0 if it is not there. */
-static inline unsigned drm_x86_opbyte(const uint8_t *b, unsigned n, unsigned op)
+/* The opcode at b[op] of the n bytes b: its byte, or 0x100 + the byte
+ * after 0F; -1 if it is not there. */
+static inline int drm_x86_opcode(const uint8_t *b, unsigned n, unsigned op)
 {
-    return op >= n ? 0 : b[op] == 0x0F && op + 1 < n ? b[op + 1] ^ 0xA5u : b[op];
+    return op >= n ? -1 : b[op] == 0x0F && op + 1 < n ? 0x100 | b[op + 1] : b[op];
 }
 
-/* The opcode of the n bytes b as a class of 6 bits (a hash of its byte, or
- * of 0F and the byte after it), 0 if it is not there. */
+/* The opcode's last byte so far, folded to 8 bits (after 0F XOR A5); 0 if
+ * it is not there. */
+static inline unsigned drm_x86_opbyte(const uint8_t *b, unsigned n, unsigned op)
+{
+    const int o = drm_x86_opcode(b, n, op);
+    return o < 0 ? 0 : o > 0xFF ? ((unsigned)o & 0xFFu) ^ 0xA5u : (unsigned)o;
+}
+
+/* The opcode of the n bytes b as a class of 6 bits (a hash of
+ * drm_x86_opcode()), 0 if it is not there. */
 static unsigned drm_x86_opclass(const uint8_t *b, unsigned n)
 {
     unsigned op, rexb;
     drm_x86_modrm(b, n, &op, &rexb);
-    if (op >= n)
-        return 0;
-    const unsigned o = b[op] == 0x0F && op + 1 < n ? 0x100u | b[op + 1] : b[op];
-    return (o * 0x9E3779B1u) >> 26;
+    const int o = drm_x86_opcode(b, n, op);
+    return o < 0 ? 0 : ((unsigned)o * 0x9E3779B1u) >> 26;
 }
 
 /* What the byte after b[0..pos-1] is in its instruction: 0 a prefix or
@@ -596,15 +594,8 @@ ST_INLINE const char *drm_instr(drm_io *io, const int ENC, const int V, drm_mode
         }
     }
     l->len = (uint16_t)*size;
-    if (V >= 2) {
+    if (V >= 2)
         s->lastop = whole ? 1 + drm_x86_opclass(s->encb, *size) : 0;
-        s->oform = l->oform;
-        s->obase = l->obase;
-        s->odisp = l->odisp;
-        s->oprop = l->oform == 1                                   ? *a + *size + (uint64_t)(int64_t)l->odisp
-                   : l->oform == 2 && (s->regok >> l->obase & 1u) ? s->reg[l->obase] + (uint64_t)(int64_t)l->odisp
-                                                                    : 0;
-    }
     if (t == DRM_T_CALL || t == DRM_T_CALL + 1) {
         s->ras[s->sp & (DRM_RAS - 1)] = *a + *size;
         s->sp++;
@@ -633,9 +624,13 @@ ST_INLINE const char *drm_mem(drm_io *io, const int ENC, const int V, drm_model 
     drm_line *l = drm_line_at(m, s->li);
     const unsigned k = s->nmem < DRM_SLOTS ? s->nmem : DRM_SLOTS - 1;
     s->nmem++;
-    const int have = (l->valid & 0x80) && l->pc == s->pc && (l->valid >> k & 1);
-    /* drmx: the first reference after an instruction may be its ModRM operand */
-    const uint64_t opa = V >= 2 && s->nmem == 1 ? s->oprop : 0;
+    const int lineok = (l->valid & 0x80) && l->pc == s->pc, have = lineok && (l->valid >> k & 1);
+    /* drmx: the first reference after an instruction may be its ModRM
+     * operand, by the form its line keeps (0 unless read from its bytes) */
+    const unsigned opform = V >= 2 && s->nmem == 1 && lineok ? l->oform : 0;
+    const uint64_t opa = opform == 1                                   ? s->pc + l->len + (uint64_t)(int64_t)l->odisp
+                         : opform == 2 && (s->regok >> l->obase & 1u) ? s->reg[l->obase] + (uint64_t)(int64_t)l->odisp
+                                                                       : 0;
     const char *bad = NULL;
     if (have) {
         /* the slot's last address plus its stride, its last address, or
@@ -646,7 +641,7 @@ ST_INLINE const char *drm_mem(drm_io *io, const int ENC, const int V, drm_model 
             choice = *a == last + stride ? 0 : *a == last ? 1 : *a == last + s->shift ? 2 : 3;
         choice = drm_tree(io, ENC, pr->msel[1 + (stride != 0)], 2, choice);
         if (choice == 3 && opa && opa != last + stride && opa != last && opa != last + s->shift &&
-            drm_bit(io, ENC, &pr->ophit[0][s->oform - 1], ENC && *a == opa)) {
+            drm_bit(io, ENC, &pr->ophit[0][opform - 1], ENC && *a == opa)) {
             if (!ENC)
                 *a = opa;
         } else if (choice == 3)
@@ -655,7 +650,7 @@ ST_INLINE const char *drm_mem(drm_io *io, const int ENC, const int V, drm_model 
             *a = choice == 0 ? last + stride : choice == 1 ? last : last + s->shift;
         if (*a != last + stride && *a != last)
             s->shift = *a - last;
-    } else if (opa && drm_bit(io, ENC, &pr->ophit[1][s->oform - 1], ENC && *a == opa)) {
+    } else if (opa && drm_bit(io, ENC, &pr->ophit[1][opform - 1], ENC && *a == opa)) {
         if (!ENC)
             *a = opa;
     } else {
@@ -672,15 +667,15 @@ ST_INLINE const char *drm_mem(drm_io *io, const int ENC, const int V, drm_model 
     if (bad)
         return bad;
     *size = drm_size(io, ENC, pr, s, C_MEM, have ? l->msize[k] : 8, *size);
-    if ((l->valid & 0x80) && l->pc == s->pc) {
+    if (lineok) {
         l->stride[k] = have ? *a - l->last[k] : 0;
         l->last[k] = *a;
         l->msize[k] = (uint16_t)*size;
         l->valid |= (uint8_t)(1u << k);
     }
-    if (V >= 2 && s->nmem == 1 && s->oform == 2) { /* the base register's value, as this operand shows it */
-        s->reg[s->obase] = *a - (uint64_t)(int64_t)s->odisp;
-        s->regok |= 1u << s->obase;
+    if (opform == 2) { /* the base register's value, as this operand shows it */
+        s->reg[l->obase] = *a - (uint64_t)(int64_t)l->odisp;
+        s->regok |= 1u << l->obase;
     }
     /* the region to the front of the recent ones */
     unsigned j = 0;
