@@ -206,10 +206,13 @@ SIMTRACE_API int simtrace_reader_complete(simtrace_reader *r)
     if (!rc.recovered)
         return 1;
     const st_frame_ref *cut = st_index_cut_frame(r->ix);
-    const char *cut_stream = "?";
-    for (unsigned i = 0; cut && i < st_index_stream_count(r->ix); i++)
-        if (st_index_stream(r->ix, i)->id == cut->stream)
+    const char *cut_stream = "?", *tail_stream = NULL;
+    for (unsigned i = 0; i < st_index_stream_count(r->ix); i++) {
+        if (cut && st_index_stream(r->ix, i)->id == cut->stream)
             cut_stream = st_index_stream(r->ix, i)->name;
+        if (rc.tail_lost && st_index_stream(r->ix, i)->id == rc.tail_stream)
+            tail_stream = st_index_stream(r->ix, i)->name;
+    }
     int n = snprintf(r->msg, sizeof r->msg, "no valid directory and footer (%.160s): read through its frame "
                      "headers, %" PRIu64 " complete data frame%s (%" PRIu64 " entries) up to byte offset %" PRIu64
                      " of %" PRIu64, rc.why.detail, rc.frames, rc.frames == 1 ? "" : "s", rc.entries, rc.frames_end,
@@ -221,6 +224,10 @@ SIMTRACE_API int simtrace_reader_complete(simtrace_reader *r)
     else if (room && cut)
         snprintf(r->msg + n, room, "; entries %" PRIu64 "..%" PRIu64 " of stream '%.255s' are in the frame cut off "
                  "there", cut->first_entry, cut->first_entry + cut->count - 1, cut_stream);
+    else if (room && rc.tail_lost)
+        snprintf(r->msg + n, room, "; the %" PRIu64 " bytes after them are not a whole frame, and may have held "
+                 "entries of %s%.255s%s", rc.file_size - rc.frames_end, tail_stream ? "stream '" : "any stream",
+                 tail_stream ? tail_stream : "", tail_stream ? "'" : "");
     return 0;
 }
 

@@ -417,13 +417,23 @@ static int write_fd(void *arg, const void *buf, size_t n) { return cli_write_all
  * naming it.  The frames after a damaged frame header were not listed
  * (cli_note_recovered() has said so, even with -q); the frame cut off at
  * the end counts when it belongs to a stream merged and the range reaches
- * it (the test the one-stream export makes, simtrace_cat.c say_cut_loss). */
+ * it (the test the one-stream export makes, simtrace_cat.c say_cut_loss);
+ * so do bytes after the last frame that may have held a stream's entries. */
 static int cut_loss(const cat_input *c, const cat_merge_opts *o)
 {
     simtrace_recovery_info ri;
     simtrace_cut_frame f;
-    if (simtrace_reader_recovery(c->r, &ri) == SIMTRACE_OK && ri.frames_after)
+    if (simtrace_reader_recovery(c->r, &ri) != SIMTRACE_OK)
+        return 0;
+    if (ri.frames_after)
         return 1;
+    for (unsigned i = 0; ri.tail_lost && i < c->n; i++) {
+        const simtrace_stream_info *s = &c->s[c->pick[i]];
+        if (ri.tail_stream == UINT32_MAX || c->pick[i] == ri.tail_stream) {
+            cli_say_tail_loss(c->name, ri.frames_end, ri.file_size - ri.frames_end, s->entries, s->name);
+            return 1;
+        }
+    }
     if (simtrace_reader_cut_frame(c->r, &f) != SIMTRACE_OK ||
         (o->range == CAT_RANGE_CYCLES && o->hi <= f.first_cycle))
         return 0;

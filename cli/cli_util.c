@@ -762,6 +762,13 @@ void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, ui
             ": lost", file, first_entry, first_entry + count - 1, stream, offset);
 }
 
+void cli_say_tail_loss(const char *file, uint64_t offset, uint64_t bytes, uint64_t first_entry, const char *stream)
+{
+    cli_msg("%s: the %" PRIu64 " bytes from byte offset %" PRIu64 " are not a whole frame (the file ends inside a "
+            "frame header, or they are damaged or were never written): entries of stream '%s' from %" PRIu64
+            " on may have been there: lost, how many is not known", file, bytes, offset, stream, first_entry);
+}
+
 void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint64_t entries, uint64_t end,
                        uint64_t file_size, uint64_t after)
 {

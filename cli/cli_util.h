@@ -174,6 +174,11 @@ void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint6
  * lost. */
 void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, uint64_t offset, const char *stream);
 
+/* Say that the entries of stream `stream` from first_entry on, which the
+ * bytes from byte offset offset to the end of file may have held (no whole
+ * frame: simtrace_recovery_info.tail_lost), are lost, how many not known. */
+void cli_say_tail_loss(const char *file, uint64_t offset, uint64_t bytes, uint64_t first_entry, const char *stream);
+
 /* Raw entries that are text (the first 4 KiB printable, with line ends),
  * as when a lackey log is given without --from: warn, naming the remedy
  * (hint).  Regular files only: a pipe cannot be looked at. */

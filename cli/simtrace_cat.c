@@ -304,16 +304,29 @@ static simtrace_error cat_index(simtrace_reader *r, uint32_t si, const range *rg
 
 /* A file without footer read through its frame headers: when the frame
  * cut off at its end belongs to stream si and the range would have taken
- * from it, say which entries are lost.  Returns 1 when it did, or when
- * complete frames follow a damaged header (cli_note_reader() has said
- * so). */
+ * from it, say which entries are lost, and when the bytes after the last
+ * frame may have held entries of si past those listed, say so.  Returns 1
+ * when it did, or when complete frames follow a damaged header
+ * (cli_note_reader() has said so). */
 static int say_cut_loss(simtrace_reader *r, uint32_t si, const char *name, const range *rg, const char *file)
 {
     simtrace_recovery_info ri;
     simtrace_cut_frame c;
+    if (simtrace_reader_recovery(r, &ri) != SIMTRACE_OK)
+        return 0;
     /* complete frames after a damaged header, not read: of any stream */
-    if (simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && ri.frames_after)
+    if (ri.frames_after)
         return 1;
+    /* bytes after the last frame that may have held entries: of the
+     * stream a cut header names, or of any; past the entries listed */
+    if (ri.tail_lost && (ri.tail_stream == UINT32_MAX || ri.tail_stream == si)) {
+        simtrace_stream_info s;
+        simtrace_reader_stream_info(r, si, &s);
+        int touched = rg->r.kind != R_ENTRIES || rg->r.hi > s.entries;
+        if (touched)
+            cli_say_tail_loss(file, ri.frames_end, ri.file_size - ri.frames_end, s.entries, name);
+        return touched;
+    }
     if (simtrace_reader_cut_frame(r, &c) != SIMTRACE_OK || c.stream != si)
         return 0;
     int touched = rg->r.kind == R_NONE ||

@@ -35,6 +35,8 @@ struct st_index {
     uint64_t frames_end; /* where the last frame listed ends */
     int cut;             /* a valid data frame header at frames_end, its frame cut off */
     uint64_t after;      /* a sound, complete frame past the scan's stop (0: none) */
+    int tail_lost;        /* st_index_tail_lost */
+    uint32_t tail_stream; /* the stream id a cut header names, or UINT32_MAX */
     st_frame_ref cut_frame;
     st_diag why;         /* what was wrong with the directory or footer */
 };
@@ -429,6 +431,40 @@ static st_error find_after(st_index *ix)
     return e;
 }
 
+/* After a scan that explains nothing past frames_end (no frame cut off
+ * whose header is whole, no complete frame after damage): whether the
+ * bytes there may have held entries.  They may not when they begin a
+ * directory frame, or a stream descriptor that the end of the file cuts
+ * off (a writer stopped before the frames of that stream); anything else
+ * (the first bytes of a data frame's header, a header that no rule allows
+ * there, bytes a crash left unwritten) may have. */
+static st_error classify_tail(st_index *ix)
+{
+    ix->tail_lost = 0;
+    ix->tail_stream = UINT32_MAX;
+    uint64_t tail = ix->file_size - ix->frames_end;
+    if (ix->cut || ix->after || tail == 0)
+        return ST_OK;
+    uint8_t b[ST_FRAME_HEADER_SIZE];
+    size_t n = tail < sizeof b ? (size_t)tail : sizeof b;
+    st_error e = st_pread_full(ix->fd, b, n, ix->frames_end);
+    if (e != ST_OK)
+        return e;
+    int magic = memcmp(b, ST_FRAME_MAGIC, n < 4 ? n : 4) == 0;
+    int kind = n > 4 ? b[4] : 0; /* 0: not in the file */
+    st_frame_header h;
+    if (magic && n == ST_FRAME_HEADER_SIZE && st_frame_header_parse(b, &h, NULL) == ST_OK)
+        ix->tail_lost = !(h.kind == ST_KIND_DIRECTORY ||
+                          (h.kind == ST_KIND_STREAM && h.payload_size > tail - ST_FRAME_HEADER_SIZE));
+    else if (magic && n < ST_FRAME_HEADER_SIZE)
+        ix->tail_lost = !(kind == ST_KIND_DIRECTORY || kind == ST_KIND_STREAM);
+    else
+        ix->tail_lost = 1;
+    if (ix->tail_lost && magic && kind == ST_KIND_DATA && n >= 12)
+        ix->tail_stream = st_load32(b + 8);
+    return ST_OK;
+}
+
 /*
  * The frame list from the frame headers, read from the start, for a file
  * without a valid footer: cut off by a crash, or
@@ -488,6 +524,7 @@ static st_error scan_frames(st_index *ix, st_diag *d)
     st_buf_free(&pay);
     ix->frames_end = ix->nf ? ix->f[ix->nf - 1].offset + ix->f[ix->nf - 1].size : ST_FILE_HEADER_SIZE;
     RETURN_IF_ERROR(find_after(ix));
+    RETURN_IF_ERROR(classify_tail(ix));
     ix->scanned = 1;
     at(d, ix->frames_end, ST_DIAG_UNKNOWN);
     return load_descriptors(ix, d);
@@ -545,6 +582,13 @@ st_error st_index_open(st_index **out, int fd, st_diag *d)
 const st_frame_ref *st_index_cut_frame(const st_index *ix) { return ix->scanned && ix->cut ? &ix->cut_frame : NULL; }
 
 uint64_t st_index_frames_after(const st_index *ix) { return ix->scanned ? ix->after : 0; }
+
+int st_index_tail_lost(const st_index *ix, uint32_t *stream)
+{
+    if (stream)
+        *stream = ix->scanned && ix->tail_lost ? ix->tail_stream : UINT32_MAX;
+    return ix->scanned && ix->tail_lost;
+}
 
 int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why)
 {

@@ -1093,7 +1093,14 @@ typedef struct simtrace_recovery_info {
     uint32_t complete;     /* 1: directory and footer read (as
                               simtrace_reader_complete); 0: read through its
                               frame headers */
-    uint32_t reserved0;
+    uint32_t tail_lost;    /* 1: no frame cut off is known (simtrace_reader_cut_frame
+                              finds none), no frames_after, and yet the bytes
+                              from frames_end to the end of the file may have
+                              held entries: the file ends inside a data frame's
+                              header, or they are no frame (damage, blocks a
+                              crash left unwritten).  0: there are none, or
+                              they begin a directory frame, or a stream
+                              descriptor that the file's end cuts off */
     uint64_t frames, entries; /* complete data frames listed, and their entries,
                                  all streams */
     uint64_t frames_end;   /* byte offset where the listed frames end */
@@ -1103,7 +1110,13 @@ typedef struct simtrace_recovery_info {
                               refuses such a file) */
     char reason[160];      /* what is wrong with the directory or footer,
                               NUL-terminated ("" if complete) */
-    uint64_t reserved[6];
+    uint32_t tail_stream;  /* tail_lost: the index (in the reader's list) of
+                              the stream that the cut header names; UINT32_MAX
+                              when it does not reach its stream field, names
+                              no declared stream, or the bytes are no frame
+                              header: entries of any stream may be lost */
+    uint32_t reserved1;
+    uint64_t reserved[5];
 } simtrace_recovery_info;
 
 /* Copy r's state of repair to *info.  Decodes and reads nothing.

@@ -91,7 +91,9 @@ check_all() {
 # A file without valid footer (cut off, a footer damaged, an --append
 # killed): random access finds its frames by their headers, writes what
 # --salvage writes, says so, and exits 0, or 1 when the frame cut off at
-# the end held entries of the stream read (and says which).
+# the end held entries of the stream read (and says which), or when the
+# bytes after its last frame may have (the file ends inside a frame
+# header: which entries is not known).
 @test "simtrace-cat reads a bad file without valid footer through its frame headers, as --salvage does" {
     local name kw st n=0 args
     while read -r name kw; do
@@ -104,7 +106,7 @@ check_all() {
             cmp -s out salvaged || fail "$name ($args): output differs from --salvage's: $(cat err)"
             grep -q "^simtrace-cat: .*$name: no valid directory and footer .* by scanning" err ||
                 fail "$name ($args): no note: $(cat err)"
-            if grep -q "were in the frame cut off at byte offset" err; then
+            if grep -q "were in the frame cut off at byte offset\|may have been there: lost" err; then
                 ((st == 1)) || fail "$name ($args): entries lost, exit $st"
             else
                 ((st == 0)) || fail "$name ($args): exit $st: $(cat err)"
@@ -116,6 +118,14 @@ check_all() {
     run "$CAT" -T1 "$BAD/trunc-in-payload.sim"
     expect_status 1
     expect_output_has "entries 100..199 of stream 'trace' were in the frame cut off at byte offset 508: lost"
+    # cut inside the next frame's header: its entries are lost all the
+    # same, though its header cannot say which; a range short of them is not
+    run "$CAT" -T1 "$BAD/trunc-in-frame-header.sim"
+    expect_status 1
+    expect_output_has "the 50 bytes from byte offset 508 are not a whole frame"
+    expect_output_has "entries of stream 'trace' from 100 on may have been there: lost, how many is not known"
+    run "$CAT" -T1 --entries 0:100 "$BAD/trunc-in-frame-header.sim"
+    expect_status 0
 }
 
 @test "2^24 entries claimed with a 100-byte payload: fails fast, and --memlimit 100M refuses it before allocating" {
@@ -303,4 +313,31 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
         run to got "$CAT" -T1 -s more y.sim
         same got want
     done
+}
+
+# The promise behind the exit status of a read through frame headers: a
+# container cut at any byte gives status 0 only with every entry of the
+# stream, or with those of its complete frames when the cut falls between
+# two frames (nothing of the next was written: a writer stopped there).
+# A cut inside a frame's header, or inside its payload, exits 1.
+@test "a container cut at every byte: status 0 only with every entry, or at a frame boundary" {
+    real_d64 150 in.d64
+    "$PACK" -T1 --frame-size 50 -o full.sim in.d64
+    local size ends n st bad=""
+    size=$(size full.sim)
+    # where the first data frame starts and each ends (offset + bytes)
+    ends=" $("$CAT" --list --frames full.sim | awk 'NR == 2 { printf "%d ", $(NF - 1) }
+                                                   NR > 1 { printf "%d ", $(NF - 1) + $NF }')"
+    [[ $ends =~ ^(\ [0-9]+){4}\ $ ]] || fail "frame list: $ends"
+    for ((n = 64; n < size; n++)); do
+        head -c "$n" full.sim >cut.sim
+        st=0
+        "$CAT" -T1 -q cut.sim >out 2>err || st=$?
+        if ((st == 0)); then
+            cmp -s out in.d64 || [[ $ends == *" $n "* ]] || bad+=" $n"
+        elif ((st != 1)) || ! grep -q "^simtrace-cat: cut.sim: " err; then
+            bad+=" $n(exit $st)"
+        fi
+    done
+    [[ -z $bad ]] || fail "cut lengths with status 0 but entries missing, or a bad failure:$bad"
 }

@@ -1805,7 +1805,6 @@ int main(void)
     FILE *cut = fopen(path3, "wb");
     fwrite(whole, 1, len / 2, cut);
     fclose(cut);
-    free(whole);
     CHECK(simtrace_reader_open_path(&r, path3, NULL) == SIMTRACE_OK);
     simtrace_stream_info si;
     CHECK(simtrace_reader_stream_info(r, 0, &si) == SIMTRACE_OK && si.entries > 0 && si.entries < N_READ);
@@ -1827,7 +1826,29 @@ int main(void)
     CHECK(simtrace_reader_stream_info(r, cf.stream, &cs) == SIMTRACE_OK && cf.first_entry == cs.entries &&
           cf.entries > 0 && cf.entries <= FRAME && cf.offset == ri.frames_end && !cf.has_time);
     CHECK(simtrace_reader_cut_frame(r, NULL) == SIMTRACE_E_USAGE && simtrace_reader_cut_frame(NULL, &cf) == SIMTRACE_E_USAGE);
+    CHECK(!ri.tail_lost); /* the cut frame explains the bytes after the list */
     simtrace_reader_free(r);
+
+    /* cut inside that frame's header: no frame is known cut, but the bytes
+     * may have held entries, of its stream once they reach its field */
+    static const size_t header_cuts[] = {0, 1, 4, 5, 11, 12, 95};
+    for (size_t k = 0; k < sizeof header_cuts / sizeof *header_cuts; k++) {
+        size_t at = (size_t)cf.offset + header_cuts[k];
+        cut = fopen(path3, "wb");
+        fwrite(whole, 1, at, cut);
+        fclose(cut);
+        CHECK(simtrace_reader_open_path(&r, path3, NULL) == SIMTRACE_OK);
+        simtrace_recovery_info ti;
+        simtrace_cut_frame none;
+        CHECK(simtrace_reader_recovery(r, &ti) == SIMTRACE_OK && ti.frames_end == cf.offset && ti.file_size == at);
+        CHECK(simtrace_reader_cut_frame(r, &none) == SIMTRACE_E_NOT_FOUND);
+        CHECK(ti.tail_lost == (header_cuts[k] > 0));
+        CHECK(ti.tail_stream == (header_cuts[k] >= 12 ? cf.stream : UINT32_MAX));
+        CHECK(simtrace_reader_complete(r) == 0 &&
+              (strstr(simtrace_reader_message(r), "may have held entries") != NULL) == (header_cuts[k] > 0));
+        simtrace_reader_free(r);
+    }
+    free(whole);
 
     unlink(path);
     unlink(path3);
