@@ -453,14 +453,20 @@ static st_error classify_tail(st_index *ix)
     int magic = memcmp(b, ST_FRAME_MAGIC, n < 4 ? n : 4) == 0;
     int kind = n > 4 ? b[4] : 0; /* 0: not in the file */
     st_frame_header h;
-    if (magic && n == ST_FRAME_HEADER_SIZE && st_frame_header_parse(b, &h, NULL) == ST_OK)
+    /* the stream field is believed from a sound header, or a cut one (the
+     * bytes the writer wrote); a whole header that fails its CRC is
+     * damaged, and may name any stream */
+    int sound = magic && n < ST_FRAME_HEADER_SIZE;
+    if (sound) {
+        ix->tail_lost = !(kind == ST_KIND_DIRECTORY || kind == ST_KIND_STREAM);
+    } else if (magic && st_frame_header_parse(b, &h, NULL) == ST_OK) {
+        sound = 1;
         ix->tail_lost = !(h.kind == ST_KIND_DIRECTORY ||
                           (h.kind == ST_KIND_STREAM && h.payload_size > tail - ST_FRAME_HEADER_SIZE));
-    else if (magic && n < ST_FRAME_HEADER_SIZE)
-        ix->tail_lost = !(kind == ST_KIND_DIRECTORY || kind == ST_KIND_STREAM);
-    else
+    } else {
         ix->tail_lost = 1;
-    if (ix->tail_lost && magic && kind == ST_KIND_DATA && n >= 12)
+    }
+    if (ix->tail_lost && sound && kind == ST_KIND_DATA && n >= 12)
         ix->tail_stream = st_load32(b + 8);
     return ST_OK;
 }

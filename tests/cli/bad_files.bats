@@ -341,3 +341,32 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
     done
     [[ -z $bad ]] || fail "cut lengths with status 0 but entries missing, or a bad failure:$bad"
 }
+
+@test "a cut frame header names its stream once it reaches the stream field: other streams read whole, exit 0" {
+    real_d64 200 r.d64
+    real_d64 200 w.d64 5000
+    "$PACK" -T1 --frame-size 100 --stream read r.d64 --stream write w.d64 -o two.sim
+    local last
+    last=$("$CAT" --list --frames two.sim | awk 'END { print $(NF - 1) }')
+    # 20 bytes of write's last frame header: its stream field is in them
+    head -c $((last + 20)) two.sim >cut.sim
+    run to got "$CAT" -s read cut.sim
+    expect_status 0
+    same got r.d64
+    run to got "$CAT" -s write cut.sim
+    expect_status 1
+    expect_output_has "cut.sim: the 20 bytes from byte offset $last are not a whole frame"
+    expect_output_has "entries of stream 'write' from 100 on may have been there: lost"
+    same got <(head -c $((100 * 32)) w.d64)
+    run to got "$CAT" -s write --entries 0:100 cut.sim
+    expect_status 0
+    run to got "$CAT" -F lackey cut.sim
+    expect_status 1
+    expect_output_has "stream 'write' from 100 on may have been there"
+    # 8 bytes: which stream is not known, so every stream read says so
+    head -c $((last + 8)) two.sim >cut.sim
+    run to got "$CAT" -s read cut.sim
+    expect_status 1
+    expect_output_has "entries of stream 'read' from 200 on may have been there: lost"
+    same got r.d64
+}
