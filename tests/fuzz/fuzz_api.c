@@ -112,6 +112,16 @@ static void recover(simtrace_reader *r, const simtrace_stream_info *s, uint64_t 
     simtrace_recovery_info ri;
     if (simtrace_reader_recovery(r, &ri) != SIMTRACE_OK || (e == SIMTRACE_E_STATE) != (ri.frames_after != 0))
         abort();
+    /* bytes after the list that may have held entries: only when nothing
+     * else explains them, and naming a stream of the file or none */
+    simtrace_cut_frame cf;
+    uint32_t ns;
+    if (ri.tail_lost && (ri.complete || ri.frames_after || ri.frames_end >= ri.file_size ||
+                         simtrace_reader_cut_frame(r, &cf) == SIMTRACE_OK))
+        abort();
+    if (simtrace_reader_stream_count(r, &ns) != SIMTRACE_OK ||
+        (ri.tail_stream != UINT32_MAX && (!ri.tail_lost || ri.tail_stream >= ns)))
+        abort();
     v = (salvage_seen){s->entries ? a % s->entries : 0, 0, 0};
     e = simtrace_resume(r, s->index, v.next, a >> 40, salvage_entries, salvage_damage, &v);
     if (e == SIMTRACE_OK && v.entries != s->entries - (s->entries ? a % s->entries : 0))
