@@ -817,6 +817,12 @@ typedef struct {
     uint32_t read;         /* index of the stream written, once known; else UINT32_MAX */
     out_t *o;
     int salvage, quiet;
+    /* --salvage's losses by stream index, [2 i] frames and [2 i + 1]
+     * entries: which stream is written may be settled only after them (a
+     * stream's first frame lost in bytes passed over is told by its
+     * second); NULL until a loss, or when out of memory: then lost_* count
+     * every loss */
+    uint64_t *loss;
     uint64_t lost_frames, lost_entries;
     uint64_t lost_unknown; /* frames of streams whose declarations were lost */
     uint64_t passed_over; /* damaged frames of other streams */
@@ -875,9 +881,12 @@ static int seq_want(void *arg, const simtrace_frame_head *h)
         q->hold_any = 0;
         q->frames_seen = 0;
         q->untimed = 0;
-        /* losses so far were of the held stream, which is not written */
-        q->lost_frames = 0;
-        q->lost_entries = 0;
+        /* losses so far were of the held stream, which is not written
+         * (counted by stream, unless memory ran out) */
+        if (q->loss) {
+            q->lost_frames = 0;
+            q->lost_entries = 0;
+        }
     }
     if (h->pick == SIMTRACE_PICK_SKIP)
         return 0;
@@ -1084,8 +1093,23 @@ static simtrace_error pipe_gap(seq_t *q, const simtrace_stream_info *s, const si
     return SIMTRACE_OK;
 }
 
+/* --salvage: count frames of stream i lost (by stream: say_seq_salvage
+ * takes the stream written) */
+static void count_loss(seq_t *q, uint32_t i, uint64_t frames, uint64_t entries)
+{
+    if (!q->loss)
+        q->loss = calloc(2 * (size_t)ST_MAX_STREAMS_CLI, sizeof *q->loss);
+    if (q->loss && i < ST_MAX_STREAMS_CLI) {
+        q->loss[2 * (size_t)i] += frames;
+        q->loss[2 * (size_t)i + 1] += entries;
+    } else if (read_or_held(q, i)) {
+        q->lost_frames += frames;
+        q->lost_entries += entries;
+    }
+}
+
 /* --salvage: a damaged frame (dm; s its stream, NULL when not declared),
- * said, and counted when it is of the stream read or held. */
+ * said, and counted against its stream. */
 static void salvage_damage(seq_t *q, const simtrace_stream_info *s, const simtrace_damage *dm,
                            const simtrace_input_place *d)
 {
@@ -1110,22 +1134,14 @@ static void salvage_damage(seq_t *q, const simtrace_stream_info *s, const simtra
     }
     if (dm->kind == SIMTRACE_DAMAGE_LOST) {
         /* frames that lay in bytes passed over */
-        if (read_or_held(q, dm->stream)) {
-            q->lost_frames += dm->seq;
-            q->lost_entries += dm->entries;
-        }
+        count_loss(q, dm->stream, dm->seq, dm->entries);
         if (!q->quiet)
             cli_msg("%s: lost %" PRIu64 " frame%s (entries %" PRIu64 "..%" PRIu64 " of stream '%s') in the bytes "
                     "passed over", q->file, dm->seq, dm->seq == 1 ? "" : "s", dm->first_entry,
                     dm->first_entry + dm->entries - 1, s->name);
         return;
     }
-    /* a held stream (SIMTRACE_PICK_HOLD) becomes the output when no
-     * memory stream follows, so its losses count until it is replaced */
-    if (read_or_held(q, dm->stream)) {
-        q->lost_frames++;
-        q->lost_entries += dm->entries;
-    }
+    count_loss(q, dm->stream, 1, dm->entries);
     if (!q->quiet) {
         cli_report_place(e, d, q->file);
         say_skipped(q->file, s->name, dm->seq, dm->first_entry, dm->entries);
@@ -1333,9 +1349,15 @@ static void salvage_note(const cat_merge_opts *mo, const simtrace_reader *r, uin
 }
 
 /* --salvage read sequentially (e: what stopped it, at d): what was
- * saved and what lost.  Returns 1 when entries were lost. */
-static int say_seq_salvage(const seq_t *q, simtrace_error e, const simtrace_input_place *d, int regular, int chosen)
+ * saved and what lost of stream `read` (when chosen).  Returns 1 when
+ * entries were lost. */
+static int say_seq_salvage(seq_t *q, simtrace_error e, const simtrace_input_place *d, int regular, int chosen,
+                           uint32_t read)
 {
+    if (chosen && q->loss && read < ST_MAX_STREAMS_CLI) {
+        q->lost_frames += q->loss[2 * (size_t)read];
+        q->lost_entries += q->loss[2 * (size_t)read + 1];
+    }
     if (!chosen && e == SIMTRACE_OK && (q->lost_unknown || q->name || q->types)) {
         /* the stream asked for was not found (said above): nothing was
          * written, and with declarations lost, that is a loss */
@@ -1520,6 +1542,8 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
         cli_out_abort();
         int status = seq_failed(r, e, in_name);
         simtrace_reader_free(r);
+        free(q.gap_entries); /* (damage met while opening) */
+        free(q.loss);
         return status;
     }
     q.r = r;
@@ -1631,11 +1655,12 @@ static int cat_seq(int in_fd, const seq_opts *so, const simtrace_read_params *rp
     }
     if (salvage && want_out && chosen)
         salvage_note(mo, r, q.read);
-    if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular, chosen))
+    if (salvage && status != EXIT_USAGE && say_seq_salvage(&q, e, &d, regular, chosen, q.read))
         status = EXIT_DATA;
     simtrace_reader_free(r);
     free(q.hold.data);
     free(q.gap_entries);
+    free(q.loss);
     if (want_out) {
         /* --salvage keeps what it saved, but a usage error saves nothing */
         if (status != EXIT_OK && (!salvage || status == EXIT_USAGE)) {

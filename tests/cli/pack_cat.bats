@@ -868,6 +868,37 @@ check_entry_ranges() {
     expect_output_has "byte offset $moff"
 }
 
+@test "--salvage through a pipe counts a stream's first frame lost in bytes passed over: exit 1, as a file's salvage" {
+    # the first data frame of w (told lost by w's second frame, before the
+    # stream written is settled), and of the default stream, r
+    local w0 r0
+    w0=$(frame_table "$D/two.sim" | awk '$4 == 1 && $5 == 1' | head -n 1)
+    r0=$(frame_table "$D/two.sim" | awk '$4 == 1 && $5 == 0' | head -n 1)
+    [[ -n $w0 && -n $r0 ]] || fail "two.sim: $(frame_table "$D/two.sim")"
+    set -- $w0
+    local woff=$2 wcount=$7
+    set -- $r0
+    local roff=$2 rcount=$7
+    cp "$D/two.sim" w0.sim
+    flip_byte w0.sim $((woff + 9)) 0
+    run to got catp w0.sim --salvage -s w
+    expect_status 1
+    expect_output_has "lost 1 frame (entries 0..$((wcount - 1)) of stream 'w')"
+    expect_output_has "salvaged to the end of the container; 1 damaged frame of the stream skipped ($wcount entries)"
+    run to got.f "$SIMTRACE_CAT" --salvage -s w w0.sim
+    expect_status 1
+    same got got.f
+    cp "$D/two.sim" r0.sim
+    flip_byte r0.sim $((roff + 9)) 0
+    run to got catp r0.sim --salvage
+    expect_status 1
+    expect_output_has "1 damaged frame of the stream skipped ($rcount entries)"
+    # another stream's loss is not the stream written's
+    run to got catp w0.sim --salvage -s r
+    expect_status 0
+    same got "$D/xzr.d64"
+}
+
 @test "an export from a pipe reads on past a damaged frame header of another stream (exit 0, a note); of the stream read it stops there (exit 1)" {
     xz -dc "$ROOT/testdata/good/lackey_cc1_read.d64.xz" | head -c $((30000 * 32)) >a
     xz -dc "$ROOT/testdata/good/lackey_cc1_write.d64.xz" | head -c $((30000 * 32)) >b
