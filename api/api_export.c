@@ -22,6 +22,8 @@ SIMTRACE_API const char *simtrace_export_merge_format(unsigned index) { return n
 
 SIMTRACE_API char simtrace_export_role(const char *name) { return st_x_role(name ? name : ""); }
 
+SIMTRACE_API int simtrace_export_is_text(const char *format) { return st_export_is_text(format ? format : ""); }
+
 SIMTRACE_API int simtrace_export_accepts(const char *format, uint32_t type)
 {
     int known = type <= ST_TYPE_LAST && st_entry_known((int)type);

@@ -1691,6 +1691,7 @@ typedef struct {
     const char *out_path, *format;
     const char *stream; /* -s NAME or NULL; cat_file may name the whole stream it leaves to the sequential reader */
     int force, verbose, quiet, list, verify, salvage, stats, ignore_check, raw;
+    int binary; /* -F writes bytes that are not text: refused to a terminal without -f */
     int all, no_fetch, list_frames, list_json; /* stats: 1 text, 2 json */
     uint32_t types; /* without -s: the types -F writes when it writes no memory entries (format_types) */
     unsigned threads;
@@ -1745,7 +1746,7 @@ static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const ch
                                    .memlimit = co->memlimit};
         return cat_stats(*in_fd, in_name, co->stream, co->stats == 2, &rp, stdout);
     }
-    if (want_out && (rc = cli_out_open(co->out_path, co->force, co->raw, *in_fd, &o->fd)) != EXIT_OK) {
+    if (want_out && (rc = cli_out_open(co->out_path, co->force, co->binary, *in_fd, &o->fd)) != EXIT_OK) {
         simtrace_reader_free(r);
         return rc;
     }
@@ -1866,6 +1867,7 @@ static int parse_args(int argc, char **argv, cat_opts *co)
         return EXIT_USAGE;
     }
     co->raw = strcmp(co->format, "raw") == 0;
+    co->binary = simtrace_export_is_text(co->format) == 0;
     co->types = co->stream ? 0 : format_types(co->format);
     return -1;
 }
@@ -1889,7 +1891,7 @@ int main(int argc, char **argv)
         /* several containers: their streams merged by cycle (cat_merge.c) */
         cat_merge_opts mo = merge_opts(NULL, out_path, format, co.all, co.no_fetch, quiet, verbose, &rg);
         int out_fd, lost;
-        if ((rc = cli_out_open(out_path, co.force, raw, -1, &out_fd)) != EXIT_OK)
+        if ((rc = cli_out_open(out_path, co.force, co.binary, -1, &out_fd)) != EXIT_OK)
             return rc;
         rc = cat_merge_files(argv + optind, (unsigned)(argc - optind), &mo, out_fd, &lost);
         return merge_done(rc, lost);

@@ -131,6 +131,21 @@ static int kind_accepts(st_xkind kind, st_entry_type t)
     return 0;
 }
 
+int st_export_is_text(const char *format)
+{
+    int kind = export_kind(format);
+    switch (kind) {
+    case X_TEXT:
+    case X_CSV:
+    case X_LACKEY:
+    case X_DIN:
+    case X_XDIN:
+    case X_DRAMSIM2:
+    case X_CVP_LOADS: return 1;
+    default: return kind < 0 ? -1 : 0;
+    }
+}
+
 int st_export_accepts(const char *format, st_entry_type t)
 {
     int kind = export_kind(format);

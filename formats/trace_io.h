@@ -158,6 +158,9 @@ typedef struct {
  * 17); NULL-terminated. */
 extern const char *const st_export_formats[];
 
+/* 1 when exporter format writes text lines, 0 bytes that are not text,
+ * -1 no such format. */
+int st_export_is_text(const char *format);
 /* Whether exporter `format` writes entries of type t: 1 yes, 0 no, -1 no
  * such format.  st_exporter_new refuses the others (ST_E_UNSUPPORTED). */
 int st_export_accepts(const char *format, st_entry_type t);

@@ -1613,6 +1613,14 @@ SIMTRACE_API void simtrace_values_free(simtrace_values *v);
 SIMTRACE_API const char *simtrace_export_format(unsigned index);
 SIMTRACE_API const char *simtrace_export_merge_format(unsigned index);
 
+/* Whether format `format` (simtrace_export_format or
+ * simtrace_export_merge_format) writes text lines: 1 it does (text, csv,
+ * lackey, din, xdin, dramsim2, cvp-loads), 0 it writes bytes that are not
+ * text (raw, vpc, vpc3, gem5, cvp, cbp2025, drmemtrace, champsim), which
+ * a program should not send to a terminal; -1 no such format.
+ * Thread-safe. */
+SIMTRACE_API int simtrace_export_is_text(const char *format);
+
 /* Whether one-stream format `format` (simtrace_export_format) writes
  * entries of type `type` (simtrace_type): 1 it does, 0 it does not
  * (simtrace_exporter_new returns SIMTRACE_E_UNSUPPORTED for them), -1 no

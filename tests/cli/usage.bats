@@ -315,6 +315,26 @@ small_pair() {
     expect_status 0
 }
 
+@test "terminal on stdout: simtrace-cat refuses formats that are not text (raw, drmemtrace, vpc: exit 2), writes text ones; -f writes" {
+    local sim="$ROOT/testdata/good/encoder14-drmx.sim" cat
+    cat=$(printf '%q' "$SIMTRACE_CAT")
+    for f in raw drmemtrace; do
+        in_tty "$cat -F $f $sim"
+        expect_status 2
+        expect_output_has "simtrace-cat: refusing to write binary data to a terminal"
+        in_tty "$cat -f -F $f $sim >/dev/null"
+        expect_status 0
+    done
+    in_tty "$cat -F lackey $sim"
+    expect_status 0
+    "$SIMTRACE_PACK" -o v.sim --from vpc "$ROOT/testdata/good/sample.vpc"
+    in_tty "$cat -F vpc v.sim"
+    expect_status 2
+    expect_output_has "terminal"
+    in_tty "$cat -F text v.sim"
+    expect_status 0
+}
+
 @test "decompress reads '-' as standard input; -d and -q are accepted" {
     small_pair
     "$DECOMPRESS" -d -q - <c >out
