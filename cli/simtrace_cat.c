@@ -1686,6 +1686,29 @@ static int merge_done(int rc, int lost)
     return cr != EXIT_OK ? cr : rc;
 }
 
+/* A pipe held in a temporary file (cat_spill) whose container has no
+ * valid directory and footer: what a sequential reader says of a pipe
+ * that ends early (SIMTRACE.md 7.4), with what was read of it; 1 when
+ * so (the run then exits 1, as when reading the pipe in order). */
+static int pipe_end_missing(simtrace_reader *r, const char *in_name)
+{
+    simtrace_recovery_info ri;
+    if (simtrace_reader_recovery(r, &ri) != SIMTRACE_OK || ri.complete)
+        return 0;
+    char after[256] = "";
+    if (ri.frames_after)
+        snprintf(after, sizeof after, "; a damaged frame lies at byte offset %" PRIu64 ", and complete frames follow "
+                 "from byte offset %" PRIu64 ", not read ('simtrace-cat --salvage' reads past the damage)",
+                 ri.frames_end, ri.frames_after);
+    else if (ri.frames_end < ri.file_size)
+        snprintf(after, sizeof after, "; the %" PRIu64 " bytes from byte offset %" PRIu64 " hold no readable entry",
+                 ri.file_size - ri.frames_end, ri.frames_end);
+    cli_msg("%s: unexpected end of input (truncated): no valid directory and footer (%s): its %" PRIu64
+            " complete data frame%s (%" PRIu64 " entries) were read%s", in_name, ri.reason, ri.frames,
+            ri.frames == 1 ? "" : "s", ri.entries, after);
+    return 1;
+}
+
 /* The options, as parse_args() leaves them. */
 typedef struct {
     const char *out_path, *format;
@@ -1711,13 +1734,14 @@ typedef struct {
  */
 static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const char *in_name, int *regular, out_t *o)
 {
-    int want_out = !co->list && !co->verify, rc;
+    int want_out = !co->list && !co->verify, rc, spilled = 0;
     const range *rg = &co->rg;
     if (want_out && !*regular && !co->salvage && !co->stats && cat_merge_needs_index(mo)) {
         /* a merge goes through the directory: a pipe is held in a file */
         if ((rc = cat_spill(in_fd, in_name)) != EXIT_OK)
             return rc;
         *regular = 1;
+        spilled = 1;
     }
     /* --salvage of a regular file: frame by frame through its index */
     if (*regular && co->salvage && co->raw && rg->r.kind == R_NONE) {
@@ -1736,7 +1760,8 @@ static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const ch
         rp.ignore_check = (uint32_t)co->ignore_check;
         if ((rc = cli_open_reader(*in_fd, in_name, &rp, &r)) != EXIT_OK)
             return rc;
-        cli_note_reader(r, in_name, co->quiet);
+        if (!spilled)
+            cli_note_reader(r, in_name, co->quiet);
     }
     if (co->stats) {
         /* every frame decoded: through the directory of a regular file
@@ -1753,12 +1778,17 @@ static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const ch
     int merge_lost;
     if (want_out && r && (rc = cat_merge(r, mo, o->fd, &merge_lost)) >= 0) {
         /* several streams, merged (cat_merge.c) */
+        int cut = spilled && pipe_end_missing(r, in_name);
         simtrace_reader_free(r);
-        return merge_done(rc, merge_lost);
+        rc = merge_done(rc, merge_lost || cut);
+        return rc == EXIT_OK && cut ? EXIT_DATA : rc;
     }
-    if (r)
-        return export_index(r, *in_fd, in_name, &co->stream, co->types, co->out_path, co->format, co->raw, rg,
-                            co->verbose, o);
+    if (r) {
+        int cut = spilled && pipe_end_missing(r, in_name);
+        rc = export_index(r, *in_fd, in_name, &co->stream, co->types, co->out_path, co->format, co->raw, rg,
+                          co->verbose, o);
+        return rc == EXIT_OK && cut ? EXIT_DATA : rc;
+    }
     return -1;
 }
 

@@ -899,6 +899,26 @@ check_entry_ranges() {
     same got "$D/xzr.d64"
 }
 
+@test "a merge from a pipe (held in a temporary file) that ends early: everything read is written, exit 1, as a pipe read in order" {
+    local cut
+    cut=$(frame_table "$D/two.sim" | awk '$4 == 3 { print $2 }')
+    [[ -n $cut ]] || fail "two.sim: no directory frame"
+    # cut where the directory starts: every data frame whole
+    cut_to "$D/two.sim" "$cut" cut.sim
+    for f in lackey din; do
+        run to got catp cut.sim -q -F $f
+        expect_status 1
+        expect_output_has "simtrace-cat: (stdin): unexpected end of input (truncated): no valid directory and footer"
+        [[ $output != *"--repair"* ]] || fail "-F $f: names --repair for a pipe: $output"
+        same got <("$SIMTRACE_CAT" -q -F $f "$D/two.sim")
+    done
+    # the same file read as a file: read through its frame headers, exit 0
+    run to got "$SIMTRACE_CAT" -q -F lackey cut.sim
+    expect_status 0
+    run to got catp "$D/two.sim" -q -F lackey
+    expect_status 0
+}
+
 @test "an export from a pipe reads on past a damaged frame header of another stream (exit 0, a note); of the stream read it stops there (exit 1)" {
     xz -dc "$ROOT/testdata/good/lackey_cc1_read.d64.xz" | head -c $((30000 * 32)) >a
     xz -dc "$ROOT/testdata/good/lackey_cc1_write.d64.xz" | head -c $((30000 * 32)) >b
