@@ -762,6 +762,17 @@ void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, ui
             ": lost", file, first_entry, first_entry + count - 1, stream, offset);
 }
 
+int cli_encoder_codes(const simtrace_write_params *wp, const char *named, int type)
+{
+    const char *enc = NULL;
+    simtrace_write_params_unused(wp, type, &enc);
+    if (!named || !wp->profile_name || !enc || strcmp(enc, named) == 0 || strcmp(enc, wp->profile_name) == 0)
+        return EXIT_OK;
+    cli_msg("encoder %s does not code %s entries%s", named, simtrace_type_name(type),
+            simtrace_type_is_memory(type) ? " (use cmx, cm2, best, mix, fast, cm, cm1, paper or generic)" : "");
+    return EXIT_USAGE;
+}
+
 void cli_say_tail_loss(const char *file, uint64_t offset, uint64_t bytes, uint64_t first_entry, const char *stream)
 {
     cli_msg("%s: the %" PRIu64 " bytes from byte offset %" PRIu64 " are not a whole frame (the file ends inside a "

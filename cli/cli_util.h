@@ -174,6 +174,14 @@ void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint6
  * lost. */
 void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, uint64_t offset, const char *stream);
 
+/* -e NAMED (wp->profile_name, what the program made of it) and entries of
+ * type `type`: when the writer would code them with another encoder than
+ * NAMED or the profile (one that does not code the type: champsim, cvp,
+ * drmemtrace, drmx on memory entries), say so and return EXIT_USAGE; else
+ * EXIT_OK.  The writer's fallback is not the user's choice, so a program
+ * refuses it rather than pass it over. */
+int cli_encoder_codes(const simtrace_write_params *wp, const char *named, int type);
+
 /* Say that the entries of stream `stream` from first_entry on, which the
  * bytes from byte offset offset to the end of file may have held (no whole
  * frame: simtrace_recovery_info.tail_lost), are lost, how many not known. */

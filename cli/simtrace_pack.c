@@ -190,7 +190,17 @@ static void note_kept_encoder(packer *pk, uint32_t sid, const char *name)
         simtrace_writer_stream_coding(pk->api, sid, &t, &enc) != SIMTRACE_OK)
         return;
     simtrace_write_params_unused(&pk->wp, t, &fresh);
-    if (!fresh || strcmp(fresh, pk->enc_name) != 0 || strcmp(enc, pk->enc_name) == 0)
+    if (!fresh || strcmp(enc, pk->enc_name) == 0 || (pk->wp.profile_name && strcmp(enc, pk->wp.profile_name) == 0))
+        return;
+    if (strcmp(fresh, enc) == 0) {
+        /* an import's stream created now, of a type -e's encoder does not
+         * code (raw inputs are refused before: cli_encoder_codes) */
+        pk->enc_noted[sid] = 1;
+        cli_msg("%s: stream '%s' holds %s entries, which encoder %s does not code: it is encoded with %s", pk->out_name,
+                name, simtrace_type_name(t), pk->enc_name, enc);
+        return;
+    }
+    if (strcmp(fresh, pk->enc_name) != 0)
         return;
     pk->enc_noted[sid] = 1;
     cli_msg("%s: stream '%s' is encoded with %s: the entries appended to it use %s too, not -e %s "
@@ -823,6 +833,12 @@ static int check_args(const packer *pk, const run *r)
     }
     if (!r->concat && !same_types_per_stream(r->ins, r->nin))
         return EXIT_USAGE;
+    /* raw inputs' types are known now: an encoder named that codes one of
+     * them not would be replaced without a word (svpc-compress refuses it
+     * too); an import's streams are noted as they come (note_kept_encoder) */
+    for (size_t i = 0; !r->concat && pk->enc_name && i < r->nin; i++)
+        if (!r->ins[i].from && cli_encoder_codes(&pk->wp, pk->enc_name, r->ins[i].type) != EXIT_OK)
+            return EXIT_USAGE;
     unsigned nstdin = 0, nbochs = 0;
     for (size_t i = 0; i < r->nin; i++) {
         if (strcmp(r->ins[i].path, "-") == 0)

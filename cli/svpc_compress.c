@@ -225,13 +225,8 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *enc_name = NULL, *unused = simtrace_write_params_unused(&wp, type, &enc_name);
-    /* an encoder named that does not code the type (champsim, cvp, the
-     * drmemtrace ones) would be replaced by generic without a word */
-    if (wp.profile_name && enc_name && strcmp(enc_name, wp.profile_name) != 0) {
-        cli_msg("encoder %s does not code %s entries (use cmx, cm2, best, mix, fast, cm, cm1, paper or generic)",
-                wp.profile_name, simtrace_type_name(type));
+    if (cli_encoder_codes(&wp, wp.profile_name, type) != EXIT_OK)
         return EXIT_USAGE;
-    }
     if (unused) {
         cli_msg("encoder %s: %s (-1 .. -9 choose the whole method; -s and a level with -e are for the "
                 "encoders that use them)",

@@ -108,7 +108,19 @@ vpc_of() {
         run "$SVPC_BIN/svpc-compress" -e "$e" --type m32 -o x.svpc </dev/null
         expect_status 2
         expect_output_has "encoder $e does not code m32 entries"
+        # simtrace-pack alike, for raw inputs; an import's stream is noted
+        rm -f x.sim
+        run "$PACK" -e "$e" -o x.sim /dev/null
+        expect_status 2
+        expect_output_has "simtrace-pack: encoder $e does not code d64 entries (use cmx, cm2"
+        [[ ! -e x.sim ]] || fail "simtrace-pack -e $e wrote x.sim"
+        run "$PACK" -e "$e" -o x.sim --from lackey "$ROOT/testdata/good/sample.lackey"
+        expect_status 0
+        expect_output_has "x.sim: stream 'read' holds d64 entries, which encoder $e does not code: it is encoded with"
     done
+    # -e vpc names cm2 for the types vpc does not code (simtrace-pack(1))
+    run "$PACK" -e vpc -o x.sim /dev/null
+    expect_status 0
 }
 
 @test "text: raw -> text -> raw and text -> text are byte-exact, for every memory type" {
