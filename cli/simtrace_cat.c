@@ -1435,8 +1435,17 @@ static int export_index(simtrace_reader *r, int in_fd, const char *in_name, cons
     if (!*stream && types) {
         /* the first stream -F can write (format_types) */
         if (!first_of_types(r, types, &si)) {
+            /* a file without its end may have declared it in what is missing */
+            int incomplete = simtrace_reader_complete(r) == 0;
             simtrace_reader_free(r);
             cli_out_abort();
+            if (incomplete) {
+                char names[256];
+                cli_msg("%s: no stream of a type that -F %s writes (%s) is in the complete frames of this file "
+                        "without its end: it may have been declared in what is missing", in_name, format,
+                        types_said(types, names, sizeof names));
+                return EXIT_DATA;
+            }
             return say_no_stream_of_types(in_name, format, types);
         }
         simtrace_reader_stream_info(r, si, &chosen);

@@ -105,6 +105,19 @@ roundtrip() {
     [ "$status" -ne 0 ]
 }
 
+@test "-F champsim of a file without its end and without a champsim stream: exit 1 (it may be in what is missing); of a whole file: exit 2" {
+    rec a.cs 0x401000 0 0 "0 0 0 0 0 0" 0 0x601000
+    "$PACK" --from champsim -o a.sim a.cs
+    head -c 100 a.sim >cut.sim
+    run "$CAT" -F champsim cut.sim
+    expect_status 1
+    expect_output_has "cut.sim: no stream of a type that -F champsim writes (champsim, champsim-cloudsuite) is in the complete frames of this file without its end"
+    "$PACK" -o d.sim /dev/null
+    run "$CAT" -F champsim d.sim
+    expect_status 2
+    expect_output_has "d.sim: no stream of a type that -F champsim writes"
+}
+
 @test "corpus: every ChampSim file round-trips byte for byte, and through a pipe" {
     [[ -d $CS_DIR ]] || skip "no corpus at $CS_DIR"
     for f in "$CS_DIR"/*; do
