@@ -1452,6 +1452,14 @@ static int export_index(simtrace_reader *r, int in_fd, const char *in_name, cons
         snprintf(typed, sizeof typed, "%s", chosen.name);
         *stream = typed;
     }
+    uint32_t nstreams = 0;
+    if (!*stream && simtrace_reader_stream_count(r, &nstreams) == SIMTRACE_OK && nstreams == 0 &&
+        simtrace_reader_complete(r) == 1) {
+        /* a whole container of no stream (an empty text trace imported):
+         * nothing to write, as from a pipe */
+        simtrace_reader_free(r);
+        return cli_out_commit();
+    }
     if (simtrace_reader_find_stream(r, *stream, &si) != SIMTRACE_OK) {
         if (*stream)
             cli_msg("%s: no stream named '%s' (see --list)", in_name, *stream);

@@ -84,6 +84,20 @@ at_most_08() { (($1 * 10 <= $2 * 8)) || fail "$1 bytes is more than 0.8 x $2"; }
     expect_status 0
     run "$PACK" --from pixie32 -o e2.sim empty
     expect_status 0
+    # a container of no stream reads back as nothing, exit 0, in every
+    # format and from a file as from a pipe (it was exit 1 from a file)
+    local f
+    for f in dramsim2 lackey din text; do
+        "$PACK" -f --from "$f" -o e.sim empty
+        run to got "$CAT" -F "$f" e.sim
+        expect_status 0
+        [[ ! -s got ]] || fail "-F $f wrote $(wc -c <got) bytes"
+        run to got "$CAT" e.sim
+        expect_status 0
+        [[ ! -s got ]] || fail "raw wrote $(wc -c <got) bytes"
+        run to got bash -c "cat e.sim | '$CAT' -F '$f'"
+        expect_status 0
+    done
     run "$PACK" --from gem5 -o e3.sim empty
     expect_status 1
     [[ $output == *"simtrace-pack: empty: at byte offset 0: "*'no "gem5" magic'* ]]
