@@ -113,6 +113,11 @@ SIMTRACE_API simtrace_error simtrace_exporter_write(simtrace_exporter *x, uint64
     return api_error(st_exporter_write(x->x, first, entries, count));
 }
 
+SIMTRACE_API const char *simtrace_exporter_message(const simtrace_exporter *x)
+{
+    return x ? st_exporter_why(x->x) : "";
+}
+
 SIMTRACE_API simtrace_error simtrace_exporter_finish(simtrace_exporter *x)
 {
     return x ? api_error(st_exporter_finish(x->x)) : SIMTRACE_E_USAGE;

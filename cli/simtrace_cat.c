@@ -282,7 +282,9 @@ static simtrace_error cat_index(simtrace_reader *r, uint32_t si, const range *rg
         e = (simtrace_error)out_entries(o, first, p, (size_t)n, s.entry_size);
         lib = e != SIMTRACE_E_WRITE; /* else a wide value's */
     }
-    if (e != SIMTRACE_OK && lib)
+    if (e != SIMTRACE_OK && o->x && *simtrace_exporter_message(o->x))
+        cli_place(at, simtrace_exporter_message(o->x)); /* an entry the format has no record for */
+    else if (e != SIMTRACE_OK && lib)
         simtrace_reader_place(r, at);
     uint64_t decoded = 0, bytes = 0;
     if (c)
@@ -916,7 +918,13 @@ static simtrace_error start_and_write(seq_t *q, uint32_t i, const simtrace_strea
         if (e != SIMTRACE_OK)
             return e;
     }
-    return out_entries(q->o, first, p, n, s->entry_size);
+    simtrace_error e = out_entries(q->o, first, p, n, s->entry_size);
+    if (e != SIMTRACE_OK && q->o->x && *simtrace_exporter_message(q->o->x)) {
+        /* an entry the format has no record for: which, and why */
+        cli_msg("%s: %s: %s", q->file, simtrace_strerror(e), simtrace_exporter_message(q->o->x));
+        q->said = 1;
+    }
+    return e;
 }
 
 /* A frame the reader delivered, cut to the range: written, or held back

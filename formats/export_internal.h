@@ -44,6 +44,7 @@ struct st_exporter {
     uint8_t load_value[8 * ST_CVP_WORDS_MAX];
     size_t load_len;      /* cvp-loads: the value of the load being written; 0: none */
     uint64_t loads;       /* cvp-loads: loads written, the index of the next d64 entry */
+    char why[200];        /* st_exporter_why: what the last refused entry lacks ("" if none) */
 };
 
 /* Hand the buffer to the write callback. */
@@ -97,9 +98,10 @@ st_error st_x_csv_write(st_exporter *x, uint64_t first, const uint8_t *entries, 
  * instruction), 'L', 'S', or 'M' (lackey's modify; din and xdin write it
  * as a read and a write) for entry e of type t. */
 st_error st_x_access(st_exporter *x, st_entry_type t, const st_entry *e, char kind);
-/* The records of n cvp entries (import_cvp.c); ST_E_CORRUPT for an entry
- * that gives no record of the format. */
-st_error st_x_cvp_write(st_exporter *x, const uint8_t *entries, size_t n);
+/* The records of n cvp entries, the first `first` (import_cvp.c);
+ * ST_E_CORRUPT for an entry that gives no record of the format, x->why
+ * then saying which and why. */
+st_error st_x_cvp_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n);
 /* cvp-loads (import_cvp.c): the text exporter of the loads as d64 entries,
  * made at the start; the loads among n cvp entries, the first `first`. */
 st_error st_x_cvp_loads_start(st_exporter *x);

@@ -8,6 +8,7 @@
  * file of one parses, for a while, as the other.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,15 +219,23 @@ st_error st_import_cbp2025(int fd, const st_import_opts *o, const st_import_sink
 
 /* An entry that gives no record of the format (st_cvp_unparse's rules) is
  * corrupt: exporting it as some other record would not be lossless. */
-st_error st_x_cvp_write(st_exporter *x, const uint8_t *entries, size_t n)
+st_error st_x_cvp_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         char *p;
         RETURN_IF_ERROR(st_x_room(x, ST_CVP_RECORD_MAX, &p));
-        const char *why;
-        size_t len = st_cvp_unparse(entries + i * ST_CVP_ENTRY, x->kind == X_CBP2025, (uint8_t *)p, &why);
-        if (!len)
+        const char *why, *other;
+        int cbp = x->kind == X_CBP2025;
+        size_t len = st_cvp_unparse(entries + i * ST_CVP_ENTRY, cbp, (uint8_t *)p, &why);
+        if (!len) {
+            /* the other format's record, when it has one, is the remedy */
+            uint8_t rec[ST_CVP_RECORD_MAX];
+            int fits = !cbp && st_cvp_unparse(entries + i * ST_CVP_ENTRY, 1, rec, &other);
+            snprintf(x->why, sizeof x->why, "entry %llu of stream '%.40s': no %s record gives it: %s%s",
+                     (unsigned long long)(first + i), x->name, cbp ? "CBP-2025" : "CVP-1", why,
+                     fits ? " (a CBP-2025 record: -F cbp2025 writes it)" : "");
             return ST_E_CORRUPT;
+        }
         x->len += len;
     }
     return ST_OK;

@@ -366,6 +366,8 @@ static st_error access_lines(st_exporter *x, const uint8_t *entries, size_t n)
     return ST_OK;
 }
 
+const char *st_exporter_why(const st_exporter *x) { return x->why; }
+
 st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n)
 {
     RETURN_IF_ERROR(start(x));
@@ -382,7 +384,7 @@ st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entrie
         return access_lines(x, entries, n);
     case X_CVP:
     case X_CBP2025:
-        return st_x_cvp_write(x, entries, n);
+        return st_x_cvp_write(x, first, entries, n);
     case X_CVP_LOADS:
         return st_x_cvp_loads_write(x, first, entries, n);
     default:

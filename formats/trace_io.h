@@ -183,6 +183,9 @@ st_error st_exporter_new(st_exporter **x, const char *format, const st_export_st
  * (ranges).  Returns ST_OK, the write or value callback's error.
  */
 st_error st_exporter_write(st_exporter *x, uint64_t first, const uint8_t *entries, size_t n);
+/* What the entry st_exporter_write refused (ST_E_CORRUPT) lacks, naming
+ * it; "" when no entry was refused. */
+const char *st_exporter_why(const st_exporter *x);
 
 /* Flush; returns ST_OK or the write callback's error. */
 st_error st_exporter_finish(st_exporter *x);

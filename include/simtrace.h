@@ -1690,6 +1690,12 @@ SIMTRACE_API simtrace_error simtrace_exporter_write(simtrace_exporter *x, uint64
  * SIMTRACE_OK, SIMTRACE_E_WRITE, SIMTRACE_E_USAGE. */
 SIMTRACE_API simtrace_error simtrace_exporter_finish(simtrace_exporter *x);
 
+/* After simtrace_exporter_write refused an entry that no record of the
+ * format gives (SIMTRACE_E_CORRUPT: a CBP-2025 call written as CVP-1, for
+ * one): which entry, and why, as a sentence; "" when none was refused.
+ * Owned by x, valid until its next call.  NULL x gives "". */
+SIMTRACE_API const char *simtrace_exporter_message(const simtrace_exporter *x);
+
 /* Release x; what finish did not hand on is dropped.  NULL is allowed. */
 SIMTRACE_API void simtrace_exporter_free(simtrace_exporter *x);
 

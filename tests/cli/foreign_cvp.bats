@@ -65,6 +65,19 @@ rec() {
     "$CAT" -F cvp c.sim | cmp - t.cvp
 }
 
+@test "-F cvp of a CBP-2025 call: exit 1, naming the entry and why, and -F cbp2025 (file and pipe)" {
+    { rec alu 1000; perl -e 'print pack("Q<C C Q< C C", 0x1004, 9, 1, 0x2000, 0, 0)'; rec alu 2000; } > call.cbp
+    "$PACK" --from cbp2025 -o call.sim call.cbp
+    local want="corrupt data: entry 1 of stream 'trace': no CVP-1 record gives it: its type is not one of the format's (a CBP-2025 record: -F cbp2025 writes it)"
+    run "$CAT" -F cvp call.sim
+    expect_status 1
+    [[ $output == *"simtrace-cat: call.sim: $want"* ]] || fail "file: $output"
+    run bash -c "cat call.sim | '$CAT' -F cvp >/dev/null"
+    expect_status 1
+    [[ $output == "simtrace-cat: (stdin): $want" ]] || fail "pipe: $output"
+    "$CAT" -F cbp2025 call.sim | cmp - call.cbp
+}
+
 @test "cbp2025: the corpus sample through a pipe, without -s (more than the default stream's rule may hold back)" {
     [[ -f $SAMPLE ]] || skip "CBP-2025 sample not found at $SAMPLE"
     run "$PACK" --from cbp2025 -o s.sim "$SAMPLE"
