@@ -1921,6 +1921,12 @@ static int parse_args(int argc, char **argv, cat_opts *co)
         cli_msg("--stats takes one container, at most one -s NAME, no range, and writes to standard output");
         return EXIT_USAGE;
     }
+    if ((co->list || co->verify || co->stats) && strcmp(co->format, "raw") != 0) {
+        /* -F would change nothing: refused, as other options that do */
+        cli_msg("-F %s: --list, --verify and --stats write no entries (-F is the format of the entries written)",
+                co->format);
+        return EXIT_USAGE;
+    }
     co->raw = strcmp(co->format, "raw") == 0;
     co->binary = simtrace_export_is_text(co->format) == 0;
     co->types = co->stream ? 0 : format_types(co->format);

@@ -228,6 +228,15 @@ PY
     run "$CAT" --json x.sim
     expect_status 2
     expect_output_has "--frames and --json go with --list"
+    # -F, the format of entries written, with a mode that writes none
+    local m
+    for m in --list --verify --stats; do
+        run "$CAT" $m -F text x.sim
+        expect_status 2
+        expect_output_has "simtrace-cat: -F text: --list, --verify and --stats write no entries"
+    done
+    run "$CAT" --list -F raw x.sim
+    expect_status 0
 }
 
 @test "a failed import leaves no file behind, so the corrected command does not meet 'file exists'" {
