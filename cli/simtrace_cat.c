@@ -884,8 +884,9 @@ static int seq_want(void *arg, const simtrace_frame_head *h)
         q->frames_seen = 0;
         q->untimed = 0;
         /* losses so far were of the held stream, which is not written
-         * (counted by stream, unless memory ran out) */
-        if (q->loss) {
+         * (lost_* count them only when the tally by stream could not be
+         * had: count_loss) */
+        if (!q->loss) {
             q->lost_frames = 0;
             q->lost_entries = 0;
         }
