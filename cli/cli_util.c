@@ -28,6 +28,10 @@ static unsigned std_closed;
 int cli_std_fds(const char *prog)
 {
     cli_prog = prog;
+    /* past a file-size limit (ulimit -f) a write fails with EFBIG, a write
+     * error like a full disk's, instead of SIGXFSZ ending the program
+     * before it can remove a temporary output or end an --append */
+    signal(SIGXFSZ, SIG_IGN);
     for (int fd = 0; fd <= 2; fd++) {
         if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
             continue;

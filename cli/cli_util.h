@@ -30,7 +30,8 @@ extern const char *cli_prog;
  * writing and the others for reading, so a read of a closed stdin or a
  * write to a closed stdout still fails (EBADF) wherever it happens; a closed
  * stderr just silences messages.  cli_in_open() and cli_out_open() refuse a
- * closed stdin or stdout at once (cli_std_closed).  Sets cli_prog to prog.
+ * closed stdin or stdout at once (cli_std_closed).  Sets cli_prog to prog,
+ * and ignores SIGXFSZ, so that a file-size limit is a write error.
  * Returns EXIT_OK, or EXIT_DATA when /dev/null cannot be put in place.
  */
 int cli_std_fds(const char *prog);

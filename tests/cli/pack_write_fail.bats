@@ -334,3 +334,26 @@ entries_in_complete_frames() {
     run to got "$CAT" -s s2 cut.sim
     same got b
 }
+
+# SIGXFSZ at its default (killing the program) is what a shell gives; the
+# programs ignore it themselves, so a file-size limit is a write error.
+@test "a file-size limit with SIGXFSZ at its default: every program fails with a write error (exit 1), no temporary file is left, --append ends its container" {
+    real_d64 20000 a.d64
+    "$SVPC_BIN/svpc-compress" -T1 -o a.svpc a.d64
+    "$PACK" -T1 --frame-size 5000 -o c.sim a.d64
+    local cmd
+    for cmd in "'$SVPC_BIN/svpc-decompress' -o out a.svpc" "'$CAT' -F text -o out c.sim" \
+        "'$SVPC_BIN/svpc-compress' -e generic -s none -o out a.d64" "'$PACK' -s none -e generic -o out a.d64"; do
+        run bash -c "trap - XFSZ; ulimit -f 20; $cmd"
+        expect_status 1
+        expect_output_has "out: write error: File too large"
+        [[ -z $(ls out* 2>/dev/null) ]] || fail "$cmd left $(ls out*)"
+    done
+    local limit=$(( ($(stat -c %s c.sim) + 40000) / 1024 ))
+    real_d64 20000 b.d64 7000
+    run bash -c "trap - XFSZ; ulimit -f $limit; '$PACK' -T1 --append c.sim --frame-size 1000 -s none -e generic --stream x b.d64"
+    expect_status 1
+    expect_output_has "File too large"
+    "$CAT" --verify c.sim
+    "$CAT" -s trace c.sim | cmp - a.d64
+}
