@@ -667,7 +667,7 @@ int cat_merge_files(char *const *paths, unsigned nc, const cat_merge_opts *o, in
         cli_msg("out of memory");
     for (unsigned c = 0; c < nc && rc == EXIT_OK; c++) {
         int fd;
-        if ((rc = cli_in_open(paths[c], &fd, &in[c].name)) != EXIT_OK || (rc = cat_spill(&fd, in[c].name)) != EXIT_OK)
+        if ((rc = cli_container_in_open(paths[c], &fd, &in[c].name)) != EXIT_OK || (rc = cat_spill(&fd, in[c].name)) != EXIT_OK)
             break;
         simtrace_read_params rp;
         simtrace_read_params_init(&rp);

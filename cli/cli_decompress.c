@@ -182,7 +182,7 @@ int cli_decompress_main(int argc, char **argv, const char *prog, const char *cmd
     }
     const char *in_name;
     int in_fd, out_fd = -1, rc;
-    if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
+    if ((rc = cli_container_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
         return rc;
     uint32_t ns = streams_of_file(in_fd);
     if (ns > 1) {

@@ -537,6 +537,17 @@ const char *cli_stop_name(void)
 
 int cli_stop_status(void) { return stop_sig ? 128 + stop_sig : EXIT_OK; }
 
+int cli_container_in_open(const char *path, int *fd, const char **name)
+{
+    int rc = cli_in_open(path, fd, name);
+    if (rc == EXIT_OK && *fd == 0 && isatty(0)) {
+        /* a container is bytes no one types: waiting for them would hang */
+        cli_msg("refusing to read a container from a terminal (give FILE, or a pipe or a redirection)");
+        return EXIT_USAGE;
+    }
+    return rc;
+}
+
 int cli_in_open(const char *path, int *fd, const char **name)
 {
     if (!path || strcmp(path, "-") == 0) {

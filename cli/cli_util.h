@@ -160,6 +160,9 @@ const char *cli_stop_name(void); /* "SIGINT", ... */
 
 /* Open the input: path or "-"/NULL for stdin.  Returns exit status. */
 int cli_in_open(const char *path, int *fd, const char **display_name);
+/* cli_in_open for a container: standard input that is a terminal is
+ * refused (EXIT_USAGE, said), as xz -d refuses it. */
+int cli_container_in_open(const char *path, int *fd, const char **name);
 
 /* A container opened by scanning its frame headers, said on stderr from
  * the numbers (simtrace_recovery_info): why the directory or footer is not

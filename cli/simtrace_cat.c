@@ -1973,7 +1973,7 @@ int main(int argc, char **argv)
     }
     const char *in_name;
     int in_fd;
-    if ((rc = cli_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
+    if ((rc = cli_container_in_open(optind < argc ? argv[optind] : NULL, &in_fd, &in_name)) != EXIT_OK)
         return rc;
     struct stat st;
     int regular = fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);

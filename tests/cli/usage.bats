@@ -335,6 +335,19 @@ small_pair() {
     expect_status 0
 }
 
+@test "terminal on stdin: svpc-decompress and simtrace-cat refuse to read a container from it at once (exit 2)" {
+    local p
+    for p in "$DECOMPRESS" "$SIMTRACE_CAT" "$SIMTRACE_CAT --list" "$COMPRESS -d"; do
+        in_tty "timeout 20 $p -o /dev/null"
+        expect_status 2
+        expect_output_has "refusing to read a container from a terminal"
+    done
+    # a file named, or a redirection, is read as before
+    small_pair
+    in_tty "$(printf '%q' "$DECOMPRESS") -t c"
+    expect_status 0
+}
+
 @test "decompress reads '-' as standard input; -d and -q are accepted" {
     small_pair
     "$DECOMPRESS" -d -q - <c >out
