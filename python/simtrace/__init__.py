@@ -26,6 +26,7 @@ The library is found through $SIMTRACE_LIBRARY, the source tree's build/,
 the directory `make install` used, or the dynamic linker's search path.
 """
 import ctypes
+import operator
 import os
 import stat
 import warnings
@@ -93,6 +94,16 @@ class FrameInfo:
     def __repr__(self):
         return "FrameInfo(%d: entries %d..%d, %d bytes)" % (self.index, self.first_entry,
                                                             self.first_entry + self.entries - 1, self.stored_bytes)
+
+
+def _count(v, what):
+    """v as an index, count or cycle the library takes (a u64): an integer
+    (Python's or numpy's, not a float: TypeError, as list[1.5]) from 0 to
+    2^64 - 1 (ValueError: ctypes would wrap it round silently)."""
+    v = operator.index(v)
+    if not 0 <= v <= UINT64_MAX:
+        raise ValueError("%s %d is out of 0 .. 2^64 - 1" % (what, v))
+    return v
 
 
 def _unpack_at(kind, ptr, n, out, pos):
@@ -172,9 +183,10 @@ class Stream:
         uint8 array of at least that many bytes, filled from its start
         instead of a new array (the result is then a view of it), so
         that repeated reads reuse one buffer."""
-        b = UINT64_MAX if b is None else b
+        a, b = operator.index(a), UINT64_MAX if b is None else operator.index(b)
         if a < 0 or b < 0:
             raise SimtraceError(ERRORS["E_RANGE"], "negative entry index", self.name)
+        a, b = _count(a, "entry"), min(b, UINT64_MAX)  # b past the end is clipped to it
         n = max(0, min(b, self.entries) - a)
         buf = np.empty(n * self.entry_size, dtype=np.uint8) if out is None else \
             _out_view(out, np.uint8, n * self.entry_size).reshape(-1)[:n * self.entry_size]
@@ -203,6 +215,10 @@ class Stream:
             if out is not None:
                 out = _out_view(out, np.uint8, 0).reshape(-1)
             return self._entries(self.raw(a, b, out))
+        a, b = operator.index(a), None if b is None else operator.index(b)
+        if a < 0 or (b is not None and b < 0):
+            raise SimtraceError(ERRORS["E_RANGE"], "negative entry index", self.name)
+        a = _count(a, "entry")
         b = self.entries if b is None else min(b, self.entries)
         if a < 0 or a > self.entries:
             self.raw(a, a)  # the library says what is wrong
@@ -261,7 +277,7 @@ class Stream:
             if step == 1:
                 return self.read(a, b)
             return self._stepped(picks)
-        i = int(key)
+        i = operator.index(key)  # (a float is a TypeError, as for a list)
         if i < 0:
             i += self.entries
         if not 0 <= i < self.entries:
@@ -271,6 +287,9 @@ class Stream:
     def find_cycle(self, cycle):
         """The index of the first entry whose cycle is >= cycle (len(s) if none)."""
         e = ctypes.c_uint64()
+        cycle = operator.index(cycle)
+        if cycle < 0:
+            raise ValueError("cycle %d is negative" % cycle)
         self._t._check(_L.simtrace_reader_find_cycle(self._t._h(), self.index, min(cycle, UINT64_MAX),
                                                      ctypes.byref(e)), self.name)
         return e.value
@@ -288,6 +307,7 @@ class Stream:
         return self.read(a, b)
 
     def frame_info(self, k):
+        k = _count(k, "frame")
         fi = _lib.FrameInfo()
         self._t._check(_L.simtrace_reader_frame_info(self._t._h(), self.index, k, ctypes.byref(fi)), self.name)
         return FrameInfo(k, fi)
@@ -326,6 +346,7 @@ class Stream:
     def value(self, i):
         """The whole value of entry i (d64, d32), least significant byte
         first: wide values (wider than the data field) included."""
+        i = _count(i, "entry")
         n = ctypes.c_size_t()
         buf = ctypes.create_string_buffer(4096)
         self._t._check(_L.simtrace_reader_value(self._t._h(), self.index, i, buf, len(buf), ctypes.byref(n)),
@@ -418,12 +439,16 @@ class Trace:
     opened; incomplete_reason gives the library's words)."""
 
     def __init__(self, path, threads=1, ignore_check=False, memlimit=0):
-        self.path = str(path)
+        # str, bytes or a path object, as the os module takes (TypeError else)
+        self.path = os.fsdecode(os.fspath(path))
+        threads = operator.index(threads)
+        if not 0 <= threads < 1 << 32:  # (the library then says which it takes)
+            raise ValueError("threads %d is out of range" % threads)
         p = _lib.ReadParams()
         _L.simtrace_read_params_init(ctypes.byref(p))
         p.threads = threads
         p.ignore_check = 1 if ignore_check else 0
-        p.memlimit = memlimit
+        p.memlimit = _count(memlimit, "memlimit")
         stdin = self.path == "-"
         self._refuse_sequential(os.fstat(0) if stdin else self._stat())
         h = ctypes.c_void_p()
@@ -522,6 +547,8 @@ class Trace:
     def stream(self, name=None):
         """The stream named name; None: the default stream (the first memory
         stream, else the first), as simtrace-cat chooses it."""
+        if name is not None and not isinstance(name, str):
+            return self[name]  # an index, as t[i]
         idx = ctypes.c_uint32()
         self._check(_L.simtrace_reader_find_stream(self._h(), None if name is None else name.encode(),
                                                    ctypes.byref(idx)), name)

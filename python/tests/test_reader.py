@@ -267,6 +267,39 @@ def test_range_errors(traces):
             s.frame_info(8)
 
 
+def test_arguments_are_checked_not_wrapped_round(traces):
+    """Indexes, cycles and counts are integers from 0 to 2^64 - 1: ctypes
+    would wrap a negative or larger one round silently (a cycle of -5 read
+    as 2^64 - 5 gave an empty range with no error)."""
+    with simtrace.open(traces["bios"]) as t:
+        s = t.stream()
+        assert len(s.cycles(0, 10 ** 6)) > 0
+        for bad in (lambda: s.cycles(-5, 30), lambda: s.cycles(0, -1), lambda: s.find_cycle(-1),
+                    lambda: s.value(-1), lambda: s.frame_info(-1), lambda: s.read(2 ** 64 + 3, 2 ** 64 + 4)):
+            with pytest.raises(ValueError):
+                bad()
+        for neg in (lambda: s.read(5, -1), lambda: s.raw(-1, 5), lambda: s.read(-1, 5)):
+            with pytest.raises(simtrace.SimtraceError) as e:
+                neg()
+            assert e.value.name == "E_RANGE"
+        with pytest.raises(TypeError):
+            s[1.5]
+        with pytest.raises(TypeError):
+            s.read(0.5, 3)
+        import numpy as np
+        assert s[np.int64(3)] == s[3]  # numpy's integers are integers
+        assert len(s.raw(0, 2 ** 64 + 5)) == len(s) * s.entry_size  # an end past the end is clipped
+        assert t.stream(0) is t[0]
+    for bad in ({"threads": 2 ** 40}, {"memlimit": -1}):
+        with pytest.raises(ValueError):
+            simtrace.open(traces["bios"], **bad)
+    # a path as bytes or a path object, as the os module takes them
+    with simtrace.open(os.fsencode(str(traces["bios"]))) as t:
+        assert t.path == str(traces["bios"])
+    with pytest.raises(TypeError):
+        simtrace.open(None)
+
+
 def test_frames_of_a_range(traces):
     with simtrace.open(traces["bios"]) as t:
         s = t.stream()
