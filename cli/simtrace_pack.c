@@ -659,6 +659,7 @@ typedef struct {
     char data_zkind[8]; /* the data error is in input that began like this ("xz"...) */
     simtrace_input_place data_diag;
     const char *data_file;
+    size_t data_at; /* the input of data_err: the inputs after it are not read */
 } run;
 
 /* The options and inputs into *pk and *r.  Returns -1 to go on, or the
@@ -940,6 +941,7 @@ static void pack_inputs(packer *pk, run *r)
                 }
                 r->data_err = SIMTRACE_E_READ;
                 r->data_file = pk->in_name;
+                r->data_at = i;
                 break;
             }
         }
@@ -980,6 +982,7 @@ static void pack_inputs(packer *pk, run *r)
             r->data_err = r->e;
             r->data_diag = r->d;
             r->data_file = pk->in_name;
+            r->data_at = i;
             r->e = SIMTRACE_OK;
             cli_place(&r->d, ""); /* a later error is reported with its own place */
         } else if (r->e != SIMTRACE_OK) {
@@ -1049,6 +1052,14 @@ static int finish_run(packer *pk, run *r)
                     "another --stream", r->out_name);
         if (r->data_zkind[0] && !pk->quiet)
             cli_msg("%s: it begins like %s data; if it is not, give --no-unpack", r->data_file, r->data_zkind);
+        /* (what is lost, so even with -q) */
+        size_t left = r->nin - r->data_at - 1;
+        if (left == 1)
+            cli_msg("%s: %s, the input after %s, was not read", r->out_name, r->ins[r->data_at + 1].name,
+                    r->data_file);
+        else if (left)
+            cli_msg("%s: the %zu inputs after %s (from %s on) were not read", r->out_name, left, r->data_file,
+                    r->ins[r->data_at + 1].name);
         return rc;
     }
     return EXIT_OK;

@@ -119,7 +119,7 @@ vpc_of() {
         expect_output_has "x.sim: stream 'read' holds d64 entries, which encoder $e does not code: it is encoded with"
     done
     # -e vpc names cm2 for the types vpc does not code (simtrace-pack(1))
-    run "$PACK" -e vpc -o x.sim /dev/null
+    run "$PACK" -f -e vpc -o x.sim /dev/null
     expect_status 0
 }
 

@@ -304,6 +304,13 @@ PY
     expect_status 0
     run to got "$CAT" c.sim
     same got <(head -c $((3000 * 32)) a)
+    # the inputs after it are not read, and that is said (even with -q)
+    run "$PACK" -T1 -q -f --concat -o c.sim cut.sim x.sim
+    expect_status 1
+    expect_output_has "c.sim: x.sim, the input after cut.sim, was not read"
+    run "$PACK" -T1 -q -f --concat --allow-cycle-reset -o c.sim cut.sim x.sim x.sim
+    expect_status 1
+    expect_output_has "c.sim: the 2 inputs after cut.sim (from x.sim on) were not read"
 }
 
 @test "a damaged frame header of one stream: another stream still reads whole from a file (through the directory)" {
