@@ -633,9 +633,11 @@ static int repair_main(const char *file, const char *out_path, int force, int qu
             snprintf(tail, sizeof tail, "; the %llu bytes from byte offset %llu, no complete frame, %s",
                      (unsigned long long)rep.lost_bytes, (unsigned long long)rep.frames_end,
                      in_place ? "were cut off" : "were left out");
-        cli_msg("%s: %s: directory and footer written for %llu frames (%llu entries)%s", in_place ? file : out_path,
-                rep.complete ? "copied, nothing to repair" : "repaired", (unsigned long long)rep.frames,
-                (unsigned long long)rep.entries, tail);
+        /* (the frames kept include the streams' declarations, which
+         * --list does not count among a stream's frames) */
+        cli_msg("%s: %s: directory and footer written for %llu entries in %llu frame%s, the streams' declarations "
+                "counted%s", in_place ? file : out_path, rep.complete ? "copied, nothing to repair" : "repaired",
+                (unsigned long long)rep.entries, (unsigned long long)rep.frames, rep.frames == 1 ? "" : "s", tail);
     }
     return after ? EXIT_DATA : EXIT_OK;
 }
