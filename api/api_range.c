@@ -104,6 +104,7 @@ SIMTRACE_API simtrace_error simtrace_reader_cut_frame(simtrace_reader *r, simtra
     cut->entries = c->count;
     cut->first_cycle = c->first_cycle;
     cut->first_time = cut->has_time ? c->first_time : 0;
+    cut->whole = (uint64_t)st_index_cut_whole(ix);
     return SIMTRACE_OK;
 }
 

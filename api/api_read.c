@@ -221,13 +221,17 @@ SIMTRACE_API int simtrace_reader_complete(simtrace_reader *r)
     if (room && rc.frames_after)
         snprintf(r->msg + n, room, "; complete frames from byte offset %" PRIu64 " on, after a damaged one, are not "
                  "read", rc.frames_after);
-    else if (room && cut)
-        snprintf(r->msg + n, room, "; entries %" PRIu64 "..%" PRIu64 " of stream '%.255s' are in the frame cut off "
-                 "there", cut->first_entry, cut->first_entry + cut->count - 1, cut_stream);
-    else if (room && rc.tail_lost)
-        snprintf(r->msg + n, room, "; the %" PRIu64 " bytes after them are not a whole frame, and may have held "
-                 "entries of %s%.255s%s", rc.file_size - rc.frames_end, tail_stream ? "stream '" : "any stream",
-                 tail_stream ? tail_stream : "", tail_stream ? "'" : "");
+    if (room && !rc.frames_after && cut) {
+        int m = snprintf(r->msg + n, room, "; entries %" PRIu64 "..%" PRIu64 " of stream '%.255s' are in the frame %s "
+                         "there", cut->first_entry, cut->first_entry + cut->count - 1, cut_stream,
+                         st_index_cut_whole(r->ix) ? "whose payload fails its checksum" : "cut off");
+        n += m > 0 ? m : 0;
+        room = (size_t)n < sizeof r->msg ? sizeof r->msg - (size_t)n : 0;
+    }
+    if (room && rc.tail_lost)
+        snprintf(r->msg + n, room, "; the %" PRIu64 " bytes from byte offset %" PRIu64 " are not a whole frame, and "
+                 "may have held entries of %s%.255s%s", rc.file_size - rc.tail_offset, rc.tail_offset,
+                 tail_stream ? "stream '" : "any stream", tail_stream ? tail_stream : "", tail_stream ? "'" : "");
     return 0;
 }
 

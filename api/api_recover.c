@@ -201,6 +201,7 @@ void api_recovery_info(const st_index *ix, simtrace_recovery_info *info)
     info->frames_after = rc.frames_after;
     info->tail_lost = (uint32_t)rc.tail_lost;
     info->tail_stream = UINT32_MAX;
+    info->tail_offset = rc.tail_offset;
     for (unsigned i = 0; rc.tail_lost && i < st_index_stream_count(ix); i++)
         if (st_index_stream(ix, i)->id == rc.tail_stream)
             info->tail_stream = i;

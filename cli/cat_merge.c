@@ -427,23 +427,23 @@ static int cut_loss(const cat_input *c, const cat_merge_opts *o)
         return 0;
     if (ri.frames_after)
         return 1;
+    int lost = 0, cut = simtrace_reader_cut_frame(c->r, &f) == SIMTRACE_OK;
+    for (unsigned i = 0; cut && !(o->range == CAT_RANGE_CYCLES && o->hi <= f.first_cycle) && i < c->n; i++) {
+        if (c->pick[i] == f.stream) {
+            cli_say_cut_loss(c->name, f.first_entry, f.entries, f.offset, c->s[f.stream].name, (int)f.whole);
+            lost = 1;
+            break;
+        }
+    }
     for (unsigned i = 0; ri.tail_lost && i < c->n; i++) {
         const simtrace_stream_info *s = &c->s[c->pick[i]];
         if (ri.tail_stream == UINT32_MAX || c->pick[i] == ri.tail_stream) {
-            cli_say_tail_loss(c->name, ri.frames_end, ri.file_size - ri.frames_end, s->entries, s->name);
+            uint64_t next = cut && f.stream == c->pick[i] ? f.first_entry + f.entries : s->entries;
+            cli_say_tail_loss(c->name, ri.tail_offset, ri.file_size - ri.tail_offset, next, s->name);
             return 1;
         }
     }
-    if (simtrace_reader_cut_frame(c->r, &f) != SIMTRACE_OK ||
-        (o->range == CAT_RANGE_CYCLES && o->hi <= f.first_cycle))
-        return 0;
-    for (unsigned i = 0; i < c->n; i++) {
-        if (c->pick[i] == f.stream) {
-            cli_say_cut_loss(c->name, f.first_entry, f.entries, f.offset, c->s[f.stream].name);
-            return 1;
-        }
-    }
-    return 0;
+    return lost;
 }
 
 /* lackey, din and xdin records say only load, store or instruction: the

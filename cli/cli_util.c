@@ -771,10 +771,16 @@ void cli_out_abort(void)
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, uint64_t offset, const char *stream)
+void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, uint64_t offset, const char *stream,
+                      int whole)
 {
-    cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset %" PRIu64
-            ": lost", file, first_entry, first_entry + count - 1, stream, offset);
+    if (whole)
+        cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame at byte offset %" PRIu64
+                ", the last before the end, whose payload fails its checksum (damaged, or never written by a crash): "
+                "lost", file, first_entry, first_entry + count - 1, stream, offset);
+    else
+        cli_msg("%s: entries %" PRIu64 "..%" PRIu64 " of stream '%s' were in the frame cut off at byte offset %" PRIu64
+                ": lost", file, first_entry, first_entry + count - 1, stream, offset);
 }
 
 int cli_encoder_codes(const simtrace_write_params *wp, const char *named, int type)

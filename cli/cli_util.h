@@ -175,8 +175,9 @@ void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint6
 
 /* Say that the count entries from first_entry of stream `stream` in file,
  * in the frame cut off at its end (its header at byte offset offset), are
- * lost. */
-void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, uint64_t offset, const char *stream);
+ * lost; whole: the frame is all there, but fails its payload checksum. */
+void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, uint64_t offset, const char *stream,
+                      int whole);
 
 /* -e NAMED (wp->profile_name, what the program made of it) and entries of
  * type `type`: when the writer would code them with another encoder than

@@ -319,25 +319,27 @@ static int say_cut_loss(simtrace_reader *r, uint32_t si, const char *name, const
     /* complete frames after a damaged header, not read: of any stream */
     if (ri.frames_after)
         return 1;
-    /* bytes after the last frame that may have held entries: of the
-     * stream a cut header names, or of any; past the entries listed */
-    if (ri.tail_lost && (ri.tail_stream == UINT32_MAX || ri.tail_stream == si)) {
-        simtrace_stream_info s;
-        simtrace_reader_stream_info(r, si, &s);
-        int touched = rg->r.kind != R_ENTRIES || rg->r.hi > s.entries;
-        if (touched)
-            cli_say_tail_loss(file, ri.frames_end, ri.file_size - ri.frames_end, s.entries, name);
-        return touched;
+    simtrace_stream_info s;
+    simtrace_reader_stream_info(r, si, &s);
+    uint64_t next = s.entries; /* the stream's first entry past those listed */
+    int lost = 0;
+    if (simtrace_reader_cut_frame(r, &c) == SIMTRACE_OK && c.stream == si) {
+        lost = rg->r.kind == R_NONE || (rg->r.kind == R_ENTRIES && rg->r.hi > c.first_entry) ||
+               (rg->r.kind == R_CYCLES && rg->r.hi > c.first_cycle) ||
+               (rg->r.kind == R_TIME && c.has_time && rg->r.hi > c.first_time);
+        if (lost)
+            cli_say_cut_loss(file, c.first_entry, c.entries, c.offset, name, (int)c.whole);
+        next = c.first_entry + c.entries;
     }
-    if (simtrace_reader_cut_frame(r, &c) != SIMTRACE_OK || c.stream != si)
-        return 0;
-    int touched = rg->r.kind == R_NONE ||
-                  (rg->r.kind == R_ENTRIES && rg->r.hi > c.first_entry) ||
-                  (rg->r.kind == R_CYCLES && rg->r.hi > c.first_cycle) ||
-                  (rg->r.kind == R_TIME && c.has_time && rg->r.hi > c.first_time);
-    if (touched)
-        cli_say_cut_loss(file, c.first_entry, c.entries, c.offset, name);
-    return touched;
+    /* bytes after the last frame (or after a whole one that fails its
+     * checksum) that may have held entries: of the stream a cut header
+     * names, or of any; past the entries listed */
+    if (ri.tail_lost && (ri.tail_stream == UINT32_MAX || ri.tail_stream == si) &&
+        (rg->r.kind != R_ENTRIES || rg->r.hi > next)) {
+        cli_say_tail_loss(file, ri.tail_offset, ri.file_size - ri.tail_offset, next, name);
+        lost = 1;
+    }
+    return lost;
 }
 
 /* --list --frames, --list --json (issue 15): one line or one JSON object
@@ -627,12 +629,16 @@ static int recover_damage(void *arg, const simtrace_damage *dm)
             say_skipped(rv->file, damage_stream(rv, dm, &info), dm->seq, dm->first_entry, dm->entries);
         }
         break;
-    case SIMTRACE_DAMAGE_CUT:
+    case SIMTRACE_DAMAGE_CUT: {
+        simtrace_cut_frame c;
+        int whole = simtrace_reader_cut_frame(rv->r, &c) == SIMTRACE_OK && c.offset == dm->offset && c.whole;
         if (!rv->quiet)
-            cli_msg("%s: the frame at byte offset %" PRIu64 " is cut off: entries %" PRIu64 "..%" PRIu64
-                    " of stream '%s' are lost", rv->file, dm->offset, dm->first_entry,
-                    dm->first_entry + dm->entries - 1, damage_stream(rv, dm, &info));
+            cli_msg("%s: the frame at byte offset %" PRIu64 " is %s: entries %" PRIu64 "..%" PRIu64
+                    " of stream '%s' are lost", rv->file, dm->offset,
+                    whole ? "whole but fails its payload checksum (damaged, or never written by a crash)" : "cut off",
+                    dm->first_entry, dm->first_entry + dm->entries - 1, damage_stream(rv, dm, &info));
         break;
+    }
     case SIMTRACE_DAMAGE_OTHER: {
         /* an exporter not started yet (the damage came before the stream's
          * entries) starts here, without values: a stream with wide values

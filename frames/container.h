@@ -523,14 +523,21 @@ uint64_t st_index_frames_after(const st_index *ix);
  * which entries are lost), or NULL if none is known. */
 const st_frame_ref *st_index_cut_frame(const st_index *ix);
 
-/* After a scan with no cut frame and no frames after: 1 when the bytes
- * after frames_end may have held entries (the file ends inside a data
+/* 1 when st_index_cut_frame's frame is whole in the file and its payload
+ * fails its CRC (damage, or blocks a crash left unwritten); 0 when the
+ * file ends inside it, or there is none. */
+int st_index_cut_whole(const st_index *ix);
+
+/* After a scan with no frames after, and no cut frame or a whole one
+ * (st_index_cut_whole): 1 when the bytes after frames_end, or after that
+ * whole frame, may have held entries (the file ends inside a data
  * frame's header; or they are no frame: damage, blocks a crash left
- * unwritten), with *stream (if not NULL) the stream id that the cut
- * header names, UINT32_MAX when it does not reach it or they are no
- * header (entries of any stream); 0 when there are no such bytes, or they
- * begin a directory frame or a stream descriptor cut off (SIMTRACE.md 7.4). */
-int st_index_tail_lost(const st_index *ix, uint32_t *stream);
+ * unwritten), with *offset (if not NULL) where they begin and *stream
+ * (if not NULL) the stream id that the cut header names, UINT32_MAX when
+ * it does not reach it or they are no header (entries of any stream); 0
+ * when there are no such bytes, or they begin a directory frame or a
+ * stream descriptor cut off (SIMTRACE.md 7.4). */
+int st_index_tail_lost(const st_index *ix, uint32_t *stream, uint64_t *offset);
 
 unsigned st_index_stream_count(const st_index *ix);
 /* Stream i in declaration order, with its total entries and frames; NULL if

@@ -34,9 +34,11 @@ struct st_index {
     int footer_ok;       /* open_directory found a valid footer */
     uint64_t frames_end; /* where the last frame listed ends */
     int cut;             /* a valid data frame header at frames_end, its frame cut off */
+    int cut_whole;       /* ... or whole in the file, its payload failing its CRC */
     uint64_t after;      /* a sound, complete frame past the scan's stop (0: none) */
     int tail_lost;        /* st_index_tail_lost */
     uint32_t tail_stream; /* the stream id a cut header names, or UINT32_MAX */
+    uint64_t tail_offset; /* where the bytes it judges begin */
     st_frame_ref cut_frame;
     st_diag why;         /* what was wrong with the directory or footer */
 };
@@ -432,8 +434,9 @@ static st_error find_after(st_index *ix)
 }
 
 /* After a scan that explains nothing past frames_end (no frame cut off
- * whose header is whole, no complete frame after damage): whether the
- * bytes there may have held entries.  They may not when they begin a
+ * whose header is whole, no complete frame after damage), or nothing past
+ * the frame there whose payload fails its CRC: whether the bytes there
+ * may have held entries.  They may not when they begin a
  * directory frame, or a stream descriptor that the end of the file cuts
  * off (a writer stopped before the frames of that stream); anything else
  * (the first bytes of a data frame's header, a header that no rule allows
@@ -442,12 +445,13 @@ static st_error classify_tail(st_index *ix)
 {
     ix->tail_lost = 0;
     ix->tail_stream = UINT32_MAX;
-    uint64_t tail = ix->file_size - ix->frames_end;
-    if (ix->cut || ix->after || tail == 0)
+    ix->tail_offset = ix->cut_whole ? ix->cut_frame.offset + ix->cut_frame.size : ix->frames_end;
+    uint64_t tail = ix->file_size - ix->tail_offset;
+    if ((ix->cut && !ix->cut_whole) || ix->after || tail == 0)
         return ST_OK;
     uint8_t b[ST_FRAME_HEADER_SIZE];
     size_t n = tail < sizeof b ? (size_t)tail : sizeof b;
-    st_error e = st_pread_full(ix->fd, b, n, ix->frames_end);
+    st_error e = st_pread_full(ix->fd, b, n, ix->tail_offset);
     if (e != ST_OK)
         return e;
     int magic = memcmp(b, ST_FRAME_MAGIC, n < 4 ? n : 4) == 0;
@@ -523,8 +527,10 @@ static st_error scan_frames(st_index *ix, st_diag *d)
         }
         if (e == ST_OK)
             break;
+        /* (a data frame cut off after it, found above, is then judged
+         * with the bytes after this one: classify_tail) */
         uncount_last(ix);
-        ix->cut = ix->f[ix->nf].kind == ST_KIND_DATA;
+        ix->cut = ix->cut_whole = ix->f[ix->nf].kind == ST_KIND_DATA;
         ix->cut_frame = ix->f[ix->nf];
     }
     st_buf_free(&pay);
@@ -589,12 +595,17 @@ const st_frame_ref *st_index_cut_frame(const st_index *ix) { return ix->scanned 
 
 uint64_t st_index_frames_after(const st_index *ix) { return ix->scanned ? ix->after : 0; }
 
-int st_index_tail_lost(const st_index *ix, uint32_t *stream)
+int st_index_tail_lost(const st_index *ix, uint32_t *stream, uint64_t *offset)
 {
+    int lost = ix->scanned && ix->tail_lost;
     if (stream)
-        *stream = ix->scanned && ix->tail_lost ? ix->tail_stream : UINT32_MAX;
-    return ix->scanned && ix->tail_lost;
+        *stream = lost ? ix->tail_stream : UINT32_MAX;
+    if (offset)
+        *offset = lost ? ix->tail_offset : 0;
+    return lost;
 }
+
+int st_index_cut_whole(const st_index *ix) { return ix->scanned && ix->cut && ix->cut_whole; }
 
 int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why)
 {

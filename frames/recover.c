@@ -13,7 +13,7 @@ void st_index_recovery(const st_index *ix, st_recovery *out)
         snprintf(out->why.detail, sizeof out->why.detail, "%s", st_error_name(ST_E_BAD_FOOTER));
     out->file_size = st_index_file_size(ix);
     out->frames_after = st_index_frames_after(ix);
-    out->tail_lost = st_index_tail_lost(ix, &out->tail_stream);
+    out->tail_lost = st_index_tail_lost(ix, &out->tail_stream, &out->tail_offset);
     for (unsigned i = 0; i < st_index_stream_count(ix); i++) {
         out->entries += st_index_stream(ix, i)->entries;
         out->frames += st_index_stream(ix, i)->frames;

@@ -51,6 +51,7 @@ typedef struct {
     uint64_t frames_after; /* complete frames past a damaged header from here (0: none) */
     int tail_lost;         /* st_index_tail_lost */
     uint32_t tail_stream;  /* its stream id, or UINT32_MAX */
+    uint64_t tail_offset;  /* where those bytes begin */
     uint64_t frames, entries; /* data frames listed and their entries, all streams */
     st_diag why;           /* recovered: what was wrong with the directory or
                               footer, detail never "" */

@@ -1094,9 +1094,9 @@ typedef struct simtrace_recovery_info {
                               simtrace_reader_complete); 0: read through its
                               frame headers */
     uint32_t tail_lost;    /* 1: no frame cut off is known (simtrace_reader_cut_frame
-                              finds none), no frames_after, and yet the bytes
-                              from frames_end to the end of the file may have
-                              held entries: the file ends inside a data frame's
+                              finds none, or a whole one), no frames_after, and
+                              yet the bytes from tail_offset to the end of the
+                              file may have held entries: the file ends inside a data frame's
                               header, or they are no frame (damage, blocks a
                               crash left unwritten).  0: there are none, or
                               they begin a directory frame, or a stream
@@ -1116,7 +1116,10 @@ typedef struct simtrace_recovery_info {
                               no declared stream, or the bytes are no frame
                               header: entries of any stream may be lost */
     uint32_t reserved1;
-    uint64_t reserved[5];
+    uint64_t tail_offset;  /* tail_lost: where those bytes begin: frames_end,
+                              or the end of a whole frame cut there
+                              (simtrace_cut_frame.whole) */
+    uint64_t reserved[4];
 } simtrace_recovery_info;
 
 /* Copy r's state of repair to *info.  Decodes and reads nothing.
@@ -1547,7 +1550,10 @@ typedef struct simtrace_cut_frame {
     uint64_t entries;     /* the entries it held: lost */
     uint64_t first_cycle; /* of its first entry (a type with cycles) */
     uint64_t first_time;  /* ns since 1970 (has_time) */
-    uint64_t reserved[4];
+    uint64_t whole;       /* 1: all of it is in the file, but its payload fails
+                             its checksum (damage, or blocks a crash left
+                             unwritten); 0: the file ends inside it */
+    uint64_t reserved[3];
 } simtrace_cut_frame;
 
 /*

@@ -370,3 +370,29 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
     expect_output_has "entries of stream 'read' from 200 on may have been there: lost"
     same got r.d64
 }
+
+@test "the last whole frame damaged and the next cut off: the damaged one is not called cut, and the loss after it is said" {
+    real_d64 400 in.d64
+    "$PACK" -T1 --frame-size 100 -o full.sim in.d64
+    local f1 f2
+    f1=$("$CAT" --list --frames full.sim | awk '$2 == 1 { print $(NF - 1) }')
+    f2=$("$CAT" --list --frames full.sim | awk '$2 == 2 { print $(NF - 1) }')
+    cp full.sim d.sim
+    printf '\377' | dd of=d.sim bs=1 seek=$((f1 + 150)) conv=notrunc status=none
+    head -c $((f2 + 120)) d.sim >cut.sim
+    run to got "$CAT" cut.sim
+    expect_status 1
+    expect_output_has "entries 100..199 of stream 'trace' were in the frame at byte offset $f1, the last before the end, whose payload fails its checksum"
+    expect_output_has "the 120 bytes from byte offset $f2 are not a whole frame"
+    expect_output_has "entries of stream 'trace' from 200 on may have been there: lost"
+    same got <(head -c $((100 * 32)) in.d64)
+    run to got "$CAT" --salvage cut.sim
+    expect_status 1
+    expect_output_has "the frame at byte offset $f1 is whole but fails its payload checksum"
+    # cut at its end: the same frame, nothing after it
+    head -c "$f2" d.sim >cut2.sim
+    run to got "$CAT" cut2.sim
+    expect_status 1
+    expect_output_has "were in the frame at byte offset $f1, the last before the end, whose payload fails its checksum"
+    [[ $output != *"not a whole frame"* ]] || fail "$output"
+}
