@@ -112,12 +112,14 @@ static void recover(simtrace_reader *r, const simtrace_stream_info *s, uint64_t 
     simtrace_recovery_info ri;
     if (simtrace_reader_recovery(r, &ri) != SIMTRACE_OK || (e == SIMTRACE_E_STATE) != (ri.frames_after != 0))
         abort();
-    /* bytes after the list that may have held entries: only when nothing
-     * else explains them, and naming a stream of the file or none */
+    /* bytes after the list (or after a whole frame left out there) that
+     * may have held entries: only when nothing else explains them, and
+     * naming a stream of the file or none */
     simtrace_cut_frame cf;
     uint32_t ns;
-    if (ri.tail_lost && (ri.complete || ri.frames_after || ri.frames_end >= ri.file_size ||
-                         simtrace_reader_cut_frame(r, &cf) == SIMTRACE_OK))
+    int cut = simtrace_reader_cut_frame(r, &cf) == SIMTRACE_OK;
+    if (ri.tail_lost && (ri.complete || ri.frames_after || ri.tail_offset >= ri.file_size || (cut && !cf.whole) ||
+                         (cut ? ri.tail_offset <= cf.offset : ri.tail_offset != ri.frames_end)))
         abort();
     if (simtrace_reader_stream_count(r, &ns) != SIMTRACE_OK ||
         (ri.tail_stream != UINT32_MAX && (!ri.tail_lost || ri.tail_stream >= ns)))
