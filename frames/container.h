@@ -589,15 +589,19 @@ uint64_t st_index_bytes_read(const st_index *ix);
 st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d);
 
 /*
- * The first `stop` entries of data frame k (1..count; larger is count):
- * decoding stops there (svpc_decode_prefix), which halves the average cost
- * of reaching one entry; in a frame with ENTRY_CRC (format 1.3) it stops
- * at the end of the checksummed block of 65,536 entries that holds entry
- * stop - 1, so that every entry returned is checked, unless
+ * Entries from..stop-1 of data frame k (stop 1..count; larger is count):
+ * decoding stops at stop (svpc_decode_prefix), which halves the average
+ * cost of reaching one entry; in a frame with ENTRY_CRC (format 1.3) it
+ * stops at the end of the checksummed block of 65,536 entries that holds
+ * entry stop - 1, and checks the blocks from the one that holds entry
+ * `from`, so that every entry returned is checked, unless
  * st_index_set_ignore_check.  The payload checksum is always checked.
- * out gets stop x entry-size bytes.  Returns as st_index_decode_frame.
+ * out gets stop x entry-size bytes, each entry at its place; those before
+ * `from` but entry 0 may be left as they were (svpc_decode_part), so that
+ * one entry deep in a frame costs no memory for those before it.
+ * Returns as st_index_decode_frame.
  */
-st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf *out, st_diag *d);
+st_error st_index_decode_part(st_index *ix, uint64_t k, uint64_t from, uint64_t stop, st_buf *out, st_diag *d);
 
 /* st_raw_frame_byte0 of data frame k, whose payload is read again: *byte0
  * gets it.  Returns ST_OK; ST_E_RANGE (k not a data frame); ST_E_READ,

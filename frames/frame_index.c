@@ -618,10 +618,10 @@ int st_index_recovered(const st_index *ix, uint64_t *frames_end, st_diag *why)
 
 st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d)
 {
-    return st_index_decode_prefix(ix, k, UINT64_MAX, out, d);
+    return st_index_decode_part(ix, k, 0, UINT64_MAX, out, d);
 }
 
-st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf *out, st_diag *d)
+st_error st_index_decode_part(st_index *ix, uint64_t k, uint64_t from, uint64_t stop, st_buf *out, st_diag *d)
 {
     const st_frame_ref *r = st_index_frame(ix, k);
     if (!r || r->kind != ST_KIND_DATA)
@@ -643,7 +643,7 @@ st_error st_index_decode_prefix(st_index *ix, uint64_t k, uint64_t stop, st_buf 
     /* encoders never store more than st_data_payload_max */
     st_error e = load_frame(ix, k, &h, &in, 0, st_data_payload_max(r->count, si->entry_size), d);
     if (e == ST_OK) {
-        e = st_decode_frame_now(ix->ctx, &h, si->type, si->entry_size, &in,
+        e = st_decode_frame_now(ix->ctx, &h, si->type, si->entry_size, &in, from < r->count ? (size_t)from : 0,
                                 stop == 0 ? 1 : stop < r->count ? (size_t)stop : 0, ix->ignore_check, out, d);
         if (e != ST_OK)
             st_diag_frame(d, r->offset, k, r->kind, r->stream, r->seq);

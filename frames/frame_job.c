@@ -152,12 +152,13 @@ static void run_encode(st_job *j, svpc_ctx *ctx)
     cycles_of(j->type, esz, j->in.data, j->n, &j->h.first_cycle, &j->h.last_cycle);
 }
 
-/* The first dec decoded entries in j->out (dec: the frame's count, or a
- * multiple of the block) against the ENTRY_CRC value crc. */
-static st_error check_blocks(st_job *j, const uint8_t *crc, size_t dec)
+/* The decoded entries of j->out from block b0 up to entry dec (the
+ * frame's count, or a multiple of the block) against the ENTRY_CRC value
+ * crc. */
+static st_error check_blocks(st_job *j, const uint8_t *crc, size_t b0, size_t dec)
 {
     size_t end = dec * j->esz, off, len;
-    for (size_t b = 0; b * ST_ENTRY_CRC_BLOCK < dec; b++) {
+    for (size_t b = b0; b * ST_ENTRY_CRC_BLOCK < dec; b++) {
         crc_block(b, j->esz, end, &off, &len);
         if (!st_crc_ok(st_load32(crc + 4 * b), j->out.data + off, len))
             return st_diag_set(&j->diag, ST_E_ENTRY_CRC,
@@ -187,16 +188,23 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
         return;
     size_t stop = j->stop && j->stop < j->n ? j->stop : j->n;
     /* ENTRY_CRC checks whole blocks, so a prefix is decoded to the end of
-     * its last block, unless the caller chose speed over the check. */
+     * its last block, and the entries kept from the start of the first
+     * block wanted, unless the caller chose speed over the check.  The
+     * blocks before are decoded for their predictors' state only: an entry
+     * not returned needs no check, and one decoded wrong would put those
+     * after it wrong too, where their own blocks tell. */
     int check = v.entry_crc && !j->ignore_check;
-    size_t dec = stop;
+    size_t dec = stop, from = j->from < stop ? j->from : stop ? stop - 1 : 0; /* the last entry is kept */
     if (check && dec < j->n) {
         dec = (dec + ST_ENTRY_CRC_BLOCK - 1) / ST_ENTRY_CRC_BLOCK * ST_ENTRY_CRC_BLOCK;
         dec = dec < j->n ? dec : j->n;
     }
-    /* user types are bytes to the codec, so scale the count like n */
-    size_t cdec = j->type == ST_TYPE_USER ? dec * esz : dec;
-    j->err = svpc_decode_prefix(ctx, (svpc_encoder)j->h.encoder, ct, v.data, (size_t)v.dlen, cn, cdec, j->out.data, d);
+    if (check)
+        from = from / ST_ENTRY_CRC_BLOCK * ST_ENTRY_CRC_BLOCK;
+    /* user types are bytes to the codec, so scale the counts like n */
+    size_t cdec = j->type == ST_TYPE_USER ? dec * esz : dec, cfrom = j->type == ST_TYPE_USER ? from * esz : from;
+    j->err = svpc_decode_part(ctx, (svpc_encoder)j->h.encoder, ct, v.data, (size_t)v.dlen, cn, cfrom, cdec,
+                              j->out.data, d);
     if (j->err != ST_OK)
         return;
     /* the header's cycle range must be the decoded one (0..0 for streams
@@ -211,7 +219,7 @@ static void run_decode(st_job *j, svpc_ctx *ctx)
                              (unsigned long long)fc, (unsigned long long)lc, (unsigned long long)j->h.first_cycle,
                              (unsigned long long)j->h.last_cycle);
     else if (check)
-        j->err = check_blocks(j, v.entry_crc, dec);
+        j->err = check_blocks(j, v.entry_crc, from / ST_ENTRY_CRC_BLOCK, dec);
     j->out.len = stop * esz;
 }
 
@@ -227,7 +235,7 @@ void st_job_run(st_job *j, svpc_ctx *ctx)
 }
 
 st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_type t, size_t esz, st_buf *in,
-                             size_t stop, int ignore_check, st_buf *out, st_diag *d)
+                             size_t from, size_t stop, int ignore_check, st_buf *out, st_diag *d)
 {
     st_job j;
     memset(&j, 0, sizeof j);
@@ -236,6 +244,7 @@ st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_t
     j.esz = esz;
     j.n = (size_t)h->count;
     j.stop = stop;
+    j.from = from;
     j.ignore_check = ignore_check;
     j.h = *h;
     j.in = *in; /* lent for the call: the job owns no buffer */

@@ -619,6 +619,7 @@ static st_error count_frame(st_reader *r, st_job *j)
         j->esz = r->si->entry_size;
         j->n = (size_t)h->count;
         j->stop = 0;
+        j->from = 0;
         j->h = *h;
         j->offset = r->at;
         j->ordinal = r->nframes - 1;
@@ -796,7 +797,7 @@ st_error st_raw_frame_decode(const st_stream_info *s, const st_frame_ref *f, con
     st_buf_init(&in, 0);
     st_error e = st_buf_append(&in, raw->payload, raw->payload_size);
     if (e == ST_OK)
-        e = st_decode_frame_now(ctx, &h, s->type, s->entry_size, &in, 0, 0, out, d);
+        e = st_decode_frame_now(ctx, &h, s->type, s->entry_size, &in, 0, 0, 0, out, d);
     st_buf_free(&in);
     svpc_ctx_free(ctx);
     return e;

@@ -160,11 +160,15 @@ st_error st_range_next(st_range_iter *it, uint64_t *first, const uint8_t **p, si
     *first = 0;
     while (it->j < it->sel.j1) {
         const st_frame_ref *r = st_index_stream_frame(it->ix, it->si, it->j++);
-        /* an entry range ends inside its last frame: decode no further */
-        uint64_t stop = r->count;
+        /* an entry range ends inside its last frame: decode no further; and
+         * starts inside its first: keep nothing before (a cycle range
+         * looks at every entry) */
+        uint64_t stop = r->count, from = 0;
         if (it->sl.rg.kind == ST_RANGE_ENTRIES && it->sel.hi - r->first_entry < stop)
             stop = it->sel.hi - r->first_entry;
-        RETURN_IF_ERROR(st_index_decode_prefix(it->ix, r->ordinal, stop, &it->buf, d));
+        if (it->sl.rg.kind == ST_RANGE_ENTRIES && it->sel.lo > r->first_entry)
+            from = it->sel.lo - r->first_entry;
+        RETURN_IF_ERROR(st_index_decode_part(it->ix, r->ordinal, from, stop, &it->buf, d));
         it->decoded++;
         size_t a, b;
         RETURN_IF_ERROR(st_slice(&it->sl, s, r->first_entry, it->buf.data, (size_t)stop, &a, &b, d));

@@ -670,9 +670,10 @@ static st_error cs_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
     return e;
 }
 
-static st_error cs_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error cs_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
                           uint8_t *raw, st_diag *d)
 {
+    (void)from; /* every entry is stored */
     cs_model *m;
     RETURN_IF_ERROR(cs_ready(c, &m));
     return t == ST_TYPE_CHAMPSIM ? decode_T(m, ST_TYPE_CHAMPSIM, payload, len, n, stop, raw, d)

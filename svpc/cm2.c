@@ -1072,8 +1072,8 @@ ST_INLINE st_error encode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
 }
 
 ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int EXTRA, unsigned xf, int first_is_flag,
-                            st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop, uint8_t *raw,
-                            st_diag *d)
+                            st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
+                            uint8_t *raw, st_diag *d)
 {
     const size_t esz = st_entry_size(t);
     cm2_io io;
@@ -1086,7 +1086,8 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
         /* past its end the decoder reads zeros: what it made of them is not an entry */
         if (io.d.overrun)
             return st_diag_set(d, ST_E_CORRUPT, "entry %zu: the range coder's stream is corrupt or ends too early", i);
-        cm_store_entry(t, raw + i * esz, v);
+        if (svpc_part_keeps(i, from))
+            cm_store_entry(t, raw + i * esz, v);
     }
     /* (a frame of no entries is checked here: its loop never ran) */
     return rc_dec_end(&io.d, stop == n, d);
@@ -1139,7 +1140,7 @@ static st_error cm2_ready(svpc_ctx *c, svpc_encoder id, const int EXTRA, cm2_mod
 #define AS_CASE_ACCOUNT(T) \
     case T: e = encode_T(c->set, m, NULL, CM2_ACCOUNT, 0, xf, T, raw, &n, NULL, &c->buf[0], cost, acc, xt); break;
 #define AS_CASE_DEC(T) \
-    case T: return decode_T(c->set, m, xb, EXTRA, xf, first_is_flag, T, payload, len, n, stop, raw, d);
+    case T: return decode_T(c->set, m, xb, EXTRA, xf, first_is_flag, T, payload, len, n, from, stop, raw, d);
 
 /* The codec's encode and decode, for cm2 (EXTRA 0), mix (1, 2) and best
  * (3), encoder id, with the transform (6.9.1) if xf. */
@@ -1161,7 +1162,7 @@ ST_INLINE st_error encode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, unsig
 }
 
 ST_INLINE st_error decode_B(svpc_ctx *c, svpc_encoder id, const int EXTRA, unsigned xf, int first_is_flag, st_entry_type t,
-                            const uint8_t *payload, size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
+                            const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop, uint8_t *raw, st_diag *d)
 {
     cm2_model *m;
     cm2_best *xb;
@@ -1209,9 +1210,9 @@ static st_error best_enc(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_typ
     return encode_B(c, id, BEST_NM - 1, xf, t, raw, src, n, out, NULL);
 }
 static st_error best_dec(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *payload, size_t len,
-                         size_t n, size_t stop, uint8_t *raw, st_diag *d)
+                         size_t n, size_t from, size_t stop, uint8_t *raw, st_diag *d)
 {
-    return decode_B(c, id, BEST_NM - 1, xf, 0, t, payload, len, n, stop, raw, d);
+    return decode_B(c, id, BEST_NM - 1, xf, 0, t, payload, len, n, from, stop, raw, d);
 }
 /* cm2's instance (EXTRA 0), for cm2 (6) and cmx (13) */
 static st_error cm2_enc(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type t, const uint8_t *raw,
@@ -1220,9 +1221,9 @@ static st_error cm2_enc(svpc_ctx *c, svpc_encoder id, unsigned xf, st_entry_type
     return encode_B(c, id, 0, xf, t, raw, src, n, out, xt);
 }
 static st_error cm2_dec(svpc_ctx *c, svpc_encoder id, unsigned xf, int first_is_flag, st_entry_type t, const uint8_t *payload,
-                        size_t len, size_t n, size_t stop, uint8_t *raw, st_diag *d)
+                        size_t len, size_t n, size_t from, size_t stop, uint8_t *raw, st_diag *d)
 {
-    return decode_B(c, id, 0, xf, first_is_flag, t, payload, len, n, stop, raw, d);
+    return decode_B(c, id, 0, xf, first_is_flag, t, payload, len, n, from, stop, raw, d);
 }
 
 /* cmx's payload (6.9.1) is the range coder's output with the transform or
@@ -1289,26 +1290,26 @@ static st_error mix_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, c
         return best_enc(c, SVPC_ENC_MIX, xf, t, raw, src, n, out);
     return encode_B(c, SVPC_ENC_MIX, MIX_EXTRA(mc), xf, t, raw, src, n, out, NULL);
 }
-static st_error cm2_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error cm2_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
-    return cm2_dec(c, SVPC_ENC_CM2, 0, 0, t, payload, len, n, stop, raw, d);
+    return cm2_dec(c, SVPC_ENC_CM2, 0, 0, t, payload, len, n, from, stop, raw, d);
 }
-static st_error cmx_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error cmx_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
     /* (a payload of no bytes is the range coder's to reject) */
     const unsigned b = len ? payload[0] : CMX_XF_ON;
     if (b != CMX_XF_ON && b != CMX_XF_OFF)
         return st_diag_set(d, ST_E_CORRUPT, "cmx payload's first byte is 0x%02x: not 0 (the transform on) or 1 (off)", b);
-    return cm2_dec(c, SVPC_ENC_CMX, b == CMX_XF_ON, 1, t, payload, len, n, stop, raw, d);
+    return cm2_dec(c, SVPC_ENC_CMX, b == CMX_XF_ON, 1, t, payload, len, n, from, stop, raw, d);
 }
-static st_error best_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error best_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
                             uint8_t *raw, st_diag *d)
 {
-    return best_dec(c, SVPC_ENC_BEST, 0, t, payload, len, n, stop, raw, d);
+    return best_dec(c, SVPC_ENC_BEST, 0, t, payload, len, n, from, stop, raw, d);
 }
-static st_error mix_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error mix_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
     if (len < 1)
@@ -1320,8 +1321,8 @@ static st_error mix_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload,
                            "bit 2 the transform; 3 contexts only with it)",
                            b);
     if (mc == 3)
-        return best_dec(c, SVPC_ENC_MIX, xf, t, payload + 1, len - 1, n, stop, raw, d);
-    return decode_B(c, SVPC_ENC_MIX, MIX_EXTRA(mc), xf, 0, t, payload + 1, len - 1, n, stop, raw, d);
+        return best_dec(c, SVPC_ENC_MIX, xf, t, payload + 1, len - 1, n, from, stop, raw, d);
+    return decode_B(c, SVPC_ENC_MIX, MIX_EXTRA(mc), xf, 0, t, payload + 1, len - 1, n, from, stop, raw, d);
 }
 
 /* One accounting pass of cm2's template, with the transform if xf, adding

@@ -45,9 +45,11 @@ typedef struct {
      * it off. */
     st_error (*encode)(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                        const svpc_source *src, size_t *n, st_buf *out);
-    /* svpc_decode_prefix() for a supported type, n and stop checked */
-    st_error (*decode)(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
-                       uint8_t *raw, st_diag *d);
+    /* svpc_decode_part() for a supported type, n, from and stop checked.
+     * Entries 1..from-1 need not be stored (svpc_decode_part); those that
+     * keep nothing but their predictors' state skip the stores. */
+    st_error (*decode)(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t from,
+                       size_t stop, uint8_t *raw, st_diag *d);
     /* frees what c->model[id] holds; NULL: plain free() */
     void (*model_free)(void *model);
 } svpc_codec;
@@ -61,6 +63,11 @@ extern const svpc_codec svpc_codec_champsim;
 extern const svpc_codec svpc_codec_best;
 extern const svpc_codec svpc_codec_mix;
 extern const svpc_codec svpc_codec_cmx;
+
+/* Whether a decoder keeps entry i of a part from `from` on
+ * (svpc_decode_part): entry 0, for the header's first cycle, and those
+ * asked for. */
+static inline int svpc_part_keeps(size_t i, size_t from) { return i >= from || i == 0; }
 
 /* The predictor sets of family fam, fresh for a new frame. */
 static inline st_error svpc_sets_ready(svpc_ctx *c, int fam) { return field_sets_ready(c->set, &c->sets_fam, fam); }

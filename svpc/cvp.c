@@ -394,9 +394,10 @@ static st_error cvp_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, c
     return ST_OK;
 }
 
-static st_error cvp_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error cvp_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
+    (void)from; /* every entry is stored */
     (void)t;
     cvp_model *m;
     RETURN_IF_ERROR(cvp_ready(c, &m));

@@ -1052,16 +1052,18 @@ static st_error drmx_encode(svpc_ctx *c, const svpc_params *p, st_entry_type typ
     return drm_encode_V(c, 2, raw, src, n, out);
 }
 
-static st_error drm_decode(svpc_ctx *c, st_entry_type type, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error drm_decode(svpc_ctx *c, st_entry_type type, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
                            uint8_t *raw, st_diag *d)
 {
+    (void)from; /* every entry is stored */
     (void)type;
     return drm_decode_V(c, 1, payload, len, n, stop, raw, d);
 }
 
-static st_error drmx_decode(svpc_ctx *c, st_entry_type type, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error drmx_decode(svpc_ctx *c, st_entry_type type, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
                             uint8_t *raw, st_diag *d)
 {
+    (void)from; /* every entry is stored */
     (void)type;
     return drm_decode_V(c, 2, payload, len, n, stop, raw, d);
 }

@@ -18,8 +18,9 @@ static st_error generic_encode(svpc_ctx *c, const svpc_params *p, st_entry_type 
 }
 
 static st_error generic_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n,
-                               size_t stop, uint8_t *raw, st_diag *d)
+                               size_t from, size_t stop, uint8_t *raw, st_diag *d)
 {
+    (void)from; /* every entry is stored */
     (void)c;
     const size_t esz = st_entry_size(t), maxl = n * esz;
     ss_out so;

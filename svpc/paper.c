@@ -135,9 +135,10 @@ static st_error paper_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t,
     }
 }
 
-static st_error paper_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error paper_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
                              uint8_t *raw, st_diag *d)
 {
+    (void)from; /* every entry is stored */
     RETURN_IF_ERROR(svpc_sets_ready(c, FAM_PAPER));
     switch (t) {
         PAPER_TYPES(AS_CASE_DEC)

@@ -299,6 +299,20 @@ st_error svpc_decode_prefix(svpc_ctx *ctx, svpc_encoder enc, st_entry_type t,
                             const uint8_t *payload, size_t len, size_t n, size_t stop,
                             uint8_t *raw, st_diag *diag);
 
+/*
+ * Entries from..stop-1 (and entry 0) of the same payload, at their places
+ * in raw (entry i at raw + i * entry size): the prefix is decoded as by
+ * svpc_decode_prefix, but entries 1..from-1 may be left unwritten, so that
+ * one entry deep in a frame touches no memory for those before it (the
+ * reader's random access, which then checks only the ENTRY_CRC blocks it
+ * returns).  Entry 0 is always written: its cycle is the frame header's.
+ * raw still spans stop entries.  Returns as svpc_decode_prefix;
+ * ST_E_USAGE if from > stop.
+ */
+st_error svpc_decode_part(svpc_ctx *ctx, svpc_encoder enc, st_entry_type t,
+                          const uint8_t *payload, size_t len, size_t n, size_t from,
+                          size_t stop, uint8_t *raw, st_diag *diag);
+
 /* Per-stream byte accounting of the last svpc_encode() on ctx (the paper,
  * cm1 and cm encoders' internal streams; scripts/vpcpairs.c prints it):
  * name and compressed size of each internal stream.  Returns the number

@@ -213,17 +213,25 @@ st_error svpc_decode(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8
 st_error svpc_decode_prefix(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *payload, size_t len,
                             size_t n, size_t stop, uint8_t *raw, st_diag *d)
 {
+    return svpc_decode_part(c, enc, t, payload, len, n, 0, stop, raw, d);
+}
+
+st_error svpc_decode_part(svpc_ctx *c, svpc_encoder enc, st_entry_type t, const uint8_t *payload, size_t len,
+                          size_t n, size_t from, size_t stop, uint8_t *raw, st_diag *d)
+{
     if (!st_entry_size(t))
         return st_diag_set(d, ST_E_UNSUPPORTED, "unknown entry type %d", (int)t);
     if (n > SVPC_MAX_FRAME_ENTRIES)
         return st_diag_set(d, ST_E_CORRUPT, "frame of %zu entries exceeds the limit", n);
     if (stop > n)
         return st_diag_set(d, ST_E_USAGE, "prefix of %zu entries of a frame of %zu", stop, n);
+    if (from > stop)
+        return st_diag_set(d, ST_E_USAGE, "part from entry %zu of a prefix of %zu", from, stop);
     const svpc_codec *k = codec_of(enc);
     if (!k)
         return st_diag_set(d, ST_E_UNSUPPORTED, "unknown encoder %d", (int)enc);
     if (!k->supports(t))
         return st_diag_set(d, ST_E_UNSUPPORTED, "encoder %s does not code entries of type %s", k->name,
                            st_entry_name(t));
-    return k->decode(c, t, payload, len, n, stop, raw, d);
+    return k->decode(c, t, payload, len, n, from, stop, raw, d);
 }

@@ -596,9 +596,10 @@ static st_error vx_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, co
     return e == ST_OK ? svpc_streams_pack(c, p, vx_names, vx_compress, NULL, VX_NSTREAMS, out) : e;
 }
 
-static st_error vx_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t stop,
+static st_error vx_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, size_t len, size_t n, size_t from, size_t stop,
                           uint8_t *raw, st_diag *d)
 {
+    (void)from; /* every entry is stored */
     (void)t;
     const size_t maxl[VX_NSTREAMS] = {VX_RC_MAX_PER_ENTRY * n + 64, 4 * n};
     ss_out so;

@@ -39,6 +39,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st_diag d;
     if (svpc_decode(ctx, p.encoder, t, out.data, out.len, n, raw, &d) != ST_OK || memcmp(raw, data + 1, n * esz))
         abort();
+    /* a part from an entry the input picks (its length): that entry on,
+     * and entry 0, at their places */
+    size_t from = n ? size % n : 0;
+    if (svpc_decode_part(ctx, p.encoder, t, out.data, out.len, n, from, n, raw, &d) != ST_OK ||
+        memcmp(raw + from * esz, data + 1 + from * esz, (n - from) * esz) || (n && memcmp(raw, data + 1, esz)))
+        abort();
     free(raw);
     st_buf_free(&out);
     return 0;

@@ -79,6 +79,22 @@ static void roundtrip(svpc_ctx *c, svpc_encoder enc, st_entry_type t, svpc_stage
             CHECK(dec[stop * esz] == 0xEE); /* nothing written past the prefix */
     }
     CHECK(svpc_decode_prefix(c, enc, t, out.data, out.len, n, n + 1, dec, &d) == ST_E_USAGE);
+    /* parts (one entry deep in a frame): entry 0 and from..stop-1 at their
+     * places; the encoders the default levels use store nothing between */
+    for (size_t from = 0; from <= n; from += 1 + n / 2) {
+        size_t stop = from + (n - from) / 2;
+        memset(dec, 0xEE, n * esz + 1);
+        CHECK(svpc_decode_part(c, enc, t, out.data, out.len, n, from, stop, dec, &d) == ST_OK);
+        CHECK(memcmp(dec + from * esz, raw + from * esz, (stop - from) * esz) == 0);
+        CHECK(stop == 0 || memcmp(dec, raw, esz) == 0);
+        int skips = enc == SVPC_ENC_CMX || enc == SVPC_ENC_CM2 || enc == SVPC_ENC_FAST || enc == SVPC_ENC_MIX ||
+                    enc == SVPC_ENC_BEST;
+        if (skips && from > 1 && stop > from)
+            CHECK(dec[esz] == 0xEE && dec[(from - 1) * esz] == 0xEE);
+        if (stop < n)
+            CHECK(dec[stop * esz] == 0xEE);
+    }
+    CHECK(svpc_decode_part(c, enc, t, out.data, out.len, n, n / 2 + 1, n / 2, dec, &d) == ST_E_USAGE);
     CHECK(svpc_decode(c, enc, t, out.data, out.len, n, dec, &d) == ST_OK && memcmp(dec, raw, n * esz) == 0);
     /* wrong entry count or truncated payload: an error, not a crash */
     if (n > 0) {
