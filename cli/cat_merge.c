@@ -414,35 +414,15 @@ static int write_fd(void *arg, const void *buf, size_t n) { return cli_write_all
 
 /* After a merge of input c read through its frame headers (no directory):
  * 1 when entries the merge asked for are not in the file, with a message
- * naming it.  The frames after a damaged frame header were not listed
- * (cli_note_recovered() has said so, even with -q); the frame cut off at
- * the end counts when it belongs to a stream merged and the range reaches
- * it (the test the one-stream export makes, simtrace_cat.c say_cut_loss);
- * so do bytes after the last frame that may have held a stream's entries. */
+ * naming it: of each stream merged, what the one-stream export would say
+ * (cli_say_stream_loss).  A merge's range is of cycles, or reads whole. */
 static int cut_loss(const cat_input *c, const cat_merge_opts *o)
 {
-    simtrace_recovery_info ri;
-    simtrace_cut_frame f;
-    if (simtrace_reader_recovery(c->r, &ri) != SIMTRACE_OK)
-        return 0;
-    if (ri.frames_after)
-        return 1;
-    int lost = 0, cut = simtrace_reader_cut_frame(c->r, &f) == SIMTRACE_OK;
-    for (unsigned i = 0; cut && !(o->range == CAT_RANGE_CYCLES && o->hi <= f.first_cycle) && i < c->n; i++) {
-        if (c->pick[i] == f.stream) {
-            cli_say_cut_loss(c->name, f.first_entry, f.entries, f.offset, c->s[f.stream].name, (int)f.whole);
-            lost = 1;
-            break;
-        }
-    }
-    for (unsigned i = 0; ri.tail_lost && i < c->n; i++) {
-        const simtrace_stream_info *s = &c->s[c->pick[i]];
-        if (ri.tail_stream == UINT32_MAX || c->pick[i] == ri.tail_stream) {
-            uint64_t next = cut && f.stream == c->pick[i] ? f.first_entry + f.entries : s->entries;
-            cli_say_tail_loss(c->name, ri.tail_offset, ri.file_size - ri.tail_offset, next, s->name);
-            return 1;
-        }
-    }
+    const simtrace_range rg = {o->range == CAT_RANGE_CYCLES ? SIMTRACE_RANGE_CYCLES : SIMTRACE_RANGE_ALL, 0, o->lo,
+                               o->hi};
+    int lost = 0;
+    for (unsigned i = 0; i < c->n; i++)
+        lost |= cli_say_stream_loss(c->r, c->name, c->pick[i], c->s[c->pick[i]].name, &rg);
     return lost;
 }
 

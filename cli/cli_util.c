@@ -783,15 +783,54 @@ void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, ui
                 ": lost", file, first_entry, first_entry + count - 1, stream, offset);
 }
 
+int cli_encoder_is_asked(const simtrace_write_params *wp, const char *named, const char *enc)
+{
+    return strcmp(enc, named) == 0 || (wp->profile_name && strcmp(enc, wp->profile_name) == 0);
+}
+
 int cli_encoder_codes(const simtrace_write_params *wp, const char *named, int type)
 {
     const char *enc = NULL;
     simtrace_write_params_unused(wp, type, &enc);
-    if (!named || !wp->profile_name || !enc || strcmp(enc, named) == 0 || strcmp(enc, wp->profile_name) == 0)
+    if (!named || !wp->profile_name || !enc || cli_encoder_is_asked(wp, named, enc))
         return EXIT_OK;
     cli_msg("encoder %s does not code %s entries%s", named, simtrace_type_name(type),
             simtrace_type_is_memory(type) ? " (use cmx, cm2, best, mix, fast, cm, cm1, paper or generic)" : "");
     return EXIT_USAGE;
+}
+
+int cli_say_stream_loss(simtrace_reader *r, const char *file, uint32_t si, const char *name,
+                        const simtrace_range *rg)
+{
+    simtrace_recovery_info ri;
+    simtrace_cut_frame c;
+    if (simtrace_reader_recovery(r, &ri) != SIMTRACE_OK)
+        return 0;
+    /* complete frames after a damaged header, not read: of any stream */
+    if (ri.frames_after)
+        return 1;
+    simtrace_stream_info s;
+    if (simtrace_reader_stream_info(r, si, &s) != SIMTRACE_OK)
+        return 0;
+    uint64_t next = s.entries; /* the stream's first entry past those listed */
+    int lost = 0;
+    if (simtrace_reader_cut_frame(r, &c) == SIMTRACE_OK && c.stream == si) {
+        lost = rg->kind == SIMTRACE_RANGE_ALL || (rg->kind == SIMTRACE_RANGE_ENTRIES && rg->hi > c.first_entry) ||
+               (rg->kind == SIMTRACE_RANGE_CYCLES && rg->hi > c.first_cycle) ||
+               (rg->kind == SIMTRACE_RANGE_TIME && c.has_time && rg->hi > c.first_time);
+        if (lost)
+            cli_say_cut_loss(file, c.first_entry, c.entries, c.offset, name, (int)c.whole);
+        next = c.first_entry + c.entries;
+    }
+    /* bytes after the last frame (or after a whole one that fails its
+     * checksum) that may have held entries: of the stream a cut header
+     * names, or of any; past the entries listed */
+    if (ri.tail_lost && (ri.tail_stream == UINT32_MAX || ri.tail_stream == si) &&
+        (rg->kind != SIMTRACE_RANGE_ENTRIES || rg->hi > next)) {
+        cli_say_tail_loss(file, ri.tail_offset, ri.file_size - ri.tail_offset, next, name);
+        lost = 1;
+    }
+    return lost;
 }
 
 void cli_say_tail_loss(const char *file, uint64_t offset, uint64_t bytes, uint64_t first_entry, const char *stream)
@@ -801,24 +840,28 @@ void cli_say_tail_loss(const char *file, uint64_t offset, uint64_t bytes, uint64
             " on may have been there: lost, how many is not known", file, bytes, offset, stream, first_entry);
 }
 
-void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint64_t entries, uint64_t end,
-                       uint64_t file_size, uint64_t after)
+void cli_say_recovered(const char *file, const simtrace_recovery_info *ri, int pipe)
 {
-    uint64_t tail = file_size - end;
+    const unsigned long long end = ri->frames_end, tail = ri->file_size - ri->frames_end;
     char lost[4096 + 256] = ""; /* (a path and the words around it) */
-    if (after)
+    if (ri->frames_after)
         snprintf(lost, sizeof lost, "; a damaged or misplaced frame lies at byte offset %llu, and complete frames "
                  "follow it from byte offset %llu, which are not read here: 'simtrace-cat --salvage' reads past the "
-                 "damage ('simtrace-pack --repair' refuses in place; with -o it leaves them out)",
-                 (unsigned long long)end, (unsigned long long)after);
+                 "damage%s", end, (unsigned long long)ri->frames_after,
+                 pipe ? "" : " ('simtrace-pack --repair' refuses in place; with -o it leaves them out)");
     else if (tail)
-        snprintf(lost, sizeof lost, "; the %llu bytes from byte offset %llu hold no readable entry; "
-                 "'simtrace-pack --repair %s' rebuilds the end", (unsigned long long)tail, (unsigned long long)end, file);
+        snprintf(lost, sizeof lost, "; the %llu bytes from byte offset %llu hold no readable entry", tail, end);
+    if (!pipe && !ri->frames_after) /* (a path: the buffer's 4096 leave room for it) */
+        snprintf(lost + strlen(lost), sizeof lost - strlen(lost), "; 'simtrace-pack --repair %s' rebuilds the end",
+                 file);
+    if (pipe)
+        cli_msg("%s: unexpected end of input (truncated): no valid directory and footer (%s): its %llu complete "
+                "data frame%s (%llu entries) were read%s", file, ri->reason, (unsigned long long)ri->frames,
+                ri->frames == 1 ? "" : "s", (unsigned long long)ri->entries, lost);
     else
-        snprintf(lost, sizeof lost, "; 'simtrace-pack --repair %s' rebuilds the end", file);
-    cli_msg("%s: no valid directory and footer (cut off, or an --append that did not finish: %s): found %llu "
-            "complete data frames (%llu entries) by scanning%s",
-            file, why, (unsigned long long)frames, (unsigned long long)entries, lost);
+        cli_msg("%s: no valid directory and footer (cut off, or an --append that did not finish: %s): found %llu "
+                "complete data frames (%llu entries) by scanning%s",
+                file, ri->reason, (unsigned long long)ri->frames, (unsigned long long)ri->entries, lost);
 }
 
 void cli_warn_if_text(int fd, const char *name, const char *hint)
@@ -957,5 +1000,5 @@ void cli_note_reader(simtrace_reader *r, const char *file, int quiet)
 {
     simtrace_recovery_info ri;
     if (simtrace_reader_recovery(r, &ri) == SIMTRACE_OK && !ri.complete && (!quiet || ri.frames_after))
-        cli_say_recovered(file, ri.reason, ri.frames, ri.entries, ri.frames_end, ri.file_size, ri.frames_after);
+        cli_say_recovered(file, &ri, 0);
 }

@@ -165,13 +165,23 @@ int cli_in_open(const char *path, int *fd, const char **display_name);
 int cli_container_in_open(const char *path, int *fd, const char **name);
 
 /* A container opened by scanning its frame headers, said on stderr from
- * the numbers (simtrace_recovery_info): why the directory or footer is not
- * valid; the complete data frames found and their entries (readable);
- * where they end in a file of file_size bytes (the bytes after are lost);
- * after: 0, or where complete frames follow a damaged one; and that
- * simtrace-pack --repair rebuilds the end. */
-void cli_say_recovered(const char *file, const char *why, uint64_t frames, uint64_t entries, uint64_t end,
-                       uint64_t file_size, uint64_t after);
+ * ri (not complete): why the directory or footer is not valid; the
+ * complete data frames found and their entries (readable); where they end
+ * (the bytes after are lost); where complete frames follow a damaged one,
+ * if they do; and what rebuilds the end.  pipe: the container came down a
+ * pipe (copied to a temporary file), so it ended early and there is no
+ * file to repair. */
+void cli_say_recovered(const char *file, const simtrace_recovery_info *ri, int pipe);
+
+/* After stream si (named name) of r was read, r opened by scanning its
+ * frame headers (simtrace_recovery_info): 1 when entries range rg asks
+ * for may be missing, said on stderr naming file: the frame
+ * cut off or damaged at the end when it is si's, and the bytes after the
+ * last frame when they may have held si's entries; 1 alone when complete
+ * frames follow a damaged one, which the caller has said (cli_note_reader).
+ * One test for the one-stream export and for each stream a merge reads. */
+int cli_say_stream_loss(simtrace_reader *r, const char *file, uint32_t si, const char *name,
+                        const simtrace_range *rg);
 
 /* Say that the count entries from first_entry of stream `stream` in file,
  * in the frame cut off at its end (its header at byte offset offset), are
@@ -186,6 +196,11 @@ void cli_say_cut_loss(const char *file, uint64_t first_entry, uint64_t count, ui
  * EXIT_OK.  The writer's fallback is not the user's choice, so a program
  * refuses it rather than pass it over. */
 int cli_encoder_codes(const simtrace_write_params *wp, const char *named, int type);
+
+/* Whether encoder `enc` is the one -e NAMED asked for: NAMED itself, or
+ * wp->profile_name, what the program made of it (-e vpc is cm2 for memory
+ * entries). */
+int cli_encoder_is_asked(const simtrace_write_params *wp, const char *named, const char *enc);
 
 /* Say that the entries of stream `stream` from first_entry on, which the
  * bytes from byte offset offset to the end of file may have held (no whole

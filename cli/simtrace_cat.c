@@ -304,44 +304,6 @@ static simtrace_error cat_index(simtrace_reader *r, uint32_t si, const range *rg
     return e;
 }
 
-/* A file without footer read through its frame headers: when the frame
- * cut off at its end belongs to stream si and the range would have taken
- * from it, say which entries are lost, and when the bytes after the last
- * frame may have held entries of si past those listed, say so.  Returns 1
- * when it did, or when complete frames follow a damaged header
- * (cli_note_reader() has said so). */
-static int say_cut_loss(simtrace_reader *r, uint32_t si, const char *name, const range *rg, const char *file)
-{
-    simtrace_recovery_info ri;
-    simtrace_cut_frame c;
-    if (simtrace_reader_recovery(r, &ri) != SIMTRACE_OK)
-        return 0;
-    /* complete frames after a damaged header, not read: of any stream */
-    if (ri.frames_after)
-        return 1;
-    simtrace_stream_info s;
-    simtrace_reader_stream_info(r, si, &s);
-    uint64_t next = s.entries; /* the stream's first entry past those listed */
-    int lost = 0;
-    if (simtrace_reader_cut_frame(r, &c) == SIMTRACE_OK && c.stream == si) {
-        lost = rg->r.kind == R_NONE || (rg->r.kind == R_ENTRIES && rg->r.hi > c.first_entry) ||
-               (rg->r.kind == R_CYCLES && rg->r.hi > c.first_cycle) ||
-               (rg->r.kind == R_TIME && c.has_time && rg->r.hi > c.first_time);
-        if (lost)
-            cli_say_cut_loss(file, c.first_entry, c.entries, c.offset, name, (int)c.whole);
-        next = c.first_entry + c.entries;
-    }
-    /* bytes after the last frame (or after a whole one that fails its
-     * checksum) that may have held entries: of the stream a cut header
-     * names, or of any; past the entries listed */
-    if (ri.tail_lost && (ri.tail_stream == UINT32_MAX || ri.tail_stream == si) &&
-        (rg->r.kind != R_ENTRIES || rg->r.hi > next)) {
-        cli_say_tail_loss(file, ri.tail_offset, ri.file_size - ri.tail_offset, next, name);
-        lost = 1;
-    }
-    return lost;
-}
-
 /* --list --frames, --list --json (issue 15): one line or one JSON object
  * per data frame, in file order, from the directory or as a pipe goes by;
  * the streams' JSON follows the frames', so a pipe needs no memory for them. */
@@ -685,7 +647,7 @@ static int salvage_index(int fd, const char *file, const char *stream, const cha
     /* frames_after: read in order, past the damage; no stream: the
      * sequential salvage says what is missing */
     if (!quiet && !ri.complete && (go || ri.frames_after))
-        cli_say_recovered(file, ri.reason, ri.frames, ri.entries, ri.frames_end, ri.file_size, ri.frames_after);
+        cli_say_recovered(file, &ri, 0);
     int out_fd, rc;
     if (go && (rc = cli_out_open(out_path, force, 1, fd, &out_fd)) != EXIT_OK) {
         simtrace_reader_free(r);
@@ -1524,7 +1486,7 @@ static int export_index(simtrace_reader *r, int in_fd, const char *in_name, cons
                 rc = cli_report_place(e, &at, e == SIMTRACE_E_WRITE ? (out_path ? out_path : "(stdout)") : in_name);
         }
     }
-    int lost = e == SIMTRACE_OK && say_cut_loss(r, si, chosen.name, rg, in_name);
+    int lost = e == SIMTRACE_OK && cli_say_stream_loss(r, in_name, si, chosen.name, &rg->r);
     simtrace_exporter_free(o->x);
     simtrace_values_free(vals);
     simtrace_reader_free(r);
@@ -1727,17 +1689,7 @@ static int pipe_end_missing(simtrace_reader *r, const char *in_name)
     simtrace_recovery_info ri;
     if (simtrace_reader_recovery(r, &ri) != SIMTRACE_OK || ri.complete)
         return 0;
-    char after[256] = "";
-    if (ri.frames_after)
-        snprintf(after, sizeof after, "; a damaged frame lies at byte offset %" PRIu64 ", and complete frames follow "
-                 "from byte offset %" PRIu64 ", not read ('simtrace-cat --salvage' reads past the damage)",
-                 ri.frames_end, ri.frames_after);
-    else if (ri.frames_end < ri.file_size)
-        snprintf(after, sizeof after, "; the %" PRIu64 " bytes from byte offset %" PRIu64 " hold no readable entry",
-                 ri.file_size - ri.frames_end, ri.frames_end);
-    cli_msg("%s: unexpected end of input (truncated): no valid directory and footer (%s): its %" PRIu64
-            " complete data frame%s (%" PRIu64 " entries) were read%s", in_name, ri.reason, ri.frames,
-            ri.frames == 1 ? "" : "s", ri.entries, after);
+    cli_say_recovered(in_name, &ri, 1);
     return 1;
 }
 

@@ -190,7 +190,7 @@ static void note_kept_encoder(packer *pk, uint32_t sid, const char *name)
         simtrace_writer_stream_coding(pk->api, sid, &t, &enc) != SIMTRACE_OK)
         return;
     simtrace_write_params_unused(&pk->wp, t, &fresh);
-    if (!fresh || strcmp(enc, pk->enc_name) == 0 || (pk->wp.profile_name && strcmp(enc, pk->wp.profile_name) == 0))
+    if (!fresh || cli_encoder_is_asked(&pk->wp, pk->enc_name, enc))
         return;
     if (strcmp(fresh, enc) == 0) {
         /* an import's stream created now, of a type -e's encoder does not
@@ -892,8 +892,7 @@ static int open_output(packer *pk, run *r)
         if (r->e != SIMTRACE_OK)
             return cli_report_place(r->e, &rep.where, r->append);
         if (!pk->quiet && !rep.found.complete) /* read through its frame headers: say what it lacks */
-            cli_say_recovered(r->append, rep.found.reason, rep.found.frames, rep.found.entries,
-                              rep.found.frames_end, rep.found.file_size, rep.found.frames_after);
+            cli_say_recovered(r->append, &rep.found, 0);
     } else if (r->out_path && strcmp(r->out_path, "-") != 0)
         r->have_out_st = stat(r->out_path, &r->out_st) == 0;
     else
