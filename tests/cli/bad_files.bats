@@ -369,6 +369,11 @@ streams() { "$CAT" --list "$1" | awk 'NR > 1 { print $1, $2, $3 }'; }
     expect_status 1
     expect_output_has "entries of stream 'read' from 200 on may have been there: lost"
     same got r.d64
+    # a merge says it of each stream it reads, as the one-stream export does
+    run to got "$CAT" -F lackey cut.sim
+    expect_status 1
+    expect_output_has "entries of stream 'read' from 200 on may have been there: lost"
+    expect_output_has "entries of stream 'write' from 100 on may have been there: lost"
 }
 
 @test "the last whole frame damaged and the next cut off: the damaged one is not called cut, and the loss after it is said" {
