@@ -1265,3 +1265,24 @@ check_entry_ranges() {
     run catp "$ROOT/testdata/good/edge-empty.sim" --salvage -o out2
     expect_status 0
 }
+
+@test "--entries deep in a frame of two checksum blocks: the stream's own entries, checked or not, for every decoder that skips what lies before" {
+    # one frame of 131,072 entries: ENTRY_CRC blocks 0..65535 and
+    # 65536..131071; a range keeps nothing before its block (cm2's
+    # family), and is checked from that block on
+    real_d64 131072 in.d64
+    local opts r a b
+    for opts in "" "-e cm2" "-9" "-1" "-e cm"; do
+        # (-1's frames are 2^18 entries: still one frame here)
+        "$SIMTRACE_PACK" -T1 -f $opts -o x.sim in.d64
+        [[ $("$SIMTRACE_CAT" --list x.sim | awk 'NR == 2 { print $4 }') == 1 ]] || fail "$opts: not one frame"
+        for r in 0:1 1:2 65535:65537 65536:65537 100000:100010 131071:131072 1:131072 70000:130000; do
+            a=${r%:*} b=${r#*:}
+            tail -c +$((a * 32 + 1)) in.d64 | head -c $(((b - a) * 32)) >want
+            "$SIMTRACE_CAT" -T1 --entries "$r" x.sim >got || fail "$opts --entries $r: exit $?"
+            same got want || fail "$opts --entries $r: other entries"
+            "$SIMTRACE_CAT" -T1 --ignore-check --entries "$r" x.sim >got || fail "$opts --ignore-check --entries $r: exit $?"
+            same got want || fail "$opts --ignore-check --entries $r: other entries"
+        done
+    done
+}
