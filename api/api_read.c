@@ -389,7 +389,7 @@ SIMTRACE_API simtrace_error simtrace_reader_read(simtrace_reader *r, uint32_t in
     st_range_iter it;
     st_diag d;
     st_diag_clear(&d);
-    st_error e = st_range_iter_init(&it, r->ix, index, &rg, &d);
+    st_error e = st_range_iter_init(&it, r->ix, index, &rg, r->p.threads, &d);
     uint8_t *o = buf;
     uint64_t got = 0;
     while (e == ST_OK) {
@@ -683,7 +683,7 @@ static simtrace_error open_random(simtrace_cursor *c, simtrace_reader *r, const 
     c->esz = s->entry_size;
     st_diag d;
     st_diag_clear(&d);
-    st_error e = st_range_iter_init(&c->it, r->ix, (unsigned)i, &c->rg, &d);
+    st_error e = st_range_iter_init(&c->it, r->ix, (unsigned)i, &c->rg, r->p.threads, &d);
     c->it_live = 1;
     if (e == ST_E_CORRUPT && c->rg.kind == ST_RANGE_CYCLES) /* decrease between frames */
         e = ST_E_CYCLE_ORDER;

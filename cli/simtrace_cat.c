@@ -1742,6 +1742,10 @@ static int cat_file(cat_opts *co, const cat_merge_opts *mo, int *in_fd, const ch
         simtrace_read_params_init(&rp);
         rp.memlimit = co->memlimit;
         rp.ignore_check = (uint32_t)co->ignore_check;
+        /* a range of several frames decodes on -T threads; a merge's cursor
+         * per stream would each start as many, with decoder tables of
+         * their own, so a merge reads each stream on one */
+        rp.threads = cat_merge_needs_index(mo) ? 1 : co->threads;
         if ((rc = cli_open_reader(*in_fd, in_name, &rp, &r)) != EXIT_OK)
             return rc;
         if (!spilled)

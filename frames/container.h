@@ -308,6 +308,16 @@ typedef int (*st_frame_want)(void *arg, const st_stream_info *s, const st_frame_
  * default-size frames fit.
  */
 uint64_t st_frame_decode_memory(uint64_t count, uint64_t esz, uint64_t payload);
+/* The threads (1..threads) a reader under memlimit (0: none) runs, so
+ * that default-size frames fit in its share of the limit. */
+unsigned st_memlimit_threads(unsigned threads, uint64_t memlimit);
+/* A data frame of count entries of esz bytes and a payload of `payload`
+ * bytes against memlimit (0: none) shared by `threads` threads: ST_OK, or
+ * ST_E_MEMLIMIT with d saying what it needs and what is allowed. */
+st_error st_memlimit_check(uint64_t count, uint64_t esz, uint64_t payload, uint64_t memlimit, unsigned threads,
+                           st_diag *d);
+/* An index's memory limit (st_index_set_memlimit; 0: none). */
+uint64_t st_index_memlimit(const st_index *ix);
 
 typedef struct {
     unsigned threads;  /* decoder threads, 1..ST_MAX_THREADS */

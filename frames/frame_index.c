@@ -10,6 +10,7 @@
 #include "frame_format.h"
 #include "frame_job.h"
 #include "container.h"
+#include "range.h"
 
 struct st_index {
     int fd;
@@ -44,6 +45,7 @@ struct st_index {
 };
 
 void st_index_set_memlimit(st_index *ix, uint64_t bytes) { ix->memlimit = bytes; }
+uint64_t st_index_memlimit(const st_index *ix) { return ix->memlimit; }
 void st_index_set_ignore_check(st_index *ix, int on) { ix->ignore_check = on; }
 
 static void at(st_diag *d, uint64_t off, uint64_t frame)
@@ -621,34 +623,52 @@ st_error st_index_decode_frame(st_index *ix, uint64_t k, st_buf *out, st_diag *d
     return st_index_decode_part(ix, k, 0, UINT64_MAX, out, d);
 }
 
-st_error st_index_decode_part(st_index *ix, uint64_t k, uint64_t from, uint64_t stop, st_buf *out, st_diag *d)
+st_error st_index_frame_job(st_index *ix, uint64_t k, uint64_t from, uint64_t stop, unsigned share, st_job *j,
+                            st_diag *d)
 {
     const st_frame_ref *r = st_index_frame(ix, k);
     if (!r || r->kind != ST_KIND_DATA)
         return ST_E_RANGE;
     const st_stream_info *si = stream_of(ix, r->stream);
     /* the payload size is in the directory entry: size - header */
-    if (ix->memlimit && st_frame_decode_memory(r->count, si->entry_size, r->size - ST_FRAME_HEADER_SIZE) > ix->memlimit) {
-        st_diag_frame(d, r->offset, k, r->kind, r->stream, r->seq);
-        return st_diag_set(d, ST_E_MEMLIMIT, "decoding this frame (%llu entries) needs %llu MiB (--memlimit)",
-                           (unsigned long long)r->count,
-                           (unsigned long long)(st_frame_decode_memory(r->count, si->entry_size,
-                                                                       r->size - ST_FRAME_HEADER_SIZE) >> 20));
-    }
+    st_diag_frame(d, r->offset, k, r->kind, r->stream, r->seq);
+    RETURN_IF_ERROR(
+        st_memlimit_check(r->count, si->entry_size, r->size - ST_FRAME_HEADER_SIZE, ix->memlimit, share, d));
+    /* encoders never store more than st_data_payload_max */
+    RETURN_IF_ERROR(load_frame(ix, k, &j->h, &j->in, 0, st_data_payload_max(r->count, si->entry_size), d));
+    j->op = JOB_DECODE;
+    j->type = si->type;
+    j->esz = si->entry_size;
+    j->n = (size_t)r->count;
+    j->from = from < r->count ? (size_t)from : 0;
+    j->stop = stop == 0 ? 1 : stop < r->count ? (size_t)stop : 0;
+    j->offset = r->offset;
+    j->ordinal = k;
+    j->verify_only = 0;
+    j->ignore_check = ix->ignore_check;
+    j->discard = 0;
+    return ST_OK;
+}
+
+st_error st_index_decode_part(st_index *ix, uint64_t k, uint64_t from, uint64_t stop, st_buf *out, st_diag *d)
+{
     if (!ix->ctx)
         RETURN_IF_ERROR(svpc_ctx_new(&ix->ctx));
-    st_frame_header h;
-    st_buf in;
-    st_buf_init(&in, 0);
-    /* encoders never store more than st_data_payload_max */
-    st_error e = load_frame(ix, k, &h, &in, 0, st_data_payload_max(r->count, si->entry_size), d);
+    st_job j;
+    memset(&j, 0, sizeof j);
+    st_buf_init(&j.in, 0);
+    j.out = *out; /* lent for the call */
+    st_error e = st_index_frame_job(ix, k, from, stop, 1, &j, d);
     if (e == ST_OK) {
-        e = st_decode_frame_now(ix->ctx, &h, si->type, si->entry_size, &in, from < r->count ? (size_t)from : 0,
-                                stop == 0 ? 1 : stop < r->count ? (size_t)stop : 0, ix->ignore_check, out, d);
-        if (e != ST_OK)
-            st_diag_frame(d, r->offset, k, r->kind, r->stream, r->seq);
+        st_job_run(&j, ix->ctx);
+        e = j.err;
+        if (e != ST_OK && d) {
+            *d = j.diag;
+            st_diag_frame(d, j.offset, k, j.h.kind, j.h.stream, j.h.seq);
+        }
     }
-    st_buf_free(&in);
+    *out = j.out;
+    st_buf_free(&j.in);
     return e;
 }
 

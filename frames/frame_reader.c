@@ -60,6 +60,26 @@ uint64_t st_frame_decode_memory(uint64_t count, uint64_t esz, uint64_t payload)
     return payload + 2 * count * esz + svpc_ctx_memory_max();
 }
 
+st_error st_memlimit_check(uint64_t count, uint64_t esz, uint64_t payload, uint64_t memlimit, unsigned threads,
+                           st_diag *d)
+{
+    uint64_t need = st_frame_decode_memory(count, esz, payload), allowed = memlimit / (threads ? threads : 1);
+    if (!memlimit || need <= allowed)
+        return ST_OK;
+    return st_diag_set(d, ST_E_MEMLIMIT, "decoding this frame (%llu entries) needs %llu MiB; the limit allows %llu "
+                       "MiB%s (--memlimit)", (unsigned long long)count, (unsigned long long)(need >> 20),
+                       (unsigned long long)(allowed >> 20), threads > 1 ? " per thread" : "");
+}
+
+unsigned st_memlimit_threads(unsigned threads, uint64_t memlimit)
+{
+    if (!memlimit)
+        return threads;
+    uint64_t per = st_frame_decode_memory(ST_DEFAULT_FRAME_ENTRIES, 32, ST_DEFAULT_FRAME_ENTRIES * 32u);
+    uint64_t fit = memlimit / per;
+    return fit >= threads ? threads : fit ? (unsigned)fit : 1;
+}
+
 /* Read n bytes, fewer only at the end of the input: first what
  * pass_over() read ahead, then the input. */
 static st_error in_full(st_reader *r, uint8_t *p, size_t n, size_t *got)
@@ -107,12 +127,8 @@ static st_error reader_new(st_reader **out, int fd, st_in_fn fn, void *arg, cons
 {
     st_read_opts oo = *o_in, *o = &oo;
     /* under a memory limit, fewer threads rather than refusing ordinary frames */
-    if (o->memlimit) {
-        uint64_t per = st_frame_decode_memory(ST_DEFAULT_FRAME_ENTRIES, 32, ST_DEFAULT_FRAME_ENTRIES * 32u);
-        uint64_t fit = o->memlimit / per;
-        if (fit < o->threads)
-            o->threads = fit ? (unsigned)fit : 1;
-    }
+    if (o->threads >= 1)
+        o->threads = st_memlimit_threads(o->threads, o->memlimit);
     *out = NULL;
     if (o->threads < 1 || o->threads > ST_MAX_THREADS)
         return ST_E_USAGE;
@@ -557,13 +573,8 @@ static st_error check_header(st_reader *r, st_frame_out *out, st_diag *d)
         e = st_data_frame_check(&hr, gap ? &ahead : si, ST_E_CORRUPT, "", d);
         /* encoders never store more than the raw entries plus overhead */
         limit = (size_t)st_data_payload_max(h.count, si ? si->entry_size : 1);
-        if (e == ST_OK && r->o.memlimit && si &&
-            st_frame_decode_memory(h.count, si->entry_size, h.payload_size) > r->o.memlimit / r->o.threads)
-            e = st_diag_set(d, ST_E_MEMLIMIT, "decoding this frame (%llu entries) needs %llu MiB; the limit "
-                            "allows %llu MiB per thread (--memlimit)", (unsigned long long)h.count,
-                            (unsigned long long)(st_frame_decode_memory(h.count, si->entry_size,
-                                                                        h.payload_size) >> 20),
-                            (unsigned long long)((r->o.memlimit / r->o.threads) >> 20));
+        if (e == ST_OK && si)
+            e = st_memlimit_check(h.count, si->entry_size, h.payload_size, r->o.memlimit, r->o.threads, d);
     } else if (h.kind == ST_KIND_STREAM) {
         limit = ST_MAX_DESC_PAYLOAD;
     } else {

@@ -140,7 +140,8 @@ int st_range_wants_frame(const st_range *rg, const st_frame_ref *f)
     return 1;
 }
 
-st_error st_range_iter_init(st_range_iter *it, st_index *ix, unsigned si, const st_range *rg, st_diag *d)
+st_error st_range_iter_init(st_range_iter *it, st_index *ix, unsigned si, const st_range *rg, unsigned threads,
+                            st_diag *d)
 {
     memset(it, 0, sizeof *it);
     st_buf_init(&it->buf, 0);
@@ -149,40 +150,121 @@ st_error st_range_iter_init(st_range_iter *it, st_index *ix, unsigned si, const 
     RETURN_IF_ERROR(st_range_select(ix, si, rg, &it->sel, d));
     st_slicer_init(&it->sl, rg, it->sel.lo, it->sel.hi);
     it->j = it->sel.j0;
-    return ST_OK;
-}
-
-st_error st_range_next(st_range_iter *it, uint64_t *first, const uint8_t **p, size_t *n, st_diag *d)
-{
-    const st_stream_info *s = st_index_stream(it->ix, it->si);
-    *n = 0;
-    *p = NULL;
-    *first = 0;
-    while (it->j < it->sel.j1) {
-        const st_frame_ref *r = st_index_stream_frame(it->ix, it->si, it->j++);
-        /* an entry range ends inside its last frame: decode no further; and
-         * starts inside its first: keep nothing before (a cycle range
-         * looks at every entry) */
-        uint64_t stop = r->count, from = 0;
-        if (it->sl.rg.kind == ST_RANGE_ENTRIES && it->sel.hi - r->first_entry < stop)
-            stop = it->sel.hi - r->first_entry;
-        if (it->sl.rg.kind == ST_RANGE_ENTRIES && it->sel.lo > r->first_entry)
-            from = it->sel.lo - r->first_entry;
-        RETURN_IF_ERROR(st_index_decode_part(it->ix, r->ordinal, from, stop, &it->buf, d));
-        it->decoded++;
-        size_t a, b;
-        RETURN_IF_ERROR(st_slice(&it->sl, s, r->first_entry, it->buf.data, (size_t)stop, &a, &b, d));
-        if (b > a) {
-            *first = r->first_entry + a;
-            *p = it->buf.data + a * s->entry_size;
-            *n = b - a;
-            return ST_OK;
-        }
+    /* (one frame gains nothing from a pool: it decodes on one thread;
+     * under a memory limit, fewer threads rather than refusing frames) */
+    threads = st_memlimit_threads(threads, st_index_memlimit(ix));
+    if (threads > 1 && it->sel.j1 - it->sel.j0 > 1) {
+        if (threads > it->sel.j1 - it->sel.j0)
+            threads = (unsigned)(it->sel.j1 - it->sel.j0);
+        st_error e = st_pool_init(&it->pool, &st_frame_jobs, threads, threads);
+        it->pooled = 1; /* (st_pool_destroy undoes a pool made in part) */
+        RETURN_IF_ERROR(e);
     }
     return ST_OK;
 }
 
-void st_range_iter_free(st_range_iter *it) { st_buf_free(&it->buf); }
+/* Frame position j's entries [from, stop) of the range: an entry range
+ * ends inside its last frame (decode no further) and starts inside its
+ * first (keep nothing before); a cycle range looks at every entry. */
+static const st_frame_ref *range_frame(const st_range_iter *it, uint64_t j, uint64_t *from, uint64_t *stop)
+{
+    const st_frame_ref *r = st_index_stream_frame(it->ix, it->si, j);
+    *stop = r->count;
+    *from = 0;
+    if (it->sl.rg.kind == ST_RANGE_ENTRIES && it->sel.hi - r->first_entry < *stop)
+        *stop = it->sel.hi - r->first_entry;
+    if (it->sl.rg.kind == ST_RANGE_ENTRIES && it->sel.lo > r->first_entry)
+        *from = it->sel.lo - r->first_entry;
+    return r;
+}
+
+/* Of a decoded frame (its first entry ffirst, n entries at data), the
+ * entries the range takes: *got 1 with *first, *p, *k set when there are
+ * some. */
+static st_error take_slice(st_range_iter *it, uint64_t ffirst, const uint8_t *data, size_t n, uint64_t *first,
+                           const uint8_t **p, size_t *k, int *got, st_diag *d)
+{
+    const st_stream_info *s = st_index_stream(it->ix, it->si);
+    size_t a, b;
+    it->decoded++;
+    RETURN_IF_ERROR(st_slice(&it->sl, s, ffirst, data, n, &a, &b, d));
+    *got = b > a;
+    if (*got) {
+        *first = ffirst + a;
+        *p = data + a * s->entry_size;
+        *k = b - a;
+    }
+    return ST_OK;
+}
+
+/* st_range_next with a pool: frames submitted while a slot is free, taken
+ * back in order; a frame that could not be submitted (unreadable, over
+ * the memory limit) is said once those before it are handed out. */
+static st_error next_pooled(st_range_iter *it, uint64_t *first, const uint8_t **p, size_t *n, st_diag *d)
+{
+    if (it->held) {
+        st_pool_pop(&it->pool);
+        it->held = 0;
+    }
+    for (;;) {
+        st_job *j;
+        while (it->pend == ST_OK && it->j < it->sel.j1 && (j = st_pool_slot(&it->pool)) != NULL) {
+            uint64_t from, stop;
+            const st_frame_ref *r = range_frame(it, it->j, &from, &stop);
+            st_diag_clear(&it->pend_diag);
+            it->pend = st_index_frame_job(it->ix, r->ordinal, from, stop, it->pool.nthreads, j, &it->pend_diag);
+            if (it->pend == ST_OK) {
+                st_pool_submit(&it->pool);
+                it->j++;
+            }
+        }
+        if ((j = st_pool_head(&it->pool)) == NULL) {
+            if (it->pend != ST_OK && d)
+                *d = it->pend_diag;
+            return it->pend;
+        }
+        if (j->err != ST_OK) {
+            if (d) {
+                *d = j->diag;
+                st_diag_frame(d, j->offset, j->ordinal, j->h.kind, j->h.stream, j->h.seq);
+            }
+            return j->err;
+        }
+        int got;
+        RETURN_IF_ERROR(take_slice(it, j->h.first_entry, j->out.data, j->stop ? j->stop : j->n, first, p, n, &got, d));
+        if (got) {
+            it->held = 1;
+            return ST_OK;
+        }
+        st_pool_pop(&it->pool);
+    }
+}
+
+st_error st_range_next(st_range_iter *it, uint64_t *first, const uint8_t **p, size_t *n, st_diag *d)
+{
+    *n = 0;
+    *p = NULL;
+    *first = 0;
+    if (it->pooled)
+        return next_pooled(it, first, p, n, d);
+    while (it->j < it->sel.j1) {
+        uint64_t from, stop;
+        const st_frame_ref *r = range_frame(it, it->j++, &from, &stop);
+        RETURN_IF_ERROR(st_index_decode_part(it->ix, r->ordinal, from, stop, &it->buf, d));
+        int got;
+        RETURN_IF_ERROR(take_slice(it, r->first_entry, it->buf.data, (size_t)stop, first, p, n, &got, d));
+        if (got)
+            return ST_OK;
+    }
+    return ST_OK;
+}
+
+void st_range_iter_free(st_range_iter *it)
+{
+    st_buf_free(&it->buf);
+    if (it->pooled)
+        st_pool_destroy(&it->pool);
+}
 
 int st_range_entries_past(const st_range *rg, uint64_t n, uint64_t *from, uint64_t *missing)
 {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "container.h"
+#include "frame_job.h"
 
 typedef enum { ST_RANGE_ALL, ST_RANGE_ENTRIES, ST_RANGE_CYCLES, ST_RANGE_TIME } st_range_kind;
 
@@ -61,23 +62,40 @@ st_error st_slice(st_slicer *sl, const st_stream_info *s, uint64_t first, const 
  * entries or times may fall in it. */
 int st_range_wants_frame(const st_range *rg, const st_frame_ref *f);
 
+/* Data frame k of ix as a decode job for entries from..stop-1
+ * (st_index_decode_part): its payload read into j->in (bounded before
+ * allocating), the rest of *j set, its memory checked against the index's
+ * limit divided among `share` threads.  Returns as st_index_decode_part
+ * (the errors found before decoding). */
+st_error st_index_frame_job(st_index *ix, uint64_t k, uint64_t from, uint64_t stop, unsigned share, st_job *j,
+                            st_diag *d);
+
 /*
  * Through the index, frame by frame: the entries of stream si that the
  * range selects.  st_range_next sets *p to the next *n entries (the first
  * of them entry *first), valid until the next call; *n = 0 at the end.
  * Only the frames needed are decoded, an entry range's last one only up to
- * its last entry.
+ * its last entry, its first one storing nothing before it.  With threads
+ * > 1 and more than one frame to decode, up to `threads` frames decode at
+ * once on worker threads of the iterator's own (each frame within the
+ * index's memory limit divided among them), and are handed out in order:
+ * the same entries, and the same error after them, as with one.
  */
 typedef struct {
     st_index *ix;
     unsigned si;
     st_range_sel sel;
     st_slicer sl;
-    uint64_t j;        /* next frame position */
+    uint64_t j;        /* next frame position (to decode, or with a pool, to submit) */
     uint64_t decoded;  /* frames decoded so far */
     st_buf buf;
+    st_pool pool;      /* threads > 1: the frames in flight */
+    int pooled, held;  /* the pool is in use; its head is handed out */
+    st_error pend;     /* a frame that could not be submitted: said after those before it */
+    st_diag pend_diag;
 } st_range_iter;
-st_error st_range_iter_init(st_range_iter *it, st_index *ix, unsigned si, const st_range *rg, st_diag *d);
+st_error st_range_iter_init(st_range_iter *it, st_index *ix, unsigned si, const st_range *rg, unsigned threads,
+                            st_diag *d);
 st_error st_range_next(st_range_iter *it, uint64_t *first, const uint8_t **p, size_t *n, st_diag *d);
 void st_range_iter_free(st_range_iter *it);
 

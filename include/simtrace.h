@@ -432,7 +432,13 @@ typedef struct simtrace_reader simtrace_reader;
 typedef struct simtrace_cursor simtrace_cursor;
 
 typedef struct simtrace_read_params {
-    uint32_t threads;      /* decoder threads for sequential reads, 1..64; 0: 1 */
+    uint32_t threads;      /* decoder threads, 1..64; 0: 1: of a sequential
+                              read, and of each random-access cursor (and
+                              simtrace_reader_read) whose range spans
+                              several frames, each thread with decoder
+                              tables of its own (tens of MiB): a caller
+                              opening many cursors at once (a merge) keeps
+                              1.  The entries are the same for every count */
     uint32_t ignore_check; /* 1: do not compare decoded entries with their
                               stored checksums (payload checksums are still
                               checked); faster */
@@ -670,8 +676,9 @@ typedef struct simtrace_range {
  * A cursor over one stream of r: the stream named name (NULL: the default
  * stream, see simtrace_reader_find_stream), the entries that range selects
  * (NULL: all).  On a random-access reader it decodes only the frames the
- * range needs; several cursors may be open on one reader (used by one
- * thread at a time).  On a sequential reader the cursor calls read the
+ * range needs, up to params.threads of them at once on worker threads
+ * that block every signal; several cursors may be open on one reader (used
+ * by one thread at a time).  On a sequential reader the cursor calls read the
  * input, on the caller's thread (the library starts no reading thread;
  * params.threads > 1 decode frames on worker threads that block every
  * signal, so a host's signal handlers run on its own threads); other

@@ -16,6 +16,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SVPC_BIN="${SVPC_BIN:-$ROOT/build-tsan}"
 COMPRESS="$SVPC_BIN/svpc-compress"
 DECOMPRESS="$SVPC_BIN/svpc-decompress"
+PACK="$SVPC_BIN/simtrace-pack"
+CAT="$SVPC_BIN/simtrace-cat"
 export TSAN_OPTIONS="halt_on_error=1:exitcode=66${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 
 passed=0
@@ -100,6 +102,13 @@ step "decompress -t -T4" "$DECOMPRESS" -t -T4 c.T2
 head -c $(($(stat -c %s c.T1) * 2 / 3)) c.T1 >cut.svpc
 step "cut-off container: exit 1, no race" sh -c '"$1" -T4 cut.svpc > dcut; test $? -eq 1' sh "$DECOMPRESS"
 step "cut-off container: output is a prefix" sh -c 'cmp -n "$(stat -c %s dcut)" dcut in'
+# a range of many frames through the directory: decoded on -T threads
+step "pack --frame-size 5000" "$PACK" -T2 --frame-size 5000 -o r.sim in
+step "range -T4" sh -c '"$1" -T4 --entries 1234:50000 r.sim > r.T4' sh "$CAT"
+step "range -T1" sh -c '"$1" -T1 --entries 1234:50000 r.sim > r.T1' sh "$CAT"
+step "range -T1 = -T4" cmp r.T1 r.T4
+step "range -T4 of a cut container: exit 1, no race" \
+    sh -c 'head -c $(($(stat -c %s r.sim) / 2)) r.sim > rcut.sim; "$1" -T4 --entries 1234:50000 rcut.sim > rc.T4; test $? -eq 1' sh "$CAT"
 
 echo "threads-check: $passed passed, $failed failed"
 ((failed == 0))

@@ -436,7 +436,10 @@ class Trace:
     Stream; t["name"] or t[i] one of them; t.stream() the default one.
     complete: False when the file has no valid directory and footer and was
     read through its frame headers (a SimtraceWarning says so when it is
-    opened; incomplete_reason gives the library's words)."""
+    opened; incomplete_reason gives the library's words).  threads: frames
+    a read or slice spanning several of them decodes at once, each thread
+    with decoder tables of its own (the entries are the same for every
+    count)."""
 
     def __init__(self, path, threads=1, ignore_check=False, memlimit=0):
         # str, bytes or a path object, as the os module takes (TypeError else)

@@ -69,6 +69,18 @@ def test_slices_are_simtrace_cat_bytes(traces):
             s[n]
 
 
+def test_threads_read_the_same_slices(traces):
+    # slices over several frames of 40000 entries decode on two threads
+    raw = traces["bios_raw"]
+    with simtrace.open(traces["bios"], threads=2) as t:
+        s = t["bios.read"]
+        n = len(s)
+        for a, b in [(0, n), (39999, 200001), (5, 80000), (120000, 120001)]:
+            assert s.raw(a, b).tobytes() == raw[32 * a:32 * b], (a, b)
+        got = b"".join(r.tobytes() for _, r in s.frames(30000, 130000, raw=True))
+        assert got == raw[32 * 30000:32 * 130000]
+
+
 def test_read_into_a_callers_array(traces):
     """out= fills the caller's array from its start, the result a view of
     it, with the entries a new array would hold; a wrong out is refused

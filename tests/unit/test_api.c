@@ -539,6 +539,33 @@ static void test_frame_info(const char *path)
     CHECK(simtrace_reader_frame_info(r, 0, 0, NULL) == SIMTRACE_E_USAGE);
     CHECK(simtrace_reader_frame_info(NULL, 0, 0, &fi) == SIMTRACE_E_USAGE);
     simtrace_reader_free(r);
+    /* params.threads 2 (ThreadSanitizer runs this): ranges of several
+     * frames decode on worker threads, handed out in order; the same
+     * entries from a read and from cursors, a range's first and last
+     * frames cut, and two cursors at once on one reader */
+    simtrace_read_params rp;
+    simtrace_read_params_init(&rp);
+    rp.threads = 2;
+    CHECK(simtrace_reader_open_path(&r, path, &rp) == SIMTRACE_OK);
+    const uint64_t cuts[][2] = {{0, N_READ}, {7, N_READ - 5}, {FRAME - 1, 3 * FRAME + 1}, {FRAME, FRAME + 1}};
+    for (unsigned i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        uint64_t a = cuts[i][0], b = cuts[i][1];
+        memset(one, 0, sizeof one);
+        CHECK(simtrace_reader_read(r, 0, a, b, one, sizeof one, &cnt) == SIMTRACE_OK && cnt == b - a &&
+              memcmp(one, whole + 32 * a, 32 * cnt) == 0);
+    }
+    simtrace_cursor *c1, *c2;
+    simtrace_range r1 = {SIMTRACE_RANGE_ENTRIES, 0, 5, N_READ}, r2 = {SIMTRACE_RANGE_ALL, 0, 0, UINT64_MAX};
+    CHECK(simtrace_cursor_open(&c1, r, NULL, &r1) == SIMTRACE_OK);
+    CHECK(simtrace_cursor_open(&c2, r, NULL, &r2) == SIMTRACE_OK);
+    int ok = 1;
+    uint64_t frames = 0;
+    CHECK(drain_cursor(c1, whole, 5, 64, &ok) == N_READ - 5 && ok);
+    CHECK(drain_cursor(c2, whole, 0, 17, &ok) == N_READ && ok);
+    CHECK(simtrace_cursor_frames_decoded(c2, &frames) == SIMTRACE_OK && frames == si.frames);
+    simtrace_cursor_free(c1);
+    simtrace_cursor_free(c2);
+    simtrace_reader_free(r);
 }
 
 /* The calls of "ranges and merging": type kinds, ranges past the end,
