@@ -235,7 +235,7 @@ void st_job_run(st_job *j, svpc_ctx *ctx)
 }
 
 st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_type t, size_t esz, st_buf *in,
-                             size_t from, size_t stop, int ignore_check, st_buf *out, st_diag *d)
+                             st_buf *out, st_diag *d)
 {
     st_job j;
     memset(&j, 0, sizeof j);
@@ -243,9 +243,6 @@ st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_t
     j.type = t;
     j.esz = esz;
     j.n = (size_t)h->count;
-    j.stop = stop;
-    j.from = from;
-    j.ignore_check = ignore_check;
     j.h = *h;
     j.in = *in; /* lent for the call: the job owns no buffer */
     j.out = *out;

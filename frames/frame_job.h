@@ -39,7 +39,7 @@ typedef struct {
     st_buf in;          /* encode: raw entries; decode: frame payload */
     size_t n;           /* entries */
     size_t stop;        /* decode: only the first stop entries (0: all n) */
-    size_t from;        /* decode: entries before it are not wanted (st_decode_frame_now) */
+    size_t from;        /* decode: entries before it are not wanted (svpc_decode_part) */
     st_buf out;         /* encode: frame payload; decode: raw entries */
     st_frame_header h;  /* encode: completed by the worker; decode: as read */
     uint64_t offset;    /* decode: file offset of the frame header */
@@ -67,17 +67,14 @@ void st_feed_start(st_job *j);
 /* The work of one job, run by a worker with its own codec context. */
 void st_job_run(st_job *j, svpc_ctx *ctx);
 
-/* Decode one data frame on the calling thread, outside any pool: header h
- * (as read and checked), payload *in (checked against h->payload_crc
- * here), entries of type t and size esz.  stop = 0 decodes the whole frame,
- * else returns its first stop entries (decoding to the end of the ENTRY_CRC
- * block of the last, to check them, unless ignore_check).  The entries
- * replace *out's contents, each at its place; of those before `from` only
- * entry 0 need be there (svpc_decode_part), and the ENTRY_CRC blocks
- * checked are those from the one that holds `from`.
- * Returns the job's error; on failure *d (if not NULL) says what and where
- * within the frame, and the caller adds the frame's place. */
+/* Decode one whole data frame on the calling thread, outside any pool
+ * and any index (st_raw_frame_decode): header h (as read and checked),
+ * payload *in (checked against h->payload_crc here), entries of type t
+ * and size esz, checked against its ENTRY_CRC.  The entries replace *out's
+ * contents.  Returns the job's error; on failure *d (if not NULL) says
+ * what and where within the frame, and the caller adds the frame's place.
+ * (The index fills a job itself: st_index_frame_job.) */
 st_error st_decode_frame_now(svpc_ctx *ctx, const st_frame_header *h, st_entry_type t, size_t esz, st_buf *in,
-                             size_t from, size_t stop, int ignore_check, st_buf *out, st_diag *d);
+                             st_buf *out, st_diag *d);
 
 #endif /* ST_FRAME_JOB_H */

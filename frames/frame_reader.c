@@ -808,7 +808,7 @@ st_error st_raw_frame_decode(const st_stream_info *s, const st_frame_ref *f, con
     st_buf_init(&in, 0);
     st_error e = st_buf_append(&in, raw->payload, raw->payload_size);
     if (e == ST_OK)
-        e = st_decode_frame_now(ctx, &h, s->type, s->entry_size, &in, 0, 0, 0, out, d);
+        e = st_decode_frame_now(ctx, &h, s->type, s->entry_size, &in, out, d);
     st_buf_free(&in);
     svpc_ctx_free(ctx);
     return e;
