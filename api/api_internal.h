@@ -117,9 +117,14 @@ st_writer *api_writer_core(simtrace_writer *w);
 char *api_writer_msg(simtrace_writer *w); /* API_MSG_MAX bytes */
 svpc_params api_writer_params(const simtrace_writer *w); /* the profile's codec */
 
+/* The encoder of a stream of type t that p's encoder does not code (an
+ * encoder of another tool's records, -e champsim, and memory entries):
+ * the one p's level chooses when no encoder is named (-6: cmx), where it
+ * codes t, else generic. */
+svpc_encoder api_level_encoder(svpc_params p, st_entry_type t);
 /* The codec of a new imported or raw stream of type t in a writer of codec
  * p: p where its encoder codes t; else vpc pairs take the vpc encoder,
- * cvp, champsim and drmemtrace records theirs, the rest generic. */
+ * cvp, champsim and drmemtrace records theirs, the rest api_level_encoder. */
 svpc_params api_stream_params(svpc_params p, st_entry_type t);
 
 /* The start of simtrace_writer_create_* and _reopen_*: *out NULL until

@@ -300,7 +300,7 @@ SIMTRACE_API simtrace_error simtrace_writer_add_stream(simtrace_writer *w, const
      * are coded generically, with the profile's second stage */
     sp.params = w->params;
     if (!svpc_encoder_supports(sp.params.encoder, sp.type))
-        sp.params.encoder = SVPC_ENC_GENERIC;
+        sp.params.encoder = api_level_encoder(sp.params, sp.type);
     return api_writer_add(w, &sp, id);
 }
 
@@ -466,6 +466,12 @@ char *api_writer_msg(simtrace_writer *w) { return w->msg; }
 
 svpc_params api_writer_params(const simtrace_writer *w) { return w->params; }
 
+svpc_encoder api_level_encoder(svpc_params p, st_entry_type t)
+{
+    svpc_encoder l = svpc_method(0, 1, p.stage, (int)p.level).encoder;
+    return t != ST_TYPE_USER && svpc_encoder_supports(l, t) ? l : SVPC_ENC_GENERIC;
+}
+
 svpc_params api_stream_params(svpc_params p, st_entry_type t)
 {
     if (t == ST_TYPE_CVP && !svpc_encoder_supports(p.encoder, t))
@@ -474,6 +480,6 @@ svpc_params api_stream_params(svpc_params p, st_entry_type t)
         p.encoder = t == ST_TYPE_VPC                                    ? SVPC_ENC_VPC
                     : t == ST_TYPE_DRMEMTRACE                           ? SVPC_ENC_DRMX
                     : t == ST_TYPE_CHAMPSIM || t == ST_TYPE_CHAMPSIM_CS  ? SVPC_ENC_CHAMPSIM
-                                                                       : SVPC_ENC_GENERIC;
+                                                                       : api_level_encoder(p, t);
     return p;
 }

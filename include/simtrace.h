@@ -339,7 +339,10 @@ SIMTRACE_API simtrace_error simtrace_writer_create_io(simtrace_writer **w, const
  * *id receives its stream number, counted from 0 in the order of adding;
  * the same number lists it when the trace is read.
  * The profile's encoder codes the types it knows (the memory types; cm,
- * cm1 also vpc); the others are compressed generically.
+ * cm1 also vpc).  Memory types that it does not code (a profile naming
+ * another tool's encoder, "champsim", "cvp", "drmx") take the encoder the
+ * level chooses without one (cmx at level 6); the others are compressed
+ * generically.
  * Returns SIMTRACE_OK; SIMTRACE_E_USAGE (bad or duplicate name, bad
  * type); SIMTRACE_E_STATE (the trace is closed or failed);
  * SIMTRACE_E_WRITE; SIMTRACE_E_NOMEM.
@@ -1267,7 +1270,8 @@ SIMTRACE_API simtrace_error simtrace_writer_reopen_fd(simtrace_writer **w, int f
  * must hold that type with that entry size (SIMTRACE_E_BAD_STREAM
  * otherwise); else a stream is added, coded as simtrace_writer_import
  * codes its streams (the profile's encoder where it codes the type, vpc
- * pairs the vpc encoder, the rest generic: unlike
+ * pairs the vpc encoder, memory types as for simtrace_writer_add_stream,
+ * the rest generic: unlike
  * simtrace_writer_add_stream, which codes vpc pairs generically).  A user
  * type (SIMTRACE_TYPE_USER) is given by guid, entry_size and type_name as
  * for simtrace_writer_add_user_stream; for other types they are NULL, 0,
@@ -1862,7 +1866,8 @@ SIMTRACE_API simtrace_error simtrace_writer_append_fd(simtrace_writer *w, uint32
  * earlier import) receives the entries if its type is the same
  * (SIMTRACE_E_BAD_STREAM otherwise), and wide values' blocks are renumbered
  * to the entries it held.  New streams take the writer's encoder where it
- * codes their type (vpc pairs: the vpc encoder), else generic.  fd is read
+ * codes their type (vpc pairs: the vpc encoder; memory types as for
+ * simtrace_writer_add_stream), else generic.  fd is read
  * once, in constant memory (a pipe is fine), decompressed as for
  * simtrace_writer_append_fd, and not closed.  params NULL: the defaults;
  * rep may be NULL.  Everything complete before a failure is appended.

@@ -298,6 +298,25 @@ static void test_options(void)
         CHECK(simtrace_writer_create_io(&w, &io, &p) == (profile ? SIMTRACE_OK : SIMTRACE_E_USAGE));
         simtrace_writer_free(w);
     }
+    /* a profile naming another tool's encoder: memory streams take the
+     * level's encoder (cmx at 6, fast at 1), the other types generic */
+    for (unsigned level = 1; level <= 6; level += 5) {
+        simtrace_write_params p;
+        simtrace_write_params_init(&p);
+        p.profile_name = "champsim";
+        p.level = level;
+        simtrace_writer *w = NULL;
+        uint32_t mem = 0, ev = 0;
+        int type = -1;
+        const char *enc = NULL;
+        CHECK(simtrace_writer_create_io(&w, &io, &p) == SIMTRACE_OK);
+        CHECK(simtrace_writer_add_stream(w, "mem", SIMTRACE_TYPE_D64, &mem) == SIMTRACE_OK);
+        CHECK(simtrace_writer_add_stream(w, "ev", SIMTRACE_TYPE_EVENT, &ev) == SIMTRACE_OK);
+        CHECK(simtrace_writer_stream_coding(w, mem, &type, &enc) == SIMTRACE_OK && type == SIMTRACE_TYPE_D64 &&
+              strcmp(enc, level == 1 ? "fast" : "cmx") == 0);
+        CHECK(simtrace_writer_stream_coding(w, ev, &type, &enc) == SIMTRACE_OK && strcmp(enc, "generic") == 0);
+        simtrace_writer_free(w);
+    }
     int profile = -1;
     CHECK(simtrace_encoder_check("lzma", &profile) == SIMTRACE_E_USAGE && profile == -1);
     CHECK(simtrace_encoder_check("default", &profile) == SIMTRACE_E_USAGE); /* a profile, not an encoder */
