@@ -139,13 +139,13 @@ typedef struct {
     uint8_t tup[1u << CS_TUP_BITS][CS_MAX_REGS]; /* registers after a record's: tuple_of() -> registers */
 } cs_model;
 
-/* The model, allocated zeroed on first use (every line then of epoch 0,
- * and no frame's epoch is 0), ready for a new frame. */
-static st_error cs_model_ready(cs_model **mp)
+/* The model (svpc_model(): allocated zeroed on first use, every line then
+ * of epoch 0, and no frame's epoch is 0), ready for a new frame. */
+static st_error cs_model_ready(svpc_ctx *c, cs_model **mp)
 {
-    cs_model *m = *mp;
-    if (!m && !(m = *mp = calloc(1, sizeof *m)))
-        return ST_E_NOMEM;
+    cs_model *m;
+    RETURN_IF_ERROR(svpc_model(c, SVPC_ENC_CHAMPSIM, sizeof *m, (void **)&m));
+    *mp = m;
     if (lazy_next(&m->epoch, &m->stamp, sizeof m->stamp))
         /* 2^32 frames later: lines of the first frame look valid again */
         memset(m->line, 0, sizeof m->line);
@@ -647,21 +647,12 @@ ST_INLINE st_error decode_T(cs_model *m, const st_entry_type T, const uint8_t *p
     return ST_OK;
 }
 
-static st_error cs_ready(svpc_ctx *c, cs_model **m)
-{
-    cs_model *have = c->model[SVPC_ENC_CHAMPSIM];
-    RETURN_IF_ERROR(cs_model_ready(&have));
-    c->model[SVPC_ENC_CHAMPSIM] = have;
-    *m = have;
-    return ST_OK;
-}
-
 static st_error cs_encode(svpc_ctx *c, const svpc_params *p, st_entry_type t, const uint8_t *raw,
                           const svpc_source *src, size_t *n, st_buf *out)
 {
     (void)p; /* no second stage */
     cs_model *m;
-    RETURN_IF_ERROR(cs_ready(c, &m));
+    RETURN_IF_ERROR(cs_model_ready(c, &m));
     const size_t start = out->len;
     st_error e = t == ST_TYPE_CHAMPSIM ? encode_T(m, ST_TYPE_CHAMPSIM, raw, n, src, out)
                                        : encode_T(m, ST_TYPE_CHAMPSIM_CS, raw, n, src, out);
@@ -675,7 +666,7 @@ static st_error cs_decode(svpc_ctx *c, st_entry_type t, const uint8_t *payload, 
 {
     (void)from; /* every entry is stored */
     cs_model *m;
-    RETURN_IF_ERROR(cs_ready(c, &m));
+    RETURN_IF_ERROR(cs_model_ready(c, &m));
     return t == ST_TYPE_CHAMPSIM ? decode_T(m, ST_TYPE_CHAMPSIM, payload, len, n, stop, raw, d)
                                  : decode_T(m, ST_TYPE_CHAMPSIM_CS, payload, len, n, stop, raw, d);
 }

@@ -113,13 +113,8 @@ static void probs_init(rc_prob *p, size_t n)
 static st_error cvp_ready(svpc_ctx *c, cvp_model **out)
 {
     cvp_model *m;
-    const int fresh = c->model[SVPC_ENC_CVP] == NULL;
+    /* (a model just made is zeroed: no sets, stamps and epoch 0) */
     RETURN_IF_ERROR(svpc_model(c, SVPC_ENC_CVP, sizeof *m, (void **)&m));
-    if (fresh) { /* svpc_model() does not clear what it allocates */
-        m->sets_ok = 0;
-        memset(&m->stamp, 0, sizeof m->stamp);
-        m->epoch = 0;
-    }
     if (!m->sets_ok) {
         memset(m->set, 0, sizeof m->set);
         for (unsigned s = 0; s < CVP_SETS; s++) {
@@ -153,7 +148,7 @@ static void cvp_model_free(void *p)
     if (m && m->sets_ok)
         for (unsigned s = 0; s < CVP_SETS; s++)
             vpc_set_free(&m->set[s]);
-    free(m);
+    st_table_free(m, sizeof *m);
 }
 
 /* Bytes of x without its leading zero bytes (0 for 0). */

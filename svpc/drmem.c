@@ -222,14 +222,10 @@ typedef struct {
     unsigned len4, lenx; /* instructions after encodings of their whole length: of 4 bytes, of another */
 } drm_state;
 
-/* The model fresh for a frame; fresh: just allocated, its stamps not yet
- * set. */
-static void drm_reset(drm_model *m, drm_state *s, int fresh)
+/* The model fresh for a frame (one just made is zeroed: stamps and epoch
+ * 0). */
+static void drm_reset(drm_model *m, drm_state *s)
 {
-    if (fresh) {
-        memset(&m->stamp, 0, sizeof m->stamp);
-        m->epoch = 0;
-    }
     lazy_next(&m->epoch, &m->stamp, sizeof m->stamp);
     rc_prob *p = (rc_prob *)(void *)&m->pr;
     for (size_t i = 0; i < sizeof m->pr / sizeof(rc_prob); i++)
@@ -986,10 +982,9 @@ ST_INLINE st_error drm_step(drm_io *io, const int ENC, const int V, drm_model *m
 static st_error drm_ready(svpc_ctx *c, drm_model **m, drm_state *s)
 {
     void *p;
-    const int fresh = c->model[SVPC_ENC_DRMEMTRACE] == NULL;
     RETURN_IF_ERROR(svpc_model(c, SVPC_ENC_DRMEMTRACE, sizeof(drm_model), &p));
     *m = p;
-    drm_reset(*m, s, fresh);
+    drm_reset(*m, s);
     return ST_OK;
 }
 

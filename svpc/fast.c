@@ -269,11 +269,9 @@ ST_INLINE size_t fast_pass_T(fast_model *m, const int ENC, st_entry_type t, uint
 static st_error fast_ready(svpc_ctx *c, fast_model **out)
 {
     void *p;
-    const int first = c->model[SVPC_ENC_FAST] == NULL;
+    /* (a model just made is zeroed: no zstd contexts yet) */
     RETURN_IF_ERROR(svpc_model(c, SVPC_ENC_FAST, sizeof(fast_model), &p));
     fast_model *m = p;
-    if (first)
-        m->cctx = NULL, m->dctx = NULL;
     memset(m->line, 0, sizeof m->line);
     memset(m->mem, 0, sizeof m->mem);
     *out = m;
@@ -285,7 +283,7 @@ static void fast_model_free(void *p)
     fast_model *m = p;
     ZSTD_freeCCtx(m->cctx);
     ZSTD_freeDCtx(m->dctx);
-    free(m);
+    st_table_free(m, sizeof *m);
 }
 
 /* Payload: u8 stream count (6), then per stream u32 raw length and u32

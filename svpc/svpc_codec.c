@@ -58,7 +58,7 @@ void svpc_ctx_free(svpc_ctx *c)
             if (k->model_free)
                 k->model_free(c->model[e]);
             else
-                free(c->model[e]);
+                st_table_free(c->model[e], c->model_size[e]);
         }
     free(c);
 }
