@@ -126,10 +126,10 @@ post_container() {
 @test "bochs-trace: no temporary files or processes left behind" {
     need_tools
     local before after
-    before=$(ls -d "${TMPDIR:-/tmp}"/bochs-trace.* 2>/dev/null | wc -l)
+    before=$(ls -d "${TMPDIR:-/tmp}"/bochs-trace.* "${TMPDIR:-/tmp}"/bochs-trace-stop.* 2>/dev/null | wc -l)
     run "$TRACE" --instructions 1000 -o small.sim
     expect_status 0
-    after=$(ls -d "${TMPDIR:-/tmp}"/bochs-trace.* 2>/dev/null | wc -l)
+    after=$(ls -d "${TMPDIR:-/tmp}"/bochs-trace.* "${TMPDIR:-/tmp}"/bochs-trace-stop.* 2>/dev/null | wc -l)
     [[ $after -le $before ]] || fail "temporary directories left: $after (before: $before)"
 }
 
