@@ -297,7 +297,8 @@ SIMTRACE_API simtrace_error simtrace_writer_add_stream(simtrace_writer *w, const
         return SIMTRACE_E_USAGE;
     st_stream_spec sp = {.name = name, .type = (st_entry_type)type, .owner = UINT32_MAX};
     /* the profile chooses the encoder of the types it codes; the others
-     * are coded generically, with the profile's second stage */
+     * take the level's (api_level_encoder), or are coded generically, with
+     * the profile's second stage */
     sp.params = w->params;
     if (!svpc_encoder_supports(sp.params.encoder, sp.type))
         sp.params.encoder = api_level_encoder(sp.params, sp.type);
