@@ -7,6 +7,20 @@
 #include <sys/mman.h>
 #endif
 
+/* LeakSanitizer does not look for pointers in memory from mmap: a table
+ * that holds some (cvp's model holds its predictor sets) is registered
+ * with it, or what it points to would be reported lost. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ST_LSAN_ROOTS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ST_LSAN_ROOTS 1
+#endif
+#endif
+#ifdef ST_LSAN_ROOTS
+#include <sanitizer/lsan_interface.h>
+#endif
+
 /* Large buffers (a frame's decoded entries, its payload, a decoder's
  * streams: megabytes, written once from start to end) are asked to use
  * transparent huge pages.  The kernel zeroes the same bytes either way,
@@ -88,6 +102,9 @@ void *st_table_alloc(size_t n)
 #if defined(MADV_HUGEPAGE)
         madvise(p, n, MADV_HUGEPAGE); /* advice only: failure changes nothing */
 #endif
+#ifdef ST_LSAN_ROOTS
+        __lsan_register_root_region(p, n);
+#endif
         return p;
     }
 #endif
@@ -100,6 +117,9 @@ void st_table_free(void *p, size_t n)
         return;
 #if defined(__linux__)
     if (n >= ST_BIG_TABLE) {
+#ifdef ST_LSAN_ROOTS
+        __lsan_unregister_root_region(p, n);
+#endif
         munmap(p, n);
         return;
     }
