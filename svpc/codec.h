@@ -87,8 +87,8 @@ static inline size_t svpc_sets_memory(int fam)
  * with st_table_free(model, c->model_size[id]).  st_table_alloc: from
  * 1 MiB in huge pages, since models are touched at random; in 4 KiB pages
  * a decoder of a few hundred thousand records spent about a seventh of
- * its time in page faults (champsim: 31.6 against 27.1 ms, 3,400 against
- * 700 faults, on the corpus's hello_pin317). */
+ * its time in page faults (champsim on the corpus's hello_pin317: 33.8
+ * against 29.3 ms, 3,137 against 686 faults; doc/BENCHMARKS.md). */
 static inline st_error svpc_model(svpc_ctx *c, svpc_encoder id, size_t size, void **out)
 {
     if (!c->model[id]) {
