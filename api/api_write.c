@@ -143,8 +143,9 @@ simtrace_error api_writer_prepare(simtrace_writer **out, const simtrace_write_pa
         }
         w->own_fd = 1;
     }
-    *o = (st_write_opts){pp->threads ? pp->threads : 1, pp->frame_entries ? pp->frame_entries : svpc_method_frame_entries(sp.encoder, ST_DEFAULT_FRAME_ENTRIES),
-                         (int)pp->timestamps, (int)pp->check_cycles};
+    /* frame_entries 0: each stream's encoder chooses (st_write_opts) */
+    *o = (st_write_opts){pp->threads ? pp->threads : 1, pp->frame_entries, (int)pp->timestamps,
+                         (int)pp->check_cycles};
     *wp = w;
     return SIMTRACE_OK;
 }

@@ -54,7 +54,9 @@ typedef struct {
 
 typedef struct {
     unsigned threads;       /* worker threads, 1..ST_MAX_THREADS */
-    uint32_t frame_entries; /* entries per frame, 1..SVPC_MAX_FRAME_ENTRIES */
+    uint32_t frame_entries; /* entries per frame, at most SVPC_MAX_FRAME_ENTRIES;
+                               0: each stream's method's own
+                               (svpc_method_frame_entries) */
     int timestamps;         /* 1: record wall-clock time per frame (output then
                                differs run to run); 0: time fields unset */
     int check_keys;         /* 1: refuse entries of a keyed type whose key

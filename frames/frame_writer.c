@@ -319,8 +319,7 @@ static st_error unfeed(st_writer *w)
 static st_error writer_alloc(st_writer **out, int fd, const st_write_opts *o)
 {
     *out = NULL;
-    if (o->threads < 1 || o->threads > ST_MAX_THREADS || o->frame_entries < 1 ||
-        o->frame_entries > SVPC_MAX_FRAME_ENTRIES)
+    if (o->threads < 1 || o->threads > ST_MAX_THREADS || o->frame_entries > SVPC_MAX_FRAME_ENTRIES)
         return ST_E_USAGE;
     st_writer *w = calloc(1, sizeof *w);
     if (!w)
@@ -341,11 +340,12 @@ static st_error writer_alloc(st_writer **out, int fd, const st_write_opts *o)
     return ST_OK;
 }
 
-/* Entries per frame of a stream: user-type frames reach the codec as
+/* Entries per frame of a stream: the writer's, else its encoder's own
+ * (the fast encoder's are smaller); user-type frames reach the codec as
  * bytes, which it takes up to SVPC_MAX_FRAME_ENTRIES at a time. */
-static size_t frame_entries_for(const st_writer *w, st_entry_type t, size_t esz)
+static size_t frame_entries_for(const st_writer *w, st_entry_type t, size_t esz, svpc_encoder enc)
 {
-    size_t fe = w->o.frame_entries;
+    size_t fe = w->o.frame_entries ? w->o.frame_entries : svpc_method_frame_entries(enc, ST_DEFAULT_FRAME_ENTRIES);
     if (t == ST_TYPE_USER && fe > SVPC_MAX_FRAME_ENTRIES / esz)
         fe = SVPC_MAX_FRAME_ENTRIES / esz;
     return fe;
@@ -430,8 +430,8 @@ st_error st_writer_add_stream_spec(st_writer *w, const st_stream_spec *sp, uint3
     s->id = w->next_id++;
     s->type = t;
     s->esz = esz;
-    s->frame_entries = frame_entries_for(w, t, esz);
     s->params = *p;
+    s->frame_entries = frame_entries_for(w, t, esz, p->encoder);
     st_buf_init(&s->fill, 0);
     note_frame_size(w, s);
     *sid = w->ns++;
@@ -871,10 +871,10 @@ st_error st_writer_resume(st_writer **out, int fd, const st_write_opts *o, const
         snprintf(s->name, sizeof s->name, "%s", si->name);
         s->type = si->type;
         s->esz = si->entry_size;
-        s->frame_entries = frame_entries_for(w, s->type, s->esz);
-        note_frame_size(w, s);
         s->params = *p;
         s->params.encoder = (svpc_encoder)si->encoder;
+        s->frame_entries = frame_entries_for(w, s->type, s->esz, s->params.encoder);
+        note_frame_size(w, s);
         s->seq = si->frames;
         s->next_entry = si->entries;
         /* entries appended continue the stream's cycles */

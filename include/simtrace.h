@@ -241,8 +241,9 @@ typedef enum simtrace_profile {
 typedef struct simtrace_write_params {
     uint32_t threads;       /* encoder threads 1..64; 0: 1.  The bytes written
                                are the same for every thread count. */
-    uint32_t frame_entries; /* entries per frame; 0: 1048576 (2^20), for
-                               the fast encoder 262144 (2^18).  At most
+    uint32_t frame_entries; /* entries per frame; 0: 1048576 (2^20), in a
+                               stream the fast encoder codes 262144 (2^18),
+                               whatever the profile.  At most
                                16777216.  A frame is the unit of random access
                                and of what a crash loses (simtrace_writer_flush) */
     uint32_t profile;       /* simtrace_profile, unless profile_name is set */

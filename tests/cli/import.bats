@@ -119,7 +119,8 @@ vpc_of() {
         expect_output_has "x.sim: stream 'read' holds d64 entries, which encoder $e does not code: it is encoded with cmx"
         # with the encoder the level chooses, not generic (until
         # 2026-11-29): the bytes of the same import without -e; at -1,
-        # fast (its frames are -e's size, 2^20 entries, not fast's 2^18)
+        # fast, in fast's frames of 2^18 entries (they were -e's 2^20
+        # until 2026-11-30)
         "$PACK" -q -o y.sim --from lackey "$ROOT/testdata/good/sample.lackey"
         cmp -s x.sim y.sim || fail "-e $e: the import's d64 streams are not coded as without -e"
         "$PACK" -q -1 -e "$e" -o x.sim -f --from lackey "$ROOT/testdata/good/sample.lackey"
@@ -127,6 +128,16 @@ vpc_of() {
         expect_output_has "stream read (d64, encoder fast)"
         rm -f x.sim y.sim
     done
+    # 2^18 + 1 fetches: two frames of fast's, with -e as without
+    awk 'BEGIN { for (i = 0; i <= 262144; i++) printf "I  %08x,4\n", 4194304 + 4 * (i % 4096) }' >big.lackey
+    "$PACK" -q -1 -o y.sim --from lackey big.lackey
+    for e in champsim cvp drmx; do
+        "$PACK" -q -1 -e "$e" -o x.sim -f --from lackey big.lackey
+        cmp -s x.sim y.sim || fail "-1 -e $e: the fetch stream is not coded as at -1 alone"
+    done
+    run "$CAT" --list x.sim
+    [[ $(awk '$1 == "fetch" { print $3 " " $4 }' <<<"$output") == "262145 2" ]] ||
+        fail "-1 -e drmx: fetch is not in two frames: $output"
     # -e vpc names cm2 for the types vpc does not code (simtrace-pack(1))
     run "$PACK" -f -e vpc -o x.sim /dev/null
     expect_status 0
