@@ -270,17 +270,10 @@ typedef struct {
     cm2_best b;
 } best_model;
 
-/* Allocate *mp (of size bytes, a cm2_model first) if NULL, and reset its
- * cm2_model to the state of a new frame. */
-static st_error cm2_model_ready(cm2_model **mp, size_t size)
+/* Reset m to the state of a new frame (the stretch table, filled once
+ * when the model is made, stays). */
+static void cm2_model_reset(cm2_model *m)
 {
-    cm2_model *m = *mp;
-    if (!m) {
-        /* (st_table_alloc: the model is touched at random; huge pages) */
-        if (!(m = *mp = st_table_alloc(size)))
-            return ST_E_NOMEM;
-        mix_stretch_init(m->stretch);
-    }
     for (unsigned z = 0; z < 2; z++)
     for (unsigned k = 0; k < 4; k++)
         for (unsigned b = 0; b < 8; b++)
@@ -297,7 +290,6 @@ static st_error cm2_model_ready(cm2_model **mp, size_t size)
     memset(m->rawn, 0, sizeof m->rawn);
     memset(m->xform, 0, sizeof m->xform);
     cm_expect_reset(&m->x);
-    return ST_OK;
 }
 
 /* ---- coding primitives: one call site for encoder and decoder ------------ */
@@ -1093,22 +1085,27 @@ ST_INLINE st_error decode_T(vpc_set *sets, cm2_model *m, cm2_best *xb, const int
     return rc_dec_end(&io.d, stop == n, d);
 }
 
-/* The predictor sets and the model of encoder id, fresh for a frame:
- * cm2's (EXTRA 0), or best's or mix's, whose tables *xb gets (NULL for
- * cm2) with the weights of EXTRA hashed contexts. */
+/* The bytes of encoder id's model: best's and mix's hold more tables. */
 static size_t cm2_model_size(svpc_encoder id)
 {
     return id == SVPC_ENC_BEST || id == SVPC_ENC_MIX ? sizeof(best_model) : sizeof(cm2_model);
 }
+
+/* The predictor sets and the model of encoder id, fresh for a frame:
+ * cm2's (EXTRA 0), or best's or mix's, whose tables *xb gets (NULL for
+ * cm2) with the weights of EXTRA hashed contexts. */
 static st_error cm2_ready(svpc_ctx *c, svpc_encoder id, const int EXTRA, cm2_model **m, cm2_best **xb)
 {
-    /* the size is the id's, which its codec's model_free also takes */
     if (EXTRA && cm2_model_size(id) < sizeof(best_model))
         return ST_E_INTERNAL;
     RETURN_IF_ERROR(svpc_sets_ready(c, FAM_CM2));
-    cm2_model *have = c->model[id];
-    RETURN_IF_ERROR(cm2_model_ready(&have, cm2_model_size(id)));
-    c->model[id] = have;
+    const int fresh = !c->model[id];
+    void *p;
+    RETURN_IF_ERROR(svpc_model(c, id, cm2_model_size(id), &p));
+    cm2_model *have = p;
+    if (fresh)
+        mix_stretch_init(have->stretch);
+    cm2_model_reset(have);
     *m = have;
     *xb = NULL;
     if (EXTRA) {
@@ -1397,13 +1394,10 @@ static int cm2_supports(st_entry_type t) { return st_entry_is_memory(t); }
 static size_t cm2_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(cm2_model); }
 static size_t best_memory(void) { return svpc_sets_memory(FAM_CM2) + sizeof(best_model); }
 
-/* the models of cm2_ready(), of cm2_model_size() */
-static void cm2_model_free(void *m) { st_table_free(m, cm2_model_size(SVPC_ENC_CM2)); }
-static void best_model_free(void *m) { st_table_free(m, cm2_model_size(SVPC_ENC_BEST)); }
-
-const svpc_codec svpc_codec_cm2 = {SVPC_ENC_CM2, "cm2", cm2_supports, cm2_memory, 1, cm2_encode, cm2_decode, cm2_model_free};
-const svpc_codec svpc_codec_cmx = {SVPC_ENC_CMX, "cmx", cm2_supports, cm2_memory, 1, cmx_encode, cmx_decode, cm2_model_free};
+/* the models are svpc_model()'s, of cm2_model_size() (cm2_ready) */
+const svpc_codec svpc_codec_cm2 = {SVPC_ENC_CM2, "cm2", cm2_supports, cm2_memory, 1, cm2_encode, cm2_decode, NULL};
+const svpc_codec svpc_codec_cmx = {SVPC_ENC_CMX, "cmx", cm2_supports, cm2_memory, 1, cmx_encode, cmx_decode, NULL};
 const svpc_codec svpc_codec_best = {SVPC_ENC_BEST, "best", cm2_supports, best_memory, 1, best_encode, best_decode,
-                                    best_model_free};
+                                    NULL};
 const svpc_codec svpc_codec_mix = {SVPC_ENC_MIX, "mix", cm2_supports, best_memory, 1, mix_encode, mix_decode,
-                                   best_model_free};
+                                   NULL};
