@@ -315,6 +315,16 @@ static void test_options(void)
         CHECK(simtrace_writer_stream_coding(w, mem, &type, &enc) == SIMTRACE_OK && type == SIMTRACE_TYPE_D64 &&
               strcmp(enc, level == 1 ? "fast" : "cmx") == 0);
         CHECK(simtrace_writer_stream_coding(w, ev, &type, &enc) == SIMTRACE_OK && strcmp(enc, "generic") == 0);
+        /* in the frames of the stream's own encoder: 2^18 + 1 entries
+         * take two of fast's, one of cmx's */
+        const size_t n = ((size_t)1 << 18) + 1;
+        uint8_t *e = calloc(n, 32);
+        CHECK(e != NULL);
+        simtrace_write_stats ws;
+        CHECK(e && simtrace_writer_write(w, mem, e, n) == SIMTRACE_OK);
+        CHECK(simtrace_writer_close(w) == SIMTRACE_OK && simtrace_writer_stats(w, &ws) == SIMTRACE_OK &&
+              ws.frames == (level == 1 ? 2u : 1u));
+        free(e);
         simtrace_writer_free(w);
     }
     int profile = -1;
