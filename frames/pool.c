@@ -114,6 +114,28 @@ void st_pool_pop(st_pool *p)
 
 unsigned st_pool_pending(const st_pool *p) { return (unsigned)(p->tail - p->head); }
 
+void *st_pool_find(st_pool *p, int (*want)(const void *job, void *arg), void *arg, int wait)
+{
+    if (p->th)
+        pthread_mutex_lock(&p->mu);
+    void *found = NULL;
+    for (;;) {
+        int busy = 0;
+        for (size_t s = 0; s < p->q && !found; s++) {
+            if (p->state[s] == 1 || p->state[s] == 2)
+                busy = 1; /* queued or running: a worker's */
+            else if (want(p->slot + s * p->k->job_size, arg))
+                found = p->slot + s * p->k->job_size;
+        }
+        if (found || !busy || !wait)
+            break;
+        pthread_cond_wait(&p->cv_done, &p->mu);
+    }
+    if (p->th)
+        pthread_mutex_unlock(&p->mu);
+    return found;
+}
+
 void st_pool_destroy(st_pool *p)
 {
     if (!p->slot)

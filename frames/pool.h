@@ -58,6 +58,12 @@ void *st_pool_head(st_pool *p);
 /* Release the head slot for reuse (its resources are kept). */
 void st_pool_pop(st_pool *p);
 unsigned st_pool_pending(const st_pool *p);
+/* A slot whose job is finished, or that holds no pending job, for which
+ * want(job, arg) holds: its resources are the owner's to take, whether or
+ * not the job has been collected (the worker that ran it is done with
+ * them).  With wait, while there is none and some job is queued or
+ * running, waits for one to finish.  NULL when there is none. */
+void *st_pool_find(st_pool *p, int (*want)(const void *job, void *arg), void *arg, int wait);
 void st_pool_destroy(st_pool *p);
 
 #endif
