@@ -130,7 +130,7 @@ static st_error emit(st_writer *w, st_job *j)
 
 /* Frames in the workers' hands at most: a writer of several streams
  * keeps one per worker, as its fills hold frames of their own (one more
- * took 33 MB more at -T2 with two streams); a writer's only stream's
+ * took up to 33 MB more at -T2 with two streams); a writer's only stream's
  * frame buffers are counted instead (frame_buffer). */
 static unsigned depth(const st_writer *w) { return w->ns > 1 ? w->o.threads : w->pool.q; }
 
